@@ -1,0 +1,382 @@
+//! Careful file handling shared by every writer: atomic replace, backups, the sidecar lock with a
+//! bounded wait, private directories and the bounded error log.
+//!
+//! Atomic replace follows zoxide's recipe: a unique temp file in the target's own directory, write
+//! everything, `sync_all`, keep the mode, rename over the target, sync the directory. A symlinked
+//! target is followed (the link stays a link, the file it names is replaced) and the temp file is
+//! removed on every error path.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use chrono::{SecondsFormat, Utc};
+
+use crate::error::{Error, IoContext, Result};
+
+/// Mode of every file reflect creates for itself (the store, cursors, logs, backups).
+pub const PRIVATE_FILE: u32 = 0o600;
+/// Mode of the data dir and its subdirectories.
+pub const PRIVATE_DIR: u32 = 0o700;
+/// Mode of a user file we create from nothing (a CLAUDE.md, a rules file): readable like the user's.
+pub const USER_FILE: u32 = 0o644;
+
+/// The current time as `2026-11-22T10:23:00Z`.
+pub fn now_rfc3339() -> String {
+    Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// Create `dir` (and parents) with mode 0700 when missing. An existing dir keeps its mode.
+pub fn ensure_private_dir(dir: &Path) -> Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(PRIVATE_DIR)
+        .create(dir)
+        .ctx("cannot create directory", dir)
+}
+
+/// Follow a chain of symlinks to the file that is really written. Relative link targets are read
+/// relative to the link's directory. A dangling link resolves to the (missing) file it names.
+pub fn resolve_symlinks(path: &Path) -> io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(parent) if target.is_relative() => parent.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(io::Error::other(format!(
+        "too many levels of symbolic links at {}",
+        path.display()
+    )))
+}
+
+fn unique_suffix() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!(
+        "{}.{}.{}",
+        std::process::id(),
+        nanos,
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Replace `path` with `bytes` atomically. The file keeps its mode; a new file gets `new_mode`.
+/// Refuses a read-only target: the user made it so on purpose (or a tool such as home-manager owns it).
+pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
+    let target = resolve_symlinks(path).ctx("cannot resolve", path)?;
+    let mode = match fs::metadata(&target) {
+        Ok(meta) if meta.permissions().readonly() => {
+            return Err(Error::msg(format!(
+                "{} is read-only (mode {:o}); make it writable first",
+                target.display(),
+                meta.permissions().mode() & 0o7777
+            )))
+        }
+        Ok(meta) => meta.permissions().mode() & 0o7777,
+        Err(_) => new_mode,
+    };
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", unique_suffix()));
+    let written = (|| -> io::Result<()> {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&tmp)?;
+        file.write_all(bytes)?;
+        // umask may have narrowed the mode at creation; the target's own mode wins.
+        file.set_permissions(fs::Permissions::from_mode(mode))?;
+        file.sync_all()?;
+        fs::rename(&tmp, &target)
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::io("cannot write", &target, e));
+    }
+    if let Ok(d) = File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// A file name for `path` inside the backups dir: the full path flattened, so two projects'
+/// `CLAUDE.md` never share a name, kept short enough for any filesystem.
+fn backup_stem(path: &Path) -> String {
+    let full = path.to_string_lossy();
+    let flat: String = full
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let flat = flat.trim_start_matches('-');
+    let start = flat.len().saturating_sub(120);
+    let start = (start..=flat.len())
+        .find(|&i| flat.is_char_boundary(i))
+        .unwrap_or(0);
+    flat[start..].to_string()
+}
+
+/// Copy `path` into `backups_dir` before it is rewritten, keeping the newest `keep` copies of that
+/// file. Returns the backup's path, or `None` when there was nothing to back up. With `link`, a hard
+/// link is tried first (the store is replaced by rename, so its old inode can simply stay linked).
+pub fn backup(path: &Path, backups_dir: &Path, keep: usize, link: bool) -> Result<Option<PathBuf>> {
+    let source = resolve_symlinks(path).ctx("cannot resolve", path)?;
+    if !source.is_file() {
+        return Ok(None);
+    }
+    ensure_private_dir(backups_dir)?;
+    let stem = backup_stem(&source);
+    let stamp = Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+    let mut dest = backups_dir.join(format!("{stem}.{stamp}"));
+    let mut n = 1;
+    while dest.exists() {
+        dest = backups_dir.join(format!("{stem}.{stamp}-{n}"));
+        n += 1;
+    }
+    let linked = link && fs::hard_link(&source, &dest).is_ok();
+    if !linked {
+        fs::copy(&source, &dest).ctx("cannot back up", &source)?;
+    }
+    prune_backups(backups_dir, &stem, keep);
+    Ok(Some(dest))
+}
+
+fn prune_backups(dir: &Path, stem: &str, keep: usize) {
+    let prefix = format!("{stem}.");
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| {
+            // Only this file's backups: the rest of the name is the timestamp.
+            n.strip_prefix(&prefix)
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+        })
+        .collect();
+    if names.len() <= keep {
+        return;
+    }
+    names.sort();
+    for old in &names[..names.len() - keep] {
+        let _ = fs::remove_file(dir.join(old));
+    }
+}
+
+/// How long a writer waits for the sidecar lock before giving up.
+#[derive(Debug, Clone, Copy)]
+pub struct LockWait {
+    pub timeout: Duration,
+}
+
+impl LockWait {
+    /// Hooks: short, because Claude is waiting on us.
+    pub const HOOK: LockWait = LockWait {
+        timeout: Duration::from_millis(1000),
+    };
+    /// CLIs: long enough to outlast any rewrite, short enough that a stuck process is reported.
+    pub const CLI: LockWait = LockWait {
+        timeout: Duration::from_secs(30),
+    };
+}
+
+/// Run `f` while holding an exclusive lock on the sidecar file `lock_path` (created if missing,
+/// never renamed, never written). Waits at most `wait.timeout`; `on_wait` is called once if the
+/// lock is busy, so a CLI can say that it is waiting.
+pub fn with_lock<T>(
+    lock_path: &Path,
+    wait: LockWait,
+    on_wait: &mut dyn FnMut(),
+    f: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    if let Some(dir) = lock_path.parent() {
+        ensure_private_dir(dir)?;
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(PRIVATE_FILE)
+        .open(lock_path)
+        .ctx("cannot open lock", lock_path)?;
+    let mut lock = fd_lock::RwLock::new(file);
+    let start = Instant::now();
+    let mut pause = Duration::from_micros(200);
+    let mut told = false;
+    loop {
+        match lock.try_write() {
+            Ok(_guard) => return f(),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                if start.elapsed() >= wait.timeout {
+                    return Err(Error::msg(format!(
+                        "timed out after {:.1}s waiting for lock {} (another reflect process holds it)",
+                        wait.timeout.as_secs_f32(),
+                        lock_path.display()
+                    )));
+                }
+                if !told {
+                    told = true;
+                    on_wait();
+                }
+                thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(20));
+            }
+            Err(e) => return Err(Error::io("cannot lock", lock_path, e)),
+        }
+    }
+}
+
+/// Largest size of `errors.log` before it is rotated to `errors.log.1` (one old copy is kept).
+pub const ERROR_LOG_MAX: u64 = 256 * 1024;
+
+/// Append one line to the error log. Never fails: a hook that cannot even log still exits 0.
+pub fn log_error(log_path: &Path, program: &str, message: &str) {
+    let _ = (|| -> io::Result<()> {
+        if let Some(dir) = log_path.parent() {
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(PRIVATE_DIR)
+                .create(dir)?;
+        }
+        if fs::metadata(log_path)
+            .map(|m| m.len() > ERROR_LOG_MAX)
+            .unwrap_or(false)
+        {
+            let mut old = log_path.as_os_str().to_owned();
+            old.push(".1");
+            fs::rename(log_path, PathBuf::from(old))?;
+        }
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(PRIVATE_FILE)
+            .open(log_path)?;
+        let one_line: String = message
+            .chars()
+            .map(|c| if c == '\n' { ' ' } else { c })
+            .collect();
+        file.write_all(format!("{} {program}: {one_line}\n", now_rfc3339()).as_bytes())
+    })();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_keeps_mode_and_follows_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.json");
+        fs::write(&real, "old").unwrap();
+        fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink("real.json", &link).unwrap();
+        atomic_write(&link, b"new", PRIVATE_FILE).unwrap();
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+        assert_eq!(
+            fs::metadata(&real).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
+        let leftovers: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn atomic_write_refuses_read_only_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("ro.json");
+        fs::write(&file, "keep").unwrap();
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o444)).unwrap();
+        let err = atomic_write(&file, b"new", PRIVATE_FILE).unwrap_err();
+        assert!(err.to_string().contains("read-only"), "{err}");
+        assert_eq!(fs::read_to_string(&file).unwrap(), "keep");
+    }
+
+    #[test]
+    fn backups_are_bounded_per_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("CLAUDE.md");
+        let backups = dir.path().join("backups");
+        for i in 0..5 {
+            fs::write(&file, format!("v{i}")).unwrap();
+            backup(&file, &backups, 3, false).unwrap().unwrap();
+        }
+        let mut kept: Vec<String> = fs::read_dir(&backups)
+            .unwrap()
+            .map(|e| fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect();
+        kept.sort();
+        assert_eq!(kept, ["v2", "v3", "v4"]);
+        assert!(backup(&dir.path().join("missing"), &backups, 3, false)
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn lock_times_out_when_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("x.lock");
+        let wait = LockWait {
+            timeout: Duration::from_millis(50),
+        };
+        let mut waited = false;
+        let inner = with_lock(&lock, wait, &mut || {}, || {
+            Ok(with_lock(&lock, wait, &mut || waited = true, || Ok(())).is_err())
+        })
+        .unwrap();
+        assert!(inner, "a second holder must time out");
+        assert!(waited, "the waiter is told once");
+    }
+
+    #[test]
+    fn error_log_rotates() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("d/errors.log");
+        fs::create_dir_all(log.parent().unwrap()).unwrap();
+        fs::write(&log, vec![b'x'; ERROR_LOG_MAX as usize + 1]).unwrap();
+        log_error(&log, "test", "boom\nline");
+        let text = fs::read_to_string(&log).unwrap();
+        assert!(text.ends_with("test: boom line\n"), "{text}");
+        assert!(dir.path().join("d/errors.log.1").exists());
+    }
+}

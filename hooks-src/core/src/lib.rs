@@ -1,0 +1,17 @@
+//! reflect-core: every piece of logic of the reflect plugin.
+//!
+//! The binaries under `hooks-src/bins` only wire stdin and arguments to this library; nothing here
+//! prints, parses command lines or exits the process. Data flows one way:
+//!
+//! * capture: payload bytes → [`hookio`] → [`transcript`] events → [`detect`] → [`redact`] → [`store`]
+//! * toggle: [`paths`] → [`settings`] (+ [`migrate`]) → [`fsutil::atomic_write`]
+//! * review: [`store`] → [`render`] / [`promote`]
+
+pub mod error;
+pub mod fsutil;
+pub mod hook;
+pub mod hookio;
+pub mod paths;
+pub mod redact;
+pub mod signal;
+pub mod store;

@@ -1,0 +1,125 @@
+//! Where reflect reads and writes, resolved from the environment only (no config file).
+//!
+//! | what            | resolution                                              |
+//! |-----------------|---------------------------------------------------------|
+//! | config dir      | `$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`              |
+//! | settings file   | `<config dir>/settings.json` (CLIs may override)        |
+//! | data dir        | `$REFLECT_HOME`, else `<config dir>/reflections`        |
+//!
+//! Empty variables count as unset, so `REFLECT_HOME= cmd` behaves like an unset variable.
+
+use std::env;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// The resolved locations of everything reflect touches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Paths {
+    pub config_dir: PathBuf,
+    pub data_dir: PathBuf,
+}
+
+fn var(name: &str) -> Option<PathBuf> {
+    env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+impl Paths {
+    /// Resolve from `CLAUDE_CONFIG_DIR`, `HOME` and `REFLECT_HOME`.
+    pub fn from_env() -> Result<Paths> {
+        let config_dir = match var("CLAUDE_CONFIG_DIR") {
+            Some(dir) => dir,
+            None => match var("HOME") {
+                Some(home) => home.join(".claude"),
+                None => return Err(Error::msg("neither CLAUDE_CONFIG_DIR nor HOME is set")),
+            },
+        };
+        let data_dir = var("REFLECT_HOME").unwrap_or_else(|| config_dir.join("reflections"));
+        Ok(Paths {
+            config_dir,
+            data_dir,
+        })
+    }
+
+    /// Paths rooted at explicit directories (tests, `--settings`-style overrides).
+    pub fn new(config_dir: impl Into<PathBuf>, data_dir: impl Into<PathBuf>) -> Paths {
+        Paths {
+            config_dir: config_dir.into(),
+            data_dir: data_dir.into(),
+        }
+    }
+
+    pub fn settings(&self) -> PathBuf {
+        self.config_dir.join("settings.json")
+    }
+    /// The user's global CLAUDE.md (v1 installs left a `## Self-Improvement` section here).
+    pub fn global_claude_md(&self) -> PathBuf {
+        self.config_dir.join("CLAUDE.md")
+    }
+    pub fn store(&self) -> PathBuf {
+        self.data_dir.join("signals.jsonl")
+    }
+    pub fn archive(&self) -> PathBuf {
+        self.data_dir.join("signals.archive.jsonl")
+    }
+    pub fn lock(&self) -> PathBuf {
+        self.data_dir.join("signals.lock")
+    }
+    pub fn learnings_dir(&self) -> PathBuf {
+        self.data_dir.join("learnings")
+    }
+    pub fn learnings_index(&self) -> PathBuf {
+        self.learnings_dir().join("LEARNINGS.md")
+    }
+    pub fn backups(&self) -> PathBuf {
+        self.data_dir.join("backups")
+    }
+    pub fn bin_dir(&self) -> PathBuf {
+        self.data_dir.join("bin")
+    }
+    pub fn error_log(&self) -> PathBuf {
+        self.data_dir.join("errors.log")
+    }
+    pub fn cursors(&self) -> PathBuf {
+        self.data_dir.join("cursors")
+    }
+}
+
+/// The per-project opt-out marker: a project holding `.claude/reflect.off` is never captured.
+pub fn opt_out_marker(project: &Path) -> PathBuf {
+    project.join(".claude").join("reflect.off")
+}
+
+/// Whether capture is switched off for `project` (checked by every hook before any work).
+pub fn project_opted_out(project: &Path) -> bool {
+    opt_out_marker(project).exists()
+}
+
+/// The token budget of `inject-signals`: `REFLECT_INJECT_BUDGET_TOKENS`, default 2000.
+pub fn inject_budget_tokens() -> usize {
+    env::var("REFLECT_INJECT_BUDGET_TOKENS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(2000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_under_data_dir() {
+        let p = Paths::new("/c", "/d");
+        assert_eq!(p.settings(), PathBuf::from("/c/settings.json"));
+        assert_eq!(p.store(), PathBuf::from("/d/signals.jsonl"));
+        assert_eq!(p.archive(), PathBuf::from("/d/signals.archive.jsonl"));
+        assert_eq!(p.lock(), PathBuf::from("/d/signals.lock"));
+        assert_eq!(
+            p.learnings_index(),
+            PathBuf::from("/d/learnings/LEARNINGS.md")
+        );
+        assert_eq!(p.error_log(), PathBuf::from("/d/errors.log"));
+    }
+}

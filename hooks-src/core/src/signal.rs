@@ -1,0 +1,459 @@
+//! Signal schema v1: the one JSON object per line of `signals.jsonl`.
+//!
+//! ```json
+//! {"id":"SIG-20261122-0a1b2c3d4e","version":1,"timestamp":"2026-11-22T10:23:00Z","session_id":"…",
+//!  "project":"/abs/cwd","type":"correction","status":"captured","confidence":2,
+//!  "source":{"hook":"PreCompact","line":412,"uuid":"…","turn":42,"file":null},
+//!  "content":"Use pnpm, not npm","context":"User said: 'No, use pnpm not npm'","category":"command",
+//!  "tags":["pnpm"],"related":[],"promoted_to":null,"meta":{}}
+//! ```
+//!
+//! Readers are tolerant: unknown fields are kept (and written back), missing optional fields are
+//! filled, `type`/`status` values from a future version survive a rewrite unchanged, and v2 lines
+//! (`{"ts","sid","type","context","turn"}`) are read as captured signals of confidence 1.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Timelike, Utc};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// An enum of known string values that keeps any other value verbatim (forward compatibility).
+macro_rules! open_enum {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),* $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub enum $name { $($variant,)* Other(String) }
+
+        impl $name {
+            /// Every value this version knows, in schema order.
+            pub const KNOWN: &'static [&'static str] = &[$($text),*];
+
+            pub fn as_str(&self) -> &str {
+                match self { $(Self::$variant => $text,)* Self::Other(s) => s }
+            }
+            pub fn parse(s: &str) -> Self {
+                match s { $($text => Self::$variant,)* other => Self::Other(other.to_string()) }
+            }
+            pub fn is_known(&self) -> bool {
+                !matches!(self, Self::Other(_))
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
+        }
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> { s.serialize_str(self.as_str()) }
+        }
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s: Cow<'de, str> = Deserialize::deserialize(d)?;
+                Ok(Self::parse(&s))
+            }
+        }
+    };
+}
+
+open_enum! {
+    /// What a signal is about.
+    Kind {
+        Correction => "correction",
+        Convention => "convention",
+        Preference => "preference",
+        Command => "command",
+        Failure => "failure",
+        Gotcha => "gotcha",
+        Discovery => "discovery",
+        Pattern => "pattern",
+        ProjectFriction => "project_friction",
+        Summary => "summary",
+        Remember => "remember",
+    }
+}
+
+open_enum! {
+    /// Lifecycle: captured → analyzed → promoted | dismissed | archived.
+    Status {
+        Captured => "captured",
+        Analyzed => "analyzed",
+        Promoted => "promoted",
+        Dismissed => "dismissed",
+        Archived => "archived",
+    }
+}
+
+/// Confidence levels: 1 low (seen once), 2 medium (twice), 3 high (3+), 4 verified by the user.
+pub const CONFIDENCE_VERIFIED: u8 = 4;
+
+/// Where a signal came from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    #[serde(default)]
+    pub hook: Option<String>,
+    /// 1-based line of the transcript entry that triggered the signal.
+    #[serde(default)]
+    pub line: Option<u64>,
+    /// `uuid` of that transcript entry.
+    #[serde(default)]
+    pub uuid: Option<String>,
+    #[serde(default)]
+    pub turn: Option<u64>,
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A source written as a bare string by older tools (`"source":"hook"`) is read as its hook name.
+fn lenient_source<'de, D: Deserializer<'de>>(d: D) -> Result<Source, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Full(Source),
+        Name(String),
+        Nothing(()),
+    }
+    Ok(match Either::deserialize(d)? {
+        Either::Full(s) => s,
+        Either::Name(hook) => Source {
+            hook: Some(hook),
+            ..Source::default()
+        },
+        Either::Nothing(()) => Source::default(),
+    })
+}
+
+fn one() -> u32 {
+    1
+}
+fn confidence_low() -> u8 {
+    1
+}
+fn captured() -> Status {
+    Status::Captured
+}
+
+/// One learning signal (schema v1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Signal {
+    pub id: String,
+    #[serde(default = "one")]
+    pub version: u32,
+    #[serde(default)]
+    pub timestamp: String,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub project: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: Kind,
+    #[serde(default = "captured")]
+    pub status: Status,
+    #[serde(default = "confidence_low")]
+    pub confidence: u8,
+    #[serde(default, deserialize_with = "lenient_source")]
+    pub source: Source,
+    #[serde(default)]
+    pub content: String,
+    #[serde(default)]
+    pub context: String,
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub related: Vec<String>,
+    #[serde(default)]
+    pub promoted_to: Option<String>,
+    #[serde(default)]
+    pub meta: Map<String, Value>,
+    /// Fields this version does not know; written back unchanged.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Signal {
+    /// A fresh captured signal with everything but the essentials empty. The store assigns `id`.
+    pub fn new(kind: Kind, content: impl Into<String>) -> Signal {
+        Signal {
+            id: String::new(),
+            version: 1,
+            timestamp: crate::fsutil::now_rfc3339(),
+            session_id: None,
+            project: None,
+            kind,
+            status: Status::Captured,
+            confidence: 1,
+            source: Source::default(),
+            content: content.into(),
+            context: String::new(),
+            category: None,
+            tags: Vec::new(),
+            related: Vec::new(),
+            promoted_to: None,
+            meta: Map::new(),
+            extra: Map::new(),
+        }
+    }
+
+    /// When the signal was captured, if its timestamp can be read.
+    pub fn time(&self) -> Option<DateTime<Utc>> {
+        parse_time(&self.timestamp)
+    }
+
+    /// How many times this signal has been seen (`meta.seen`, at least 1).
+    pub fn seen(&self) -> u64 {
+        self.meta
+            .get("seen")
+            .and_then(Value::as_u64)
+            .unwrap_or(1)
+            .max(1)
+    }
+
+    /// Record `extra` more sightings: `meta.seen` grows and confidence follows it (2 sightings →
+    /// medium, 3+ → high). A verified signal stays verified.
+    pub fn add_sightings(&mut self, extra: u64) {
+        if extra == 0 {
+            return;
+        }
+        let seen = self.seen() + extra;
+        self.meta.insert("seen".into(), Value::from(seen));
+        let earned = if seen >= 3 { 3 } else { 2 };
+        if self.confidence < CONFIDENCE_VERIFIED {
+            self.confidence = self.confidence.max(earned);
+        }
+    }
+
+    /// The dedup fingerprint kept in `meta.dedup_key` (see [`dedup_key`]).
+    pub fn dedup_key(&self) -> String {
+        dedup_key(&self.kind, self.project.as_deref(), &self.content)
+    }
+
+    /// Convert a v2 line (`{"ts","sid","type","context","turn"}`) into schema v1. The id is derived
+    /// from the line itself, so reading or migrating the same line twice gives the same id.
+    pub fn from_v2(mut fields: Map<String, Value>, raw: &[u8]) -> Option<Signal> {
+        let kind = Kind::parse(fields.remove("type")?.as_str()?);
+        let ts = match fields.remove("ts") {
+            Some(Value::String(s)) => s,
+            Some(Value::Number(n)) => n.as_f64().and_then(epoch_to_rfc3339).unwrap_or_default(),
+            _ => String::new(),
+        };
+        let time = parse_time(&ts);
+        let timestamp = time.map(format_time).unwrap_or(ts);
+        let day = time
+            .map(|t| t.format("%Y%m%d").to_string())
+            .unwrap_or_else(|| "00000000".into());
+        let take_str = |fields: &mut Map<String, Value>, k: &str| match fields.remove(k) {
+            Some(Value::String(s)) => Some(s),
+            Some(Value::Null) | None => None,
+            Some(other) => Some(other.to_string()),
+        };
+        let session_id = take_str(&mut fields, "sid");
+        let context = take_str(&mut fields, "context").unwrap_or_default();
+        let turn = fields.remove("turn").and_then(|v| v.as_u64());
+        let mut signal = Signal::new(kind, context.clone());
+        signal.id = format!("SIG-{day}-v2{:012x}", fnv1a(raw) & 0xffff_ffff_ffff);
+        signal.timestamp = timestamp;
+        signal.session_id = session_id;
+        signal.context = context;
+        signal.source = Source {
+            hook: Some("PreCompact".into()),
+            turn,
+            ..Source::default()
+        };
+        signal
+            .meta
+            .insert("migrated_from".into(), Value::from("v2"));
+        signal.extra = fields;
+        Some(signal)
+    }
+}
+
+/// A sighting of an already-captured signal, appended instead of rewriting the store on a hook's
+/// path. Readers fold these into the target's `meta.seen` and confidence; a rewrite materializes them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recurrence {
+    pub recur: String,
+    #[serde(default)]
+    pub timestamp: String,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default, deserialize_with = "lenient_source")]
+    pub source: Source,
+}
+
+/// Lowercase, letters and digits only, single spaces, bounded: "No, use PNPM!" and "no use pnpm"
+/// are the same signal.
+pub fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(256));
+    let mut gap = false;
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            if gap && !out.is_empty() {
+                out.push(' ');
+            }
+            gap = false;
+            out.extend(c.to_lowercase());
+            if out.len() >= 240 {
+                break;
+            }
+        } else {
+            gap = true;
+        }
+    }
+    out
+}
+
+/// 64-bit FNV-1a: small, stable across versions and platforms (unlike std's hasher).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+/// The fingerprint two signals share when they say the same thing of the same kind in the same
+/// project.
+pub fn dedup_key(kind: &Kind, project: Option<&str>, content: &str) -> String {
+    let mut material = String::new();
+    material.push_str(kind.as_str());
+    material.push('\0');
+    material.push_str(project.unwrap_or(""));
+    material.push('\0');
+    material.push_str(&normalize(content));
+    format!("{:016x}", fnv1a(material.as_bytes()))
+}
+
+/// `SIG-YYYYMMDD-` followed by the microsecond of the (UTC) day in 10 hex digits. The store makes
+/// ids under its lock and bumps past the last id it wrote, so they are unique and increasing even
+/// when two writers read the same clock.
+pub fn make_id(now: DateTime<Utc>, last: Option<&str>) -> String {
+    let day = now.format("%Y%m%d").to_string();
+    let mut micros = u64::from(now.num_seconds_from_midnight()) * 1_000_000
+        + u64::from(now.nanosecond() / 1000).min(999_999);
+    if let Some(prev) = last.and_then(split_id).filter(|(d, _)| *d == day) {
+        micros = micros.max(prev.1 + 1);
+    }
+    format!("SIG-{day}-{micros:010x}")
+}
+
+/// The day and counter of an id made by [`make_id`]; other shapes give `None`.
+fn split_id(id: &str) -> Option<(String, u64)> {
+    let rest = id.strip_prefix("SIG-")?;
+    let (day, suffix) = rest.split_once('-')?;
+    if day.len() != 8 || suffix.len() < 10 || !suffix.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    Some((day.to_string(), u64::from_str_radix(suffix, 16).ok()?))
+}
+
+/// Whether `id` looks like a signal id (used to tell ids from other arguments).
+pub fn looks_like_id(id: &str) -> bool {
+    id.starts_with("SIG-") && id.len() > 13
+}
+
+/// Parse the timestamps found in stores: RFC 3339, a naive ISO date-time (taken as UTC), or a date.
+pub fn parse_time(text: &str) -> Option<DateTime<Utc>> {
+    let text = text.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
+        return Some(t.with_timezone(&Utc));
+    }
+    for fmt in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"] {
+        if let Ok(t) = NaiveDateTime::parse_from_str(text, fmt) {
+            return Some(t.and_utc());
+        }
+    }
+    NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|t| t.and_utc())
+}
+
+pub fn format_time(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+fn epoch_to_rfc3339(secs: f64) -> Option<String> {
+    DateTime::from_timestamp(secs as i64, 0).map(format_time)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_fields_and_values_survive_a_round_trip() {
+        let line = r#"{"id":"SIG-20261122-0000000001","version":1,"timestamp":"2026-11-22T10:23:00Z","session_id":"s","project":"/p","type":"insight","status":"snoozed","confidence":2,"source":{"hook":"PreCompact","line":3,"uuid":"u","turn":null,"file":null,"col":9},"content":"c","context":"x","category":null,"tags":[],"related":[],"promoted_to":null,"meta":{"k":1},"future":{"a":[1,2]}}"#;
+        let s: Signal = serde_json::from_str(line).unwrap();
+        assert_eq!(s.kind, Kind::Other("insight".into()));
+        assert_eq!(s.status, Status::Other("snoozed".into()));
+        let back = serde_json::to_string(&s).unwrap();
+        let a: Value = serde_json::from_str(line).unwrap();
+        let b: Value = serde_json::from_str(&back).unwrap();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn missing_optional_fields_are_filled() {
+        let s: Signal =
+            serde_json::from_str(r#"{"id":"SIG-1","type":"failure","source":"hook"}"#).unwrap();
+        assert_eq!(s.status, Status::Captured);
+        assert_eq!(s.confidence, 1);
+        assert_eq!(s.source.hook.as_deref(), Some("hook"));
+        assert!(s.tags.is_empty());
+    }
+
+    #[test]
+    fn v2_lines_convert_deterministically() {
+        let raw = br#"{"ts":"2026-02-11T10:23:00Z","sid":"abc","type":"correction","context":"No, use pnpm","turn":4,"x":1}"#;
+        let map: Map<String, Value> = serde_json::from_slice(raw).unwrap();
+        let a = Signal::from_v2(map.clone(), raw).unwrap();
+        let b = Signal::from_v2(map, raw).unwrap();
+        assert_eq!(a.id, b.id);
+        assert!(a.id.starts_with("SIG-20260211-v2"), "{}", a.id);
+        assert_eq!(a.session_id.as_deref(), Some("abc"));
+        assert_eq!(a.source.turn, Some(4));
+        assert_eq!(a.content, "No, use pnpm");
+        assert_eq!(a.extra.get("x"), Some(&Value::from(1)));
+    }
+
+    #[test]
+    fn ids_increase_past_the_last_one() {
+        let now = parse_time("2026-11-22T10:23:00Z").unwrap();
+        let first = make_id(now, None);
+        assert_eq!(first, format!("SIG-20261122-{:010x}", 37_380_000_000u64));
+        let second = make_id(now, Some(&first));
+        assert!(second > first);
+        let other_day = make_id(now, Some("SIG-20261121-ffffffffff"));
+        assert_eq!(other_day, first);
+    }
+
+    #[test]
+    fn sightings_raise_confidence_but_keep_verified() {
+        let mut s = Signal::new(Kind::Correction, "x");
+        s.add_sightings(1);
+        assert_eq!((s.seen(), s.confidence), (2, 2));
+        s.add_sightings(1);
+        assert_eq!((s.seen(), s.confidence), (3, 3));
+        let mut v = Signal::new(Kind::Correction, "x");
+        v.confidence = 4;
+        v.add_sightings(5);
+        assert_eq!(v.confidence, 4);
+    }
+
+    #[test]
+    fn normalization_ignores_case_and_punctuation() {
+        assert_eq!(normalize("No, use PNPM!"), normalize("no   use pnpm"));
+        assert_eq!(
+            dedup_key(&Kind::Correction, Some("/p"), "Use pnpm."),
+            dedup_key(&Kind::Correction, Some("/p"), "use pnpm")
+        );
+        assert_ne!(
+            dedup_key(&Kind::Correction, Some("/p"), "use pnpm"),
+            dedup_key(&Kind::Convention, Some("/p"), "use pnpm")
+        );
+    }
+}
