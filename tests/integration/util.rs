@@ -1,0 +1,101 @@
+//! The tiny harness the integration tests share.
+
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// A private HOME with `.claude` and a data dir, and commands that run inside it.
+pub struct Env {
+    pub dir: TempDir,
+    pub home: PathBuf,
+    pub config: PathBuf,
+    pub data: PathBuf,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let home = dir.path().join("home user"); // a space, as some real home dirs have
+        let config = home.join(".claude");
+        let data = config.join("reflections");
+        fs::create_dir_all(&config).unwrap();
+        Env { dir, home, config, data }
+    }
+
+    /// A command for one of our binaries, with the environment pointing into this Env only.
+    pub fn cmd(&self, bin: &str) -> Command {
+        let mut cmd = Command::cargo_bin(bin).expect("binary built");
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("CLAUDE_CONFIG_DIR", &self.config)
+            .env("REFLECT_HOME", &self.data)
+            .current_dir(self.dir.path())
+            .timeout(std::time::Duration::from_secs(60));
+        cmd
+    }
+
+    pub fn store(&self) -> PathBuf {
+        self.data.join("signals.jsonl")
+    }
+
+    /// Every line of the store parsed as JSON (panics on an invalid line: tests expect none).
+    pub fn store_lines(&self) -> Vec<Value> {
+        read_jsonl(&self.store())
+    }
+
+    /// Every file under the data dir, concatenated (for "no secret anywhere" checks).
+    pub fn all_data_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        collect(&self.data, &mut out);
+        out
+    }
+}
+
+fn collect(dir: &Path, out: &mut Vec<u8>) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(&p, out);
+        } else if let Ok(b) = fs::read(&p) {
+            out.extend_from_slice(&b);
+        }
+    }
+}
+
+pub fn read_jsonl(path: &Path) -> Vec<Value> {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("invalid line in {}: {e}: {l}", path.display())))
+        .collect()
+}
+
+/// A file under `../shared` (the design material CI keeps beside the clone).
+pub fn shared(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("shared").join(rel)
+}
+
+/// The real transcripts: the corpus and the reference probes.
+pub fn real_transcripts() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in ["corpus/transcripts", "reference/transcripts"] {
+        if let Ok(entries) = fs::read_dir(shared(dir)) {
+            files.extend(entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "jsonl")));
+        }
+    }
+    files.sort();
+    assert!(!files.is_empty(), "no transcripts under ../shared: CI must keep shared/ beside the clone");
+    files
+}
+
+/// `stdout` as text.
+pub fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
