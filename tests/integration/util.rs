@@ -24,7 +24,12 @@ impl Env {
         let config = home.join(".claude");
         let data = config.join("reflections");
         fs::create_dir_all(&config).unwrap();
-        Env { dir, home, config, data }
+        Env {
+            dir,
+            home,
+            config,
+            data,
+        }
     }
 
     /// A command for one of our binaries, with the environment pointing into this Env only.
@@ -58,7 +63,9 @@ impl Env {
 }
 
 fn collect(dir: &Path, out: &mut Vec<u8>) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -73,13 +80,19 @@ pub fn read_jsonl(path: &Path) -> Vec<Value> {
     let text = fs::read_to_string(path).unwrap_or_default();
     text.lines()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("invalid line in {}: {e}: {l}", path.display())))
+        .map(|l| {
+            serde_json::from_str(l)
+                .unwrap_or_else(|e| panic!("invalid line in {}: {e}: {l}", path.display()))
+        })
         .collect()
 }
 
 /// A file under `../shared` (the design material CI keeps beside the clone).
 pub fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("shared").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("shared")
+        .join(rel)
 }
 
 /// The real transcripts: the corpus and the reference probes.
@@ -87,11 +100,19 @@ pub fn real_transcripts() -> Vec<PathBuf> {
     let mut files = Vec::new();
     for dir in ["corpus/transcripts", "reference/transcripts"] {
         if let Ok(entries) = fs::read_dir(shared(dir)) {
-            files.extend(entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "jsonl")));
+            files.extend(
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "jsonl")),
+            );
         }
     }
     files.sort();
-    assert!(!files.is_empty(), "no transcripts under ../shared: CI must keep shared/ beside the clone");
+    assert!(
+        !files.is_empty(),
+        "no transcripts under ../shared: CI must keep shared/ beside the clone"
+    );
     files
 }
 

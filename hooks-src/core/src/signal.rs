@@ -225,9 +225,24 @@ impl Signal {
         }
     }
 
-    /// The dedup fingerprint kept in `meta.dedup_key` (see [`dedup_key`]).
+    /// The tool call a failure signal is about (`meta.tool_use_id`), when known.
+    pub fn tool_use_id(&self) -> Option<&str> {
+        self.meta
+            .get("tool_use_id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    }
+
+    /// The dedup fingerprint kept in `meta.dedup_key` (see [`dedup_key`]). A failure that names
+    /// its tool call is keyed on that call, so the PostToolUseFailure hook and the transcript miner,
+    /// which word the same failure differently, store it once.
     pub fn dedup_key(&self) -> String {
-        dedup_key(&self.kind, self.project.as_deref(), &self.content)
+        match self.tool_use_id() {
+            Some(call) if self.kind == Kind::Failure => {
+                format!("{:016x}", fnv1a(format!("tool_use\0{call}").as_bytes()))
+            }
+            _ => dedup_key(&self.kind, self.project.as_deref(), &self.content),
+        }
     }
 
     /// Convert a v2 line (`{"ts","sid","type","context","turn"}`) into schema v1. The id is derived

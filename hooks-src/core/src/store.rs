@@ -311,6 +311,8 @@ struct ProbeSource<'a> {
 struct ProbeMeta<'a> {
     #[serde(borrow, default)]
     dedup_key: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_use_id: Option<std::borrow::Cow<'a, str>>,
 }
 
 /// A recent captured signal an incoming one may repeat.
@@ -319,6 +321,7 @@ struct Recent {
     session_id: Option<String>,
     line: Option<u64>,
     uuid: Option<String>,
+    tool_use_id: Option<String>,
 }
 
 /// The store in one data dir.
@@ -373,9 +376,14 @@ impl Store {
                 prepare(&mut sig, now);
                 let key = sig.dedup_key();
                 if let Some(prev) = recent.get_mut(&key) {
-                    let same_sighting = prev.session_id == sig.session_id
-                        && ((prev.line.is_some() && prev.line == sig.source.line)
-                            || (prev.uuid.is_some() && prev.uuid == sig.source.uuid));
+                    // The same event seen twice (a replayed capture, or the failure hook and the
+                    // transcript miner both reporting one tool call) is not a recurrence.
+                    let same_call = prev.tool_use_id.is_some()
+                        && prev.tool_use_id.as_deref() == sig.tool_use_id();
+                    let same_sighting = same_call
+                        || prev.session_id == sig.session_id
+                            && ((prev.line.is_some() && prev.line == sig.source.line)
+                                || (prev.uuid.is_some() && prev.uuid == sig.source.uuid));
                     if same_sighting {
                         outcome.duplicates += 1;
                         continue;
@@ -392,6 +400,7 @@ impl Store {
                     prev.session_id = sig.session_id.clone();
                     prev.line = sig.source.line;
                     prev.uuid = sig.source.uuid.clone();
+                    prev.tool_use_id = sig.tool_use_id().map(str::to_string);
                     continue;
                 }
                 sig.id = signal::make_id(now, last_id.as_deref());
@@ -407,6 +416,7 @@ impl Store {
                             session_id: sig.session_id.clone(),
                             line: sig.source.line,
                             uuid: sig.source.uuid.clone(),
+                            tool_use_id: sig.tool_use_id().map(str::to_string),
                         },
                     );
                 }
@@ -569,7 +579,10 @@ fn scan_tail(
             .as_deref()
             .and_then(signal::parse_time)
             .is_some_and(|t| t >= window);
-        let key = p.meta.and_then(|m| m.dedup_key);
+        let (key, tool_use_id) = match p.meta {
+            Some(m) => (m.dedup_key, m.tool_use_id),
+            None => (None, None),
+        };
         if let (true, true, Some(key)) = (captured, fresh, key) {
             let source = p.source;
             recent.insert(
@@ -579,6 +592,7 @@ fn scan_tail(
                     session_id: p.session_id.map(|s| s.into_owned()),
                     line: source.as_ref().and_then(|s| s.line),
                     uuid: source.and_then(|s| s.uuid).map(|u| u.into_owned()),
+                    tool_use_id: tool_use_id.map(|t| t.into_owned()),
                 },
             );
         }
@@ -749,6 +763,32 @@ mod tests {
             store.load().unwrap().get(&first.written[0]).unwrap().seen(),
             3
         );
+    }
+
+    #[test]
+    fn one_tool_call_is_one_failure_whoever_reports_it() {
+        let (_d, store) = store();
+        let mut from_hook = sig(Kind::Failure, "Bash failed: Exit code 1", "s", 0);
+        from_hook.source.line = None;
+        from_hook
+            .meta
+            .insert("tool_use_id".into(), Value::from("toolu_1"));
+        let mut from_transcript = sig(
+            Kind::Failure,
+            "Bash error: npm ERR! missing script",
+            "s",
+            40,
+        );
+        from_transcript
+            .meta
+            .insert("tool_use_id".into(), Value::from("toolu_1"));
+        let mut other_call = from_transcript.clone();
+        other_call
+            .meta
+            .insert("tool_use_id".into(), Value::from("toolu_2"));
+        assert_eq!(store.append(vec![from_hook]).unwrap().written.len(), 1);
+        assert_eq!(store.append(vec![from_transcript]).unwrap().duplicates, 1);
+        assert_eq!(store.append(vec![other_call]).unwrap().written.len(), 1);
     }
 
     #[test]
