@@ -126,7 +126,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
 
 /// A file name for `path` inside the backups dir: the full path flattened, so two projects'
 /// `CLAUDE.md` never share a name, kept short enough for any filesystem.
-fn backup_stem(path: &Path) -> String {
+pub(crate) fn backup_stem(path: &Path) -> String {
     let full = path.to_string_lossy();
     let flat: String = full
         .chars()

@@ -7,11 +7,16 @@
 //! * toggle: [`paths`] → [`settings`] (+ [`migrate`]) → [`fsutil::atomic_write`]
 //! * review: [`store`] → [`render`] / [`promote`]
 
+pub mod doctor;
 pub mod error;
+pub mod forget;
 pub mod fsutil;
 pub mod hook;
 pub mod hookio;
 pub mod paths;
+pub mod promote;
+pub mod query;
 pub mod redact;
+pub mod render;
 pub mod signal;
 pub mod store;

@@ -41,7 +41,7 @@ macro_rules! open_enum {
             }
         }
         impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.pad(self.as_str()) }
         }
         impl Serialize for $name {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> { s.serialize_str(self.as_str()) }
@@ -233,16 +233,9 @@ impl Signal {
             .filter(|s| !s.is_empty())
     }
 
-    /// The dedup fingerprint kept in `meta.dedup_key` (see [`dedup_key`]). A failure that names
-    /// its tool call is keyed on that call, so the PostToolUseFailure hook and the transcript miner,
-    /// which word the same failure differently, store it once.
+    /// The dedup fingerprint kept in `meta.dedup_key` (see [`dedup_key`]).
     pub fn dedup_key(&self) -> String {
-        match self.tool_use_id() {
-            Some(call) if self.kind == Kind::Failure => {
-                format!("{:016x}", fnv1a(format!("tool_use\0{call}").as_bytes()))
-            }
-            _ => dedup_key(&self.kind, self.project.as_deref(), &self.content),
-        }
+        dedup_key(&self.kind, self.project.as_deref(), &self.content)
     }
 
     /// Convert a v2 line (`{"ts","sid","type","context","turn"}`) into schema v1. The id is derived
@@ -296,6 +289,9 @@ pub struct Recurrence {
     pub session_id: Option<String>,
     #[serde(default, deserialize_with = "lenient_source")]
     pub source: Source,
+    /// The tool call this sighting was about, so a later report of the same call is recognised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<String>,
 }
 
 /// Lowercase, letters and digits only, single spaces, bounded: "No, use PNPM!" and "no use pnpm"

@@ -24,6 +24,7 @@
 //! **Torn tail.** If the file does not end in a newline (a writer died mid-line), the next append
 //! starts with one, so the torn fragment stays a single invalid line and loses nothing after it.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -286,16 +287,20 @@ pub struct AppendOutcome {
 #[derive(Deserialize)]
 struct TailProbe<'a> {
     #[serde(borrow, default)]
-    id: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default)]
-    timestamp: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default)]
-    session_id: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default)]
-    status: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    recur: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_use_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    status: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
     source: Option<ProbeSource<'a>>,
-    #[serde(default, borrow)]
+    #[serde(borrow, default)]
     meta: Option<ProbeMeta<'a>>,
 }
 
@@ -304,15 +309,15 @@ struct ProbeSource<'a> {
     #[serde(default)]
     line: Option<u64>,
     #[serde(borrow, default)]
-    uuid: Option<std::borrow::Cow<'a, str>>,
+    uuid: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
 struct ProbeMeta<'a> {
     #[serde(borrow, default)]
-    dedup_key: Option<std::borrow::Cow<'a, str>>,
+    dedup_key: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    tool_use_id: Option<std::borrow::Cow<'a, str>>,
+    tool_use_id: Option<Cow<'a, str>>,
 }
 
 /// A recent captured signal an incoming one may repeat.
@@ -321,7 +326,16 @@ struct Recent {
     session_id: Option<String>,
     line: Option<u64>,
     uuid: Option<String>,
-    tool_use_id: Option<String>,
+}
+
+/// What an append learns from the end of the store.
+struct Tail {
+    /// The last signal id (new ids are made past it).
+    last_id: Option<String>,
+    /// Recent captured signals by fingerprint.
+    recent: HashMap<String, Recent>,
+    /// Tool calls already reported by a recent failure signal or recurrence record.
+    calls: HashSet<String>,
 }
 
 /// The store in one data dir.
@@ -370,20 +384,28 @@ impl Store {
             if !tail.is_empty() && !tail.ends_with(b"\n") {
                 out.push(b'\n');
             }
-            let (mut last_id, mut recent) = scan_tail(&tail, at_start, now);
+            let Tail {
+                mut last_id,
+                mut recent,
+                mut calls,
+            } = scan_tail(&tail, at_start, now);
             let mut outcome = AppendOutcome::default();
             for mut sig in batch {
                 prepare(&mut sig, now);
+                let call = sig.tool_use_id().map(str::to_string);
+                if let Some(call) = &call {
+                    // The failure hook and the transcript miner both report a failed tool call.
+                    if !calls.insert(call.clone()) {
+                        outcome.duplicates += 1;
+                        continue;
+                    }
+                }
                 let key = sig.dedup_key();
                 if let Some(prev) = recent.get_mut(&key) {
-                    // The same event seen twice (a replayed capture, or the failure hook and the
-                    // transcript miner both reporting one tool call) is not a recurrence.
-                    let same_call = prev.tool_use_id.is_some()
-                        && prev.tool_use_id.as_deref() == sig.tool_use_id();
-                    let same_sighting = same_call
-                        || prev.session_id == sig.session_id
-                            && ((prev.line.is_some() && prev.line == sig.source.line)
-                                || (prev.uuid.is_some() && prev.uuid == sig.source.uuid));
+                    // A replayed capture of the very same transcript line is not a recurrence.
+                    let same_sighting = prev.session_id == sig.session_id
+                        && ((prev.line.is_some() && prev.line == sig.source.line)
+                            || (prev.uuid.is_some() && prev.uuid == sig.source.uuid));
                     if same_sighting {
                         outcome.duplicates += 1;
                         continue;
@@ -393,6 +415,7 @@ impl Store {
                         timestamp: sig.timestamp.clone(),
                         session_id: sig.session_id.clone(),
                         source: sig.source.clone(),
+                        tool_use_id: call,
                     };
                     serde_json::to_writer(&mut out, &rec).expect("serializes");
                     out.push(b'\n');
@@ -400,7 +423,6 @@ impl Store {
                     prev.session_id = sig.session_id.clone();
                     prev.line = sig.source.line;
                     prev.uuid = sig.source.uuid.clone();
-                    prev.tool_use_id = sig.tool_use_id().map(str::to_string);
                     continue;
                 }
                 sig.id = signal::make_id(now, last_id.as_deref());
@@ -409,16 +431,13 @@ impl Store {
                 serde_json::to_writer(&mut out, &sig).expect("serializes");
                 out.push(b'\n');
                 if sig.status == Status::Captured {
-                    recent.insert(
-                        key,
-                        Recent {
-                            id: sig.id.clone(),
-                            session_id: sig.session_id.clone(),
-                            line: sig.source.line,
-                            uuid: sig.source.uuid.clone(),
-                            tool_use_id: sig.tool_use_id().map(str::to_string),
-                        },
-                    );
+                    let recent_sig = Recent {
+                        id: sig.id.clone(),
+                        session_id: sig.session_id.clone(),
+                        line: sig.source.line,
+                        uuid: sig.source.uuid.clone(),
+                    };
+                    recent.insert(key, recent_sig);
                 }
                 last_id = Some(sig.id.clone());
                 outcome.written.push(sig.id);
@@ -549,29 +568,31 @@ fn read_tail(file: &mut File, max: u64) -> std::io::Result<(Vec<u8>, bool)> {
     Ok((buf, start == 0))
 }
 
-/// The last signal id in the tail and the recent captured signals by fingerprint.
-fn scan_tail(
-    tail: &[u8],
-    at_start: bool,
-    now: DateTime<Utc>,
-) -> (Option<String>, HashMap<String, Recent>) {
+/// Read the tail an append needs: the last id, recent captured fingerprints, reported calls.
+fn scan_tail(tail: &[u8], at_start: bool, now: DateTime<Utc>) -> Tail {
     let mut lines = tail.split(|&b| b == b'\n');
     if !at_start {
         lines.next(); // starts mid-line
     }
     let window = now - Duration::days(CAPTURED_TTL_DAYS);
-    let mut last_id = None;
-    let mut recent = HashMap::new();
-    for line in lines {
-        if line.is_empty() {
-            continue;
-        }
+    let mut found = Tail {
+        last_id: None,
+        recent: HashMap::new(),
+        calls: HashSet::new(),
+    };
+    for line in lines.filter(|l| !l.is_empty()) {
         let Ok(p) = serde_json::from_slice::<TailProbe>(line) else {
             continue;
         };
-        let Some(id) = p.id else { continue };
+        let meta_call = p.meta.as_ref().and_then(|m| m.tool_use_id.clone());
+        if let Some(call) = p.tool_use_id.or(meta_call) {
+            found.calls.insert(call.into_owned());
+        }
+        let Some(id) = p.id.filter(|_| p.recur.is_none()) else {
+            continue;
+        };
         if id.starts_with("SIG-") {
-            last_id = Some(id.to_string());
+            found.last_id = Some(id.to_string());
         }
         let captured = p.status.as_deref().unwrap_or("captured") == "captured";
         let fresh = p
@@ -579,25 +600,18 @@ fn scan_tail(
             .as_deref()
             .and_then(signal::parse_time)
             .is_some_and(|t| t >= window);
-        let (key, tool_use_id) = match p.meta {
-            Some(m) => (m.dedup_key, m.tool_use_id),
-            None => (None, None),
-        };
-        if let (true, true, Some(key)) = (captured, fresh, key) {
+        if let (true, true, Some(key)) = (captured, fresh, p.meta.and_then(|m| m.dedup_key)) {
             let source = p.source;
-            recent.insert(
-                key.into_owned(),
-                Recent {
-                    id: id.into_owned(),
-                    session_id: p.session_id.map(|s| s.into_owned()),
-                    line: source.as_ref().and_then(|s| s.line),
-                    uuid: source.and_then(|s| s.uuid).map(|u| u.into_owned()),
-                    tool_use_id: tool_use_id.map(|t| t.into_owned()),
-                },
-            );
+            let recent = Recent {
+                id: id.into_owned(),
+                session_id: p.session_id.map(Cow::into_owned),
+                line: source.as_ref().and_then(|s| s.line),
+                uuid: source.and_then(|s| s.uuid).map(Cow::into_owned),
+            };
+            found.recent.insert(key.into_owned(), recent);
         }
     }
-    (last_id, recent)
+    found
 }
 
 fn read_or_empty(path: &Path) -> Result<Vec<u8>> {
@@ -619,6 +633,11 @@ fn append_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
         .open(path)
         .ctx("cannot open", path)?;
     f.write_all(bytes).ctx("cannot append to", path)
+}
+
+/// The clock the store uses (one place, so the CLIs need no time crate).
+pub fn now() -> DateTime<Utc> {
+    Utc::now()
 }
 
 /// Apply the TTL rules; returns (pruned, flagged for review, archived).
@@ -663,6 +682,14 @@ pub fn apply_ttl(snap: &mut Snapshot, now: DateTime<Utc>) -> (usize, usize, usiz
     let archived =
         snap.take_to_archive(|s| matches!(s.status, Status::Promoted | Status::Dismissed));
     (pruned, flagged, archived)
+}
+
+/// Move signals of the given statuses (older than `days`, when given) to the archive queue.
+pub fn archive_where(snap: &mut Snapshot, statuses: &[Status], days: Option<u32>) -> usize {
+    let cutoff = days.map(|d| Utc::now() - Duration::days(i64::from(d)));
+    snap.take_to_archive(|s| {
+        statuses.contains(&s.status) && cutoff.is_none_or(|c| s.time().is_some_and(|t| t < c))
+    })
 }
 
 /// Whether a kind counts as a "learning moment" (what the skills review first).
@@ -768,27 +795,53 @@ mod tests {
     #[test]
     fn one_tool_call_is_one_failure_whoever_reports_it() {
         let (_d, store) = store();
+        let call = |s: &Signal, id: &str| {
+            let mut s = s.clone();
+            s.meta.insert("tool_use_id".into(), Value::from(id));
+            s
+        };
         let mut from_hook = sig(Kind::Failure, "Bash failed: Exit code 1", "s", 0);
         from_hook.source.line = None;
-        from_hook
-            .meta
-            .insert("tool_use_id".into(), Value::from("toolu_1"));
-        let mut from_transcript = sig(
+        let from_transcript = sig(
             Kind::Failure,
             "Bash error: npm ERR! missing script",
             "s",
             40,
         );
-        from_transcript
-            .meta
-            .insert("tool_use_id".into(), Value::from("toolu_1"));
-        let mut other_call = from_transcript.clone();
-        other_call
-            .meta
-            .insert("tool_use_id".into(), Value::from("toolu_2"));
-        assert_eq!(store.append(vec![from_hook]).unwrap().written.len(), 1);
-        assert_eq!(store.append(vec![from_transcript]).unwrap().duplicates, 1);
-        assert_eq!(store.append(vec![other_call]).unwrap().written.len(), 1);
+        let first = store.append(vec![call(&from_hook, "toolu_1")]).unwrap();
+        assert_eq!(first.written.len(), 1);
+        assert_eq!(
+            store
+                .append(vec![call(&from_transcript, "toolu_1")])
+                .unwrap()
+                .duplicates,
+            1
+        );
+        // The same failure on another call is a recurrence, and that call is remembered too.
+        assert_eq!(
+            store
+                .append(vec![call(&from_hook, "toolu_2")])
+                .unwrap()
+                .recurred,
+            first.written
+        );
+        assert_eq!(
+            store
+                .append(vec![call(&from_hook, "toolu_3")])
+                .unwrap()
+                .recurred,
+            first.written
+        );
+        assert_eq!(
+            store
+                .append(vec![call(&from_transcript, "toolu_3")])
+                .unwrap()
+                .duplicates,
+            1
+        );
+        let snap = store.load().unwrap();
+        assert_eq!(snap.signals().count(), 1);
+        assert_eq!(snap.signals().next().unwrap().seen(), 3);
     }
 
     #[test]

@@ -1,0 +1,337 @@
+//! `memory-store doctor`: checks the install, the hooks, the store and the lock, and says for
+//! each problem how to fix it. Read-only: doctor never changes anything.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::Duration;
+
+use chrono::Utc;
+
+use crate::fsutil::{self, LockWait};
+use crate::paths::{self, Paths};
+use crate::render::age_days;
+use crate::signal::Status;
+use crate::store::Snapshot;
+
+/// Binaries `reflect-toggle on` installs into `<data dir>/bin/`.
+pub const BINARIES: [&str; 6] = [
+    "capture-signals",
+    "capture-failure",
+    "capture-session-summary",
+    "inject-signals",
+    "memory-store",
+    "reflect-toggle",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Ok,
+    Info,
+    Warn,
+    Fail,
+}
+
+#[derive(Debug, Clone)]
+pub struct Check {
+    pub level: Level,
+    pub what: String,
+    pub fix: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub checks: Vec<Check>,
+}
+
+impl Report {
+    fn add(&mut self, level: Level, what: impl Into<String>, fix: Option<&str>) {
+        self.checks.push(Check {
+            level,
+            what: what.into(),
+            fix: fix.map(str::to_string),
+        });
+    }
+
+    pub fn failed(&self) -> bool {
+        self.checks.iter().any(|c| c.level == Level::Fail)
+    }
+
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for c in &self.checks {
+            let tag = match c.level {
+                Level::Ok => "ok  ",
+                Level::Info => "info",
+                Level::Warn => "warn",
+                Level::Fail => "FAIL",
+            };
+            let _ = writeln!(out, "{tag}  {}", c.what);
+            if let Some(fix) = &c.fix {
+                let _ = writeln!(out, "      fix: {fix}");
+            }
+        }
+        let problems = self
+            .checks
+            .iter()
+            .filter(|c| matches!(c.level, Level::Warn | Level::Fail))
+            .count();
+        let _ = writeln!(
+            out,
+            "{}",
+            if problems == 0 {
+                "no problems found".to_string()
+            } else {
+                format!("{problems} problem(s) found")
+            }
+        );
+        out
+    }
+}
+
+fn mode(path: &Path) -> Option<u32> {
+    fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o777)
+}
+
+/// Run every check against `paths`; `hooks` reports the settings.json side (see [`crate::settings`]).
+pub fn run(paths: &Paths) -> Report {
+    let mut r = Report::default();
+    check_data_dir(paths, &mut r);
+    check_binaries(paths, &mut r);
+    check_hooks(paths, &mut r);
+    check_store(paths, &mut r);
+    check_lock(paths, &mut r);
+    check_errors(paths, &mut r);
+    check_project(&mut r);
+    r
+}
+
+fn check_data_dir(paths: &Paths, r: &mut Report) {
+    let dir = &paths.data_dir;
+    match mode(dir) {
+        None => r.add(
+            Level::Warn,
+            format!("data dir {} does not exist yet", dir.display()),
+            Some("run `reflect-toggle on`"),
+        ),
+        Some(m) if m & 0o077 != 0 => r.add(
+            Level::Warn,
+            format!(
+                "data dir {} is readable by others (mode {m:o})",
+                dir.display()
+            ),
+            Some(&format!("chmod 700 '{}'", dir.display())),
+        ),
+        Some(_) => r.add(Level::Ok, format!("data dir {}", dir.display()), None),
+    }
+}
+
+fn check_binaries(paths: &Paths, r: &mut Report) {
+    let bin = paths.bin_dir();
+    let missing: Vec<&str> = BINARIES
+        .iter()
+        .copied()
+        .filter(|name| !mode(&bin.join(name)).is_some_and(|m| m & 0o111 != 0))
+        .collect();
+    if missing.is_empty() {
+        r.add(
+            Level::Ok,
+            format!("binaries installed in {}", bin.display()),
+            None,
+        );
+    } else {
+        r.add(
+            Level::Warn,
+            format!("missing or not executable in {}: {}", bin.display(), missing.join(", ")),
+            Some("run `scripts/install.sh` in the plugin directory (it builds and runs `reflect-toggle on`)"),
+        );
+    }
+}
+
+fn check_hooks(paths: &Paths, r: &mut Report) {
+    let settings = paths.settings();
+    match fs::read_to_string(&settings) {
+        Err(_) => r.add(
+            Level::Info,
+            format!("no {}: capture is off", settings.display()),
+            Some("run `reflect-toggle on` to turn capture on"),
+        ),
+        Ok(text) => {
+            let ours = BINARIES[..4].iter().filter(|b| text.contains(*b)).count();
+            match ours {
+                4 => r.add(
+                    Level::Ok,
+                    format!("hooks registered in {}", settings.display()),
+                    None,
+                ),
+                0 => r.add(
+                    Level::Info,
+                    format!("no reflect hooks in {}: capture is off", settings.display()),
+                    Some("run `reflect-toggle on`"),
+                ),
+                n => r.add(
+                    Level::Warn,
+                    format!("only {n} of 4 reflect hooks in {}", settings.display()),
+                    Some("run `reflect-toggle on` to register all four"),
+                ),
+            }
+        }
+    }
+}
+
+fn check_store(paths: &Paths, r: &mut Report) {
+    let store = paths.store();
+    let Ok(bytes) = fs::read(&store) else {
+        r.add(
+            Level::Info,
+            format!("store {} is empty (nothing captured yet)", store.display()),
+            None,
+        );
+        return;
+    };
+    let snap = Snapshot::parse(&bytes);
+    let h = &snap.health;
+    r.add(
+        Level::Ok,
+        format!(
+            "store {}: {} signals, {} bytes",
+            store.display(),
+            h.signals + h.legacy,
+            bytes.len()
+        ),
+        None,
+    );
+    if mode(&store).is_some_and(|m| m & 0o077 != 0) {
+        r.add(
+            Level::Warn,
+            format!(
+                "store is readable by others (mode {:o})",
+                mode(&store).unwrap_or(0)
+            ),
+            Some(&format!("chmod 600 '{}'", store.display())),
+        );
+    }
+    if h.invalid > 0 {
+        r.add(
+            Level::Warn,
+            format!("{} unreadable line(s) in the store (lines {:?}{})", h.invalid, h.invalid_lines, if h.torn_tail { ", the last one torn" } else { "" }),
+            Some("run `memory-store prune`: a rewrite moves them to signals.invalid.jsonl, losing nothing"),
+        );
+    }
+    if h.legacy > 0 {
+        r.add(
+            Level::Warn,
+            format!("{} v2 line(s) in the store", h.legacy),
+            Some("run `memory-store migrate`"),
+        );
+    }
+    if h.foreign > 0 {
+        r.add(
+            Level::Info,
+            format!(
+                "{} line(s) of a kind this version does not know (kept as they are)",
+                h.foreign
+            ),
+            None,
+        );
+    }
+    let now = Utc::now();
+    let oldest = snap
+        .signals()
+        .filter(|s| s.status == Status::Captured)
+        .filter_map(|s| age_days(&s.timestamp, now))
+        .max();
+    if let Some(days) = oldest {
+        let level = if days > crate::store::CAPTURED_TTL_DAYS {
+            Level::Warn
+        } else {
+            Level::Info
+        };
+        r.add(
+            level,
+            format!("oldest signal waiting for review: {days} day(s)"),
+            (level == Level::Warn).then_some("run /reflect, or `memory-store prune`"),
+        );
+    }
+}
+
+fn check_lock(paths: &Paths, r: &mut Report) {
+    if !paths.data_dir.is_dir() {
+        return;
+    }
+    let wait = LockWait {
+        timeout: Duration::from_secs(2),
+    };
+    match fsutil::with_lock(&paths.lock(), wait, &mut || {}, || Ok(())) {
+        Ok(()) => r.add(
+            Level::Ok,
+            format!("lock {} is free", paths.lock().display()),
+            None,
+        ),
+        Err(e) => r.add(
+            Level::Fail,
+            format!("cannot take the store lock: {e}"),
+            Some("a reflect process is stuck: find it with `fuser -v` on the lock file and end it"),
+        ),
+    }
+    let stale: Vec<String> = fs::read_dir(&paths.data_dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with('.') && n.ends_with(".tmp"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !stale.is_empty() {
+        r.add(
+            Level::Warn,
+            format!(
+                "{} temp file(s) left by an interrupted write: {}",
+                stale.len(),
+                stale.join(", ")
+            ),
+            Some(&format!(
+                "remove them from {} (the store itself is intact)",
+                paths.data_dir.display()
+            )),
+        );
+    }
+}
+
+fn check_errors(paths: &Paths, r: &mut Report) {
+    let log = paths.error_log();
+    let Ok(text) = fs::read_to_string(&log) else {
+        return;
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    if let Some(last) = lines.last() {
+        r.add(
+            Level::Warn,
+            format!(
+                "{} hook problem(s) logged in {}; last: {last}",
+                lines.len(),
+                log.display()
+            ),
+            Some("read the log; delete it once the cause is fixed"),
+        );
+    }
+}
+
+fn check_project(r: &mut Report) {
+    let Ok(cwd) = std::env::current_dir() else {
+        return;
+    };
+    if paths::project_opted_out(&cwd) {
+        r.add(
+            Level::Info,
+            format!(
+                "capture is off for this project ({} exists)",
+                paths::opt_out_marker(&cwd).display()
+            ),
+            None,
+        );
+    }
+}

@@ -1,0 +1,371 @@
+//! Text the CLIs and hooks print: list formats, stats, the statusline, CSV, and the context
+//! `inject-signals` puts back after a compaction. Pure functions from signals to bytes.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::signal::{Kind, Signal, Status, CONFIDENCE_VERIFIED};
+use crate::store::Health;
+
+/// The list formats of `memory-store query`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListFormat {
+    Jsonl,
+    Json,
+    Table,
+    Index,
+    Csv,
+}
+
+impl ListFormat {
+    pub fn parse(text: &str) -> Option<ListFormat> {
+        Some(match text {
+            "jsonl" => ListFormat::Jsonl,
+            "json" => ListFormat::Json,
+            "table" => ListFormat::Table,
+            "index" => ListFormat::Index,
+            "csv" => ListFormat::Csv,
+            _ => return None,
+        })
+    }
+}
+
+/// One line, at most `max` characters, newlines and tabs flattened; `…` marks a cut.
+pub fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let mut cut: String = flat.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// Render signals in a list format. `Json` is one pretty array; the others one record per line.
+pub fn list(signals: &[&Signal], format: ListFormat) -> String {
+    let mut out = String::new();
+    match format {
+        ListFormat::Jsonl => {
+            for s in signals {
+                out.push_str(&serde_json::to_string(s).expect("serializes"));
+                out.push('\n');
+            }
+        }
+        ListFormat::Json => {
+            out = serde_json::to_string_pretty(signals).expect("serializes");
+            out.push('\n');
+        }
+        ListFormat::Index => {
+            for s in signals {
+                let _ = writeln!(
+                    out,
+                    "{}  {:<16} {}  {}",
+                    s.id,
+                    s.kind,
+                    s.confidence,
+                    one_line(&s.content, 80)
+                );
+            }
+        }
+        ListFormat::Table => table(signals, &mut out),
+        ListFormat::Csv => csv(signals, &mut out),
+    }
+    out
+}
+
+fn table(signals: &[&Signal], out: &mut String) {
+    let id_width = signals.iter().map(|s| s.id.len()).max().unwrap_or(2).max(2);
+    let _ = writeln!(
+        out,
+        "{:<id_width$}  {:<16} {:<9} {:>4} {:>4}  {:<10}  CONTENT",
+        "ID", "TYPE", "STATUS", "CONF", "SEEN", "DATE"
+    );
+    for s in signals {
+        let date = s.timestamp.get(..10).unwrap_or(&s.timestamp);
+        let _ = writeln!(
+            out,
+            "{:<id_width$}  {:<16} {:<9} {:>4} {:>4}  {:<10}  {}",
+            s.id,
+            s.kind,
+            s.status,
+            s.confidence,
+            s.seen(),
+            date,
+            one_line(&s.content, 72)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{} signal{}",
+        signals.len(),
+        if signals.len() == 1 { "" } else { "s" }
+    );
+}
+
+/// RFC 4180 field: quoted when it holds a comma, quote or line break. A leading `=`, `+`, `-` or
+/// `@` is prefixed with `'` so a spreadsheet never runs captured text as a formula.
+fn csv_field(text: &str) -> String {
+    let text = match text.chars().next() {
+        Some('=' | '+' | '-' | '@') => format!("'{text}"),
+        _ => text.to_string(),
+    };
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
+    }
+}
+
+fn csv(signals: &[&Signal], out: &mut String) {
+    out.push_str("id,timestamp,session_id,project,type,status,confidence,seen,category,tags,content,context,promoted_to\r\n");
+    for s in signals {
+        let fields = [
+            s.id.clone(),
+            s.timestamp.clone(),
+            s.session_id.clone().unwrap_or_default(),
+            s.project.clone().unwrap_or_default(),
+            s.kind.to_string(),
+            s.status.to_string(),
+            s.confidence.to_string(),
+            s.seen().to_string(),
+            s.category.clone().unwrap_or_default(),
+            s.tags.join(";"),
+            s.content.clone(),
+            s.context.clone(),
+            s.promoted_to.clone().unwrap_or_default(),
+        ];
+        let row: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        out.push_str(&row.join(","));
+        out.push_str("\r\n");
+    }
+}
+
+/// Counts for `memory-store stats`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Stats {
+    pub total: usize,
+    /// Unreviewed signals (`captured`): what `/reflect` has to look at.
+    pub pending: usize,
+    pub by_status: BTreeMap<String, usize>,
+    pub by_type: BTreeMap<String, usize>,
+    pub by_confidence: BTreeMap<String, usize>,
+    pub needs_review: usize,
+    pub oldest_captured: Option<String>,
+    pub newest: Option<String>,
+    pub invalid_lines: usize,
+    pub legacy_lines: usize,
+    pub store_bytes: u64,
+}
+
+impl Stats {
+    pub fn collect<'a>(
+        signals: impl IntoIterator<Item = &'a Signal>,
+        health: &Health,
+        store_bytes: u64,
+    ) -> Stats {
+        let mut st = Stats {
+            invalid_lines: health.invalid,
+            legacy_lines: health.legacy,
+            store_bytes,
+            ..Stats::default()
+        };
+        for s in signals {
+            st.total += 1;
+            *st.by_status.entry(s.status.to_string()).or_default() += 1;
+            *st.by_type.entry(s.kind.to_string()).or_default() += 1;
+            *st.by_confidence
+                .entry(s.confidence.to_string())
+                .or_default() += 1;
+            if s.status == Status::Captured {
+                st.pending += 1;
+                if st.oldest_captured.as_ref().is_none_or(|o| s.timestamp < *o) {
+                    st.oldest_captured = Some(s.timestamp.clone());
+                }
+            }
+            if s.meta.get("needs_review") == Some(&serde_json::Value::Bool(true)) {
+                st.needs_review += 1;
+            }
+            if st.newest.as_ref().is_none_or(|n| s.timestamp > *n) {
+                st.newest = Some(s.timestamp.clone());
+            }
+        }
+        st
+    }
+
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "signals: {} ({} pending review)",
+            self.total, self.pending
+        );
+        let join = |m: &BTreeMap<String, usize>| {
+            m.iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if self.total > 0 {
+            let _ = writeln!(out, "by status: {}", join(&self.by_status));
+            let _ = writeln!(out, "by type: {}", join(&self.by_type));
+            let _ = writeln!(out, "by confidence: {}", join(&self.by_confidence));
+        }
+        if let Some(oldest) = &self.oldest_captured {
+            let _ = writeln!(out, "oldest pending: {oldest}");
+        }
+        if self.needs_review > 0 {
+            let _ = writeln!(
+                out,
+                "analyzed for over 30 days, to review: {}",
+                self.needs_review
+            );
+        }
+        if self.invalid_lines > 0 {
+            let _ = writeln!(
+                out,
+                "unreadable lines: {} (run `memory-store doctor`)",
+                self.invalid_lines
+            );
+        }
+        if self.legacy_lines > 0 {
+            let _ = writeln!(
+                out,
+                "v2 lines: {} (run `memory-store migrate`)",
+                self.legacy_lines
+            );
+        }
+        let _ = writeln!(out, "store size: {} bytes", self.store_bytes);
+        out
+    }
+
+    /// `reflect: N pending`, or nothing at all when there is nothing to review.
+    pub fn statusline(&self) -> String {
+        if self.pending == 0 {
+            String::new()
+        } else {
+            format!("reflect: {} pending\n", self.pending)
+        }
+    }
+}
+
+fn confidence_word(c: u8) -> &'static str {
+    match c {
+        c if c >= CONFIDENCE_VERIFIED => "verified",
+        3 => "high",
+        2 => "medium",
+        _ => "low",
+    }
+}
+
+/// The context `inject-signals` returns after a compaction: this session's captured signals,
+/// highest confidence first (newest first among equals), cut to `budget_tokens` (estimated as
+/// characters / 4). `None` when nothing fits or there is nothing to say.
+pub fn inject_context(signals: &[&Signal], budget_tokens: usize) -> Option<String> {
+    let mut ordered: Vec<&&Signal> = signals
+        .iter()
+        .filter(|s| s.status == Status::Captured && s.kind != Kind::Summary)
+        .collect();
+    if ordered.is_empty() {
+        return None;
+    }
+    // Stable sort: file order is chronological, so reversing first puts the newest first.
+    ordered.reverse();
+    ordered.sort_by(|a, b| b.confidence.cmp(&a.confidence));
+    let budget_chars = budget_tokens.saturating_mul(4);
+    let mut out = String::from(
+        "Learning signals captured earlier in this session (by the reflect plugin; the user reviews them with /reflect). Keep following them:\n",
+    );
+    let header = out.len();
+    for s in ordered {
+        let line = format!(
+            "- [{} · {}] {}\n",
+            s.kind,
+            confidence_word(s.confidence),
+            one_line(&s.content, 300)
+        );
+        if out.len() + line.len() > budget_chars {
+            break;
+        }
+        out.push_str(&line);
+    }
+    (out.len() > header).then_some(out)
+}
+
+/// Age of a timestamp in whole days (for doctor and table output).
+pub fn age_days(ts: &str, now: DateTime<Utc>) -> Option<i64> {
+    crate::signal::parse_time(ts).map(|t| (now - t).num_days())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sig(kind: Kind, content: &str, conf: u8) -> Signal {
+        let mut s = Signal::new(kind, content);
+        s.id = format!("SIG-20261122-{:010x}", content.len());
+        s.confidence = conf;
+        s
+    }
+
+    #[test]
+    fn index_is_one_short_line_per_signal() {
+        let long = "word ".repeat(40);
+        let a = sig(Kind::Correction, &format!("Use pnpm\nnot npm {long}"), 3);
+        let text = list(&[&a], ListFormat::Index);
+        assert_eq!(text.lines().count(), 1);
+        assert!(
+            text.contains("correction")
+                && text.contains(" 3 ")
+                && text.contains("Use pnpm not npm")
+        );
+        assert!(text.trim_end().ends_with('…'));
+        assert!(text.lines().next().unwrap().chars().count() < 130);
+    }
+
+    #[test]
+    fn csv_quotes_and_defuses_formulas() {
+        let a = sig(Kind::Command, "=HYPERLINK(\"x\"), then run", 1);
+        let text = list(&[&a], ListFormat::Csv);
+        let row = text.lines().nth(1).unwrap();
+        assert!(
+            row.contains("\"'=HYPERLINK(\"\"x\"\"), then run\""),
+            "{row}"
+        );
+    }
+
+    #[test]
+    fn inject_orders_by_confidence_and_respects_budget() {
+        let low = sig(Kind::Failure, "low one", 1);
+        let high = sig(Kind::Correction, "high one", 3);
+        let mut done = sig(Kind::Correction, "already promoted", 4);
+        done.status = Status::Promoted;
+        let text = inject_context(&[&low, &high, &done], 2000).unwrap();
+        let high_at = text.find("high one").unwrap();
+        assert!(high_at < text.find("low one").unwrap());
+        assert!(!text.contains("already promoted"));
+        // A budget that fits the header and one line keeps only the best signal.
+        let through_first = text.find("- [failure").unwrap();
+        let one = inject_context(&[&low, &high], through_first.div_ceil(4)).unwrap();
+        assert!(
+            one.contains("high one") && !one.contains("low one"),
+            "{one}"
+        );
+        assert!(one.len() <= through_first.div_ceil(4) * 4);
+        assert!(inject_context(&[&low], 10).is_none());
+        assert!(inject_context(&[], 2000).is_none());
+    }
+
+    #[test]
+    fn statusline_is_silent_when_nothing_is_pending() {
+        let health = Health::default();
+        assert_eq!(Stats::collect([], &health, 0).statusline(), "");
+        let a = sig(Kind::Correction, "x", 1);
+        assert_eq!(
+            Stats::collect([&a], &health, 0).statusline(),
+            "reflect: 1 pending\n"
+        );
+    }
+}
