@@ -134,7 +134,7 @@ fn check_binaries(paths: &Paths, r: &mut Report) {
     let missing: Vec<&str> = BINARIES
         .iter()
         .copied()
-        .filter(|name| !mode(&bin.join(name)).is_some_and(|m| m & 0o111 != 0))
+        .filter(|name| mode(&bin.join(name)).is_none_or(|m| m & 0o111 == 0))
         .collect();
     if missing.is_empty() {
         r.add(

@@ -273,7 +273,7 @@ pub fn inject_context(signals: &[&Signal], budget_tokens: usize) -> Option<Strin
     }
     // Stable sort: file order is chronological, so reversing first puts the newest first.
     ordered.reverse();
-    ordered.sort_by(|a, b| b.confidence.cmp(&a.confidence));
+    ordered.sort_by_key(|s| std::cmp::Reverse(s.confidence));
     let budget_chars = budget_tokens.saturating_mul(4);
     let mut out = String::from(
         "Learning signals captured earlier in this session (by the reflect plugin; the user reviews them with /reflect). Keep following them:\n",
