@@ -1,1 +1,33 @@
-fn main() {}
+//! capture-failure: the PostToolUseFailure hook. Stores one `failure` signal per failed tool call
+//! (tool, redacted error, what was tried). Prints nothing, always exits 0.
+
+use reflect_core::fsutil::LockWait;
+use reflect_core::paths::Paths;
+use reflect_core::store::Store;
+use reflect_core::{failure, hook};
+
+const PROGRAM: &str = "capture-failure";
+const HELP: &str = "capture-failure: Claude Code PostToolUseFailure hook of the reflect plugin.
+
+Reads the hook payload on stdin and stores one `failure` signal (tool, redacted error, input
+summary) in <data dir>/signals.jsonl. Prints nothing and always exits 0; problems go to
+<data dir>/errors.log. Registered by `reflect-toggle on`.
+
+Options: -h, --help   this text
+         -V, --version";
+
+fn main() {
+    hook::install_panic_guard(PROGRAM);
+    if hook::answer_help_or_version(PROGRAM, HELP) {
+        return;
+    }
+    let Some(payload) = hook::read_payload(PROGRAM) else { return };
+    if hook::opted_out(&payload) {
+        return;
+    }
+    let Some(signal) = failure::failure_signal(&payload) else { return };
+    let stored = Paths::from_env().and_then(|paths| Store::new(&paths, LockWait::HOOK).append(vec![signal]));
+    if let Err(e) = stored {
+        hook::log(PROGRAM, &e.to_string());
+    }
+}

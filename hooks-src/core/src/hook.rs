@@ -18,6 +18,17 @@ use crate::paths::{self, Paths};
 /// O_NONBLOCK, so opening a FIFO never waits for a writer.
 const O_NONBLOCK: i32 = 0o4000;
 
+/// `--help`/`-h` print `help`, `--version`/`-V` the version; returns true when one was answered.
+/// Hooks take no other arguments in hook mode, so this is all the flag parsing they pay for.
+pub fn answer_help_or_version(program: &str, help: &str) -> bool {
+    match std::env::args().nth(1).as_deref() {
+        Some("-h" | "--help") => println!("{help}"),
+        Some("-V" | "--version") => println!("{program} {}", env!("CARGO_PKG_VERSION")),
+        _ => return false,
+    }
+    true
+}
+
 /// Log to the error log of the environment's data dir (best effort).
 pub fn log(program: &str, message: &str) {
     if let Ok(paths) = Paths::from_env() {

@@ -9,6 +9,7 @@
 
 pub mod doctor;
 pub mod error;
+pub mod failure;
 pub mod forget;
 pub mod fsutil;
 pub mod hook;

@@ -273,7 +273,8 @@ pub fn inject_context(signals: &[&Signal], budget_tokens: usize) -> Option<Strin
     }
     // Stable sort: file order is chronological, so reversing first puts the newest first.
     ordered.reverse();
-    ordered.sort_by_key(|s| std::cmp::Reverse(s.confidence));
+    // At equal confidence what the user said outranks what a tool did.
+    ordered.sort_by_key(|s| (std::cmp::Reverse(s.confidence), !crate::store::is_learning(&s.kind)));
     let budget_chars = budget_tokens.saturating_mul(4);
     let mut out = String::from(
         "Learning signals captured earlier in this session (by the reflect plugin; the user reviews them with /reflect). Keep following them:\n",
@@ -356,6 +357,9 @@ mod tests {
         assert!(one.len() <= through_first.div_ceil(4) * 4);
         assert!(inject_context(&[&low], 10).is_none());
         assert!(inject_context(&[], 2000).is_none());
+        let said = sig(Kind::Convention, "what the user said", 1);
+        let text = inject_context(&[&said, &low], 2000).unwrap();
+        assert!(text.find("what the user said").unwrap() < text.find("low one").unwrap());
     }
 
     #[test]

@@ -456,6 +456,55 @@ impl Store {
         Ok(Snapshot::parse(&bytes))
     }
 
+    /// The signals of one session (captured in it, or seen again in it), with their recurrences
+    /// folded in, read without the lock and without parsing unrelated lines: a literal search for
+    /// the session id selects the few lines worth parsing. For `inject-signals`, which must stay
+    /// cheap on a store of thousands of signals. A line half-written by a concurrent append fails
+    /// to parse and is skipped.
+    pub fn session_signals(&self, session_id: &str) -> Result<Vec<Signal>> {
+        let bytes = read_or_empty(&self.paths.store())?;
+        let needle = format!("\"session_id\":{}", serde_json::to_string(session_id).expect("a string serializes"));
+        let finder = memchr::memmem::Finder::new(needle.as_bytes());
+        let mut signals: Vec<Signal> = Vec::new();
+        let mut sightings: HashMap<String, u64> = HashMap::new();
+        let mut seen_here: HashSet<String> = HashSet::new();
+        for line in bytes.split(|&b| b == b'\n') {
+            let is_recur = line.starts_with(b"{\"recur\"");
+            if !is_recur && finder.find(line).is_none() {
+                continue;
+            }
+            match parse_line(line) {
+                Record::Signal(s) | Record::Legacy(s) if s.session_id.as_deref() == Some(session_id) => signals.push(*s),
+                Record::Recur(r) => {
+                    *sightings.entry(r.recur.clone()).or_default() += 1;
+                    if r.session_id.as_deref() == Some(session_id) {
+                        seen_here.insert(r.recur);
+                    }
+                }
+                _ => {}
+            }
+        }
+        seen_here.retain(|id| !signals.iter().any(|s| &s.id == id));
+        if !seen_here.is_empty() {
+            // Signals first captured in another session and seen again in this one.
+            for line in bytes.split(|&b| b == b'\n') {
+                if seen_here.iter().any(|id| memchr::memmem::find(line, id.as_bytes()).is_some()) {
+                    if let Record::Signal(s) = parse_line(line) {
+                        if seen_here.contains(&s.id) {
+                            signals.push(*s);
+                        }
+                    }
+                }
+            }
+        }
+        for s in &mut signals {
+            if let Some(n) = sightings.get(&s.id) {
+                s.add_sightings(*n);
+            }
+        }
+        Ok(signals)
+    }
+
     /// Read the archive file (no lock needed for a consistent view: it only changes by rename).
     pub fn load_archive(&self) -> Result<Snapshot> {
         Ok(Snapshot::parse(&read_or_empty(&self.paths.archive())?))
