@@ -21,12 +21,17 @@ fn main() {
     if hook::answer_help_or_version(PROGRAM, HELP) {
         return;
     }
-    let Some(payload) = hook::read_payload(PROGRAM) else { return };
+    let Some(payload) = hook::read_payload(PROGRAM) else {
+        return;
+    };
     if hook::opted_out(&payload) {
         return;
     }
-    let Some(signal) = failure::failure_signal(&payload) else { return };
-    let stored = Paths::from_env().and_then(|paths| Store::new(&paths, LockWait::HOOK).append(vec![signal]));
+    let Some(signal) = failure::failure_signal(&payload) else {
+        return;
+    };
+    let stored =
+        Paths::from_env().and_then(|paths| Store::new(&paths, LockWait::HOOK).append(vec![signal]));
     if let Err(e) = stored {
         hook::log(PROGRAM, &e.to_string());
     }

@@ -8,7 +8,8 @@ use reflect_core::store::Store;
 use reflect_core::{hook, hookio, render};
 
 const PROGRAM: &str = "inject-signals";
-const HELP: &str = "inject-signals: Claude Code SessionStart (matcher \"compact\") hook of the reflect plugin.
+const HELP: &str =
+    "inject-signals: Claude Code SessionStart (matcher \"compact\") hook of the reflect plugin.
 
 Reads the hook payload on stdin and prints
 {\"hookSpecificOutput\":{\"hookEventName\":\"SessionStart\",\"additionalContext\":\"...\"}}
@@ -24,12 +25,18 @@ fn main() {
     if hook::answer_help_or_version(PROGRAM, HELP) {
         return;
     }
-    let Some(payload) = hook::read_payload(PROGRAM) else { return };
+    let Some(payload) = hook::read_payload(PROGRAM) else {
+        return;
+    };
     if hook::opted_out(&payload) {
         return;
     }
-    let Some(session) = payload.session_id.as_deref().filter(|s| !s.is_empty()) else { return };
-    let signals = match Paths::from_env().and_then(|p| Store::new(&p, LockWait::HOOK).session_signals(session)) {
+    let Some(session) = payload.session_id.as_deref().filter(|s| !s.is_empty()) else {
+        return;
+    };
+    let signals = match Paths::from_env()
+        .and_then(|p| Store::new(&p, LockWait::HOOK).session_signals(session))
+    {
         Ok(s) => s,
         Err(e) => {
             hook::log(PROGRAM, &e.to_string());

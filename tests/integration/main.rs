@@ -1,4 +1,5 @@
 //! One integration-test binary: every test runs the real binaries (assert_cmd) with `HOME`,
 //! `CLAUDE_CONFIG_DIR` and `REFLECT_HOME` in a temp dir. Modules are grouped by binary.
 
+mod memory_store;
 mod util;

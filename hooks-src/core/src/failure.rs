@@ -15,7 +15,9 @@ pub fn input_summary(tool: &str, input: &Value) -> String {
     let field = |name: &str| input.get(name).and_then(Value::as_str).map(str::to_string);
     let summary = match tool {
         "Bash" | "BashOutput" => field("command"),
-        "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => field("file_path").or_else(|| field("notebook_path")),
+        "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => {
+            field("file_path").or_else(|| field("notebook_path"))
+        }
         "Glob" => field("pattern"),
         "Grep" => field("pattern").map(|p| match field("path") {
             Some(path) => format!("{p} in {path}"),
@@ -28,7 +30,11 @@ pub fn input_summary(tool: &str, input: &Value) -> String {
     };
     let summary = summary.unwrap_or_else(|| match input {
         // Unknown tools (MCP and the like): the first string argument says most.
-        Value::Object(map) => map.values().find_map(Value::as_str).unwrap_or_default().to_string(),
+        Value::Object(map) => map
+            .values()
+            .find_map(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
         Value::Null => String::new(),
         other => other.to_string(),
     });
@@ -40,7 +46,9 @@ pub fn input_summary(tool: &str, input: &Value) -> String {
 pub fn error_head(error: &str) -> String {
     let mut lines = error.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next().unwrap_or("unknown error");
-    let is_bare_exit = first.strip_prefix("Exit code ").is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()));
+    let is_bare_exit = first
+        .strip_prefix("Exit code ")
+        .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()));
     let head = match (is_bare_exit, lines.next()) {
         (true, Some(detail)) => format!("{first}: {detail}"),
         _ => first.to_string(),
@@ -56,14 +64,22 @@ pub fn failure_signal(p: &Payload) -> Option<Signal> {
     }
     let tool = p.tool_name.as_deref().filter(|t| !t.is_empty())?;
     let error = p.error.as_deref().unwrap_or("");
-    let tried = p.tool_input.as_ref().map(|i| input_summary(tool, i)).unwrap_or_default();
+    let tried = p
+        .tool_input
+        .as_ref()
+        .map(|i| input_summary(tool, i))
+        .unwrap_or_default();
     let mut content = format!("{tool} failed: {}", error_head(error));
     if !tried.is_empty() {
         content.push_str(&format!(" (on `{}`)", one_line(&tried, 100)));
     }
     let mut sig = Signal::new(Kind::Failure, content);
     let excerpt: String = error.chars().take(ERROR_CONTEXT_CHARS).collect();
-    sig.context = if tried.is_empty() { format!("Error: {excerpt}") } else { format!("Tried: {tried}\nError: {excerpt}") };
+    sig.context = if tried.is_empty() {
+        format!("Error: {excerpt}")
+    } else {
+        format!("Tried: {tried}\nError: {excerpt}")
+    };
     sig.session_id = p.session_id.clone();
     sig.project = p.cwd.clone();
     sig.category = Some("tool-failure".into());
@@ -74,7 +90,8 @@ pub fn failure_signal(p: &Payload) -> Option<Signal> {
         sig.meta.insert("tool_use_id".into(), Value::from(id));
     }
     if let Some(agent) = &p.agent_id {
-        sig.meta.insert("agent_id".into(), Value::from(agent.as_str()));
+        sig.meta
+            .insert("agent_id".into(), Value::from(agent.as_str()));
     }
     Some(sig)
 }
@@ -88,7 +105,10 @@ mod tests {
     fn bash_failure_names_the_command_and_the_real_error() {
         let p = parse_payload(br#"{"session_id":"s","cwd":"/w","tool_name":"Bash","tool_input":{"command":"npm test","description":"run"},"tool_use_id":"toolu_1","error":"Exit code 1\n\nnpm ERR! missing script: test\nmore","is_interrupt":false}"#).unwrap();
         let s = failure_signal(&p).unwrap();
-        assert_eq!(s.content, "Bash failed: Exit code 1: npm ERR! missing script: test (on `npm test`)");
+        assert_eq!(
+            s.content,
+            "Bash failed: Exit code 1: npm ERR! missing script: test (on `npm test`)"
+        );
         assert!(s.context.starts_with("Tried: npm test\nError: Exit code 1"));
         assert_eq!(s.tool_use_id(), Some("toolu_1"));
         assert_eq!(s.project.as_deref(), Some("/w"));
@@ -104,7 +124,10 @@ mod tests {
 
     #[test]
     fn interrupts_and_toolless_payloads_are_not_failures() {
-        assert!(failure_signal(&parse_payload(br#"{"tool_name":"Bash","is_interrupt":true,"error":"x"}"#).unwrap()).is_none());
+        assert!(failure_signal(
+            &parse_payload(br#"{"tool_name":"Bash","is_interrupt":true,"error":"x"}"#).unwrap()
+        )
+        .is_none());
         assert!(failure_signal(&parse_payload(br#"{"error":"x"}"#).unwrap()).is_none());
     }
 
@@ -112,6 +135,12 @@ mod tests {
     fn unknown_tools_use_their_first_string_argument() {
         let input: Value = serde_json::json!({"server": "db", "query": "select 1"});
         assert_eq!(input_summary("mcp__db__run", &input), "db");
-        assert_eq!(input_summary("Grep", &serde_json::json!({"pattern": "fn main", "path": "src"})), "fn main in src");
+        assert_eq!(
+            input_summary(
+                "Grep",
+                &serde_json::json!({"pattern": "fn main", "path": "src"})
+            ),
+            "fn main in src"
+        );
     }
 }

@@ -274,7 +274,12 @@ pub fn inject_context(signals: &[&Signal], budget_tokens: usize) -> Option<Strin
     // Stable sort: file order is chronological, so reversing first puts the newest first.
     ordered.reverse();
     // At equal confidence what the user said outranks what a tool did.
-    ordered.sort_by_key(|s| (std::cmp::Reverse(s.confidence), !crate::store::is_learning(&s.kind)));
+    ordered.sort_by_key(|s| {
+        (
+            std::cmp::Reverse(s.confidence),
+            !crate::store::is_learning(&s.kind),
+        )
+    });
     let budget_chars = budget_tokens.saturating_mul(4);
     let mut out = String::from(
         "Learning signals captured earlier in this session (by the reflect plugin; the user reviews them with /reflect). Keep following them:\n",

@@ -463,7 +463,10 @@ impl Store {
     /// to parse and is skipped.
     pub fn session_signals(&self, session_id: &str) -> Result<Vec<Signal>> {
         let bytes = read_or_empty(&self.paths.store())?;
-        let needle = format!("\"session_id\":{}", serde_json::to_string(session_id).expect("a string serializes"));
+        let needle = format!(
+            "\"session_id\":{}",
+            serde_json::to_string(session_id).expect("a string serializes")
+        );
         let finder = memchr::memmem::Finder::new(needle.as_bytes());
         let mut signals: Vec<Signal> = Vec::new();
         let mut sightings: HashMap<String, u64> = HashMap::new();
@@ -474,7 +477,11 @@ impl Store {
                 continue;
             }
             match parse_line(line) {
-                Record::Signal(s) | Record::Legacy(s) if s.session_id.as_deref() == Some(session_id) => signals.push(*s),
+                Record::Signal(s) | Record::Legacy(s)
+                    if s.session_id.as_deref() == Some(session_id) =>
+                {
+                    signals.push(*s)
+                }
                 Record::Recur(r) => {
                     *sightings.entry(r.recur.clone()).or_default() += 1;
                     if r.session_id.as_deref() == Some(session_id) {
@@ -488,7 +495,10 @@ impl Store {
         if !seen_here.is_empty() {
             // Signals first captured in another session and seen again in this one.
             for line in bytes.split(|&b| b == b'\n') {
-                if seen_here.iter().any(|id| memchr::memmem::find(line, id.as_bytes()).is_some()) {
+                if seen_here
+                    .iter()
+                    .any(|id| memchr::memmem::find(line, id.as_bytes()).is_some())
+                {
                     if let Record::Signal(s) = parse_line(line) {
                         if seen_here.contains(&s.id) {
                             signals.push(*s);

@@ -1,0 +1,1014 @@
+//! memory-store: every subcommand and format, the error paths, and the store's guarantees under
+//! concurrency, crashes and hostile input.
+
+use std::collections::HashSet;
+use std::fs;
+use std::process::{Command as Std, Stdio};
+use std::time::Duration;
+
+use predicates::prelude::*;
+use serde_json::{json, Value};
+
+use crate::util::{read_jsonl, stdout, Env};
+
+fn append(env: &Env, signal: Value) -> String {
+    let out = env
+        .cmd("memory-store")
+        .args(["append", &signal.to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "append failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout(&out).trim().to_string()
+}
+
+/// Three signals of different kinds; returns their ids.
+fn seed(env: &Env) -> Vec<String> {
+    vec![
+        append(
+            env,
+            json!({"type": "correction", "content": "Use pnpm, not npm", "session_id": "s1", "project": "/work/app", "tags": ["pnpm"]}),
+        ),
+        append(
+            env,
+            json!({"type": "failure", "content": "Bash failed: Exit code 1", "session_id": "s1", "project": "/work/app"}),
+        ),
+        append(
+            env,
+            json!({"type": "convention", "content": "Tests go in tests/unit", "session_id": "s2", "project": "/other"}),
+        ),
+    ]
+}
+
+fn ids_of(lines: &[Value]) -> Vec<String> {
+    lines
+        .iter()
+        .filter_map(|v| v["id"].as_str().map(str::to_string))
+        .collect()
+}
+
+fn query(env: &Env, args: &[&str]) -> Vec<Value> {
+    let out = env
+        .cmd("memory-store")
+        .arg("query")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn append_fills_fields_and_assigns_ids() {
+    let env = Env::new();
+    let ids = seed(&env);
+    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 3);
+    assert!(ids
+        .iter()
+        .all(|id| id.starts_with("SIG-") && id.len() == "SIG-20261122-0123456789".len()));
+    let lines = env.store_lines();
+    assert_eq!(ids_of(&lines), ids);
+    let first = &lines[0];
+    assert_eq!(first["version"], 1);
+    assert_eq!(first["status"], "captured");
+    assert_eq!(first["confidence"], 1);
+    assert_eq!(first["source"]["hook"], "cli");
+    assert!(first["timestamp"].as_str().unwrap().ends_with('Z'));
+    for key in ["category", "related", "promoted_to", "meta", "context"] {
+        assert!(first.get(key).is_some(), "missing {key}");
+    }
+}
+
+#[test]
+fn append_reads_json_lines_and_arrays_from_stdin() {
+    let env = Env::new();
+    env.cmd("memory-store")
+        .args(["append", "-"])
+        .write_stdin(
+            "{\"type\":\"gotcha\",\"content\":\"a\"}\n\n{\"type\":\"gotcha\",\"content\":\"b\"}\n",
+        )
+        .assert()
+        .success()
+        .stdout(predicate::str::is_match("^SIG-\\S+\nSIG-\\S+\n$").unwrap());
+    env.cmd("memory-store")
+        .args(["append", "-"])
+        .write_stdin("[{\"type\":\"gotcha\",\"content\":\"c\"}]")
+        .assert()
+        .success();
+    assert_eq!(env.store_lines().len(), 3);
+}
+
+#[test]
+fn append_counts_a_repeat_instead_of_storing_it_twice() {
+    let env = Env::new();
+    let a = append(
+        &env,
+        json!({"type": "correction", "content": "No, use pnpm!", "project": "/p", "session_id": "s1"}),
+    );
+    let b = append(
+        &env,
+        json!({"type": "correction", "content": "no use PNPM", "project": "/p", "session_id": "s2"}),
+    );
+    assert_eq!(a, b);
+    let c = append(
+        &env,
+        json!({"type": "correction", "content": "No, use pnpm.", "project": "/p", "session_id": "s3"}),
+    );
+    assert_eq!(a, c);
+    let got: Value = serde_json::from_str(&stdout(
+        &env.cmd("memory-store").args(["get", &a]).output().unwrap(),
+    ))
+    .unwrap();
+    assert_eq!(got["meta"]["seen"], 3);
+    assert_eq!(got["confidence"], 3);
+    let listed = query(&env, &[]);
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["meta"]["seen"], 3);
+    // Another project is another signal.
+    let d = append(
+        &env,
+        json!({"type": "correction", "content": "No, use pnpm!", "project": "/q"}),
+    );
+    assert_ne!(a, d);
+}
+
+#[test]
+fn append_rejects_bad_input_with_exit_2_and_writes_nothing() {
+    let env = Env::new();
+    for bad in [
+        "not json",
+        "[1]",
+        "\"str\"",
+        r#"{"content":"no type"}"#,
+        r#"{"type":"bogus","content":"x"}"#,
+        r#"{"type":"failure","content":"   "}"#,
+        r#"{"type":"failure","content":"x","confidence":9}"#,
+        r#"{"type":"failure","content":"x","status":"bogus"}"#,
+    ] {
+        env.cmd("memory-store")
+            .args(["append", bad])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::starts_with("memory-store: "));
+    }
+    assert!(!env.store().exists() || env.store_lines().is_empty());
+}
+
+#[test]
+fn get_prints_one_signal_and_fails_on_unknown_ids() {
+    let env = Env::new();
+    let ids = seed(&env);
+    let out = env
+        .cmd("memory-store")
+        .args(["get", &ids[1]])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["id"], ids[1].as_str());
+    assert_eq!(v["type"], "failure");
+    env.cmd("memory-store")
+        .args(["get", "SIG-20990101-0000000000"])
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("no signal SIG-20990101-0000000000")
+                .and(predicate::str::contains("signals.jsonl")),
+        );
+}
+
+#[test]
+fn query_filters_combine() {
+    let env = Env::new();
+    let ids = seed(&env);
+    assert_eq!(
+        ids_of(&query(&env, &["--type", "correction"])),
+        [ids[0].clone()]
+    );
+    assert_eq!(
+        ids_of(&query(
+            &env,
+            &["--type", "correction", "--type", "convention"]
+        )),
+        [ids[0].clone(), ids[2].clone()]
+    );
+    assert_eq!(
+        ids_of(&query(&env, &["--session", "s1"])),
+        ids[..2].to_vec()
+    );
+    assert_eq!(
+        ids_of(&query(&env, &["--project", "/work"])),
+        ids[..2].to_vec()
+    );
+    assert!(query(&env, &["--project", "/wor"]).is_empty());
+    assert_eq!(ids_of(&query(&env, &["--tag", "pnpm"])), [ids[0].clone()]);
+    assert_eq!(query(&env, &["--since", "1h"]).len(), 3);
+    assert!(query(&env, &["--since", "2099-01-01"]).is_empty());
+    assert_eq!(ids_of(&query(&env, &["--limit", "2"])), ids[1..].to_vec());
+    assert_eq!(query(&env, &["--status", "captured"]).len(), 3);
+    assert!(query(&env, &["--status", "promoted"]).is_empty());
+}
+
+#[test]
+fn query_formats() {
+    let env = Env::new();
+    let ids = seed(&env);
+    let run = |fmt: &str| {
+        stdout(
+            &env.cmd("memory-store")
+                .args(["query", "--format", fmt])
+                .output()
+                .unwrap(),
+        )
+    };
+    let json: Value = serde_json::from_str(&run("json")).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), 3);
+    let index = run("index");
+    assert_eq!(index.lines().count(), 3);
+    for (line, id) in index.lines().zip(&ids) {
+        assert!(line.starts_with(id.as_str()), "{line}");
+    }
+    assert!(
+        index.lines().next().unwrap().contains("correction") && index.contains("Use pnpm, not npm")
+    );
+    let table = run("table");
+    assert!(table.starts_with("ID "), "{table}");
+    assert!(table.contains("3 signals"));
+    assert!(table
+        .lines()
+        .nth(1)
+        .unwrap()
+        .contains("correction       captured"));
+    env.cmd("memory-store")
+        .args(["query", "--format", "xml"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn query_rejects_bad_filters() {
+    let env = Env::new();
+    for args in [
+        &["--status", "nope"][..],
+        &["--type", "nope"],
+        &["--since", "yesterday"],
+        &["--limit", "x"],
+        &["--bogus"],
+    ] {
+        env.cmd("memory-store")
+            .arg("query")
+            .args(args)
+            .assert()
+            .code(2);
+    }
+}
+
+#[test]
+fn update_changes_only_what_it_is_asked() {
+    let env = Env::new();
+    let ids = seed(&env);
+    let before = env.store_lines();
+    env.cmd("memory-store")
+        .args([
+            "update",
+            &ids[0],
+            "--status",
+            "analyzed",
+            "--confidence",
+            "4",
+            "--category",
+            "tooling",
+            "--tag",
+            "js",
+            "--tag",
+            "pnpm",
+        ])
+        .assert()
+        .success();
+    let after = env.store_lines();
+    assert_eq!(after[0]["status"], "analyzed");
+    assert_eq!(after[0]["confidence"], 4);
+    assert_eq!(after[0]["category"], "tooling");
+    assert_eq!(after[0]["tags"], json!(["pnpm", "js"]));
+    assert_eq!(after[1..], before[1..]);
+    assert!(
+        fs::read_dir(env.data.join("backups")).unwrap().count() >= 1,
+        "a rewrite leaves a backup"
+    );
+    env.cmd("memory-store")
+        .args(["update", &ids[0]])
+        .assert()
+        .code(2);
+    env.cmd("memory-store")
+        .args(["update", &ids[0], "--confidence", "5"])
+        .assert()
+        .code(2);
+    env.cmd("memory-store")
+        .args(["update", &ids[0], "--status", "nope"])
+        .assert()
+        .code(2);
+    env.cmd("memory-store")
+        .args(["update", "SIG-20990101-0000000000", "--status", "analyzed"])
+        .assert()
+        .code(1);
+    assert_eq!(env.store_lines(), after);
+}
+
+#[test]
+fn dismiss_is_all_or_nothing() {
+    let env = Env::new();
+    let ids = seed(&env);
+    env.cmd("memory-store")
+        .args(["dismiss", &ids[0], "SIG-20990101-0000000000"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("nothing dismissed"));
+    assert!(env.store_lines().iter().all(|l| l["status"] == "captured"));
+    env.cmd("memory-store")
+        .args(["dismiss", &ids[0], &ids[1]])
+        .assert()
+        .success();
+    let statuses: Vec<Value> = env
+        .store_lines()
+        .iter()
+        .map(|l| l["status"].clone())
+        .collect();
+    assert_eq!(
+        statuses,
+        [json!("dismissed"), json!("dismissed"), json!("captured")]
+    );
+    env.cmd("memory-store").arg("dismiss").assert().code(2);
+}
+
+#[test]
+fn promote_writes_the_target_records_it_and_is_idempotent() {
+    let env = Env::new();
+    let ids = seed(&env);
+    let project = env.dir.path().join("proj");
+    fs::create_dir_all(&project).unwrap();
+    let target = project.join("CLAUDE.md");
+    fs::write(
+        &target,
+        "# My project\n\n## Conventions\n\n- tabs\n\n## Notes\n\nkeep\n",
+    )
+    .unwrap();
+    env.cmd("memory-store")
+        .args([
+            "promote",
+            &ids[0],
+            "--target",
+            target.to_str().unwrap(),
+            "--content",
+            "Use pnpm, not npm",
+        ])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("added to").and(predicate::str::contains("## Conventions")),
+        );
+    assert_eq!(
+        fs::read_to_string(&target).unwrap(),
+        "# My project\n\n## Conventions\n\n- tabs\n- Use pnpm, not npm\n\n## Notes\n\nkeep\n"
+    );
+    let sig = &env.store_lines()[0];
+    assert_eq!(sig["status"], "promoted");
+    assert_eq!(sig["promoted_to"], target.to_str().unwrap());
+    let index = fs::read_to_string(env.data.join("learnings/LEARNINGS.md")).unwrap();
+    assert!(
+        index.contains(&ids[0]) && index.contains("Use pnpm, not npm"),
+        "{index}"
+    );
+    let topic = fs::read_to_string(env.data.join("learnings/correction.md")).unwrap();
+    assert!(topic.contains(&format!("## {}", ids[0])));
+    let backups: Vec<String> = fs::read_dir(env.data.join("backups"))
+        .unwrap()
+        .map(|e| fs::read_to_string(e.unwrap().path()).unwrap_or_default())
+        .collect();
+    assert!(
+        backups
+            .iter()
+            .any(|b| b == "# My project\n\n## Conventions\n\n- tabs\n\n## Notes\n\nkeep\n"),
+        "target backed up"
+    );
+    // Again: the file does not get the line twice, the index keeps one line.
+    env.cmd("memory-store")
+        .args([
+            "promote",
+            &ids[0],
+            "--target",
+            target.to_str().unwrap(),
+            "--content",
+            "Use pnpm, not npm",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("already in"));
+    assert_eq!(
+        fs::read_to_string(&target)
+            .unwrap()
+            .matches("Use pnpm")
+            .count(),
+        1
+    );
+    let index = fs::read_to_string(env.data.join("learnings/LEARNINGS.md")).unwrap();
+    assert_eq!(index.matches(ids[0].as_str()).count(), 1);
+}
+
+#[test]
+fn promote_creates_a_missing_target_and_section() {
+    let env = Env::new();
+    let ids = seed(&env);
+    let target = env.dir.path().join("proj/.claude/rules/testing.md");
+    env.cmd("memory-store")
+        .args([
+            "promote",
+            &ids[2],
+            "--target",
+            target.to_str().unwrap(),
+            "--content",
+            "Tests go in tests/unit",
+            "--section",
+            "Layout",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("(created)"));
+    assert_eq!(
+        fs::read_to_string(&target).unwrap(),
+        "# Testing\n\n## Layout\n\n- Tests go in tests/unit\n"
+    );
+}
+
+#[test]
+fn promote_of_an_unknown_id_changes_nothing() {
+    let env = Env::new();
+    seed(&env);
+    let before = fs::read(env.store()).unwrap();
+    let target = env.dir.path().join("CLAUDE.md");
+    fs::write(&target, "# keep\n").unwrap();
+    env.cmd("memory-store")
+        .args([
+            "promote",
+            "SIG-20990101-0000000000",
+            "--target",
+            target.to_str().unwrap(),
+            "--content",
+            "x",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no signal"));
+    assert_eq!(fs::read_to_string(&target).unwrap(), "# keep\n");
+    assert_eq!(fs::read(env.store()).unwrap(), before);
+    assert!(!env.data.join("learnings").exists());
+    env.cmd("memory-store")
+        .args(["promote", "SIG-1", "--content", "x"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn forget_deletes_everywhere_including_backups() {
+    let env = Env::new();
+    let ids = seed(&env);
+    let target = env.dir.path().join("CLAUDE.md");
+    env.cmd("memory-store")
+        .args([
+            "promote",
+            &ids[0],
+            "--target",
+            target.to_str().unwrap(),
+            "--content",
+            "Use pnpm, not npm",
+        ])
+        .assert()
+        .success();
+    env.cmd("memory-store").args(["archive"]).assert().success();
+    env.cmd("memory-store")
+        .args(["update", &ids[1], "--tag", "x"])
+        .assert()
+        .success();
+    // ids[0] is now in the archive, the learnings and several store backups.
+    let secret_marker = ids[0].as_str();
+    assert!(String::from_utf8_lossy(&env.all_data_bytes()).contains(secret_marker));
+    env.cmd("memory-store")
+        .args(["forget", &ids[0]])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("forgot 1 signal(s)"));
+    assert!(
+        !String::from_utf8_lossy(&env.all_data_bytes()).contains(secret_marker),
+        "no trace left under the data dir"
+    );
+    assert_eq!(ids_of(&env.store_lines()), ids[1..].to_vec());
+    // By session and by project.
+    env.cmd("memory-store")
+        .args(["forget", "--session", "s1"])
+        .assert()
+        .success();
+    assert_eq!(ids_of(&env.store_lines()), [ids[2].clone()]);
+    env.cmd("memory-store")
+        .args(["forget", "--project", "/other"])
+        .assert()
+        .success();
+    assert!(env.store_lines().is_empty());
+    env.cmd("memory-store").arg("forget").assert().code(2);
+}
+
+#[test]
+fn archive_and_prune_follow_the_ttl_rules() {
+    let env = Env::new();
+    let old = "2020-01-01T00:00:00Z";
+    let store_text: String = [
+        json!({"id": "SIG-20200101-0000000001", "timestamp": old, "type": "correction", "status": "captured", "confidence": 1, "content": "old captured"}),
+        json!({"id": "SIG-20200101-0000000002", "timestamp": old, "type": "correction", "status": "captured", "confidence": 4, "content": "old verified"}),
+        json!({"id": "SIG-20200101-0000000003", "timestamp": old, "type": "correction", "status": "analyzed", "confidence": 2, "content": "old analyzed"}),
+        json!({"id": "SIG-20200101-0000000004", "timestamp": old, "type": "correction", "status": "promoted", "confidence": 2, "content": "old promoted"}),
+        json!({"id": "SIG-20200101-0000000005", "timestamp": old, "type": "correction", "status": "dismissed", "confidence": 2, "content": "old dismissed"}),
+    ]
+    .iter()
+    .map(|v| v.to_string() + "\n")
+    .collect();
+    fs::create_dir_all(&env.data).unwrap();
+    fs::write(env.store(), store_text).unwrap();
+    append(&env, json!({"type": "failure", "content": "fresh"}));
+    env.cmd("memory-store")
+        .arg("prune")
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("pruned 1")
+                .and(predicate::str::contains("flagged 1"))
+                .and(predicate::str::contains("archived 2")),
+        );
+    let left = env.store_lines();
+    let contents: Vec<&str> = left
+        .iter()
+        .map(|l| l["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(contents, ["old verified", "old analyzed", "fresh"]);
+    assert_eq!(left[1]["meta"]["needs_review"], true);
+    let archived = read_jsonl(&env.data.join("signals.archive.jsonl"));
+    assert_eq!(archived.len(), 2);
+    assert!(archived.iter().all(|a| a["status"] == "archived"));
+    assert_eq!(archived[0]["meta"]["status_before"], "promoted");
+    // get finds archived signals too.
+    env.cmd("memory-store")
+        .args(["get", "SIG-20200101-0000000004"])
+        .assert()
+        .success();
+    // archive --status moves what it is told to.
+    env.cmd("memory-store")
+        .args(["archive", "--status", "analyzed", "--days", "30"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("archived 1"));
+    // Asked explicitly, archive moves even a verified signal (only the automatic prune spares it).
+    env.cmd("memory-store")
+        .args(["archive", "--status", "captured", "--days", "30"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("archived 1"));
+    let left = env.store_lines();
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0]["content"], "fresh");
+    env.cmd("memory-store")
+        .args(["archive", "--status", "nope"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn stats_formats() {
+    let env = Env::new();
+    env.cmd("memory-store")
+        .args(["stats", "--format", "statusline"])
+        .assert()
+        .success()
+        .stdout("");
+    let ids = seed(&env);
+    env.cmd("memory-store")
+        .args(["dismiss", &ids[0]])
+        .assert()
+        .success();
+    env.cmd("memory-store")
+        .args(["stats", "--format", "statusline"])
+        .assert()
+        .success()
+        .stdout("reflect: 2 pending\n");
+    let text = stdout(&env.cmd("memory-store").arg("stats").output().unwrap());
+    assert!(text.contains("signals: 3 (2 pending review)"), "{text}");
+    assert!(
+        text.contains("by type: convention 1, correction 1, failure 1"),
+        "{text}"
+    );
+    let json: Value = serde_json::from_str(&stdout(
+        &env.cmd("memory-store")
+            .args(["stats", "--format", "json"])
+            .output()
+            .unwrap(),
+    ))
+    .unwrap();
+    assert_eq!(json["total"], 3);
+    assert_eq!(json["pending"], 2);
+    assert_eq!(json["by_status"]["dismissed"], 1);
+    env.cmd("memory-store")
+        .args(["stats", "--format", "yaml"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn export_formats() {
+    let env = Env::new();
+    let ids = seed(&env);
+    let jsonl = stdout(
+        &env.cmd("memory-store")
+            .args(["export", "--format", "jsonl"])
+            .output()
+            .unwrap(),
+    );
+    let lines: Vec<Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(ids_of(&lines), ids);
+    let csv = stdout(
+        &env.cmd("memory-store")
+            .args(["export", "--format", "csv"])
+            .output()
+            .unwrap(),
+    );
+    let rows: Vec<&str> = csv.split("\r\n").filter(|r| !r.is_empty()).collect();
+    assert_eq!(rows.len(), 4);
+    assert!(rows[0].starts_with("id,timestamp,session_id,project,type,status"));
+    assert!(rows[1].contains("\"Use pnpm, not npm\""), "{}", rows[1]);
+    env.cmd("memory-store")
+        .args(["export", "--format", "xml"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn migrate_converts_v2_lines_once() {
+    let env = Env::new();
+    fs::create_dir_all(&env.data).unwrap();
+    let v2 = r#"{"ts":"2026-02-11T10:23:00Z","sid":"abc","type":"correction","context":"No, use pnpm not npm","turn":42}"#;
+    fs::write(env.store(), format!("{v2}\n")).unwrap();
+    // Readable before migration.
+    let listed = query(&env, &[]);
+    assert_eq!(listed[0]["content"], "No, use pnpm not npm");
+    let id = listed[0]["id"].as_str().unwrap().to_string();
+    env.cmd("memory-store")
+        .arg("migrate")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("migrated 1"));
+    let lines = env.store_lines();
+    assert_eq!(
+        lines[0]["id"],
+        id.as_str(),
+        "the id a reader saw is the id after migration"
+    );
+    assert_eq!(lines[0]["version"], 1);
+    assert_eq!(lines[0]["status"], "captured");
+    assert_eq!(lines[0]["session_id"], "abc");
+    let after_first = fs::read(env.store()).unwrap();
+    env.cmd("memory-store")
+        .arg("migrate")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("migrated 0"));
+    assert_eq!(fs::read(env.store()).unwrap(), after_first);
+}
+
+#[test]
+fn doctor_reports_problems_and_fixes() {
+    let env = Env::new();
+    seed(&env);
+    let mut f = fs::OpenOptions::new()
+        .append(true)
+        .open(env.store())
+        .unwrap();
+    std::io::Write::write_all(&mut f, b"{\"torn").unwrap();
+    let out = env.cmd("memory-store").arg("doctor").output().unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("1 unreadable line(s)"), "{text}");
+    assert!(text.contains("fix: "), "{text}");
+    assert!(text.contains("lock") && text.contains("is free"), "{text}");
+    assert!(text.contains("missing or not executable"), "{text}");
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    let env = Env::new();
+    for sub in [
+        "append", "get", "query", "update", "promote", "dismiss", "forget", "archive", "prune",
+        "stats", "export", "migrate", "doctor",
+    ] {
+        env.cmd("memory-store")
+            .args([sub, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("Usage: memory-store"));
+    }
+    env.cmd("memory-store")
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("memory-store "));
+    env.cmd("memory-store").assert().code(2);
+    env.cmd("memory-store").arg("frobnicate").assert().code(2);
+}
+
+#[test]
+fn errors_name_the_path_and_the_cause() {
+    let env = Env::new();
+    fs::create_dir_all(&env.data).unwrap();
+    fs::create_dir_all(env.store()).unwrap(); // a directory where the store should be
+    env.cmd("memory-store")
+        .args(["query"])
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::is_match("^memory-store: cannot read .*signals.jsonl: .+\n$").unwrap(),
+        );
+    let env = Env::new();
+    env.cmd("memory-store")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("HOME")
+        .env_remove("REFLECT_HOME")
+        .arg("stats")
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn a_closed_stdout_is_not_an_error() {
+    let env = Env::new();
+    let batch: String = (0..3000)
+        .map(|i| format!("{{\"type\":\"gotcha\",\"content\":\"item {i}\"}}\n"))
+        .collect();
+    env.cmd("memory-store")
+        .args(["append", "-"])
+        .write_stdin(batch)
+        .assert()
+        .success();
+    let bin = assert_cmd::cargo::cargo_bin("memory-store");
+    let status = Std::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "'{}' query --format table | head -1 >/dev/null; exit ${{PIPESTATUS:-0}}",
+            bin.display()
+        ))
+        .env("REFLECT_HOME", &env.data)
+        .env("HOME", &env.home)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = Std::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "'{}' query | head -1 >/dev/null; echo ${{PIPESTATUS[0]}}",
+            bin.display()
+        ))
+        .env("REFLECT_HOME", &env.data)
+        .env("HOME", &env.home)
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout(&out).trim(),
+        "0",
+        "memory-store exits 0 when its reader goes away"
+    );
+}
+
+/// 16 processes × 500 appends at once, with updates and prunes racing: 8,000 intact lines,
+/// 8,000 distinct ids, and none lost to a rewrite.
+#[test]
+fn concurrent_appends_and_rewrites_lose_nothing() {
+    let env = Env::new();
+    let first = append(
+        &env,
+        json!({"type": "gotcha", "content": "the one the updater edits"}),
+    );
+    let bin = assert_cmd::cargo::cargo_bin("memory-store");
+    let spawn = |script: String| {
+        Std::new("sh")
+            .arg("-c")
+            .arg(script)
+            .env("REFLECT_HOME", &env.data)
+            .env("HOME", &env.home)
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let writers: Vec<_> = (0..16)
+        .map(|w| {
+            spawn(format!(
+                "i=0; while [ $i -lt 500 ]; do '{bin}' append \"{{\\\"type\\\":\\\"gotcha\\\",\\\"content\\\":\\\"writer {w} item $i\\\"}}\" || exit 1; i=$((i+1)); done",
+                bin = bin.display()
+            ))
+        })
+        .collect();
+    let racer = spawn(format!(
+        "i=0; while [ $i -lt 40 ]; do '{bin}' update {first} --tag t$i || exit 1; '{bin}' prune || exit 1; i=$((i+1)); done",
+        bin = bin.display()
+    ));
+    for mut w in writers {
+        assert!(w.wait().unwrap().success(), "a writer failed");
+    }
+    let mut racer = racer;
+    assert!(racer.wait().unwrap().success(), "the updater failed");
+    let lines = env.store_lines(); // panics on any torn or invalid line
+    let ids: HashSet<String> = ids_of(&lines).into_iter().collect();
+    assert_eq!(lines.len(), 8001);
+    assert_eq!(ids.len(), 8001, "ids are unique");
+    let contents: HashSet<&str> = lines
+        .iter()
+        .map(|l| l["content"].as_str().unwrap())
+        .collect();
+    for w in 0..16 {
+        for i in 0..500 {
+            assert!(
+                contents.contains(format!("writer {w} item {i}").as_str()),
+                "lost writer {w} item {i}"
+            );
+        }
+    }
+    let edited = lines.iter().find(|l| l["id"] == first.as_str()).unwrap();
+    assert_eq!(
+        edited["tags"].as_array().unwrap().len(),
+        40,
+        "no update lost either"
+    );
+}
+
+/// A rewrite killed with SIGKILL at a random point always leaves a store that parses, holding
+/// every signal acknowledged before.
+#[test]
+fn a_killed_rewrite_never_loses_an_acknowledged_signal() {
+    let env = Env::new();
+    let batch: String = (0..20_000)
+        .map(|i| format!("{{\"type\":\"gotcha\",\"content\":\"bulk signal {i} with some text to make the line longer\"}}\n"))
+        .collect();
+    env.cmd("memory-store")
+        .args(["append", "-"])
+        .write_stdin(batch)
+        .assert()
+        .success();
+    let mut acknowledged: HashSet<String> = ids_of(&env.store_lines()).into_iter().collect();
+    let target = acknowledged.iter().next().unwrap().clone();
+    let bin = assert_cmd::cargo::cargo_bin("memory-store");
+    let mut rng: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut killed_mid_write = 0;
+    for round in 0..60 {
+        let id = append(
+            &env,
+            json!({"type": "gotcha", "content": format!("acknowledged in round {round}")}),
+        );
+        acknowledged.insert(id);
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let delay = Duration::from_micros(rng % 60_000);
+        let args: Vec<String> = match round % 3 {
+            0 => vec![
+                "update".into(),
+                target.clone(),
+                "--tag".into(),
+                format!("r{round}"),
+            ],
+            1 => vec!["prune".into()],
+            _ => vec![
+                "update".into(),
+                target.clone(),
+                "--confidence".into(),
+                "2".into(),
+            ],
+        };
+        let mut child = Std::new(&bin)
+            .args(&args)
+            .env("REFLECT_HOME", &env.data)
+            .env("HOME", &env.home)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(delay);
+        if child.try_wait().unwrap().is_none() {
+            killed_mid_write += 1;
+        }
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let lines = env.store_lines(); // every line parses
+        let present: HashSet<String> = ids_of(&lines).into_iter().collect();
+        assert_eq!(
+            present.len(),
+            lines.len(),
+            "no duplicated signal after round {round}"
+        );
+        let missing: Vec<&String> = acknowledged.difference(&present).collect();
+        assert!(
+            missing.is_empty(),
+            "round {round}: lost {} acknowledged signals",
+            missing.len()
+        );
+    }
+    assert!(
+        killed_mid_write >= 10,
+        "the kills must land while rewrites run (got {killed_mid_write})"
+    );
+}
+
+/// A store holding torn, invalid, v2 and future-version lines is read, queried and rewritten
+/// without losing a valid line or an unknown field.
+#[test]
+fn a_hostile_store_is_read_and_rewritten_without_loss() {
+    let env = Env::new();
+    fs::create_dir_all(&env.data).unwrap();
+    let v1 = json!({"id": "SIG-20261120-0000000001", "version": 1, "timestamp": "2026-11-20T10:00:00Z", "type": "correction", "status": "captured", "confidence": 2, "content": "keep me", "x_unknown": {"nested": [1, 2]}, "meta": {"custom": "kept"}});
+    let future = json!({"id": "SIG-20261120-0000000002", "version": 7, "timestamp": "2026-11-20T10:00:01Z", "type": "insight", "status": "snoozed", "confidence": 2, "content": "from the future", "new_field": true});
+    let odd_future = r#"{"id":"SIG-20261120-0000000003","version":9,"type":"correction","confidence":"very high","content":"shape changed"}"#;
+    let v2 = r#"{"ts":"2026-11-20T10:00:02Z","sid":"old","type":"correction","context":"No, use yarn","turn":3}"#;
+    let text = format!(
+        "{v1}\n{{\"torn\": \n\x00\x01 binary \u{fffd}\n{future}\nnot json at all\n{odd_future}\n{v2}\n[1,2,3]\n{{\"id\":\"SIG-20261120-0000000004\",\"type\":\"failure\",\"content\":\"last, torn"
+    );
+    let mut bytes = text.into_bytes();
+    bytes.extend_from_slice(b"\xff\xfe");
+    fs::write(env.store(), &bytes).unwrap();
+
+    let listed = query(&env, &[]);
+    let contents: Vec<&str> = listed
+        .iter()
+        .map(|l| l["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(contents, ["keep me", "from the future", "No, use yarn"]);
+    env.cmd("memory-store")
+        .args(["get", "SIG-20261120-0000000002"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("new_field"));
+    let stats = stdout(&env.cmd("memory-store").arg("stats").output().unwrap());
+    // torn, binary, "not json", a JSON array (a store line must be an object), the torn last line
+    assert!(stats.contains("unreadable lines: 5"), "{stats}");
+
+    // An append after a torn tail starts a new line.
+    let new_id = append(
+        &env,
+        json!({"type": "gotcha", "content": "appended after the torn line"}),
+    );
+    // A rewrite: update one signal.
+    env.cmd("memory-store")
+        .args(["update", "SIG-20261120-0000000001", "--tag", "t"])
+        .assert()
+        .success();
+    let after = fs::read(env.store()).unwrap();
+    let after_text = String::from_utf8_lossy(&after);
+    let lines: Vec<Value> = after_text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("the rewritten store is clean"))
+        .collect();
+    assert_eq!(
+        lines[0]["x_unknown"],
+        json!({"nested": [1, 2]}),
+        "unknown field kept"
+    );
+    assert_eq!(lines[0]["meta"]["custom"], "kept");
+    assert_eq!(lines[0]["tags"], json!(["t"]));
+    assert!(
+        after_text.contains(&future.to_string()),
+        "untouched lines are written back byte for byte"
+    );
+    assert!(
+        after_text.contains(odd_future),
+        "a line this version cannot read as a signal is kept"
+    );
+    assert!(after_text.contains(v2));
+    assert!(after_text.contains(&new_id));
+    // The invalid lines were moved aside, not lost.
+    let quarantine = fs::read(env.data.join("signals.invalid.jsonl")).unwrap();
+    let q = String::from_utf8_lossy(&quarantine);
+    assert!(
+        q.contains("{\"torn\": ")
+            && q.contains("not json at all")
+            && q.contains("last, torn")
+            && q.contains("[1,2,3]"),
+        "{q}"
+    );
+    assert!(
+        quarantine.windows(2).any(|w| w == b"\xff\xfe"),
+        "bytes kept exactly"
+    );
+}
