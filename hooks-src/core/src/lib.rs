@@ -19,5 +19,6 @@ pub mod promote;
 pub mod query;
 pub mod redact;
 pub mod render;
+pub mod scan;
 pub mod signal;
 pub mod store;

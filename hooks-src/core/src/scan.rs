@@ -1,0 +1,484 @@
+//! The store's fast read path: the top-level fields of a JSON line, without building it.
+//!
+//! `query` and `stats` run over every line of a store that may hold 100,000 signals; a full,
+//! allocating parse of each costs as much as Python. [`scan`] walks one line once, validates its
+//! JSON syntax as it goes (balanced structure, string escapes, literal tokens, UTF-8), and returns
+//! the byte spans of the schema's top-level fields. It is strict: whenever it is unsure (a key
+//! with an escape, a duplicate schema key, anything malformed) it answers `None` and the caller
+//! falls back to the full parser, so the fast path and [`crate::store::parse_line`] agree on what
+//! a line is. Callers still fully parse a line before they print more than its scanned fields.
+
+use memchr::memchr2;
+
+/// The top-level keys the scanner reports, in schema order (plus the v2 and recurrence keys).
+pub const KEYS: [&str; 20] = [
+    "id",
+    "version",
+    "timestamp",
+    "session_id",
+    "project",
+    "type",
+    "status",
+    "confidence",
+    "source",
+    "content",
+    "context",
+    "category",
+    "tags",
+    "related",
+    "promoted_to",
+    "meta",
+    "recur",
+    "ts",
+    "sid",
+    "tool_use_id",
+];
+
+/// Index of a key in [`KEYS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Key {
+    Id,
+    Version,
+    Timestamp,
+    SessionId,
+    Project,
+    Type,
+    Status,
+    Confidence,
+    Source,
+    Content,
+    Context,
+    Category,
+    Tags,
+    Related,
+    PromotedTo,
+    Meta,
+    Recur,
+    Ts,
+    Sid,
+    ToolUseId,
+}
+
+/// The raw value spans (as written, strings with their quotes) of the [`KEYS`] a line holds.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fields<'a> {
+    spans: [Option<&'a [u8]>; KEYS.len()],
+}
+
+impl<'a> Fields<'a> {
+    pub fn raw(&self, key: Key) -> Option<&'a [u8]> {
+        self.spans[key as usize]
+    }
+
+    pub fn has(&self, key: Key) -> bool {
+        self.raw(key).is_some()
+    }
+
+    /// A string field without escapes, borrowed; `None` when absent, not a string, or escaped
+    /// (callers treat an escaped value through the full parser).
+    pub fn str(&self, key: Key) -> Option<&'a str> {
+        let raw = self.raw(key)?;
+        let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+        if inner.contains(&b'\\') {
+            return None;
+        }
+        // The whole line was checked to be UTF-8 by `scan`.
+        std::str::from_utf8(inner).ok()
+    }
+
+    /// Whether a field is present and a JSON string with escapes (needs the full parser).
+    pub fn is_escaped_str(&self, key: Key) -> bool {
+        self.raw(key).is_some_and(|r| r.first() == Some(&b'"') && r.contains(&b'\\'))
+    }
+
+    /// A small non-negative integer field.
+    pub fn uint(&self, key: Key) -> Option<u64> {
+        let raw = self.raw(key)?;
+        if raw.is_empty() || raw.len() > 19 || !raw.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        std::str::from_utf8(raw).ok()?.parse().ok()
+    }
+
+    /// The JSON type of a field's value, by its first byte.
+    pub fn kind(&self, key: Key) -> Option<u8> {
+        self.raw(key).and_then(|r| r.first().copied())
+    }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n') {
+        i += 1;
+    }
+    i
+}
+
+/// End (exclusive) of the string starting at `i` (which holds `"`), checking escapes.
+fn skip_string(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        j += memchr2(b'"', b'\\', &b[j..])?;
+        if b[j] == b'"' {
+            return Some(j + 1);
+        }
+        match *b.get(j + 1)? {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 2,
+            b'u' if b.get(j + 2..j + 6)?.iter().all(u8::is_ascii_hexdigit) => j += 6,
+            _ => return None,
+        }
+    }
+}
+
+/// The JSON number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+fn is_number(tok: &[u8]) -> bool {
+    let digits = |i: usize| tok[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut i = usize::from(tok.first() == Some(&b'-'));
+    match tok.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i += digits(i),
+        _ => return false,
+    }
+    if tok.get(i) == Some(&b'.') {
+        let n = digits(i + 1);
+        if n == 0 {
+            return false;
+        }
+        i += 1 + n;
+    }
+    if matches!(tok.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(tok.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let n = digits(i);
+        if n == 0 {
+            return false;
+        }
+        i += n;
+    }
+    i == tok.len()
+}
+
+/// End of a literal (number, true, false, null) starting at `i`.
+fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
+    let end = i + b[i..].iter().position(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n')).unwrap_or(b.len() - i);
+    let tok = &b[i..end];
+    let ok = match tok.first()? {
+        b't' => tok == b"true",
+        b'f' => tok == b"false",
+        b'n' => tok == b"null",
+        b'-' | b'0'..=b'9' => is_number(tok),
+        _ => false,
+    };
+    ok.then_some(end)
+}
+
+/// End of any value starting at `i` (after whitespace), validating nested structure.
+fn skip_value(b: &[u8], i: usize, depth: usize) -> Option<usize> {
+    if depth > 64 {
+        return None;
+    }
+    match *b.get(i)? {
+        b'"' => skip_string(b, i),
+        b'{' => {
+            let mut j = skip_ws(b, i + 1);
+            if b.get(j) == Some(&b'}') {
+                return Some(j + 1);
+            }
+            loop {
+                if b.get(j) != Some(&b'"') {
+                    return None;
+                }
+                j = skip_ws(b, skip_string(b, j)?);
+                if b.get(j) != Some(&b':') {
+                    return None;
+                }
+                j = skip_ws(b, skip_value(b, skip_ws(b, j + 1), depth + 1)?);
+                match b.get(j)? {
+                    b',' => j = skip_ws(b, j + 1),
+                    b'}' => return Some(j + 1),
+                    _ => return None,
+                }
+            }
+        }
+        b'[' => {
+            let mut j = skip_ws(b, i + 1);
+            if b.get(j) == Some(&b']') {
+                return Some(j + 1);
+            }
+            loop {
+                j = skip_ws(b, skip_value(b, j, depth + 1)?);
+                match b.get(j)? {
+                    b',' => j = skip_ws(b, j + 1),
+                    b']' => return Some(j + 1),
+                    _ => return None,
+                }
+            }
+        }
+        _ => skip_literal(b, i),
+    }
+}
+
+/// The top-level fields of one line, or `None` when the line is not a JSON object the scanner
+/// can vouch for (the caller then uses the full parser).
+pub fn scan(line: &[u8]) -> Option<Fields<'_>> {
+    if std::str::from_utf8(line).is_err() {
+        return None;
+    }
+    scan_object(line, &KEYS).map(|spans| Fields { spans })
+}
+
+/// Walk one JSON object (the whole of `b`), returning the value spans of `keys`.
+fn scan_object<'a, const N: usize>(b: &'a [u8], keys: &[&str; N]) -> Option<[Option<&'a [u8]>; N]> {
+    let mut spans = [None; N];
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return (skip_ws(b, i + 1) == b.len()).then_some(spans);
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = skip_string(b, i)?;
+        let key = &b[i + 1..key_end - 1];
+        if key.contains(&b'\\') {
+            return None;
+        }
+        i = skip_ws(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        let start = skip_ws(b, i + 1);
+        let end = skip_value(b, start, 1)?;
+        if let Some(k) = keys.iter().position(|k| k.as_bytes() == key) {
+            if spans[k].is_some() {
+                return None; // a duplicate key: let the full parser decide
+            }
+            spans[k] = Some(&b[start..end]);
+        }
+        i = skip_ws(b, end);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => return (skip_ws(b, i + 1) == b.len()).then_some(spans),
+            _ => return None,
+        }
+    }
+}
+
+/// `[]` or an array whose elements are all strings (what `tags` and `related` must be).
+fn string_array(span: &[u8]) -> bool {
+    let mut i = skip_ws(span, 1);
+    if span.get(i) == Some(&b']') {
+        return true;
+    }
+    loop {
+        if span.get(i) != Some(&b'"') {
+            return false;
+        }
+        let Some(end) = skip_string(span, i) else { return false };
+        i = skip_ws(span, end);
+        match span.get(i) {
+            Some(b',') => i = skip_ws(span, i + 1),
+            Some(b']') => return true,
+            _ => return false,
+        }
+    }
+}
+
+/// A `source` the full parser accepts: null, a string, or an object whose known fields have
+/// their types (`hook`, `uuid`, `file`: string or null; `line`, `turn`: integer or null).
+fn source_ok(span: &[u8]) -> bool {
+    match span.first() {
+        Some(b'"') => true,
+        Some(b'n') => span == b"null",
+        Some(b'{') => scan_object(span, &["hook", "line", "uuid", "turn", "file"]).is_some_and(|[hook, line, uuid, turn, file]| {
+            let text = |v: Option<&[u8]>| v.is_none_or(|v| v == b"null" || v.first() == Some(&b'"'));
+            let int = |v: Option<&[u8]>| v.is_none_or(|v| v == b"null" || (!v.is_empty() && v.len() < 20 && v.iter().all(u8::is_ascii_digit)));
+            text(hook) && text(uuid) && text(file) && int(line) && int(turn)
+        }),
+        _ => false,
+    }
+}
+
+/// What a scanned line is, by the same rules as [`crate::store::parse_line`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Would parse as a v1 signal.
+    Signal,
+    /// A v2 line (`ts`, `type`, no `id`).
+    Legacy,
+    /// A recurrence record.
+    Recur,
+    /// Valid JSON object of another kind (kept verbatim, never listed).
+    Foreign,
+}
+
+fn string_or_null(f: &Fields, key: Key) -> bool {
+    matches!(f.kind(key), None | Some(b'"') | Some(b'n'))
+}
+
+/// Classify scanned fields. `None` when the schema types are not what the full parser accepts for
+/// sure (e.g. a `confidence` of 300): the caller falls back to the full parser.
+pub fn shape(f: &Fields) -> Option<Shape> {
+    if f.has(Key::Recur) {
+        let ok = f.kind(Key::Recur) == Some(b'"')
+            && matches!(f.kind(Key::Timestamp), None | Some(b'"'))
+            && string_or_null(f, Key::SessionId)
+            && string_or_null(f, Key::ToolUseId)
+            && f.raw(Key::Source).is_none_or(source_ok);
+        return ok.then_some(Shape::Recur);
+    }
+    if !f.has(Key::Id) {
+        let v2 = f.has(Key::Ts) && f.kind(Key::Type) == Some(b'"');
+        return Some(if v2 { Shape::Legacy } else { Shape::Foreign });
+    }
+    let strings_ok = f.kind(Key::Id) == Some(b'"')
+        && f.kind(Key::Type) == Some(b'"')
+        && matches!(f.kind(Key::Status), None | Some(b'"'))
+        && matches!(f.kind(Key::Timestamp), None | Some(b'"'))
+        && matches!(f.kind(Key::Content), None | Some(b'"'))
+        && matches!(f.kind(Key::Context), None | Some(b'"'))
+        && [Key::SessionId, Key::Project, Key::Category, Key::PromotedTo].iter().all(|k| string_or_null(f, *k));
+    let numbers_ok = (!f.has(Key::Version) || f.uint(Key::Version).is_some_and(|v| v <= u64::from(u32::MAX)))
+        && (!f.has(Key::Confidence) || f.uint(Key::Confidence).is_some_and(|c| c <= 255));
+    let nested_ok = f.raw(Key::Tags).is_none_or(|r| r.first() == Some(&b'[') && string_array(r))
+        && f.raw(Key::Related).is_none_or(|r| r.first() == Some(&b'[') && string_array(r))
+        && matches!(f.kind(Key::Meta), None | Some(b'{'))
+        && f.raw(Key::Source).is_none_or(source_ok);
+    (strings_ok && numbers_ok && nested_ok).then_some(Shape::Signal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{parse_line, Record};
+
+    fn agrees(line: &str) {
+        let full = parse_line(line.as_bytes());
+        let fast = scan(line.as_bytes()).and_then(|f| shape(&f));
+        let expected = match full {
+            Record::Signal(_) => Shape::Signal,
+            Record::Legacy(_) => Shape::Legacy,
+            Record::Recur(_) => Shape::Recur,
+            Record::Foreign => Shape::Foreign,
+            Record::Invalid => {
+                assert_eq!(fast, None, "scanner accepted an invalid line: {line}");
+                return;
+            }
+        };
+        if let Some(fast) = fast {
+            assert_eq!(fast, expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn extracts_top_level_fields_only() {
+        let line = br#"{"id":"SIG-1","meta":{"status":"nested"},"status":"analyzed","confidence":3,"tags":["a","b"],"content":"say \"hi\""}"#;
+        let f = scan(line).unwrap();
+        assert_eq!(f.str(Key::Status), Some("analyzed"));
+        assert_eq!(f.uint(Key::Confidence), Some(3));
+        assert_eq!(f.raw(Key::Tags), Some(&br#"["a","b"]"#[..]));
+        assert_eq!(f.str(Key::Content), None);
+        assert!(f.is_escaped_str(Key::Content));
+        assert_eq!(f.raw(Key::Meta), Some(&br#"{"status":"nested"}"#[..]));
+    }
+
+    #[test]
+    fn tolerates_whitespace_like_other_writers() {
+        let f = scan(br#" { "id" : "x" , "type": "failure", "n": [ 1 , 2 ] , "o" : { } } "#).unwrap();
+        assert_eq!(f.str(Key::Type), Some("failure"));
+    }
+
+    #[test]
+    fn refuses_what_is_not_valid_json() {
+        for bad in [
+            &b"{\"id\":\"x\""[..],
+            b"{\"id\":\"x\",}",
+            b"{\"id\":tru}",
+            b"{\"id\":\"\\q\"}",
+            b"{\"id\":\"x\"} trailing",
+            b"[1,2]",
+            b"{\"a\":[1,}",
+            b"{\"a\":\"\xff\"}",
+            b"",
+            b"{\"id\":1x}",
+            b"{\"id\":\"a\",\"id\":\"b\"}",
+        ] {
+            assert!(scan(bad).is_none(), "{}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_full_parser() {
+        for line in [
+            r#"{"id":"SIG-1","type":"correction","content":"x"}"#,
+            r#"{"id":"SIG-1","type":"correction","confidence":300}"#,
+            r#"{"id":"SIG-1","type":"correction","confidence":"high"}"#,
+            r#"{"id":"SIG-1","type":"correction","tags":[1]}"#,
+            r#"{"id":"SIG-1","type":"correction","tags":"x"}"#,
+            r#"{"id":"SIG-1","type":7}"#,
+            r#"{"id":"SIG-1","type":"x","session_id":null,"source":"hook","meta":{}}"#,
+            r#"{"id":"SIG-1","type":"x","source":{"line":"3"}}"#,
+            r#"{"id":"SIG-1","type":"x","source":{"line":3,"uuid":null,"hook":"h","extra":[1]}}"#,
+            r#"{"id":"SIG-1","type":"x","tags":["a",1]}"#,
+            r#"{"id":"SIG-1","type":"x","tags":["a","b"],"related":[]}"#,
+            r#"{"id":"SIG-1","type":"x","meta":[]}"#,
+            r#"{"id":"SIG-1","type":"x","version":-1}"#,
+            r#"{"ts":"2026-01-01T00:00:00Z","sid":"a","type":"correction","context":"c"}"#,
+            r#"{"ts":"2026-01-01T00:00:00Z","type":3}"#,
+            r#"{"recur":"SIG-1","timestamp":"t"}"#,
+            r#"{"recur":5}"#,
+            r#"{"other":"record"}"#,
+            r#"{}"#,
+            r#"{"id":"SIG-1","type":"x","content":"é \u00e9 \ud83d\ude00"}"#,
+            r#"{"id":"SIG-1","type":"x","x":1.5e3,"y":-0.2,"z":[true,false,null]}"#,
+            r#"{"id":"SIG-1" "type":"x"}"#,
+        ] {
+            agrees(line);
+        }
+    }
+
+    #[test]
+    fn never_accepts_a_corrupted_line_the_parser_rejects() {
+        let base = [
+            r#"{"id":"SIG-20261122-0000000001","version":1,"timestamp":"2026-11-22T10:23:00Z","session_id":"s","project":"/p","type":"correction","status":"captured","confidence":2,"source":{"hook":"PreCompact","line":412,"uuid":"u","turn":null,"file":null},"content":"Use pnpm, not \"npm\"","context":"c","category":null,"tags":["pnpm"],"related":[],"promoted_to":null,"meta":{"seen":2}}"#,
+            r#"{"ts":"2026-02-11T10:23:00Z","sid":"abc","type":"correction","context":"No, use pnpm","turn":4}"#,
+            r#"{"recur":"SIG-20261122-0000000001","timestamp":"2026-11-22T10:23:00Z","session_id":"s","source":{"line":9},"tool_use_id":"t"}"#,
+        ];
+        let mut rng: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let alphabet = b"{}[]\":,\\ 0123456789-.eEtrufalsn\x7f\xc3\xa9";
+        for round in 0..30_000 {
+            let mut line = base[round % base.len()].as_bytes().to_vec();
+            for _ in 0..=(next() % 3) {
+                let at = (next() as usize) % line.len();
+                match next() % 4 {
+                    0 => line[at] = alphabet[(next() as usize) % alphabet.len()],
+                    1 => line.truncate(at.max(1)),
+                    2 => {
+                        line.remove(at);
+                    }
+                    _ => line.insert(at, alphabet[(next() as usize) % alphabet.len()]),
+                }
+                if line.is_empty() {
+                    break;
+                }
+            }
+            agrees(&String::from_utf8_lossy(&line));
+            // Raw bytes too (the lossy copy above hides invalid UTF-8).
+            if let Record::Invalid = parse_line(&line) {
+                assert!(scan(&line).and_then(|f| shape(&f)).is_none(), "{}", String::from_utf8_lossy(&line));
+            }
+        }
+    }
+}
