@@ -9,8 +9,13 @@ use reflect_core::error::Error;
 
 /// Write `text` to stdout; a reader that went away ends the program quietly with success.
 pub fn emit(text: &str) {
+    emit_bytes(text.as_bytes());
+}
+
+/// [`emit`] for bytes.
+pub fn emit_bytes(bytes: &[u8]) {
     let mut out = io::stdout().lock();
-    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    if let Err(e) = out.write_all(bytes).and_then(|()| out.flush()) {
         if e.kind() == io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }

@@ -12,13 +12,13 @@ use reflect_core::error::{Error, Result};
 use reflect_core::fsutil::LockWait;
 use reflect_core::paths::Paths;
 use reflect_core::query::{self, Filter};
-use reflect_core::render::{self, ListFormat, Stats};
+use reflect_core::render::{self, ListFormat};
 use reflect_core::signal::{Signal, Status};
 use reflect_core::store::{self, Store};
 use reflect_core::{doctor, forget, promote};
 use serde_json::{Map, Value};
 
-use cli_support::{emit, finish};
+use cli_support::{emit, emit_bytes, finish};
 
 const PROGRAM: &str = "memory-store";
 
@@ -211,18 +211,22 @@ fn run(command: Command) -> Result<()> {
                 tags,
                 since: since.as_deref().map(query::parse_since_now).transpose()?,
             };
-            let snap = store.load()?;
-            let mut hits: Vec<&Signal> = snap.signals().filter(|s| filter.matches(s)).collect();
+            let bytes = store.read_bytes()?;
+            let mut selection = query::select(&bytes, &filter);
             if let Some(n) = limit {
-                hits.drain(..hits.len().saturating_sub(n));
+                selection.keep_newest(n);
             }
             let format = match format {
-                QueryFormat::Jsonl => ListFormat::Jsonl,
+                QueryFormat::Jsonl => {
+                    emit_bytes(&selection.jsonl());
+                    return Ok(());
+                }
                 QueryFormat::Json => ListFormat::Json,
                 QueryFormat::Table => ListFormat::Table,
                 QueryFormat::Index => ListFormat::Index,
             };
-            emit(&render::list(&hits, format));
+            let signals = selection.into_signals();
+            emit(&render::list(&signals.iter().collect::<Vec<_>>(), format));
             Ok(())
         }
         Command::Update {
@@ -359,11 +363,7 @@ fn run(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Stats { format } => {
-            let snap = store.load()?;
-            let bytes = std::fs::metadata(paths.store())
-                .map(|m| m.len())
-                .unwrap_or(0);
-            let stats = Stats::collect(snap.signals(), &snap.health, bytes);
+            let stats = query::stats(&store.read_bytes()?);
             emit(&match format {
                 StatsFormat::Text => stats.text(),
                 StatsFormat::Json => {

@@ -105,6 +105,437 @@ pub fn absolute_project(dir: &Path) -> PathBuf {
     abs.canonicalize().unwrap_or(abs)
 }
 
+// ---------------------------------------------------------------------------------------------
+// The fast path: select and count over raw store bytes with the scanner, parsing fully only the
+// lines the scanner cannot vouch for and the signals a caller needs whole.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use crate::scan::{self, Fields, Key, Shape};
+use crate::store::{parse_line, Health, Record};
+
+/// One line of the store as the fast path sees it.
+// A view lives for one closure call on the stack; boxing the scanned fields would put an
+// allocation per line on the hot path to save stack bytes nobody misses.
+#[allow(clippy::large_enum_variant)]
+pub enum View<'a> {
+    /// Scanned: a v1 signal, a recurrence or a foreign record, with its top-level fields.
+    Fast(Shape, Fields<'a>),
+    /// Everything else went through the full parser.
+    Full(Record),
+}
+
+/// Visit every non-empty line of a store's bytes once.
+pub fn visit<'a>(bytes: &'a [u8], mut f: impl FnMut(&'a [u8], View<'a>)) {
+    let mut scanner = scan::Scanner::default();
+    for line in lines(bytes) {
+        if line.is_empty()
+            || (line[0].is_ascii_whitespace() && line.iter().all(u8::is_ascii_whitespace))
+        {
+            continue;
+        }
+        let fast = scanner
+            .scan(line)
+            .and_then(|fields| match scan::shape(&fields) {
+                Some(Shape::Legacy) | None => None,
+                Some(shape) => Some(View::Fast(shape, fields)),
+            });
+        f(line, fast.unwrap_or_else(|| View::Full(parse_line(line))));
+    }
+}
+
+/// The lines of `bytes` (without their newlines), split with SIMD.
+pub fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut start = 0;
+    let mut ends = memchr::memchr_iter(b'\n', bytes);
+    std::iter::from_fn(move || {
+        let end = match ends.next() {
+            Some(end) => end,
+            None if start < bytes.len() => bytes.len(),
+            None => return None,
+        };
+        let line = &bytes[start..end];
+        start = end + 1;
+        Some(line)
+    })
+}
+
+/// Recurrence counts by target id, with the newest sighting's time.
+pub type Recurrences = HashMap<String, (u64, String)>;
+
+fn count_recurrence(recurrences: &mut Recurrences, target: &str, at: &str) {
+    let slot = recurrences.entry(target.to_string()).or_default();
+    slot.0 += 1;
+    if at > slot.1.as_str() {
+        slot.1 = at.to_string();
+    }
+}
+
+/// The recurrence a view records, if it is one.
+fn recurrence_of(line: &[u8], view: &View) -> Option<(String, String)> {
+    match view {
+        View::Fast(Shape::Recur, f) => match (
+            f.str(Key::Recur),
+            f.raw(Key::Timestamp).map(|_| f.str(Key::Timestamp)),
+        ) {
+            (Some(target), None) => Some((target.to_string(), String::new())),
+            (Some(target), Some(Some(at))) => Some((target.to_string(), at.to_string())),
+            _ => match parse_line(line) {
+                Record::Recur(r) => Some((r.recur, r.timestamp)),
+                _ => None,
+            },
+        },
+        View::Full(Record::Recur(r)) => Some((r.recur.clone(), r.timestamp.clone())),
+        _ => None,
+    }
+}
+
+/// A timestamp as written by reflect (`2026-11-22T10:23:00Z`) compares as text.
+fn canonical_time(ts: &str) -> bool {
+    ts.len() == 20 && ts.as_bytes()[10] == b'T' && ts.ends_with('Z')
+}
+
+impl Filter {
+    /// Decide on scanned fields; `None` when a field needs the full parser (an escaped string).
+    fn matches_fields(&self, f: &Fields, since_text: Option<&str>) -> Option<bool> {
+        let text = |key: Key| -> Option<Option<&str>> {
+            if f.is_escaped_str(key) {
+                None
+            } else {
+                Some(f.str(key))
+            }
+        };
+        if !self.statuses.is_empty() {
+            let status = text(Key::Status)?.unwrap_or("captured");
+            if !self.statuses.iter().any(|s| s.as_str() == status) {
+                return Some(false);
+            }
+        }
+        if !self.kinds.is_empty() {
+            let kind = text(Key::Type)?.unwrap_or("");
+            if !self.kinds.iter().any(|k| k.as_str() == kind) {
+                return Some(false);
+            }
+        }
+        if let Some(sid) = &self.session {
+            if text(Key::SessionId)? != Some(sid.as_str()) {
+                return Some(false);
+            }
+        }
+        if let Some(dir) = &self.project {
+            if !text(Key::Project)?.is_some_and(|p| within(Path::new(p), dir)) {
+                return Some(false);
+            }
+        }
+        if !self.tags.is_empty() {
+            let tags: Vec<Cow<str>> = match f.raw(Key::Tags) {
+                Some(raw) => serde_json::from_slice(raw).ok()?,
+                None => Vec::new(),
+            };
+            if !tags.iter().any(|t| self.tags.iter().any(|want| want == t)) {
+                return Some(false);
+            }
+        }
+        if let Some(since) = self.since {
+            let Some(ts) = text(Key::Timestamp)? else {
+                return Some(false);
+            };
+            let newer = match since_text {
+                Some(s) if canonical_time(ts) => ts >= s,
+                _ => crate::signal::parse_time(ts).is_some_and(|t| t >= since),
+            };
+            if !newer {
+                return Some(false);
+            }
+        }
+        Some(true)
+    }
+}
+
+/// A selected signal: the stored line itself while it can be printed as is.
+pub enum Hit<'a> {
+    Raw { line: &'a [u8], id: &'a str },
+    Parsed(Box<Signal>),
+}
+
+/// What [`select`] found, in store order.
+pub struct Selection<'a> {
+    pub hits: Vec<Hit<'a>>,
+    recurrences: Recurrences,
+}
+
+/// The fields every line written by reflect holds: such a line prints as it is.
+const COMPLETE: [Key; 16] = [
+    Key::Id,
+    Key::Version,
+    Key::Timestamp,
+    Key::SessionId,
+    Key::Project,
+    Key::Type,
+    Key::Status,
+    Key::Confidence,
+    Key::Source,
+    Key::Content,
+    Key::Context,
+    Key::Category,
+    Key::Tags,
+    Key::Related,
+    Key::PromotedTo,
+    Key::Meta,
+];
+
+/// Select the signals of a store's bytes that match `filter`, in one pass.
+pub fn select<'a>(bytes: &'a [u8], filter: &Filter) -> Selection<'a> {
+    let since_text = filter.since.map(crate::signal::format_time);
+    let mut hits = Vec::new();
+    let mut recurrences = Recurrences::new();
+    visit(bytes, |line, view| {
+        if let Some((target, at)) = recurrence_of(line, &view) {
+            count_recurrence(&mut recurrences, &target, &at);
+            return;
+        }
+        match view {
+            View::Fast(Shape::Signal, f) => {
+                let complete = COMPLETE.iter().all(|k| f.has(*k));
+                match (
+                    filter.matches_fields(&f, since_text.as_deref()),
+                    f.str(Key::Id),
+                ) {
+                    (Some(false), _) => {}
+                    (Some(true), Some(id)) if complete => hits.push(Hit::Raw { line, id }),
+                    _ => {
+                        if let Record::Signal(s) = parse_line(line) {
+                            if filter.matches(&s) {
+                                hits.push(Hit::Parsed(s));
+                            }
+                        }
+                    }
+                }
+            }
+            View::Full(Record::Signal(s) | Record::Legacy(s)) if filter.matches(&s) => {
+                hits.push(Hit::Parsed(s))
+            }
+            _ => {}
+        }
+    });
+    Selection { hits, recurrences }
+}
+
+impl<'a> Selection<'a> {
+    /// Keep only the `n` newest hits.
+    pub fn keep_newest(&mut self, n: usize) {
+        let drop = self.hits.len().saturating_sub(n);
+        self.hits.drain(..drop);
+    }
+
+    fn folded(&self, mut sig: Signal) -> Signal {
+        if let Some((n, last)) = self.recurrences.get(&sig.id) {
+            sig.fold_recurrences(*n, last);
+        }
+        sig
+    }
+
+    /// The hits as whole signals (recurrences folded in).
+    pub fn into_signals(self) -> Vec<Signal> {
+        let mut out = Vec::with_capacity(self.hits.len());
+        for hit in &self.hits {
+            let sig = match hit {
+                Hit::Raw { line, .. } => match parse_line(line) {
+                    Record::Signal(s) => *s,
+                    _ => continue, // the scanner vouched for it; unreachable in practice
+                },
+                Hit::Parsed(s) => (**s).clone(),
+            };
+            out.push(self.folded(sig));
+        }
+        out
+    }
+
+    /// The hits as JSON lines: stored lines verbatim where nothing needs filling or folding.
+    pub fn jsonl(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(
+            self.hits
+                .iter()
+                .map(|h| {
+                    if let Hit::Raw { line, .. } = h {
+                        line.len() + 1
+                    } else {
+                        512
+                    }
+                })
+                .sum(),
+        );
+        for hit in &self.hits {
+            match hit {
+                Hit::Raw { line, id } if !self.recurrences.contains_key(*id) => {
+                    out.extend_from_slice(line)
+                }
+                Hit::Raw { line, .. } => {
+                    if let Record::Signal(s) = parse_line(line) {
+                        serde_json::to_writer(&mut out, &self.folded(*s)).expect("serializes");
+                    }
+                }
+                Hit::Parsed(s) => serde_json::to_writer(&mut out, &self.folded((**s).clone()))
+                    .expect("serializes"),
+            }
+            out.push(b'\n');
+        }
+        out
+    }
+}
+
+/// Counts of a store's bytes for `stats`, in one pass (the same numbers as
+/// [`crate::render::Stats::collect`] over a parsed store).
+pub fn stats(bytes: &[u8]) -> crate::render::Stats {
+    use std::sync::LazyLock;
+    static NEEDS_REVIEW: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"\"needs_review\":true"));
+    static SEEN: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"\"seen\""));
+
+    #[derive(Default)]
+    struct Tally<'a> {
+        total: usize,
+        pending: usize,
+        needs_review: usize,
+        by_status: HashMap<Cow<'a, str>, usize>,
+        by_type: HashMap<Cow<'a, str>, usize>,
+        oldest_captured: Option<Cow<'a, str>>,
+        newest: Option<Cow<'a, str>>,
+        /// Confidence and prior sightings of each signal, to fold recurrences in at the end.
+        confidence: Vec<(Cow<'a, str>, u8, u64)>,
+    }
+    impl<'a> Tally<'a> {
+        #[allow(clippy::too_many_arguments)]
+        fn add(
+            &mut self,
+            id: Cow<'a, str>,
+            status: Cow<'a, str>,
+            kind: Cow<'a, str>,
+            ts: Cow<'a, str>,
+            confidence: u8,
+            seen: u64,
+            review: bool,
+        ) {
+            self.total += 1;
+            if status == "captured" {
+                self.pending += 1;
+                if self.oldest_captured.as_ref().is_none_or(|o| ts < *o) {
+                    self.oldest_captured = Some(ts.clone());
+                }
+            }
+            if self.newest.as_ref().is_none_or(|n| ts > *n) {
+                self.newest = Some(ts);
+            }
+            self.needs_review += usize::from(review);
+            *self.by_status.entry(status).or_default() += 1;
+            *self.by_type.entry(kind).or_default() += 1;
+            self.confidence.push((id, confidence, seen));
+        }
+        fn add_signal(&mut self, s: &Signal) {
+            let review = s.meta.get("needs_review") == Some(&serde_json::Value::Bool(true));
+            let owned = |t: &str| Cow::Owned(t.to_string());
+            self.add(
+                owned(&s.id),
+                owned(s.status.as_str()),
+                owned(s.kind.as_str()),
+                owned(&s.timestamp),
+                s.confidence,
+                s.seen(),
+                review,
+            );
+        }
+    }
+
+    let mut t = Tally::default();
+    let mut health = Health::default();
+    let mut recurrences = Recurrences::new();
+    visit(bytes, |line, view| {
+        if let Some((target, at)) = recurrence_of(line, &view) {
+            count_recurrence(&mut recurrences, &target, &at);
+            return;
+        }
+        match view {
+            View::Fast(Shape::Signal, f) => {
+                let plain = [Key::Id, Key::Status, Key::Type, Key::Timestamp]
+                    .iter()
+                    .all(|k| !f.is_escaped_str(*k));
+                match (plain, f.str(Key::Timestamp).filter(|ts| canonical_time(ts))) {
+                    (true, Some(ts)) => {
+                        let meta = f.raw(Key::Meta).unwrap_or(b"{}");
+                        let seen = SEEN.find(meta).map_or(1, |_| {
+                            serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(
+                                meta,
+                            )
+                            .ok()
+                            .and_then(|m| m.get("seen").and_then(serde_json::Value::as_u64))
+                            .unwrap_or(1)
+                        });
+                        t.add(
+                            Cow::Borrowed(f.str(Key::Id).unwrap_or("")),
+                            Cow::Borrowed(f.str(Key::Status).unwrap_or("captured")),
+                            Cow::Borrowed(f.str(Key::Type).unwrap_or("")),
+                            Cow::Borrowed(ts),
+                            f.uint(Key::Confidence).map_or(1, |c| c.min(255) as u8),
+                            seen,
+                            NEEDS_REVIEW.find(meta).is_some(),
+                        );
+                    }
+                    _ => {
+                        if let Record::Signal(s) = parse_line(line) {
+                            t.add_signal(&s);
+                        }
+                    }
+                }
+            }
+            View::Fast(..) | View::Full(Record::Foreign) => health.foreign += 1,
+            View::Full(Record::Signal(s)) => t.add_signal(&s),
+            View::Full(Record::Legacy(s)) => {
+                health.legacy += 1;
+                t.add_signal(&s);
+            }
+            View::Full(Record::Invalid) => health.invalid += 1,
+            View::Full(Record::Recur(_)) => {}
+        }
+    });
+
+    let mut st = crate::render::Stats {
+        total: t.total,
+        pending: t.pending,
+        needs_review: t.needs_review,
+        oldest_captured: t.oldest_captured.map(Cow::into_owned),
+        newest: t.newest.map(Cow::into_owned),
+        invalid_lines: health.invalid,
+        legacy_lines: health.legacy,
+        store_bytes: bytes.len() as u64,
+        ..Default::default()
+    };
+    st.by_status = t
+        .by_status
+        .into_iter()
+        .map(|(k, v)| (k.into_owned(), v))
+        .collect();
+    st.by_type = t
+        .by_type
+        .into_iter()
+        .map(|(k, v)| (k.into_owned(), v))
+        .collect();
+    let mut by_confidence: HashMap<u8, usize> = HashMap::new();
+    for (id, confidence, seen) in t.confidence {
+        let folded = match recurrences.get(id.as_ref()) {
+            Some((n, _)) => crate::signal::confidence_after(confidence, seen + n),
+            None => confidence,
+        };
+        *by_confidence.entry(folded).or_default() += 1;
+    }
+    st.by_confidence = by_confidence
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    st
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,5 +580,142 @@ mod tests {
             ..Filter::default()
         };
         assert!(!f.matches(&s));
+    }
+
+    /// A store of every kind of line the fast path must agree with the full parser on.
+    fn mixed_store() -> Vec<u8> {
+        let mut out = String::new();
+        let kinds = ["correction", "convention", "failure", "summary"];
+        let statuses = ["captured", "analyzed", "promoted", "dismissed"];
+        for i in 0..400u32 {
+            let day = 1 + i % 28;
+            let mut s = Signal::new(
+                Kind::parse(kinds[i as usize % 4]),
+                format!("content {i} \"quoted\" é"),
+            );
+            s.id = format!("SIG-202611{day:02}-{i:010x}");
+            s.timestamp = format!("2026-11-{day:02}T10:{:02}:00Z", i % 60);
+            s.status = Status::parse(statuses[(i / 4) as usize % 4]);
+            s.confidence = (i % 4 + 1) as u8;
+            s.session_id = Some(format!("s{}", i % 5));
+            s.project = Some(if i % 3 == 0 {
+                "/work/app".into()
+            } else {
+                "/other/\"odd\"".into()
+            });
+            s.tags = vec![format!("t{}", i % 6)];
+            if i % 17 == 0 {
+                s.meta
+                    .insert("needs_review".into(), serde_json::Value::Bool(true));
+            }
+            if i % 23 == 0 {
+                s.meta.insert("seen".into(), serde_json::Value::from(2));
+            }
+            let mut line = serde_json::to_string(&s).unwrap();
+            if i % 11 == 0 {
+                // Another writer's style: spaces, missing optional fields.
+                line = format!(
+                    r#"{{"id": "{}", "type": "{}", "timestamp": "{}", "status": "{}", "content": "x"}}"#,
+                    s.id, s.kind, s.timestamp, s.status
+                );
+            }
+            if i % 13 == 0 {
+                line = line.replacen("\"timestamp\":\"2026", "\"timestamp\":\"\\u0032026", 1);
+            }
+            out.push_str(&line);
+            out.push('\n');
+            if i % 7 == 0 {
+                out.push_str(&format!("{{\"recur\":\"{}\",\"timestamp\":\"2026-11-29T00:00:00Z\",\"session_id\":\"s9\"}}\n", s.id));
+            }
+        }
+        out.push_str("{\"ts\":\"2026-11-20T10:00:00Z\",\"sid\":\"s1\",\"type\":\"correction\",\"context\":\"v2 line\"}\n");
+        out.push_str("not json\n{\"torn\":\n[1,2]\n{\"other\":1}\n");
+        out.into_bytes()
+    }
+
+    #[test]
+    fn fast_select_agrees_with_the_full_parser() {
+        let bytes = mixed_store();
+        let snap = crate::store::Snapshot::parse(&bytes);
+        let t = |s: &str| crate::signal::parse_time(s).unwrap();
+        let filters = [
+            Filter::default(),
+            Filter {
+                statuses: vec![Status::Captured],
+                since: Some(t("2026-11-15T00:00:00Z")),
+                ..Filter::default()
+            },
+            Filter {
+                kinds: vec![Kind::Correction, Kind::Failure],
+                ..Filter::default()
+            },
+            Filter {
+                session: Some("s1".into()),
+                ..Filter::default()
+            },
+            Filter {
+                project: Some("/work".into()),
+                ..Filter::default()
+            },
+            Filter {
+                project: Some("/other/\"odd\"".into()),
+                ..Filter::default()
+            },
+            Filter {
+                tags: vec!["t2".into(), "t3".into()],
+                ..Filter::default()
+            },
+            Filter {
+                since: Some(t("2026-11-20T10:30:00Z")),
+                ..Filter::default()
+            },
+            Filter {
+                statuses: vec![Status::Analyzed, Status::Dismissed],
+                kinds: vec![Kind::Summary],
+                ..Filter::default()
+            },
+        ];
+        for filter in &filters {
+            let slow: Vec<Signal> = snap
+                .signals()
+                .filter(|s| filter.matches(s))
+                .cloned()
+                .collect();
+            let selection = select(&bytes, filter);
+            let jsonl: Vec<Signal> = String::from_utf8(selection.jsonl())
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            let fast = select(&bytes, filter).into_signals();
+            assert!(
+                !slow.is_empty() || filter.session.is_some(),
+                "the test data must exercise {filter:?}"
+            );
+            let key = |v: &[Signal]| {
+                v.iter()
+                    .map(|s| (s.id.clone(), s.status.clone(), s.confidence, s.seen()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(key(&fast), key(&slow), "{filter:?}");
+            assert_eq!(key(&jsonl), key(&slow), "{filter:?}");
+            assert_eq!(fast, slow, "{filter:?}");
+        }
+    }
+
+    #[test]
+    fn fast_stats_agree_with_the_full_parser() {
+        let bytes = mixed_store();
+        let snap = crate::store::Snapshot::parse(&bytes);
+        let slow = crate::render::Stats::collect(snap.signals(), &snap.health, bytes.len() as u64);
+        let fast = stats(&bytes);
+        assert_eq!(
+            serde_json::to_value(&fast).unwrap(),
+            serde_json::to_value(&slow).unwrap()
+        );
+        assert!(
+            fast.invalid_lines == 3 && fast.legacy_lines == 1 && fast.needs_review > 0,
+            "{fast:?}"
+        );
     }
 }

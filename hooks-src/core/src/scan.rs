@@ -8,7 +8,7 @@
 //! falls back to the full parser, so the fast path and [`crate::store::parse_line`] agree on what
 //! a line is. Callers still fully parse a line before they print more than its scanned fields.
 
-use memchr::memchr2;
+use memchr::memchr2_iter;
 
 /// The top-level keys the scanner reports, in schema order (plus the v2 and recurrence keys).
 pub const KEYS: [&str; 20] = [
@@ -89,7 +89,8 @@ impl<'a> Fields<'a> {
 
     /// Whether a field is present and a JSON string with escapes (needs the full parser).
     pub fn is_escaped_str(&self, key: Key) -> bool {
-        self.raw(key).is_some_and(|r| r.first() == Some(&b'"') && r.contains(&b'\\'))
+        self.raw(key)
+            .is_some_and(|r| r.first() == Some(&b'"') && r.contains(&b'\\'))
     }
 
     /// A small non-negative integer field.
@@ -114,18 +115,139 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// End (exclusive) of the string starting at `i` (which holds `"`), checking escapes.
-fn skip_string(b: &[u8], i: usize) -> Option<usize> {
-    let mut j = i + 1;
-    loop {
-        j += memchr2(b'"', b'\\', &b[j..])?;
-        if b[j] == b'"' {
-            return Some(j + 1);
+/// One line being walked: its bytes and the positions of every `"` and `\` in it, found in one
+/// SIMD pass, so skipping a string is a step in that index rather than a search.
+struct Walk<'b, 'm> {
+    b: &'b [u8],
+    marks: &'m [u32],
+    next: usize,
+}
+
+impl<'b> Walk<'b, '_> {
+    /// End (exclusive) of the string whose opening quote is at `i`, checking its escapes.
+    fn skip_string(&mut self, i: usize) -> Option<usize> {
+        while self
+            .marks
+            .get(self.next)
+            .is_some_and(|&m| (m as usize) <= i)
+        {
+            self.next += 1;
         }
-        match *b.get(j + 1)? {
-            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 2,
-            b'u' if b.get(j + 2..j + 6)?.iter().all(u8::is_ascii_hexdigit) => j += 6,
-            _ => return None,
+        loop {
+            let m = *self.marks.get(self.next)? as usize;
+            self.next += 1;
+            if self.b[m] == b'"' {
+                return Some(m + 1);
+            }
+            let after = match *self.b.get(m + 1)? {
+                b'"' | b'\\' => {
+                    self.next += 1; // the escaped quote or backslash is a mark of its own
+                    m + 2
+                }
+                b'/' | b'b' | b'f' | b'n' | b'r' | b't' => m + 2,
+                b'u' if self.b.get(m + 2..m + 6)?.iter().all(u8::is_ascii_hexdigit) => m + 6,
+                _ => return None,
+            };
+            while self
+                .marks
+                .get(self.next)
+                .is_some_and(|&n| (n as usize) < after)
+            {
+                self.next += 1;
+            }
+        }
+    }
+
+    /// End of any value starting at `i` (after whitespace), validating nested structure.
+    fn skip_value(&mut self, i: usize, depth: usize) -> Option<usize> {
+        let b = self.b;
+        if depth > 64 {
+            return None;
+        }
+        match *b.get(i)? {
+            b'"' => self.skip_string(i),
+            b'{' => {
+                let mut j = skip_ws(b, i + 1);
+                if b.get(j) == Some(&b'}') {
+                    return Some(j + 1);
+                }
+                loop {
+                    if b.get(j) != Some(&b'"') {
+                        return None;
+                    }
+                    j = skip_ws(b, self.skip_string(j)?);
+                    if b.get(j) != Some(&b':') {
+                        return None;
+                    }
+                    j = skip_ws(b, self.skip_value(skip_ws(b, j + 1), depth + 1)?);
+                    match b.get(j)? {
+                        b',' => j = skip_ws(b, j + 1),
+                        b'}' => return Some(j + 1),
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                let mut j = skip_ws(b, i + 1);
+                if b.get(j) == Some(&b']') {
+                    return Some(j + 1);
+                }
+                loop {
+                    j = skip_ws(b, self.skip_value(j, depth + 1)?);
+                    match b.get(j)? {
+                        b',' => j = skip_ws(b, j + 1),
+                        b']' => return Some(j + 1),
+                        _ => return None,
+                    }
+                }
+            }
+            _ => skip_literal(b, i),
+        }
+    }
+
+    /// Walk the object starting at `i`, returning where it ends and the spans of the keys
+    /// `index` knows.
+    fn object<const N: usize>(
+        &mut self,
+        i: usize,
+        index: fn(&[u8]) -> Option<usize>,
+    ) -> Option<(usize, [Option<&'b [u8]>; N])> {
+        let b = self.b;
+        let mut spans = [None; N];
+        if b.get(i) != Some(&b'{') {
+            return None;
+        }
+        let mut i = skip_ws(b, i + 1);
+        if b.get(i) == Some(&b'}') {
+            return Some((i + 1, spans));
+        }
+        loop {
+            if b.get(i) != Some(&b'"') {
+                return None;
+            }
+            let key_end = self.skip_string(i)?;
+            let key = &b[i + 1..key_end - 1];
+            if key.contains(&b'\\') {
+                return None;
+            }
+            i = skip_ws(b, key_end);
+            if b.get(i) != Some(&b':') {
+                return None;
+            }
+            let start = skip_ws(b, i + 1);
+            let end = self.skip_value(start, 1)?;
+            if let Some(k) = index(key) {
+                if spans[k].is_some() {
+                    return None; // a duplicate key: let the full parser decide
+                }
+                spans[k] = Some(&b[start..end]);
+            }
+            i = skip_ws(b, end);
+            match b.get(i) {
+                Some(b',') => i = skip_ws(b, i + 1),
+                Some(b'}') => return Some((i + 1, spans)),
+                _ => return None,
+            }
         }
     }
 }
@@ -162,7 +284,10 @@ fn is_number(tok: &[u8]) -> bool {
 
 /// End of a literal (number, true, false, null) starting at `i`.
 fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
-    let end = i + b[i..].iter().position(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n')).unwrap_or(b.len() - i);
+    let end = i + b[i..]
+        .iter()
+        .position(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'))
+        .unwrap_or(b.len() - i);
     let tok = &b[i..end];
     let ok = match tok.first()? {
         b't' => tok == b"true",
@@ -174,104 +299,107 @@ fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
     ok.then_some(end)
 }
 
-/// End of any value starting at `i` (after whitespace), validating nested structure.
-fn skip_value(b: &[u8], i: usize, depth: usize) -> Option<usize> {
-    if depth > 64 {
-        return None;
-    }
-    match *b.get(i)? {
-        b'"' => skip_string(b, i),
-        b'{' => {
-            let mut j = skip_ws(b, i + 1);
-            if b.get(j) == Some(&b'}') {
-                return Some(j + 1);
-            }
-            loop {
-                if b.get(j) != Some(&b'"') {
-                    return None;
-                }
-                j = skip_ws(b, skip_string(b, j)?);
-                if b.get(j) != Some(&b':') {
-                    return None;
-                }
-                j = skip_ws(b, skip_value(b, skip_ws(b, j + 1), depth + 1)?);
-                match b.get(j)? {
-                    b',' => j = skip_ws(b, j + 1),
-                    b'}' => return Some(j + 1),
-                    _ => return None,
-                }
-            }
+/// Scratch space reused from line to line (the mark index).
+#[derive(Default)]
+pub struct Scanner {
+    marks: Vec<u32>,
+}
+
+impl Scanner {
+    /// The top-level fields of one line, or `None` when the line is not a JSON object the
+    /// scanner can vouch for (the caller then uses the full parser).
+    pub fn scan<'b>(&mut self, line: &'b [u8]) -> Option<Fields<'b>> {
+        // Plain ASCII without control bytes is the norm; anything else is checked the slow way
+        // (raw control bytes are invalid inside JSON strings; tabs between tokens are rare).
+        let plain = line
+            .iter()
+            .fold(true, |ok, &c| ok & (0x20..0x80).contains(&c));
+        if !plain && (line.iter().any(|&c| c < 0x20) || std::str::from_utf8(line).is_err()) {
+            return None;
         }
-        b'[' => {
-            let mut j = skip_ws(b, i + 1);
-            if b.get(j) == Some(&b']') {
-                return Some(j + 1);
-            }
-            loop {
-                j = skip_ws(b, skip_value(b, j, depth + 1)?);
-                match b.get(j)? {
-                    b',' => j = skip_ws(b, j + 1),
-                    b']' => return Some(j + 1),
-                    _ => return None,
-                }
-            }
+        if line.len() > u32::MAX as usize {
+            return None;
         }
-        _ => skip_literal(b, i),
+        self.marks.clear();
+        self.marks
+            .extend(memchr2_iter(b'"', b'\\', line).map(|p| p as u32));
+        let mut walk = Walk {
+            b: line,
+            marks: &self.marks,
+            next: 0,
+        };
+        let start = skip_ws(line, 0);
+        let (end, spans) = walk.object(start, key_index)?;
+        (skip_ws(line, end) == line.len()).then_some(Fields { spans })
     }
 }
 
-/// The top-level fields of one line, or `None` when the line is not a JSON object the scanner
-/// can vouch for (the caller then uses the full parser).
+/// [`Scanner::scan`] with a scanner of its own (tests and one-off lines).
 pub fn scan(line: &[u8]) -> Option<Fields<'_>> {
-    if std::str::from_utf8(line).is_err() {
-        return None;
-    }
-    scan_object(line, &KEYS).map(|spans| Fields { spans })
+    Scanner::default().scan(line)
 }
 
-/// Walk one JSON object (the whole of `b`), returning the value spans of `keys`.
-fn scan_object<'a, const N: usize>(b: &'a [u8], keys: &[&str; N]) -> Option<[Option<&'a [u8]>; N]> {
-    let mut spans = [None; N];
-    let mut i = skip_ws(b, 0);
-    if b.get(i) != Some(&b'{') {
-        return None;
-    }
-    i = skip_ws(b, i + 1);
-    if b.get(i) == Some(&b'}') {
-        return (skip_ws(b, i + 1) == b.len()).then_some(spans);
-    }
-    loop {
-        if b.get(i) != Some(&b'"') {
-            return None;
-        }
-        let key_end = skip_string(b, i)?;
-        let key = &b[i + 1..key_end - 1];
-        if key.contains(&b'\\') {
-            return None;
-        }
-        i = skip_ws(b, key_end);
-        if b.get(i) != Some(&b':') {
-            return None;
-        }
-        let start = skip_ws(b, i + 1);
-        let end = skip_value(b, start, 1)?;
-        if let Some(k) = keys.iter().position(|k| k.as_bytes() == key) {
-            if spans[k].is_some() {
-                return None; // a duplicate key: let the full parser decide
-            }
-            spans[k] = Some(&b[start..end]);
-        }
-        i = skip_ws(b, end);
-        match b.get(i) {
-            Some(b',') => i = skip_ws(b, i + 1),
-            Some(b'}') => return (skip_ws(b, i + 1) == b.len()).then_some(spans),
-            _ => return None,
-        }
-    }
+/// Position of a top-level key in [`KEYS`] (a `match` compiles to a length-then-bytes switch).
+fn key_index(key: &[u8]) -> Option<usize> {
+    Some(match key {
+        b"id" => 0,
+        b"version" => 1,
+        b"timestamp" => 2,
+        b"session_id" => 3,
+        b"project" => 4,
+        b"type" => 5,
+        b"status" => 6,
+        b"confidence" => 7,
+        b"source" => 8,
+        b"content" => 9,
+        b"context" => 10,
+        b"category" => 11,
+        b"tags" => 12,
+        b"related" => 13,
+        b"promoted_to" => 14,
+        b"meta" => 15,
+        b"recur" => 16,
+        b"ts" => 17,
+        b"sid" => 18,
+        b"tool_use_id" => 19,
+        _ => return None,
+    })
+}
+
+fn source_key_index(key: &[u8]) -> Option<usize> {
+    Some(match key {
+        b"hook" => 0,
+        b"line" => 1,
+        b"uuid" => 2,
+        b"turn" => 3,
+        b"file" => 4,
+        _ => return None,
+    })
+}
+
+/// Walk a standalone object span (already validated as part of its line).
+fn sub_object<const N: usize>(
+    span: &[u8],
+    index: fn(&[u8]) -> Option<usize>,
+) -> Option<[Option<&[u8]>; N]> {
+    let marks: Vec<u32> = memchr2_iter(b'"', b'\\', span).map(|p| p as u32).collect();
+    let mut walk = Walk {
+        b: span,
+        marks: &marks,
+        next: 0,
+    };
+    let (end, spans) = walk.object(0, index)?;
+    (end == span.len()).then_some(spans)
 }
 
 /// `[]` or an array whose elements are all strings (what `tags` and `related` must be).
 fn string_array(span: &[u8]) -> bool {
+    let marks: Vec<u32> = memchr2_iter(b'"', b'\\', span).map(|p| p as u32).collect();
+    let mut walk = Walk {
+        b: span,
+        marks: &marks,
+        next: 0,
+    };
     let mut i = skip_ws(span, 1);
     if span.get(i) == Some(&b']') {
         return true;
@@ -280,7 +408,9 @@ fn string_array(span: &[u8]) -> bool {
         if span.get(i) != Some(&b'"') {
             return false;
         }
-        let Some(end) = skip_string(span, i) else { return false };
+        let Some(end) = walk.skip_string(i) else {
+            return false;
+        };
         i = skip_ws(span, end);
         match span.get(i) {
             Some(b',') => i = skip_ws(span, i + 1),
@@ -296,11 +426,19 @@ fn source_ok(span: &[u8]) -> bool {
     match span.first() {
         Some(b'"') => true,
         Some(b'n') => span == b"null",
-        Some(b'{') => scan_object(span, &["hook", "line", "uuid", "turn", "file"]).is_some_and(|[hook, line, uuid, turn, file]| {
-            let text = |v: Option<&[u8]>| v.is_none_or(|v| v == b"null" || v.first() == Some(&b'"'));
-            let int = |v: Option<&[u8]>| v.is_none_or(|v| v == b"null" || (!v.is_empty() && v.len() < 20 && v.iter().all(u8::is_ascii_digit)));
-            text(hook) && text(uuid) && text(file) && int(line) && int(turn)
-        }),
+        Some(b'{') => {
+            sub_object(span, source_key_index).is_some_and(|[hook, line, uuid, turn, file]| {
+                let text =
+                    |v: Option<&[u8]>| v.is_none_or(|v| v == b"null" || v.first() == Some(&b'"'));
+                let int = |v: Option<&[u8]>| {
+                    v.is_none_or(|v| {
+                        v == b"null"
+                            || (!v.is_empty() && v.len() < 20 && v.iter().all(u8::is_ascii_digit))
+                    })
+                };
+                text(hook) && text(uuid) && text(file) && int(line) && int(turn)
+            })
+        }
         _ => false,
     }
 }
@@ -343,11 +481,18 @@ pub fn shape(f: &Fields) -> Option<Shape> {
         && matches!(f.kind(Key::Timestamp), None | Some(b'"'))
         && matches!(f.kind(Key::Content), None | Some(b'"'))
         && matches!(f.kind(Key::Context), None | Some(b'"'))
-        && [Key::SessionId, Key::Project, Key::Category, Key::PromotedTo].iter().all(|k| string_or_null(f, *k));
-    let numbers_ok = (!f.has(Key::Version) || f.uint(Key::Version).is_some_and(|v| v <= u64::from(u32::MAX)))
+        && [Key::SessionId, Key::Project, Key::Category, Key::PromotedTo]
+            .iter()
+            .all(|k| string_or_null(f, *k));
+    let numbers_ok = (!f.has(Key::Version)
+        || f.uint(Key::Version)
+            .is_some_and(|v| v <= u64::from(u32::MAX)))
         && (!f.has(Key::Confidence) || f.uint(Key::Confidence).is_some_and(|c| c <= 255));
-    let nested_ok = f.raw(Key::Tags).is_none_or(|r| r.first() == Some(&b'[') && string_array(r))
-        && f.raw(Key::Related).is_none_or(|r| r.first() == Some(&b'[') && string_array(r))
+    let nested_ok = f
+        .raw(Key::Tags)
+        .is_none_or(|r| r.first() == Some(&b'[') && string_array(r))
+        && f.raw(Key::Related)
+            .is_none_or(|r| r.first() == Some(&b'[') && string_array(r))
         && matches!(f.kind(Key::Meta), None | Some(b'{'))
         && f.raw(Key::Source).is_none_or(source_ok);
     (strings_ok && numbers_ok && nested_ok).then_some(Shape::Signal)
@@ -390,7 +535,8 @@ mod tests {
 
     #[test]
     fn tolerates_whitespace_like_other_writers() {
-        let f = scan(br#" { "id" : "x" , "type": "failure", "n": [ 1 , 2 ] , "o" : { } } "#).unwrap();
+        let f =
+            scan(br#" { "id" : "x" , "type": "failure", "n": [ 1 , 2 ] , "o" : { } } "#).unwrap();
         assert_eq!(f.str(Key::Type), Some("failure"));
     }
 
@@ -408,6 +554,8 @@ mod tests {
             b"",
             b"{\"id\":1x}",
             b"{\"id\":\"a\",\"id\":\"b\"}",
+            b"{\"id\":\"tab\there\"}",
+            b"{\"id\":\"x\\\"}",
         ] {
             assert!(scan(bad).is_none(), "{}", String::from_utf8_lossy(bad));
         }
@@ -457,7 +605,7 @@ mod tests {
             rng ^= rng << 17;
             rng
         };
-        let alphabet = b"{}[]\":,\\ 0123456789-.eEtrufalsn\x7f\xc3\xa9";
+        let alphabet = b"{}[]\":,\\ 0123456789-.eEtrufalsn\x7f\xc3\xa9\t\x01u";
         for round in 0..30_000 {
             let mut line = base[round % base.len()].as_bytes().to_vec();
             for _ in 0..=(next() % 3) {
@@ -477,7 +625,11 @@ mod tests {
             agrees(&String::from_utf8_lossy(&line));
             // Raw bytes too (the lossy copy above hides invalid UTF-8).
             if let Record::Invalid = parse_line(&line) {
-                assert!(scan(&line).and_then(|f| shape(&f)).is_none(), "{}", String::from_utf8_lossy(&line));
+                assert!(
+                    scan(&line).and_then(|f| shape(&f)).is_none(),
+                    "{}",
+                    String::from_utf8_lossy(&line)
+                );
             }
         }
     }

@@ -219,10 +219,7 @@ impl Signal {
         }
         let seen = self.seen() + extra;
         self.meta.insert("seen".into(), Value::from(seen));
-        let earned = if seen >= 3 { 3 } else { 2 };
-        if self.confidence < CONFIDENCE_VERIFIED {
-            self.confidence = self.confidence.max(earned);
-        }
+        self.confidence = confidence_after(self.confidence, seen);
     }
 
     /// The tool call a failure signal is about (`meta.tool_use_id`), when known.
@@ -231,6 +228,14 @@ impl Signal {
             .get("tool_use_id")
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
+    }
+
+    /// Fold `n` recurrence records (the newest at `last_seen`) into this signal.
+    pub fn fold_recurrences(&mut self, n: u64, last_seen: &str) {
+        self.add_sightings(n);
+        if !last_seen.is_empty() {
+            self.meta.insert("last_seen".into(), Value::from(last_seen));
+        }
     }
 
     /// The dedup fingerprint kept in `meta.dedup_key` (see [`dedup_key`]).
@@ -292,6 +297,21 @@ pub struct Recurrence {
     /// The tool call this sighting was about, so a later report of the same call is recognised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_use_id: Option<String>,
+}
+
+/// The confidence a signal has after `seen` sightings: 2 sightings earn medium, 3+ high; a
+/// verified signal stays verified and nothing lowers what was set before.
+pub fn confidence_after(confidence: u8, seen: u64) -> u8 {
+    let earned = match seen {
+        0 | 1 => 1,
+        2 => 2,
+        _ => 3,
+    };
+    if confidence >= CONFIDENCE_VERIFIED {
+        confidence
+    } else {
+        confidence.max(earned)
+    }
 }
 
 /// Lowercase, letters and digits only, single spaces, bounded: "No, use PNPM!" and "no use pnpm"

@@ -200,10 +200,10 @@ impl Snapshot {
                 None => continue,
             };
             if let Some((n, last)) = sightings.get(&id) {
-                let sig = entry.signal_mut().expect("checked above");
-                sig.add_sightings(*n);
-                sig.meta
-                    .insert("last_seen".into(), Value::from(last.clone()));
+                entry
+                    .signal_mut()
+                    .expect("checked above")
+                    .fold_recurrences(*n, last);
             }
         }
     }
@@ -449,11 +449,18 @@ impl Store {
         })
     }
 
-    /// Read the whole store (bytes under the lock, parsing after it is released).
-    pub fn load(&self) -> Result<Snapshot> {
+    /// The store's bytes, read under the lock (a consistent view between two writes).
+    pub fn read_bytes(&self) -> Result<Vec<u8>> {
         let path = self.paths.store();
-        let bytes = self.locked(&mut || {}, || read_or_empty(&path))?;
-        Ok(Snapshot::parse(&bytes))
+        if !self.paths.data_dir.is_dir() {
+            return Ok(Vec::new());
+        }
+        self.locked(&mut || {}, || read_or_empty(&path))
+    }
+
+    /// Read and parse the whole store (parsing after the lock is released).
+    pub fn load(&self) -> Result<Snapshot> {
+        Ok(Snapshot::parse(&self.read_bytes()?))
     }
 
     /// The signals of one session (captured in it, or seen again in it), with their recurrences
