@@ -491,16 +491,20 @@ impl Document {
 
     /// Remove every handler of ours for which `keep` is false; drop a group, an event or `hooks`
     /// only when that emptied it. Returns what was removed.
+    ///
+    /// `on` passes `prune_events: false` and gets back the event arrays it emptied, so an event it
+    /// refills keeps its place among the user's keys; it prunes the rest with [`Self::prune`].
     fn remove_ours(
         &mut self,
+        prune_events: bool,
         mut keep: impl FnMut(&str, &Map<String, Value>, &Value) -> bool,
-    ) -> Vec<Change> {
+    ) -> (Vec<Change>, Vec<String>) {
         let mut removed = Vec::new();
+        let mut emptied_events = Vec::new();
         let Some(events) = self.hooks_mut() else {
-            return removed;
+            return (removed, emptied_events);
         };
         let names: Vec<String> = events.keys().cloned().collect();
-        let mut emptied_any_event = false;
         for event in names {
             let Some(groups) = events.get_mut(&event).and_then(Value::as_array_mut) else {
                 continue;
@@ -530,14 +534,35 @@ impl Document {
                 !now_empty
             });
             if emptied_group && groups.is_empty() {
-                events.shift_remove(&event);
-                emptied_any_event = true;
+                emptied_events.push(event);
             }
         }
-        if emptied_any_event && events.is_empty() {
+        if prune_events {
+            self.prune(&emptied_events);
+            emptied_events.clear();
+        }
+        (removed, emptied_events)
+    }
+
+    /// Drop the event arrays we emptied that are still empty, and `hooks` when that emptied it.
+    fn prune(&mut self, emptied_events: &[String]) {
+        let Some(events) = self.hooks_mut() else {
+            return;
+        };
+        let mut dropped = false;
+        for event in emptied_events {
+            if events
+                .get(event)
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty)
+            {
+                events.shift_remove(event);
+                dropped = true;
+            }
+        }
+        if dropped && events.is_empty() {
             self.root.shift_remove("hooks");
         }
-        removed
     }
 
     /// Make the file hold exactly our four hooks, pointing into `bin_dir`: a current handler stays
@@ -545,7 +570,7 @@ impl Document {
     /// stale paths, duplicates — goes, and a missing hook is appended as its own group.
     pub fn enable(&mut self, bin_dir: &Path) -> Vec<Change> {
         let mut kept = [false; 4];
-        let mut changes = self.remove_ours(|event, group, handler| {
+        let (mut changes, emptied) = self.remove_ours(false, |event, group, handler| {
             for (i, spec) in HOOKS.iter().enumerate() {
                 if !kept[i] && is_current(spec, event, group, handler, bin_dir) {
                     kept[i] = true;
@@ -585,12 +610,13 @@ impl Document {
                 command,
             });
         }
+        self.prune(&emptied);
         changes
     }
 
     /// Remove every handler of ours, current and legacy, and nothing else.
     pub fn disable(&mut self) -> Vec<Change> {
-        self.remove_ours(|_, _, _| false)
+        self.remove_ours(true, |_, _, _| false).0
     }
 
     /// Where our hooks stand in this file, judged against binaries in `bin_dir`.
@@ -817,6 +843,7 @@ pub fn edit_file(
             backup: None,
         });
     }
+    refuse_read_only(path)?;
     fsutil::with_lock(&lock_path(path), LockWait::CLI, on_wait, || {
         for _ in 0..EDIT_ATTEMPTS {
             let mut doc = Document::load(path)?;
@@ -829,15 +856,7 @@ pub fn edit_file(
                 });
             }
             let bytes = doc.render();
-            let target = fsutil::resolve_symlinks(path).ctx("cannot resolve", path)?;
-            if let Ok(meta) = fs::metadata(&target) {
-                if meta.permissions().readonly() {
-                    return Err(Error::msg(format!(
-                        "{} is read-only; make it writable first (nothing was changed)",
-                        target.display()
-                    )));
-                }
-            }
+            refuse_read_only(path)?;
             // An editor takes no lock: if the file moved since our read, redo the edit on it.
             let now = match fs::read(path) {
                 Ok(b) => Some(b),
@@ -860,6 +879,30 @@ pub fn edit_file(
             format!("kept changing while we edited it ({EDIT_ATTEMPTS} attempts); try again"),
         ))
     })
+}
+
+/// A read-only settings file, or one in a read-only directory, was made so on purpose (home-manager,
+/// a dotfiles checkout): refuse rather than replace it. Checked on the mode bits, so it holds for root
+/// too, who could write anyway.
+fn refuse_read_only(path: &Path) -> Result<()> {
+    let target = fsutil::resolve_symlinks(path).ctx("cannot resolve", path)?;
+    let read_only = |p: &Path| fs::metadata(p).is_ok_and(|m| m.permissions().readonly());
+    if read_only(&target) {
+        return Err(Error::msg(format!(
+            "{} is read-only; make it writable first (nothing was changed)",
+            target.display()
+        )));
+    }
+    if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if read_only(dir) {
+            return Err(Error::msg(format!(
+                "{} is in a read-only directory ({}); make it writable first (nothing was changed)",
+                target.display(),
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Read the file and report where our hooks stand.
@@ -952,6 +995,26 @@ mod tests {
                 .filter(|h| h.current.is_some())
                 .count(),
             4
+        );
+    }
+
+    #[test]
+    fn replacing_legacy_keeps_the_place_of_hooks() {
+        let mut d = doc(json!({"a":1,"hooks":{"PreCompact":[
+            {"hooks":[{"type":"command","command":"python3 /x/self-reflect/capture-signals.py"}]}
+        ],"Stop":[{"hooks":[{"type":"command","command":"/x/self-reflect/stop.sh"}]}]},"z":2}));
+        d.enable(Path::new("/b"));
+        let keys: Vec<&String> = d.root.keys().collect();
+        assert_eq!(keys, ["a", "hooks", "z"]);
+        let events: Vec<&String> = d.root["hooks"].as_object().unwrap().keys().collect();
+        assert_eq!(
+            events,
+            [
+                "PreCompact",
+                "PostToolUseFailure",
+                "SessionEnd",
+                "SessionStart"
+            ]
         );
     }
 
