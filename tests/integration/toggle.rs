@@ -388,6 +388,10 @@ fn read_only_file_and_read_only_dir_are_refused() {
         .code(1)
         .stderr(predicate::str::contains("read-only"));
     assert_eq!(fingerprint(&settings(&env)), before);
+    assert!(
+        !bin_dir(&env).exists(),
+        "refused before installing anything"
+    );
 
     let env = Env::new();
     let dir = env.home.join("ro");

@@ -105,6 +105,9 @@ pub fn on(paths: &Paths, opts: &Options, on_wait: &mut dyn FnMut()) -> Result<Ve
     // Refuse a settings file we cannot edit before touching anything else.
     Document::load(&opts.settings)?;
     let dry = opts.dry_run;
+    if !dry {
+        settings::refuse_read_only(&opts.settings)?;
+    }
     let verb = |done: &str, would: &str| {
         if dry {
             would.to_string()

@@ -884,7 +884,7 @@ pub fn edit_file(
 /// A read-only settings file, or one in a read-only directory, was made so on purpose (home-manager,
 /// a dotfiles checkout): refuse rather than replace it. Checked on the mode bits, so it holds for root
 /// too, who could write anyway.
-fn refuse_read_only(path: &Path) -> Result<()> {
+pub fn refuse_read_only(path: &Path) -> Result<()> {
     let target = fsutil::resolve_symlinks(path).ctx("cannot resolve", path)?;
     let read_only = |p: &Path| fs::metadata(p).is_ok_and(|m| m.permissions().readonly());
     if read_only(&target) {
