@@ -575,7 +575,7 @@ static RULES: [Rule; 19] = [
         regex: LazyLock::new(|| {
             compile(concat!(
                 wb!(),
-                r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@"'<>]+:(?P<s>[^\s/?#"'<>]+)@"#
+                r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@"'<>\[\]]+:(?P<s>[^\s/?#"'<>]+)@"#
             ))
         }),
         secret: group_s,
@@ -825,6 +825,12 @@ mod tests {
             "clone https://user:[REDACTED:url-password]@git.example.com/x.git",
         ),
         miss("url-password", "http://localhost:8080/api?x=1"),
+        // A token redacted in the user part must not look like `user:password` the next time.
+        hit(
+            "github-token",
+            concat!("https://ghp_", "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF2hJ5@github.com/o/r"),
+            "https://[REDACTED:github-token]@github.com/o/r",
+        ),
         miss("url-password", "ssh://git@github.com/org/repo.git"),
         miss("url-password", "postgres://app:${DB_PASSWORD}@db:5432/app"),
         hit(
