@@ -7,6 +7,7 @@
 //! * toggle: [`paths`] → [`settings`] (+ [`migrate`]) → [`fsutil::atomic_write`]
 //! * review: [`store`] → [`render`] / [`promote`]
 
+pub mod detect;
 pub mod doctor;
 pub mod error;
 pub mod failure;
@@ -22,3 +23,4 @@ pub mod render;
 pub mod scan;
 pub mod signal;
 pub mod store;
+pub mod transcript;
