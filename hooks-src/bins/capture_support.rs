@@ -14,7 +14,16 @@ pub fn main(program: &'static str, help: &str, hook_event: &str, summary: bool) 
         return ExitCode::SUCCESS;
     }
     let args: Vec<_> = std::env::args_os().skip(1).collect();
-    if args.is_empty() {
+    // Offline mode needs flags. Anything else is hook mode, which must exit 0: a registration
+    // that passes words (`capture-signals PreCompact`) must not turn into a usage error that
+    // blocks compaction.
+    if !args.iter().any(|a| a.to_string_lossy().starts_with('-')) {
+        if !args.is_empty() {
+            hook::log(
+                program,
+                &format!("ignoring arguments {args:?} in hook mode"),
+            );
+        }
         run_hook(program, hook_event, summary);
         return ExitCode::SUCCESS;
     }

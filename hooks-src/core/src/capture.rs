@@ -27,7 +27,7 @@ use crate::paths::Paths;
 use crate::signal::{self, Signal};
 use crate::store::{AppendOutcome, Store};
 use crate::summary::{self, Tally};
-use crate::transcript::{self, Position};
+use crate::transcript::{self, EventKind, Position};
 
 /// What to mine and how to label it.
 #[derive(Debug, Clone, Default)]
@@ -125,19 +125,33 @@ pub fn capture(paths: &Paths, req: &Request) -> Result<Outcome> {
     })
 }
 
-/// Read what the cursor has not seen: detect, tally, label.
+/// Read what the cursor has not seen: detect, tally, label. The detectors also get the last turn
+/// before the cursor again (bounded), so a correction right after the cursor still sees the
+/// assistant action it corrects; only signals from unseen lines are kept.
 fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -> Result<Mined> {
     let path = &req.transcript;
     let Cursor {
         offset,
         line,
         tally,
+        turn_line,
         ..
     } = saved.resume_for(file).ctx("cannot read transcript", path)?;
     let mut tally: Tally = tally;
     let mut detector = Detector::new();
-    let end = transcript::read(file, Position { offset, line }, |event| {
-        tally.observe(&event);
+    let start = turn_line
+        .and_then(|turn| cursor::line_start(file, Position { offset, line }, turn).transpose())
+        .transpose()
+        .ctx("cannot read transcript", path)?
+        .unwrap_or(Position { offset, line });
+    let mut last_turn = turn_line;
+    let end = transcript::read(file, start, |event| {
+        if matches!(event.kind, EventKind::UserText { .. }) {
+            last_turn = Some(event.line);
+        }
+        if event.line > line {
+            tally.observe(&event);
+        }
         detector.feed(&event);
     })
     .ctx("cannot read transcript", path)?;
@@ -175,6 +189,7 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
             line: end.line,
             fingerprint,
             tally,
+            turn_line: last_turn,
         },
         lines_read: end.line.saturating_sub(line),
     })

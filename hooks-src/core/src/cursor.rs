@@ -27,6 +27,7 @@ use crate::fsutil::{self, LockWait, PRIVATE_FILE};
 use crate::paths::Paths;
 use crate::signal::fnv1a;
 use crate::summary::Tally;
+use crate::transcript::Position;
 
 /// How much of the transcript's first line the fingerprint covers (first lines carry a uuid and
 /// a timestamp, so this is plenty to tell two transcripts apart).
@@ -48,6 +49,9 @@ pub struct Cursor {
     /// What the session did in the lines read so far.
     #[serde(default)]
     pub tally: Tally,
+    /// The line of the last user prompt read: where the turn in progress at the cursor began.
+    #[serde(default)]
+    pub turn_line: Option<u64>,
 }
 
 impl Cursor {
@@ -86,6 +90,42 @@ pub fn fingerprint(file: &File) -> io::Result<Option<String>> {
         None => head,
     };
     Ok(Some(format!("{:016x}", fnv1a(first_line))))
+}
+
+/// How far back before the cursor the turn in progress is looked for.
+const TURN_CONTEXT_BYTES: u64 = 256 * 1024;
+
+/// Where 1-based line `target` starts, given that `at` (just after a newline) starts line
+/// `at.line + 1`: found by reading at most [`TURN_CONTEXT_BYTES`] backwards. `None` when the line
+/// is further back than that, or `target` is not before `at`.
+pub fn line_start(file: &File, at: Position, target: u64) -> io::Result<Option<Position>> {
+    if target == 0 || target > at.line {
+        return Ok(None);
+    }
+    let from = at.offset.saturating_sub(TURN_CONTEXT_BYTES);
+    let mut buf = vec![0u8; (at.offset - from) as usize];
+    file.read_exact_at(&mut buf, from)?;
+    // The line ending at `at.offset` is number `at.line`; walk back over newlines.
+    let mut line = at.line;
+    let mut end = buf.len().saturating_sub(1); // the newline that ends line `at.line`
+    loop {
+        match memchr::memrchr(b'\n', &buf[..end]) {
+            Some(nl) if line > target => {
+                line -= 1;
+                end = nl;
+            }
+            Some(nl) => {
+                return Ok(Some(Position {
+                    offset: from + nl as u64 + 1,
+                    line: target - 1,
+                }))
+            }
+            None if from == 0 && line == target => {
+                return Ok(Some(Position { offset: 0, line: 0 }))
+            }
+            None => return Ok(None),
+        }
+    }
 }
 
 /// A file name for a session id: the id itself when it is a plain token (Claude's session ids are
@@ -186,7 +226,7 @@ mod tests {
             offset: 13,
             line: 1,
             fingerprint: fingerprint(&file).unwrap(),
-            tally: Tally::default(),
+            ..Cursor::default()
         };
         assert_eq!(saved.clone().resume_for(&file).unwrap(), saved);
 
@@ -209,6 +249,21 @@ mod tests {
     }
 
     #[test]
+    fn line_start_walks_back_to_the_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = dir.path().join("t.jsonl");
+        std::fs::write(&t, "aa\nbbb\nc\ndddd\n").unwrap();
+        let file = File::open(&t).unwrap();
+        let at = Position { offset: 9, line: 3 }; // after "c\n"
+        let start = |n| line_start(&file, at, n).unwrap();
+        assert_eq!(start(3), Some(Position { offset: 7, line: 2 }));
+        assert_eq!(start(2), Some(Position { offset: 3, line: 1 }));
+        assert_eq!(start(1), Some(Position { offset: 0, line: 0 }));
+        assert_eq!(start(4), None);
+        assert_eq!(start(0), None);
+    }
+
+    #[test]
     fn save_then_load_round_trips_and_bad_cursors_are_errors() {
         let dir = tempfile::tempdir().unwrap();
         let p = Paths::new(dir.path(), dir.path().join("data"));
@@ -218,7 +273,7 @@ mod tests {
             offset: 42,
             line: 3,
             fingerprint: Some("00ff".into()),
-            tally: Tally::default(),
+            ..Cursor::default()
         };
         c.tally.turns = 2;
         save(&at, &c).unwrap();
