@@ -11,6 +11,9 @@ use serde_json::{json, Value};
 use crate::hooks::{assert_silent_success, run_hook, signals};
 use crate::util::{real_transcripts, Env};
 
+/// Signal types mined from tool results rather than from what the user said.
+const TOOL_KINDS: &[&str] = &["failure", "project_friction"];
+
 /// The user-visible text of a transcript entry's message (string content or text blocks).
 fn entry_text(entry: &Value) -> String {
     match &entry["message"]["content"] {
@@ -85,8 +88,9 @@ fn noise(entry: &Value, kind: &str) -> Option<&'static str> {
             .to_string()
             .contains("doesn't want to proceed with this tool use")
     });
-    // A failure is about a tool call, so its source may be the failed call's result.
-    if !results.is_empty() && !rejection && kind != "failure" {
+    // Signals about how tools behaved (a failure, search thrashing) come from tool results; only
+    // signals about what the user said must come from the user's own words.
+    if !results.is_empty() && !rejection && !TOOL_KINDS.contains(&kind) {
         return Some("a tool result");
     }
     None
