@@ -5,4 +5,5 @@ mod corpus;
 mod hooks;
 mod memory_store;
 mod redaction;
+mod toggle;
 mod util;
