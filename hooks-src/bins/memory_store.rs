@@ -259,6 +259,7 @@ fn run(command: Command) -> Result<()> {
                         sig.tags.push(t);
                     }
                 }
+                reflect_core::redact::redact_signal(sig);
                 Ok(((), true))
             })?;
             emit(&format!("updated {id}\n"));

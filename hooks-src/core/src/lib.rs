@@ -7,6 +7,9 @@
 //! * toggle: [`paths`] → [`settings`] (+ [`migrate`]) → [`fsutil::atomic_write`]
 //! * review: [`store`] → [`render`] / [`promote`]
 
+pub mod capture;
+pub mod cursor;
+pub mod detect;
 pub mod doctor;
 pub mod error;
 pub mod failure;
@@ -25,3 +28,5 @@ pub mod scan;
 pub mod settings;
 pub mod signal;
 pub mod store;
+pub mod summary;
+pub mod transcript;
