@@ -632,6 +632,38 @@ fn an_edit_made_while_we_wait_is_kept() {
 }
 
 #[test]
+fn two_concurrent_ons_register_each_hook_once() {
+    let env = Env::new();
+    fs::write(settings(&env), "{\n  \"model\": \"opus\"\n}\n").unwrap();
+    let children: Vec<_> = (0..2)
+        .map(|_| {
+            spawn_toggle(&env, &["on"])
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let v = read_json(&settings(&env));
+    assert_eq!(v["model"], "opus");
+    assert_registered(&env, &v);
+    // Both copied the binaries at once (unique temp names, rename): the result is whole and runs.
+    let out = StdCommand::new(bin_dir(&env).join("memory-store"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(stdout(&out).starts_with("memory-store "));
+    let leftovers: Vec<_> = fs::read_dir(bin_dir(&env))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
 fn lock_serializes_toggles_and_a_locking_writer() {
     let env = Env::new();
     let path = settings(&env);
