@@ -306,6 +306,8 @@ fn layout_is_kept_byte_for_byte() {
         "{text}"
     );
     assert!(text.ends_with("}\n"));
+    let mode = fs::metadata(settings(&env)).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "a new settings file is private");
 }
 
 #[test]

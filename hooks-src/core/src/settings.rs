@@ -29,7 +29,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, IoContext, Result};
-use crate::fsutil::{self, LockWait, USER_FILE};
+use crate::fsutil::{self, LockWait, PRIVATE_FILE};
 
 /// One hook of ours: the event it listens to, its matcher, the binary it runs and its timeout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -623,8 +623,7 @@ impl Document {
     pub fn status(&self, bin_dir: &Path) -> Status {
         let found = self.found();
         let mut hooks = Vec::new();
-        for spec in &HOOKS {
-            let idx = HOOKS.iter().position(|s| s == spec).expect("listed");
+        for (idx, spec) in HOOKS.iter().enumerate() {
             let mut current = None;
             let mut stale = Vec::new();
             for f in found.iter().filter(|f| f.recognized.hook == Some(idx)) {
@@ -867,7 +866,8 @@ pub fn edit_file(
                 continue;
             }
             let backup = fsutil::backup(path, backups, SETTINGS_BACKUPS_KEPT, false)?;
-            fsutil::atomic_write(path, &bytes, USER_FILE)?;
+            // A new settings file is private: settings often carry tokens under `env`.
+            fsutil::atomic_write(path, &bytes, PRIVATE_FILE)?;
             return Ok(Outcome {
                 changes,
                 written: true,
