@@ -321,7 +321,6 @@ impl Style {
 /// settings.json as read: its bytes (None when absent), the parsed root object and its layout.
 #[derive(Debug, Clone)]
 pub struct Document {
-    path: PathBuf,
     original: Option<Vec<u8>>,
     pub root: Map<String, Value>,
     style: Style,
@@ -407,19 +406,10 @@ impl Document {
         validate(path, &root)?;
         let style = Style::detect(text);
         Ok(Document {
-            path: path.to_path_buf(),
             original,
             root,
             style,
         })
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    pub fn exists(&self) -> bool {
-        self.original.is_some()
     }
 
     /// The document as the file would be written, in the file's own layout.
