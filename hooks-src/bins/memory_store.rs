@@ -159,7 +159,8 @@ enum Command {
         archive: bool,
     },
     /// Convert v2 lines to schema v1 in place and remove v1's `## Self-Improvement` section from
-    /// <config dir>/CLAUDE.md (idempotent, backed up); report legacy hook entries.
+    /// <config dir>/CLAUDE.md (idempotent, backed up); replace legacy hook entries in settings.json
+    /// with ours when the binaries are installed in <data dir>/bin (else say to run reflect-toggle on).
     Migrate,
     /// Check the install, the hooks and the store; say what is wrong and how to fix it.
     Doctor,

@@ -420,6 +420,29 @@ fn read_only_file_and_read_only_dir_are_refused() {
 }
 
 #[test]
+fn a_non_default_data_dir_is_pointed_out() {
+    let env = Env::new();
+    let out = toggle_ok(&env, &["on"]);
+    assert!(!out.contains("note:"), "default data dir: {out}");
+    let elsewhere = env.home.join("elsewhere");
+    let out = env
+        .cmd("reflect-toggle")
+        .arg("on")
+        .env("REFLECT_HOME", &elsewhere)
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("Claude Code must run with the same REFLECT_HOME"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&elsewhere.join("bin").display().to_string()),
+        "{text}"
+    );
+}
+
+#[test]
 fn settings_flag_edits_that_file_only() {
     let env = Env::new();
     let other = env.home.join("project settings.json");

@@ -158,6 +158,16 @@ pub fn on(paths: &Paths, opts: &Options, on_wait: &mut dyn FnMut()) -> Result<Ve
         ));
         lines.extend(outcome.changes.iter().map(|c| format!("  {}", c.line())));
     }
+    let default_data = paths.config_dir.join("reflections");
+    if paths.data_dir != default_data {
+        // The hooks resolve the data dir from their own environment, which is Claude Code's.
+        lines.push(format!(
+            "note: the data dir is {} (REFLECT_HOME); Claude Code must run with the same \
+             REFLECT_HOME, or the hooks write to {}",
+            paths.data_dir.display(),
+            default_data.display()
+        ));
+    }
     lines.insert(
         0,
         if dry {
