@@ -2,4 +2,5 @@
 //! `CLAUDE_CONFIG_DIR` and `REFLECT_HOME` in a temp dir. Modules are grouped by binary.
 
 mod memory_store;
+mod skills;
 mod util;
