@@ -76,6 +76,10 @@ class Run:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
             raise RuntimeError(f"timed out after {timeout}s: {argv[:3]}")
+        except BaseException:  # SIGTERM from scripts/e2e's overall timeout, ^C: leave nothing running
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
         return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
 
     def claude(self, prompt, session=None, resume=None, extra_env=None, allow_tools=True):
@@ -437,6 +441,9 @@ def main():
     ap.add_argument("--keep", action="store_true")
     args = ap.parse_args()
 
+    # The overall `timeout` in scripts/e2e sends SIGTERM: unwind, so the CLI call under way and the mock
+    # are killed by the handlers below instead of being orphaned.
+    signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
     ctx = Context()
     ctx.claude, ctx.bins, ctx.keep = args.claude, Path(args.bins).resolve(), args.keep
     for b in ALL_BINS:
