@@ -362,11 +362,16 @@ def scenario_toggle_off(run, report):
 
 def scenario_toggle_skill(run, report):
     """/reflect-toggle through `claude -p`: the skill's `!` line runs reflect-toggle and the state comes back."""
+    # $ARGUMENTS is pasted into the `!` command as text: a shell command smuggled in must not run (the
+    # permission check splits the line, and allowed-tools names only the runner).
+    probe = run.work / "injected"
+    run.claude(f"/reflect-toggle status; touch {probe}", allow_tools=False)
+    report.check(run.name, "a command smuggled into the arguments does not run", not probe.exists())
     if not run.ctx.toggle_real:
         report.check(run.name, "reflect-toggle exists", False, "reflect-toggle is still a stub (branch toggle)")
         return
     for action, expect_on in (("on", True), ("status", True), ("off", False)):
-        out = run.claude(f"/reflect-toggle {action}")
+        out = run.claude(f"/reflect-toggle {action}", allow_tools=False)  # the skill's own allowed-tools
         registered = run.settings_path().exists() and "capture-failure" in run.settings_path().read_text()
         report.check(run.name, f"/reflect-toggle {action}: settings.json {'has' if expect_on else 'lacks'} our hooks",
                      registered == expect_on)
