@@ -195,19 +195,36 @@ def text_of_signal(s):
     return " ".join(str(s.get(k) or "") for k in ("content", "context")) + " " + json.dumps(s.get("source"))
 
 
+def last_user_text(body):
+    msgs = [m for m in body.get("messages") or [] if m.get("role") != "system"]
+    if not msgs:
+        return ""
+    content = msgs[-1].get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+
+
 def compaction_index(bodies):
+    """Index of the last compaction request (the summarizer prompt), or None."""
+    found = None
     for i, body in enumerate(bodies):
-        if "summary of the conversation" in json.dumps(body.get("messages")).lower():
-            return i
-    return None
+        if "summary of the conversation" in last_user_text(body).lower():
+            found = i
+    return found
+
+
+def additional_instructions(prompt):
+    """What the CLI appended to the summarizer prompt: the /compact arguments plus every successful
+    PreCompact hook's stdout, between "Additional Instructions:" and the closing "REMINDER:"."""
+    if "Additional Instructions:" not in prompt:
+        return ""
+    return prompt.split("Additional Instructions:", 1)[1].split("REMINDER:", 1)[0].strip()
 
 
 def injected_after_compaction(bodies, needle):
     """True when a request after the (last) compaction request carries our injected context with needle."""
-    idx = None
-    for i, body in enumerate(bodies):
-        if "summary of the conversation" in json.dumps(body.get("messages")).lower():
-            idx = i
+    idx = compaction_index(bodies)
     if idx is None:
         return False, "no compaction request reached the mock"
     for body in bodies[idx + 1:]:
@@ -266,8 +283,13 @@ def correction_then_compact(run, report, auto):
                           if "PreCompact:" in line and "capture-signals" in line and "completed" in line)
     print(f"  info  PreCompact ran capture-signals {precompact_runs} time(s) (debug log)")
     bodies = run.requests()
-    report.check(run.name, f"a {'auto' if auto else 'manual'} compaction happened",
-                 compaction_index(bodies) is not None)
+    idx = compaction_index(bodies)
+    report.check(run.name, f"{'an auto' if auto else 'a manual'} compaction happened", idx is not None)
+    # PreCompact's stdout is appended to the summarizer prompt: ours must add nothing to it.
+    extra_instructions = additional_instructions(last_user_text(bodies[idx])) if idx is not None else "?"
+    expected = "" if auto else "keep the corrections"
+    report.check(run.name, "capture-signals added nothing to the summarizer prompt",
+                 extra_instructions == expected, repr(extra_instructions[:200]))
 
     # A PreCompact that fires again (2-4 times per compaction is normal) must store nothing new.
     payload = {"session_id": sid, "transcript_path": str(run.transcript(sid)), "cwd": str(run.work),
