@@ -9,7 +9,11 @@ reported PASS/FAIL on its own line; the exit status is 1 if any failed.
 Bounds: every CLI call has a timeout and runs in its own process group, which is killed on timeout (only
 what this driver started); the mock exits by itself after MOCK_MAX_SECONDS.
 
+Scenarios (--only picks some): failure, compact, autocompact, session-end, secret, toggle-off,
+toggle-skill, reflect-skill.
+
 usage: driver.py --claude BIN --bins DIR --plugin DIR [--only NAME[,NAME]] [--keep]
+  (scripts/e2e installs the CLI, builds the binaries and calls this; --keep leaves the temp dirs)
 """
 import argparse
 import json
