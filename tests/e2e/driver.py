@@ -429,6 +429,11 @@ def scenario_reflect_skill(run, report):
                  and f"Focus given by the user (may be empty): {run.marker()}" in sent)
     report.check(run.name, "${CLAUDE_PLUGIN_ROOT} was substituted with the plugin dir",
                  str(launcher) in sent and "${CLAUDE_PLUGIN_ROOT}" not in sent)
+    # The skill finds this session's transcript (and so the config dir) through its id.
+    transcripts = list((run.config / "projects").glob("*/*.jsonl"))
+    session = transcripts[0].stem if len(transcripts) == 1 else "<no single transcript>"
+    report.check(run.name, "${CLAUDE_SESSION_ID} was substituted with this session's id",
+                 f"/projects/<cwd slug>/{session}.jsonl" in sent, f"session {session}")
     results = [b for body in bodies for m in body.get("messages") or [] if isinstance(m.get("content"), list)
                for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
     ran = [r for r in results if sid in json.dumps(r.get("content")) and not r.get("is_error")]
