@@ -305,7 +305,6 @@ fn reflect_skill_signal_types_are_the_stores() {
 }
 
 #[test]
-#[ignore = "needs reflect-toggle from branch toggle (a stub on main today)"]
 fn toggle_skill_actions_exist_in_reflect_toggle() {
     let env = Env::new();
     let (fm, _) = frontmatter(&read("skills/self-reflect-toggle/SKILL.md"));
