@@ -49,14 +49,19 @@ class Run:
         self.config = self.home / ".claude"
         self.data = self.config / "reflections"
         self.work = self.root / "work"
+        self.tmp = self.root / "tmp"
         self.config.mkdir(parents=True)
         self.work.mkdir()
+        self.tmp.mkdir()
         self.calls = 0
 
     def env(self, extra=None):
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "LANG": "C.UTF-8",
+            # The CLI keeps per-project scratch (Bash tool output) under $TMPDIR/claude-<uid>/: keep it
+            # inside this scenario's dir so cleanup takes it along.
+            "TMPDIR": str(self.tmp),
             "HOME": str(self.home),
             "CLAUDE_CONFIG_DIR": str(self.config),
             "REFLECT_HOME": str(self.data),
