@@ -10,7 +10,7 @@ Bounds: every CLI call has a timeout and runs in its own process group, which is
 what this driver started); the mock exits by itself after MOCK_MAX_SECONDS.
 
 Scenarios (--only picks some): failure, compact, autocompact, session-end, secret, toggle-off,
-toggle-skill, reflect-skill.
+toggle-skill, reflect-skill, marketplace.
 
 usage: driver.py --claude BIN --bins DIR --plugin DIR [--only NAME[,NAME]] [--keep]
   (scripts/e2e installs the CLI, builds the binaries and calls this; --keep leaves the temp dirs)
@@ -91,10 +91,11 @@ class Run:
             raise
         return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
 
-    def claude(self, prompt, session=None, resume=None, extra_env=None, allow_tools=True):
+    def claude(self, prompt, session=None, resume=None, extra_env=None, allow_tools=True, plugin_dir=True):
         self.calls += 1
-        argv = [self.ctx.claude, "-p", prompt, "--plugin-dir", str(self.ctx.plugin),
-                "--debug-file", str(self.root / f"debug-{self.calls}.log")]
+        argv = [self.ctx.claude, "-p", prompt, "--debug-file", str(self.root / f"debug-{self.calls}.log")]
+        if plugin_dir:
+            argv += ["--plugin-dir", str(self.ctx.plugin)]
         if allow_tools:
             argv += ["--allowedTools", "Bash,Read"]
         if session:
@@ -458,6 +459,30 @@ def scenario_reflect_skill(run, report):
     report.check(run.name, "a command outside allowed-tools is refused (touch did not run)", not probe.exists())
 
 
+def scenario_marketplace(run, report):
+    """The repo as a marketplace: `claude plugin marketplace add DIR` + `plugin install`, then /reflect
+    works in a session without --plugin-dir, and installing registered no hook (capture stays off)."""
+    cli = [run.ctx.claude, "plugin"]
+    code, out, err = run.bounded(cli + ["marketplace", "add", str(run.ctx.plugin)], run.env(), 90)
+    report.check(run.name, "plugin marketplace add <dir> succeeds", code == 0, (out + err).strip()[-200:])
+    market = json.loads((run.ctx.plugin / ".claude-plugin" / "marketplace.json").read_text())["name"]
+    code, out, err = run.bounded(cli + ["install", f"self-improvement@{market}"], run.env(), 90)
+    report.check(run.name, f"plugin install self-improvement@{market} succeeds", code == 0,
+                 (out + err).strip()[-200:])
+    code, out, _ = run.bounded(cli + ["list", "--json"], run.env(), 60)
+    listed = json.loads(out) if code == 0 and out.strip().startswith("[") else []
+    report.check(run.name, "plugin list shows it enabled at the manifest's version",
+                 any(p.get("id") == f"self-improvement@{market}" and p.get("enabled")
+                     and p.get("version") == json.loads((run.ctx.plugin / ".claude-plugin" / "plugin.json")
+                                                        .read_text())["version"] for p in listed), out[:300])
+    settings = json.loads(run.settings_path().read_text()) if run.settings_path().exists() else {}
+    report.check(run.name, "installing the plugin registered no hook", "hooks" not in settings,
+                 json.dumps(settings)[:300])
+    run.claude(f"/reflect {run.marker()}", plugin_dir=False, allow_tools=False)
+    report.check(run.name, "/reflect expands from the installed plugin",
+                 f"Focus given by the user (may be empty): {run.marker()}" in json.dumps(run.requests()))
+
+
 SCENARIOS = {
     "failure": scenario_failure,
     "compact": scenario_compact,
@@ -467,6 +492,7 @@ SCENARIOS = {
     "toggle-off": scenario_toggle_off,
     "toggle-skill": scenario_toggle_skill,
     "reflect-skill": scenario_reflect_skill,
+    "marketplace": scenario_marketplace,
 }
 
 
