@@ -380,17 +380,34 @@ fn fake_plugin(env: &Env, helper: &str) -> PathBuf {
     root
 }
 
+/// Run a script the test has just written. Another test thread may fork while our write fd is open;
+/// until that child execs, the file is "busy" (ETXTBSY) for exec, here or in a shell that execs it,
+/// so that one error is retried.
 fn sh(env: &Env, script: &Path, args: &[&str], vars: &[(&str, &Path)]) -> std::process::Output {
-    let mut cmd = Command::new(script);
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", &env.home)
-        .args(args)
-        .current_dir(env.dir.path());
-    for (k, v) in vars {
-        cmd.env(k, v);
+    let busy = |out: &std::io::Result<std::process::Output>| match out {
+        Err(e) => e.raw_os_error() == Some(26),
+        Ok(o) => {
+            o.status.code() == Some(126) && String::from_utf8_lossy(&o.stderr).contains("busy")
+        }
+    };
+    for attempt in 0.. {
+        let mut cmd = Command::new(script);
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &env.home)
+            .args(args)
+            .current_dir(env.dir.path());
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let out = cmd.output();
+        if attempt < 50 && busy(&out) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            continue;
+        }
+        return out.unwrap();
     }
-    cmd.output().unwrap()
+    unreachable!()
 }
 
 #[test]
