@@ -5,5 +5,6 @@ mod corpus;
 mod hooks;
 mod memory_store;
 mod redaction;
+mod skills;
 mod toggle;
 mod util;
