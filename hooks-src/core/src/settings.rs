@@ -911,9 +911,12 @@ mod tests {
         Document::parse(Path::new("/s.json"), Some(text.into_bytes())).unwrap()
     }
 
+    /// A command, and what recognition says of it: `(index into HOOKS, legacy)`, or not ours.
+    type RecognitionCase = (&'static str, Option<(Option<usize>, bool)>);
+
     #[test]
     fn recognizes_ours_and_legacy_but_not_lookalikes() {
-        let cases: &[(&str, Option<(Option<usize>, bool)>)] = &[
+        let cases: &[RecognitionCase] = &[
             (
                 r#""/h o/.claude/reflections/bin/capture-signals""#,
                 Some((Some(0), false)),
