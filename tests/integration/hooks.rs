@@ -318,9 +318,20 @@ fn bad_payloads_and_hostile_transcripts_end_in_a_quick_silent_exit_0_for_every_h
             } else {
                 bound
             };
+            // A hang exceeds the bound every time; a loaded machine (the tests share 2 cores with
+            // builds) only now and then. So a slow run is retried and the fastest run counts.
+            let mut fastest = took;
+            for _ in 0..2 {
+                if fastest < allowed {
+                    break;
+                }
+                let (again, took) = run_hook(&env, bin, &case.stdin);
+                assert_silent_success(bin, &again, case.name);
+                fastest = fastest.min(took);
+            }
             assert!(
-                took < allowed,
-                "{bin} [{}]: took {took:?} (bound {allowed:?})",
+                fastest < allowed,
+                "{bin} [{}]: took {fastest:?} (bound {allowed:?})",
                 case.name
             );
             // read_jsonl panics on any invalid line.
@@ -944,6 +955,45 @@ fn a_transcript_read_in_two_runs_gives_what_one_pass_gives_wherever_it_is_split(
             mined_view(&signals(&env)),
             expected,
             "split after line {split}"
+        );
+    }
+}
+
+#[test]
+fn secrets_in_a_transcript_never_reach_the_store_the_cursor_or_a_dry_run() {
+    let secret = "ghp_4f9Qz7LmN2xR8tVb6Yc1Dk3Hs5Jp0Wa9Ue2G";
+    let text = demo_text().replace(
+        "Run pnpm test instead.",
+        &format!("Run pnpm test instead, with GITHUB_TOKEN={secret} set."),
+    );
+    for bin in ["capture-signals", "capture-session-summary"] {
+        let env = Env::new();
+        let t = transcript_with(&env, "s-secret.jsonl", text.as_bytes());
+        let dry = env
+            .cmd(bin)
+            .arg("--transcript")
+            .arg(&t)
+            .arg("--dry-run")
+            .output()
+            .unwrap();
+        let printed = stdout(&dry);
+        assert!(printed.contains("pnpm test instead"), "{bin}: {printed}");
+        assert!(
+            printed.contains("[REDACTED:"),
+            "{bin}: redacted in the dry run"
+        );
+        assert!(!printed.contains(secret), "{bin}: secret printed");
+
+        let p = payload("s-secret", &t, &project(&env), "PreCompact");
+        let (out, _) = run_hook(&env, bin, p.to_string().as_bytes());
+        assert_silent_success(bin, &out, "secret");
+        assert!(signals(&env)
+            .iter()
+            .any(|s| s["content"].as_str().unwrap().contains("pnpm test instead")));
+        let everything = String::from_utf8_lossy(&env.all_data_bytes()).into_owned();
+        assert!(
+            !everything.contains(secret),
+            "{bin}: secret in the data dir"
         );
     }
 }
