@@ -997,3 +997,28 @@ fn secrets_in_a_transcript_never_reach_the_store_the_cursor_or_a_dry_run() {
         );
     }
 }
+
+#[test]
+fn session_end_removes_the_cursors_of_sessions_long_over() {
+    let env = Env::new();
+    let cursors = env.data.join("cursors");
+    fs::create_dir_all(&cursors).unwrap();
+    let stale = cursors.join("old-session.json");
+    fs::write(&stale, r#"{"offset":0,"line":0}"#).unwrap();
+    let year_ago = std::time::SystemTime::now() - Duration::from_secs(365 * 24 * 3600);
+    fs::File::options()
+        .write(true)
+        .open(&stale)
+        .unwrap()
+        .set_modified(year_ago)
+        .unwrap();
+    let t = transcript_with(&env, "s-new.jsonl", demo_text().as_bytes());
+    let p = payload("s-new", &t, &project(&env), "SessionEnd");
+    let (out, _) = run_hook(&env, "capture-session-summary", p.to_string().as_bytes());
+    assert_silent_success("capture-session-summary", &out, "prune");
+    assert!(!stale.exists(), "the stale cursor is gone");
+    assert!(
+        cursors.join("s-new.json").exists(),
+        "this session's cursor stays"
+    );
+}
