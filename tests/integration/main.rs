@@ -1,5 +1,6 @@
 //! One integration-test binary: every test runs the real binaries (assert_cmd) with `HOME`,
 //! `CLAUDE_CONFIG_DIR` and `REFLECT_HOME` in a temp dir. Modules are grouped by binary.
 
+mod detect;
 mod memory_store;
 mod util;
