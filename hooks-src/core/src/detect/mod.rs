@@ -402,3 +402,254 @@ fn is_empty_search(text: &str) -> bool {
         || t.starts_with("No matches found")
         || t.starts_with("Found 0 ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Feed `kinds` as events on lines 1, 2, 3 … and return the signals.
+    fn run(kinds: Vec<EventKind>) -> Vec<Signal> {
+        let mut detector = Detector::new();
+        for (i, kind) in kinds.into_iter().enumerate() {
+            detector.feed(&Event {
+                line: i as u64 + 1,
+                uuid: Some(format!("uuid-{}", i + 1)),
+                timestamp: None,
+                kind,
+            });
+        }
+        detector.finish()
+    }
+
+    fn user(text: &str) -> EventKind {
+        EventKind::UserText { text: text.into() }
+    }
+    fn says(text: &str) -> EventKind {
+        EventKind::AssistantText { text: text.into() }
+    }
+    fn call(id: &str, name: &str, input: Value) -> EventKind {
+        EventKind::ToolUse {
+            id: id.into(),
+            name: name.into(),
+            input,
+        }
+    }
+    fn result(id: &str, is_error: bool, text: &str) -> EventKind {
+        EventKind::ToolResult {
+            tool_use_id: id.into(),
+            is_error,
+            text: text.into(),
+        }
+    }
+    fn of_kind<'a>(signals: &'a [Signal], kind: &Kind) -> Vec<&'a Signal> {
+        signals.iter().filter(|s| &s.kind == kind).collect()
+    }
+
+    #[test]
+    fn a_correction_quotes_the_user_and_what_it_answered() {
+        let signals = run(vec![
+            user("set up the project"),
+            says("I'll install the dependencies.\nRunning npm install now."),
+            call("t1", "Bash", json!({"command": "npm install"})),
+            result("t1", false, "added 3 packages"),
+            user("No, use pnpm instead of npm"),
+        ]);
+        let corrections = of_kind(&signals, &Kind::Correction);
+        assert_eq!(corrections.len(), 1, "{signals:#?}");
+        let c = corrections[0];
+        assert_eq!(c.content, "No, use pnpm instead of npm");
+        assert_eq!(c.confidence, 3);
+        assert_eq!(c.source.line, Some(5));
+        assert_eq!(c.source.uuid.as_deref(), Some("uuid-5"));
+        assert!(
+            c.context.contains("No, use pnpm instead of npm"),
+            "{}",
+            c.context
+        );
+        assert!(
+            c.context.contains("Running npm install now."),
+            "{}",
+            c.context
+        );
+        assert_eq!(c.tags, vec!["bash"]);
+    }
+
+    #[test]
+    fn a_tool_error_is_a_failure_that_names_its_call() {
+        let signals = run(vec![
+            call("t1", "Read", json!({"file_path": "/nope.txt"})),
+            result(
+                "t1",
+                true,
+                "<tool_use_error>File does not exist.</tool_use_error>",
+            ),
+        ]);
+        let failures = of_kind(&signals, &Kind::Failure);
+        assert_eq!(failures.len(), 1);
+        let f = failures[0];
+        assert_eq!(
+            f.content,
+            "Read failed: File does not exist. (on `/nope.txt`)"
+        );
+        assert_eq!(f.tool_use_id(), Some("t1"));
+        assert_eq!(f.source.line, Some(2));
+    }
+
+    #[test]
+    fn warmup_and_interrupt_errors_are_not_failures() {
+        let signals = run(vec![
+            call("t1", "Glob", json!({"pattern": "**/*"})),
+            result("t1", true, "Warmup"),
+            call("t2", "Bash", json!({"command": "sleep 100"})),
+            result("t2", true, "[Request interrupted by user for tool use]"),
+        ]);
+        assert!(signals.is_empty(), "{signals:#?}");
+    }
+
+    #[test]
+    fn a_tool_failing_twice_in_a_row_is_a_repeated_failure() {
+        let mut events = Vec::new();
+        for i in 0..3 {
+            events.push(call(&format!("t{i}"), "Bash", json!({"command": "make"})));
+            events.push(result(
+                &format!("t{i}"),
+                true,
+                "Exit code 2\nmissing target",
+            ));
+        }
+        let signals = run(events);
+        let repeated: Vec<_> = signals
+            .iter()
+            .filter(|s| s.category.as_deref() == Some("repeated-failure"))
+            .collect();
+        assert_eq!(repeated.len(), 1, "one signal per run: {signals:#?}");
+        assert_eq!(repeated[0].content, "Bash failed 3 times in a row");
+        assert_eq!(repeated[0].meta.get("count"), Some(&json!(3)));
+        assert_eq!(repeated[0].tool_use_id(), None);
+
+        // A success in between breaks the run.
+        let signals = run(vec![
+            call("a", "Bash", json!({"command": "make"})),
+            result("a", true, "Exit code 2"),
+            call("b", "Bash", json!({"command": "make"})),
+            result("b", false, "ok"),
+            call("c", "Bash", json!({"command": "make"})),
+            result("c", true, "Exit code 2"),
+        ]);
+        assert!(signals
+            .iter()
+            .all(|s| s.category.as_deref() != Some("repeated-failure")));
+    }
+
+    #[test]
+    fn three_edits_of_one_file_in_sequence_are_friction() {
+        let edit = |id: &str, file: &str| call(id, "Edit", json!({"file_path": file}));
+        let signals = run(vec![
+            edit("1", "/src/a.rs"),
+            edit("2", "/src/a.rs"),
+            edit("3", "/src/a.rs"),
+            edit("4", "/src/a.rs"),
+        ]);
+        let friction = of_kind(&signals, &Kind::ProjectFriction);
+        assert_eq!(friction.len(), 1);
+        assert_eq!(friction[0].content, "/src/a.rs edited 4 times in a row");
+        assert_eq!(friction[0].source.line, Some(3));
+
+        let signals = run(vec![
+            edit("1", "/src/a.rs"),
+            edit("2", "/src/b.rs"),
+            edit("3", "/src/a.rs"),
+        ]);
+        assert!(of_kind(&signals, &Kind::ProjectFriction).is_empty());
+    }
+
+    #[test]
+    fn three_empty_searches_are_thrashing() {
+        let mut events = Vec::new();
+        for (i, empty) in ["No files found", "No matches found", ""]
+            .iter()
+            .enumerate()
+        {
+            let tool = if i % 2 == 0 { "Glob" } else { "Grep" };
+            events.push(call(&i.to_string(), tool, json!({"pattern": "foo"})));
+            events.push(result(&i.to_string(), false, empty));
+        }
+        let signals = run(events);
+        let thrash: Vec<_> = signals
+            .iter()
+            .filter(|s| s.category.as_deref() == Some("search-thrashing"))
+            .collect();
+        assert_eq!(thrash.len(), 1, "{signals:#?}");
+
+        let signals = run(vec![
+            call("1", "Grep", json!({"pattern": "a"})),
+            result("1", false, "No matches found"),
+            call("2", "Grep", json!({"pattern": "b"})),
+            result("2", false, "src/lib.rs:3: b"),
+            call("3", "Grep", json!({"pattern": "c"})),
+            result("3", false, "No matches found"),
+        ]);
+        assert!(of_kind(&signals, &Kind::ProjectFriction).is_empty());
+    }
+
+    #[test]
+    fn a_refused_tool_call_is_a_correction_not_a_failure() {
+        let signals = run(vec![
+            call("t1", "Write", json!({"file_path": "/src/new.rs"})),
+            EventKind::Rejection {
+                tool_use_id: "t1".into(),
+                text: "put it in lib.rs".into(),
+            },
+        ]);
+        assert!(of_kind(&signals, &Kind::Failure).is_empty());
+        let c = of_kind(&signals, &Kind::Correction);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].content, "put it in lib.rs");
+        assert!(c[0].context.contains("/src/new.rs"), "{}", c[0].context);
+    }
+
+    #[test]
+    fn praise_after_real_work_is_a_pattern_but_not_after_reading() {
+        let signals = run(vec![
+            says("Refactored the parser."),
+            call("1", "Edit", json!({"file_path": "/src/parse.rs"})),
+            result("1", false, "ok"),
+            user("Perfect, exactly what I wanted"),
+        ]);
+        let patterns = of_kind(&signals, &Kind::Pattern);
+        assert_eq!(patterns.len(), 1);
+        assert_eq!(patterns[0].confidence, 1);
+        assert!(patterns[0].content.contains("Refactored the parser."));
+
+        let signals = run(vec![
+            call("1", "Read", json!({"file_path": "/src/parse.rs"})),
+            user("great"),
+        ]);
+        assert!(of_kind(&signals, &Kind::Pattern).is_empty());
+    }
+
+    #[test]
+    fn remember_requests_drop_the_memory_wrapper() {
+        let signals = run(vec![user(
+            "<user-memory-input>staging uses port 8443</user-memory-input>",
+        )]);
+        assert_eq!(signals.len(), 1);
+        assert_eq!(signals[0].kind, Kind::Remember);
+        assert_eq!(signals[0].content, "staging uses port 8443");
+    }
+
+    #[test]
+    fn a_user_message_ends_a_run_of_attempts() {
+        let signals = run(vec![
+            call("a", "Bash", json!({"command": "make"})),
+            result("a", true, "Exit code 2"),
+            user("try again please"),
+            call("b", "Bash", json!({"command": "make"})),
+            result("b", true, "Exit code 2"),
+        ]);
+        assert!(signals
+            .iter()
+            .all(|s| s.category.as_deref() != Some("repeated-failure")));
+    }
+}

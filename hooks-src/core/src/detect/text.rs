@@ -360,6 +360,10 @@ pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
         correction = 0;
     }
     let mut convention = score(&words, &raw, CONVENTION, CONVENTION_CJK);
+    if describes_behaviour(&words) {
+        // "the spinner never disappears" reports what happens; it sets no rule.
+        convention -= STRONG;
+    }
     let preference = score(&words, &raw, PREFERENCE, PREFERENCE_CJK);
     let remember = score(&words, &raw, REMEMBER, REMEMBER_CJK);
     if is_question(prose) && !words.starts_with(" no ") {
@@ -387,6 +391,30 @@ pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
         kind: best.0,
         confidence,
     })
+}
+
+/// Every "always"/"never" in the message describes what something does ("it never updates",
+/// "always failed") rather than prescribing: the next word is a third-person or past verb.
+fn describes_behaviour(words: &str) -> bool {
+    let mut found = false;
+    for adverb in [" always ", " never "] {
+        let mut rest = words;
+        while let Some(at) = rest.find(adverb) {
+            found = true;
+            rest = &rest[at + adverb.len() - 1..];
+            let next = rest.split(' ').nth(1).unwrap_or("");
+            let descriptive = (next.len() > 3 && next.ends_with('s') && !next.ends_with("ss"))
+                || next.ends_with("ed")
+                || matches!(
+                    next,
+                    "was" | "were" | "been" | "had" | "did" | "got" | "is" | "are"
+                );
+            if !descriptive {
+                return false;
+            }
+        }
+    }
+    found
 }
 
 /// "use X instead of Y", "X, not Y": the user names the right thing and the wrong one.
@@ -546,4 +574,163 @@ pub fn shared_command(text: &str) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn after_action() -> Situation {
+        Situation {
+            actions: 3,
+            rejected: false,
+        }
+    }
+
+    fn kind_of(text: &str, situation: &Situation) -> Option<Kind> {
+        classify(text, situation).map(|v| v.kind)
+    }
+
+    /// Learning moments, each with the kind it must get (written for these tests).
+    const POSITIVES: &[(&str, &str)] = &[
+        ("No, put the helper in utils.rs", "correction"),
+        ("nope, that breaks the build", "correction"),
+        ("Use ripgrep instead of grep here", "correction"),
+        (
+            "that's the wrong config file, look at app.toml",
+            "correction",
+        ),
+        (
+            "Don't touch the migrations, they are generated",
+            "correction",
+        ),
+        ("Please do not push until I say so", "correction"),
+        ("You forgot to update the changelog", "correction"),
+        (
+            "I don't like this approach, it hides the error",
+            "correction",
+        ),
+        ("Why did you delete the fixtures?", "correction"),
+        ("stop", "correction"),
+        (
+            "Nein, nimm lieber die bestehende Funktion statt einer neuen",
+            "correction",
+        ),
+        (
+            "そのファイルではなく config.yaml を直してください",
+            "correction",
+        ),
+        ("We always run cargo fmt before committing", "convention"),
+        (
+            "Never hardcode credentials; read them from the environment",
+            "convention",
+        ),
+        ("In this repo tests live next to the code", "convention"),
+        (
+            "Bitte immer die Tests vor dem Commit laufen lassen",
+            "convention",
+        ),
+        ("今後は必ずテストを書いてください", "convention"),
+        ("I prefer short answers without preamble", "preference"),
+        ("ask me before you install anything", "preference"),
+        ("Remember that staging uses a separate database", "remember"),
+        ("keep in mind the API is rate limited to 10 rps", "remember"),
+        (
+            "<user-memory-input>deploys happen on tuesdays</user-memory-input>",
+            "remember",
+        ),
+        ("Merk dir: das Staging nutzt Port 8443", "remember"),
+        (
+            "このプロジェクトでは pnpm を使うことを覚えておいて",
+            "remember",
+        ),
+    ];
+
+    /// Near misses: ordinary requests, questions, pasted logs, praise.
+    const NEGATIVES: &[&str] = &[
+        "now add a logout button to the header",
+        "what does this function return?",
+        "ok continue",
+        "yes, do it",
+        "Getting this:\n  error[E0308]: never type fallback; always failing with wrong type",
+        "no problem, take your time",
+        "No, still failing",
+        "Great, thanks!",
+        "The spinner never disappears after loading",
+        "can you explain why the cache is stale?",
+        "run the tests",
+        "Schau dir bitte die Logs an",
+        "テストを実行してください",
+    ];
+
+    #[test]
+    fn learning_moments_are_classified_by_kind() {
+        for (text, kind) in POSITIVES {
+            assert_eq!(
+                kind_of(text, &after_action()).as_ref().map(Kind::as_str),
+                Some(*kind),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn ordinary_messages_are_not_learning_moments() {
+        for text in NEGATIVES {
+            assert_eq!(kind_of(text, &after_action()), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_correction_needs_something_to_correct() {
+        let fresh = Situation::default();
+        assert_eq!(kind_of("No, put the helper in utils.rs", &fresh), None);
+        assert_eq!(
+            kind_of("We always run cargo fmt before committing", &fresh),
+            Some(Kind::Convention)
+        );
+    }
+
+    #[test]
+    fn a_refused_tool_call_tips_a_weak_cue_into_a_correction() {
+        let text = "but the config is generated";
+        assert_eq!(kind_of(text, &after_action()), None);
+        let refused = Situation {
+            actions: 1,
+            rejected: true,
+        };
+        assert_eq!(kind_of(text, &refused), Some(Kind::Correction));
+    }
+
+    #[test]
+    fn replacements_are_high_confidence() {
+        let v = classify("use yarn instead of npm", &after_action()).unwrap();
+        assert_eq!((v.kind, v.confidence), (Kind::Correction, 3));
+        let v = classify("no, that is wrong", &after_action()).unwrap();
+        assert!(v.confidence < 3);
+    }
+
+    #[test]
+    fn only_the_prose_before_a_paste_is_read() {
+        assert_eq!(prose("Getting this:\nnever always wrong"), "Getting this");
+        assert_eq!(prose("see ```never``` here"), "see ");
+        assert_eq!(normalize("Don't   STOP!"), " dont stop ");
+    }
+
+    #[test]
+    fn praise_and_shared_commands() {
+        assert!(is_praise("Perfect, that works"));
+        assert!(is_praise("genau so"));
+        assert!(!is_praise("great, but the test still fails"));
+        assert!(!is_praise("greatly reduce the size"));
+        assert_eq!(
+            shared_command("please run `cargo test -p core` first").as_deref(),
+            Some("cargo test -p core")
+        );
+        assert_eq!(
+            shared_command("<bash-input>make lint</bash-input>").as_deref(),
+            Some("make lint")
+        );
+        assert_eq!(shared_command("use `foo.rs`"), None);
+    }
 }
