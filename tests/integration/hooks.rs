@@ -1022,3 +1022,55 @@ fn session_end_removes_the_cursors_of_sessions_long_over() {
         "this session's cursor stays"
     );
 }
+
+#[test]
+fn the_demo_transcript_shows_each_signal_kind_and_none_from_its_noise() {
+    let env = Env::new();
+    let out = env
+        .cmd("capture-signals")
+        .arg("--transcript")
+        .arg(demo_transcript())
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let printed: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: HashSet<&str> = printed
+        .iter()
+        .map(|s| s["type"].as_str().unwrap())
+        .collect();
+    for kind in ["correction", "convention", "failure"] {
+        assert!(kinds.contains(kind), "the demo shows a {kind}: {kinds:?}");
+    }
+    let lint_failures = printed
+        .iter()
+        .filter(|s| s["type"] == "failure" && s["context"].as_str().unwrap().contains("lint"))
+        .count();
+    assert!(lint_failures >= 2, "the repeated lint failure shows");
+    let lines: Vec<Value> = demo_text()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The demo holds each kind of noise, with words that would trigger a detector.
+    let has = |pred: &dyn Fn(&Value) -> bool| lines.iter().any(pred);
+    assert!(has(&|e| e["isCompactSummary"] == true));
+    assert!(has(&|e| e["message"]["content"]
+        .as_str()
+        .is_some_and(|c| c.starts_with("<system-reminder>"))));
+    assert!(has(&|e| e["message"]["content"]
+        .as_str()
+        .is_some_and(|c| c.starts_with("<local-command-stdout>"))));
+    for s in &printed {
+        let line = s["source"]["line"].as_u64().unwrap();
+        let entry = &lines[line as usize - 1];
+        let kind = s["type"].as_str().unwrap();
+        assert_eq!(
+            crate::corpus::noise(entry, kind),
+            None,
+            "{kind} from noise at line {line}"
+        );
+    }
+}
