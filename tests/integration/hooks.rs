@@ -318,11 +318,12 @@ fn bad_payloads_and_hostile_transcripts_end_in_a_quick_silent_exit_0_for_every_h
             let before = error_log(&env);
             let (out, took) = run_hook(&env, bin, &case.stdin);
             assert_silent_success(bin, &out, case.name);
-            // A 10 MB payload is parsed whole: unoptimized serde_json needs ~0.35 s for it on an
-            // idle machine and several seconds on a loaded one, so in debug builds this bound
-            // only catches a hang (release: the same 50 ms as every other case).
+            // A 10 MB payload is parsed whole: unoptimized code needs ~0.3 s for it on an idle
+            // machine and was seen taking 18 s while the whole suite ran beside other builds, so
+            // in debug builds this bound only catches a hang (a hang is killed at the harness's
+            // 60 s timeout). Release binaries get the same 50 ms as every other case.
             let allowed = if case.stdin.len() > 1 << 20 && cfg!(debug_assertions) {
-                Duration::from_secs(15)
+                Duration::from_secs(45)
             } else {
                 bound
             };
