@@ -1168,7 +1168,9 @@ mod tests {
         let body = "é\\n\\\"q\\\" \\u00e9".repeat(1000);
         let line = user(
             "r",
-            &format!(r#"[{{"type":"tool_result","tool_use_id":"t","is_error":true,"content":"{body}"}}]"#),
+            &format!(
+                r#"[{{"type":"tool_result","tool_use_id":"t","is_error":true,"content":"{body}"}}]"#
+            ),
         );
         let (events, _) = events_of(format!("{line}\n").as_bytes());
         let EventKind::ToolResult { text, .. } = &events[0].kind else {

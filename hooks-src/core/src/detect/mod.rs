@@ -108,7 +108,7 @@ impl Detector {
             EventKind::AssistantText { text } => {
                 self.turn.situation.actions += 1;
                 let last = text.lines().rev().find(|l| !l.trim().is_empty());
-                self.turn.last_text = last.map(|l| one_line(l, 200));
+                self.turn.last_text = last.map(|l| quote(l, 200));
             }
             EventKind::ToolUse { id, name, input } => self.tool_use(id, name, input),
             EventKind::ToolResult {
@@ -134,8 +134,8 @@ impl Detector {
         let answered = self.answered();
         if let Some(verdict) = text::classify(text, &self.turn.situation) {
             let content = match verdict.kind {
-                Kind::Remember => one_line(&strip_memory_tags(text), CONTENT_CHARS),
-                _ => one_line(text, CONTENT_CHARS),
+                Kind::Remember => quote(&strip_memory_tags(text), CONTENT_CHARS),
+                _ => quote(text, CONTENT_CHARS),
             };
             let mut sig = Signal::new(verdict.kind, content);
             sig.confidence = verdict.confidence;
@@ -238,12 +238,12 @@ impl Detector {
         }
         let mut sig = Signal::new(Kind::Failure, content);
         sig.context = if call.summary.is_empty() {
-            format!("Error: {}", one_line(&error, CONTEXT_CHARS))
+            format!("Error: {}", quote(&error, CONTEXT_CHARS))
         } else {
             format!(
                 "Tried: {}\nError: {}",
                 call.summary,
-                one_line(&error, CONTEXT_CHARS)
+                quote(&error, CONTEXT_CHARS)
             )
         };
         sig.category = Some("tool-failure".into());
@@ -277,7 +277,7 @@ impl Detector {
         let content = if reason.is_empty() {
             format!("User refused {tool}: {}", one_line(&call.summary, 160))
         } else {
-            one_line(reason, CONTENT_CHARS)
+            quote(reason, CONTENT_CHARS)
         };
         let mut sig = Signal::new(Kind::Correction, content);
         sig.confidence = if reason.is_empty() { 1 } else { 2 };
@@ -287,7 +287,7 @@ impl Detector {
             if reason.is_empty() {
                 String::new()
             } else {
-                format!(", saying: '{}'", one_line(reason, CONTEXT_CHARS))
+                format!(", saying: '{}'", quote(reason, CONTEXT_CHARS))
             }
         );
         sig.category = Some("tool-rejection".into());
@@ -361,13 +361,18 @@ enum StreakKind {
     Searches,
 }
 
+/// [`one_line`] of a text's head: a 60 kB paste is not flattened whole to quote 600 characters.
+fn quote(text: &str, max: usize) -> String {
+    one_line(crate::transcript::truncate(text, max * 4 + 64), max)
+}
+
 fn set_source(sig: &mut Signal, event: &Event) {
     sig.source.line = Some(event.line);
     sig.source.uuid = event.uuid.clone();
 }
 
 fn user_context(text: &str, answered: &str) -> String {
-    let said = one_line(text, CONTEXT_CHARS);
+    let said = quote(text, CONTEXT_CHARS);
     if answered.is_empty() {
         format!("User said: '{said}'")
     } else {

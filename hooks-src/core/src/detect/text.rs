@@ -9,6 +9,10 @@
 //! phrases over normalized words (lowercase, apostrophes dropped: "don't" = "dont"), so they
 //! match on word boundaries, plus raw substrings for languages written without spaces.
 
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
+
 use crate::signal::Kind;
 
 /// What the assistant did between the previous user message and this one.
@@ -351,7 +355,8 @@ pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
     let raw = prose.to_lowercase();
     let after_action = situation.actions > 0;
 
-    let mut correction = score(&words, &raw, CORRECTION, CORRECTION_CJK) + opener(&words);
+    let found = scores(&words, &raw);
+    let mut correction = found[Cue::Correction as usize] + opener(&words);
     if situation.rejected {
         correction += WEAK;
     }
@@ -359,13 +364,13 @@ pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
         // Nothing was done yet that could be corrected.
         correction = 0;
     }
-    let mut convention = score(&words, &raw, CONVENTION, CONVENTION_CJK);
+    let mut convention = found[Cue::Convention as usize];
     if describes_behaviour(&words) {
         // "the spinner never disappears" reports what happens; it sets no rule.
         convention -= STRONG;
     }
-    let preference = score(&words, &raw, PREFERENCE, PREFERENCE_CJK);
-    let remember = score(&words, &raw, REMEMBER, REMEMBER_CJK);
+    let preference = found[Cue::Preference as usize];
+    let remember = found[Cue::Remember as usize];
     if is_question(prose) && !words.starts_with(" no ") {
         // "Should we always …?" asks; it does not state a rule.
         convention -= WEAK;
@@ -434,19 +439,82 @@ fn is_replacement(words: &str, raw: &str) -> bool {
             .any(|p| raw.contains(p))
 }
 
-fn score(words: &str, raw: &str, phrases: &[(&str, i32)], cjk: &[(&str, i32)]) -> i32 {
-    let spaced: i32 = phrases
-        .iter()
-        .filter(|(p, _)| words.contains(p))
-        .map(|(_, w)| *w)
-        .sum();
-    let unspaced: i32 = cjk
-        .iter()
-        .filter(|(p, _)| raw.contains(p))
-        .map(|(_, w)| *w)
-        .sum();
-    // Several cues of one kind do not make a message more than certain.
-    (spaced + unspaced).min(2 * STRONG)
+/// The kinds of cue tables, in the order of [`Scores`].
+#[derive(Clone, Copy)]
+enum Cue {
+    Correction,
+    Convention,
+    Preference,
+    Remember,
+}
+
+/// Every cue phrase in one automaton (one pass over a message instead of one `contains` per
+/// phrase), with the kind and weight of each pattern.
+struct Cues {
+    spaced: AhoCorasick,
+    spaced_meta: Vec<(Cue, i32)>,
+    unspaced: AhoCorasick,
+    unspaced_meta: Vec<(Cue, i32)>,
+}
+
+static CUES: LazyLock<Cues> = LazyLock::new(|| {
+    let spaced_tables = [
+        (Cue::Correction, CORRECTION),
+        (Cue::Convention, CONVENTION),
+        (Cue::Preference, PREFERENCE),
+        (Cue::Remember, REMEMBER),
+    ];
+    let unspaced_tables = [
+        (Cue::Correction, CORRECTION_CJK),
+        (Cue::Convention, CONVENTION_CJK),
+        (Cue::Preference, PREFERENCE_CJK),
+        (Cue::Remember, REMEMBER_CJK),
+    ];
+    let build = |tables: &[(Cue, &[(&str, i32)])]| {
+        let mut patterns = Vec::new();
+        let mut meta = Vec::new();
+        for (cue, table) in tables {
+            for (phrase, weight) in *table {
+                patterns.push(*phrase);
+                meta.push((*cue, *weight));
+            }
+        }
+        let automaton = AhoCorasick::new(&patterns).expect("cue phrases are plain literals");
+        (automaton, meta)
+    };
+    let (spaced, spaced_meta) = build(&spaced_tables);
+    let (unspaced, unspaced_meta) = build(&unspaced_tables);
+    Cues {
+        spaced,
+        spaced_meta,
+        unspaced,
+        unspaced_meta,
+    }
+});
+
+/// Cue weight per kind, indexed by [`Cue`].
+type Scores = [i32; 4];
+
+/// Sum the weights of the distinct cue phrases found in `words` (normalized) and `raw` (for
+/// scripts without spaces). Several cues of one kind do not make a message more than certain.
+fn scores(words: &str, raw: &str) -> Scores {
+    let cues = &*CUES;
+    let mut scores = [0; 4];
+    let mut add = |automaton: &AhoCorasick, meta: &[(Cue, i32)], hay: &str| {
+        let mut seen = vec![false; meta.len()];
+        for found in automaton.find_overlapping_iter(hay) {
+            let id = found.pattern().as_usize();
+            if !std::mem::replace(&mut seen[id], true) {
+                let (cue, weight) = meta[id];
+                scores[cue as usize] += weight;
+            }
+        }
+    };
+    add(&cues.spaced, &cues.spaced_meta, words);
+    if !raw.is_ascii() {
+        add(&cues.unspaced, &cues.unspaced_meta, raw);
+    }
+    scores.map(|s| s.min(2 * STRONG))
 }
 
 fn opener(words: &str) -> i32 {
