@@ -42,8 +42,11 @@ const EMPTY_SEARCHES: u32 = 3;
 #[derive(Default)]
 pub struct Detector {
     signals: Vec<Signal>,
-    /// Tool calls seen so far, by id.
+    /// Tool calls of the current turn, by id; results follow their call within the turn.
     calls: HashMap<String, Call>,
+    /// The previous turn's calls, for a result written after the user's next message. Older
+    /// calls are dropped, so a long transcript never grows this state.
+    earlier_calls: HashMap<String, Call>,
     /// What the assistant did since the user last spoke.
     turn: Turn,
     failures: Streak,
@@ -161,6 +164,7 @@ impl Detector {
             self.signals.push(sig);
         }
         self.turn = Turn::default();
+        self.earlier_calls = std::mem::take(&mut self.calls);
         // A user message ends a run of attempts: what follows is a new try.
         self.failures.reset();
         self.edits.reset();
@@ -204,7 +208,7 @@ impl Detector {
     }
 
     fn tool_result(&mut self, tool_use_id: &str, is_error: bool, text: &str, event: &Event) {
-        let call = self.calls.get(tool_use_id).cloned().unwrap_or_default();
+        let call = self.call(tool_use_id);
         if matches!(call.name.as_str(), "Glob" | "Grep") {
             if !is_error && is_empty_search(text) {
                 let count = self.searches.bump("search");
@@ -268,7 +272,7 @@ impl Detector {
 
     fn rejection(&mut self, tool_use_id: &str, reason: &str, event: &Event) {
         self.turn.situation.rejected = true;
-        let call = self.calls.get(tool_use_id).cloned().unwrap_or_default();
+        let call = self.call(tool_use_id);
         let tool = if call.name.is_empty() {
             "a tool call"
         } else {
@@ -327,6 +331,15 @@ impl Detector {
         sig.source.uuid = self.at.1.clone();
         streak.signal = Some(self.signals.len());
         self.signals.push(sig);
+    }
+
+    /// The call a result or rejection answers (empty when it was never seen).
+    fn call(&self, id: &str) -> Call {
+        self.calls
+            .get(id)
+            .or_else(|| self.earlier_calls.get(id))
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// What the user's message answered: the assistant's last line, or else its last tool.
@@ -656,5 +669,29 @@ mod tests {
         assert!(signals
             .iter()
             .all(|s| s.category.as_deref() != Some("repeated-failure")));
+    }
+
+    #[test]
+    fn calls_are_remembered_for_one_more_turn_only() {
+        let signals = run(vec![
+            call("t1", "Bash", json!({"command": "make"})),
+            user("keep going"),
+            result("t1", true, "Exit code 2"),
+            call("t2", "Bash", json!({"command": "make"})),
+            user("next"),
+            user("and next"),
+            result("t2", true, "Exit code 2"),
+        ]);
+        let contents: Vec<_> = of_kind(&signals, &Kind::Failure)
+            .iter()
+            .map(|s| s.content.clone())
+            .collect();
+        assert_eq!(
+            contents,
+            vec![
+                "Bash failed: Exit code 2 (on `make`)",
+                "tool failed: Exit code 2"
+            ]
+        );
     }
 }
