@@ -39,7 +39,7 @@ const THRESHOLD: i32 = 2;
 /// Phrases of a user who rejects or redirects what was just done.
 const CORRECTION: &[(&str, i32)] = &[
     (" instead of ", STRONG),
-    (" instead ", STRONG),
+    (" instead ", WEAK),
     (" rather than ", STRONG),
     (" not what i ", STRONG),
     (" thats not ", STRONG),
@@ -100,6 +100,7 @@ const CORRECTION: &[(&str, i32)] = &[
     (" no need ", STRONG),
     (" already have ", WEAK),
     (" i still want ", STRONG),
+    (" i just want ", WEAK),
     (" still want ", WEAK),
     (" think more ", STRONG),
     (" think some more ", STRONG),
@@ -356,9 +357,15 @@ pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
     let after_action = situation.actions > 0;
 
     let found = scores(&words, &raw);
-    let mut correction = found[Cue::Correction as usize] + opener(&words);
+    let mut correction =
+        (found[Cue::Correction as usize] + opener(&words) + challenge(prose, &words))
+            .min(2 * STRONG);
     if situation.rejected {
         correction += WEAK;
+    }
+    if is_hedged_or_for_now(&words) {
+        // "we may want X instead?", "don't commit yet": a suggestion or a one-off hold.
+        correction -= STRONG;
     }
     if !after_action {
         // Nothing was done yet that could be corrected.
@@ -515,6 +522,71 @@ fn scores(words: &str, raw: &str) -> Scores {
         add(&cues.unspaced, &cues.unspaced_meta, raw);
     }
     scores.map(|s| s.min(2 * STRONG))
+}
+
+/// Structures that push back on what was just done: "are you (really) sure", a "why …
+/// not/didn't" question, "X, not Y", a claim closed by "…, right?".
+fn challenge(prose: &str, words: &str) -> i32 {
+    let mut weight = 0;
+    if let Some(at) = words.find(" are you ") {
+        let next: Vec<&str> = words[at + 9..].split(' ').take(3).collect();
+        if next.contains(&"sure") || next.contains(&"certain") {
+            weight += STRONG;
+        }
+    }
+    let body = words.trim_start();
+    let why = [
+        "why ",
+        "warum ",
+        "wieso ",
+        "weshalb ",
+        "pourquoi ",
+        "por qué ",
+        "porque ",
+    ]
+    .iter()
+    .any(|w| body.starts_with(w))
+        || ["なぜ", "どうして", "为什么"]
+            .iter()
+            .any(|w| prose.trim_start().starts_with(w));
+    let negated = [
+        " not ", "nt ", " no ", " never ", " kein", " nicht ", " pas ", " didnt ",
+    ]
+    .iter()
+    .any(|n| words.contains(n))
+        || ["ない", "なかった", "没有"]
+            .iter()
+            .any(|n| prose.contains(n));
+    if why && negated {
+        weight += STRONG;
+    }
+    if prose.contains(", not ") || prose.contains(", nicht ") {
+        weight += STRONG;
+    }
+    let tail = words.trim_end();
+    if tail.ends_with(" right") && prose.trim_end().ends_with('?') {
+        weight += WEAK;
+    }
+    weight
+}
+
+/// A message that only suggests ("maybe", "might", "may want") or holds something for now
+/// ("not … yet").
+fn is_hedged_or_for_now(words: &str) -> bool {
+    [
+        " maybe ",
+        " might ",
+        " may want ",
+        " perhaps ",
+        " vielleicht ",
+        " eventuell ",
+        " yet ",
+        " for now ",
+        " erstmal ",
+        " noch nicht ",
+    ]
+    .iter()
+    .any(|h| words.contains(h))
 }
 
 fn opener(words: &str) -> i32 {
@@ -680,6 +752,11 @@ mod tests {
         ),
         ("Why did you delete the fixtures?", "correction"),
         ("stop", "correction"),
+        ("Are you really sure about that?", "correction"),
+        ("why didn't you run the linter first?", "correction"),
+        ("The limit is 42, not 24", "correction"),
+        ("なぜテストを実行しなかったのですか", "correction"),
+        ("but the retry belongs in the client, right?", "correction"),
         (
             "Nein, nimm lieber die bestehende Funktion statt einer neuen",
             "correction",
@@ -727,6 +804,9 @@ mod tests {
         "The spinner never disappears after loading",
         "can you explain why the cache is stale?",
         "run the tests",
+        "we might want to use a queue instead of polling?",
+        "add it to the docs and don't commit yet",
+        "why is the build slow?",
         "Schau dir bitte die Logs an",
         "テストを実行してください",
     ];
