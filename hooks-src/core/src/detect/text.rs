@@ -382,11 +382,14 @@ pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
         // "Should we always …?" asks; it does not state a rule.
         convention -= WEAK;
     }
+    // On a tie the more specific reading wins: a correction of what was just done ("no,
+    // remember we deploy with docker") over a remember-request over a personal preference over
+    // a general rule (`max_by_key` keeps the last maximum).
     let best = [
+        (Kind::Convention, convention),
+        (Kind::Preference, preference),
         (Kind::Remember, remember),
         (Kind::Correction, correction),
-        (Kind::Preference, preference),
-        (Kind::Convention, convention),
     ]
     .into_iter()
     .max_by_key(|(_, s)| *s)?;
@@ -779,6 +782,11 @@ mod tests {
         ("I prefer short answers without preamble", "preference"),
         ("ask me before you install anything", "preference"),
         ("Remember that staging uses a separate database", "remember"),
+        (
+            "No, remember that staging uses a separate database",
+            "correction",
+        ),
+        ("Always ask me before deleting files", "preference"),
         ("keep in mind the API is rate limited to 10 rps", "remember"),
         (
             "<user-memory-input>deploys happen on tuesdays</user-memory-input>",
