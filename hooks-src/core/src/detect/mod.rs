@@ -188,6 +188,8 @@ impl Detector {
                 .map(str::to_string),
             _ => None,
         };
+        // Plan files are rewritten as a plan evolves; that is no struggle with the code.
+        let edited_file = edited_file.filter(|f| !f.contains("/.claude/plans/"));
         if let Some(file) = &edited_file {
             let count = self.edits.bump(file);
             if count >= REPEATED_EDITS {
@@ -213,7 +215,11 @@ impl Detector {
             if !is_error && is_empty_search(text) {
                 let count = self.searches.bump("search");
                 if count >= EMPTY_SEARCHES {
-                    let content = format!("{count} searches in a row found nothing");
+                    let content = format!(
+                        "{count} searches in a row found nothing (last: {} `{}`)",
+                        call.name,
+                        one_line(&call.summary, 100)
+                    );
                     let context = format!("Last search: {} `{}`", call.name, call.summary);
                     self.streak_signal(StreakKind::Searches, content, context, count);
                 }
@@ -260,7 +266,10 @@ impl Detector {
 
         let count = self.failures.bump(tool);
         if count >= REPEATED_FAILURES {
-            let content = format!("{tool} failed {count} times in a row");
+            let mut content = format!("{tool} failed {count} times in a row");
+            if !call.summary.is_empty() {
+                content.push_str(&format!(" (last on `{}`)", one_line(&call.summary, 100)));
+            }
             let context = format!(
                 "Last attempt: {}\nError: {}",
                 call.summary,
@@ -542,7 +551,10 @@ mod tests {
             .filter(|s| s.category.as_deref() == Some("repeated-failure"))
             .collect();
         assert_eq!(repeated.len(), 1, "one signal per run: {signals:#?}");
-        assert_eq!(repeated[0].content, "Bash failed 3 times in a row");
+        assert_eq!(
+            repeated[0].content,
+            "Bash failed 3 times in a row (last on `make`)"
+        );
         assert_eq!(repeated[0].meta.get("count"), Some(&json!(3)));
         assert_eq!(repeated[0].tool_use_id(), None);
 
@@ -579,6 +591,10 @@ mod tests {
             edit("2", "/src/b.rs"),
             edit("3", "/src/a.rs"),
         ]);
+        assert!(of_kind(&signals, &Kind::ProjectFriction).is_empty());
+
+        let plan = "/home/u/.claude/plans/brave-plan.md";
+        let signals = run(vec![edit("1", plan), edit("2", plan), edit("3", plan)]);
         assert!(of_kind(&signals, &Kind::ProjectFriction).is_empty());
     }
 
