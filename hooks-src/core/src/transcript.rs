@@ -7,11 +7,16 @@
 //! into a small stream of [`Event`]s, so the detectors see only what they reason about: genuine
 //! user text, assistant text, tool calls, tool results, rejections and compactions.
 //!
-//! Cost model: a PreCompact hook may read a 100 MB transcript, so the reader works in large
-//! chunks, splits lines with memchr, drops most lines (progress, snapshots, titles …) with a
-//! literal byte check before any JSON parse, and deserializes the rest into borrowed structs that
-//! skip every field it does not need. Memory stays bounded: a line longer than [`MAX_LINE`] is
-//! skipped (still counted), never buffered whole.
+//! Cost model: a PreCompact hook may read a 100 MB transcript, so the reader works in 1 MB
+//! chunks and splits lines with memchr; it drops most lines (progress, snapshots, titles …) by a
+//! look at the first kilobyte, and records already seen by a look at the last; it walks the rest
+//! once with a byte-level walker that skips every value it does not need (tool output by quote
+//! search, the duplicate `toolUseResult` not at all) and decodes only bounded heads of the
+//! strings it keeps. Memory stays bounded: a line longer than [`MAX_LINE`] is skipped (still
+//! counted), never buffered whole; `examples/reader_throughput.rs` measures it by hand.
+//!
+//! Sub-agent traffic (`isSidechain`) is skipped whole: its prompts are not the user's, and its
+//! "Warmup" runs write refused calls that are not failures.
 //!
 //! Resumption: [`read`] starts at a [`Position`] and returns the position after the last complete
 //! line. A torn last line (no newline yet; Claude Code may be mid-write) is left for the next run.
@@ -31,6 +36,9 @@ pub const MAX_LINE: usize = 8 << 20;
 
 /// How much of a tool result's text an event carries.
 pub const TOOL_RESULT_TEXT_MAX: usize = 2000;
+/// How much of a successful tool result's text an event carries: enough to tell an empty search
+/// from a hit; the output itself teaches nothing and is most of a transcript's bytes.
+pub const TOOL_OUTPUT_TEXT_MAX: usize = 256;
 
 /// Bytes read per `read` call.
 const CHUNK: usize = 1 << 20;
@@ -67,7 +75,8 @@ pub enum EventKind {
         name: String,
         input: Value,
     },
-    /// `text` is at most [`TOOL_RESULT_TEXT_MAX`] bytes (cut on a character boundary).
+    /// `text` is at most [`TOOL_RESULT_TEXT_MAX`] bytes for an error and
+    /// [`TOOL_OUTPUT_TEXT_MAX`] otherwise (cut on a character boundary).
     ToolResult {
         tool_use_id: String,
         is_error: bool,
@@ -152,30 +161,43 @@ struct LineParser {
 /// `"type":"` — inside a JSON string every quote is escaped, so this byte pattern only matches
 /// the document's structure.
 const TYPE_KEY: &[u8] = b"\"type\":\"";
-/// The top-level uuid; in user and assistant lines it follows `message`, and tool output inside
-/// the message is escaped, so its first structural occurrence is the entry's own.
+const MESSAGE_KEY: &[u8] = b"\"message\":";
 const UUID_KEY: &[u8] = b"\"uuid\":\"";
+/// How far into a line its top-level `type` is looked for, and how far back from its end its
+/// `uuid`: both sit within a few hundred bytes of their end of the line when they sit there.
+const PEEK: usize = 1024;
 
 static TYPE_FINDER: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new(TYPE_KEY));
-static UUID_FINDER: LazyLock<memmem::Finder<'static>> =
-    LazyLock::new(|| memmem::Finder::new(UUID_KEY));
+static MESSAGE_FINDER: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(MESSAGE_KEY));
+static UUID_FINDER: LazyLock<memmem::FinderRev<'static>> =
+    LazyLock::new(|| memmem::FinderRev::new(UUID_KEY));
 
-/// Whether a line may hold an entry the reader yields: some `"type":` is "user", "assistant"
-/// or "system" (nested blocks say "text", "tool_use" … and cost one comparison each). Snapshots,
-/// titles, queue operations and attachments never reach the walker.
+/// Whether a line may hold an entry the reader yields, judged from its head alone. User and
+/// system entries name their `type` before their `message`; progress, snapshots, titles,
+/// queue operations and attachments name theirs (or a nested one) early too, and are dropped
+/// here. An assistant entry writes `message` first, so a line whose head shows no `type`
+/// before `message` goes to the walker, which reads the real type.
 fn may_matter(line: &[u8]) -> bool {
-    TYPE_FINDER.find_iter(line).any(|at| {
-        let value = &line[at + TYPE_KEY.len()..];
-        value.starts_with(b"user\"")
-            || value.starts_with(b"assistant\"")
-            || value.starts_with(b"system\"")
-    })
+    let head = &line[..line.len().min(PEEK)];
+    let Some(at) = TYPE_FINDER.find(head) else {
+        return true;
+    };
+    if MESSAGE_FINDER.find(&head[..at]).is_some() {
+        return true;
+    }
+    let value = &line[at + TYPE_KEY.len()..];
+    value.starts_with(b"user\"")
+        || value.starts_with(b"assistant\"")
+        || value.starts_with(b"system\"")
 }
 
-/// The raw uuid of a line, found without walking it.
-fn raw_uuid(line: &[u8]) -> Option<&[u8]> {
-    let at = UUID_FINDER.find(line)? + UUID_KEY.len();
+/// The uuid of a line whose `uuid` is written near its end (assistant entries, most others),
+/// found without walking the line; `None` when it is not there.
+fn tail_uuid(line: &[u8]) -> Option<&[u8]> {
+    let from = line.len().saturating_sub(PEEK);
+    let at = from + UUID_FINDER.rfind(&line[from..])? + UUID_KEY.len();
     let len = memchr::memchr(b'"', &line[at..])?;
     Some(&line[at..at + len])
 }
@@ -186,7 +208,7 @@ impl LineParser {
             return;
         }
         // A record written again (on resume) is skipped before it costs a walk.
-        if let Some(raw) = raw_uuid(line) {
+        if let Some(raw) = tail_uuid(line) {
             if std::str::from_utf8(raw).is_ok_and(|u| self.seen_uuids.contains(u)) {
                 return;
             }
@@ -551,7 +573,17 @@ impl Block {
             Some(b"\"tool_result\"") => Block::ToolResult {
                 tool_use_id: string(f.tool_use_id),
                 is_error: f.is_error,
-                text: f.content.map(result_text).unwrap_or_default(),
+                text: f
+                    .content
+                    .map(|raw| {
+                        let max = if f.is_error {
+                            TOOL_RESULT_TEXT_MAX
+                        } else {
+                            TOOL_OUTPUT_TEXT_MAX
+                        };
+                        result_text(raw, max)
+                    })
+                    .unwrap_or_default(),
             },
             _ => Block::Other,
         }
@@ -559,13 +591,13 @@ impl Block {
 }
 
 /// A tool result's content (a string, or an array of text/image blocks) as bounded text.
-fn result_text(raw: &[u8]) -> String {
+fn result_text(raw: &[u8], max: usize) -> String {
     match raw.first() {
-        Some(b'"') => decode_bounded(raw, TOOL_RESULT_TEXT_MAX),
+        Some(b'"') => decode_bounded(raw, max),
         Some(b'[') => {
             let mut out = String::new();
             elements(raw, |element| {
-                if out.len() >= TOOL_RESULT_TEXT_MAX {
+                if out.len() >= max {
                     return;
                 }
                 members(element, |key, value| {
@@ -573,13 +605,13 @@ fn result_text(raw: &[u8]) -> String {
                         if !out.is_empty() {
                             out.push('\n');
                         }
-                        out.push_str(&decode_bounded(value, TOOL_RESULT_TEXT_MAX));
+                        out.push_str(&decode_bounded(value, max));
                         return false;
                     }
                     true
                 });
             });
-            truncate(&out, TOOL_RESULT_TEXT_MAX).to_string()
+            truncate(&out, max).to_string()
         }
         _ => String::new(),
     }
@@ -1141,7 +1173,9 @@ mod tests {
         let body = "é\\n\\\"q\\\" \\u00e9".repeat(1000);
         let line = user(
             "r",
-            &format!(r#"[{{"type":"tool_result","tool_use_id":"t","content":"{body}"}}]"#),
+            &format!(
+                r#"[{{"type":"tool_result","tool_use_id":"t","is_error":true,"content":"{body}"}}]"#
+            ),
         );
         let (events, _) = events_of(format!("{line}\n").as_bytes());
         let EventKind::ToolResult { text, .. } = &events[0].kind else {
@@ -1151,6 +1185,18 @@ mod tests {
         assert!(text.len() <= TOOL_RESULT_TEXT_MAX && text.len() > TOOL_RESULT_TEXT_MAX / 2);
         assert!(text.starts_with("é\n\"q\" é"), "{text:?}");
         assert!(!text.contains('\\'));
+        let ok = user(
+            "s",
+            &format!(r#"[{{"type":"tool_result","tool_use_id":"t","content":"{body}"}}]"#),
+        );
+        let (events, _) = events_of(format!("{ok}\n").as_bytes());
+        let EventKind::ToolResult { text, .. } = &events[0].kind else {
+            panic!("{:?}", events[0].kind)
+        };
+        assert!(
+            text.len() <= TOOL_OUTPUT_TEXT_MAX && text.starts_with("é\n"),
+            "{text:?}"
+        );
     }
 
     #[test]

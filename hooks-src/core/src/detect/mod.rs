@@ -42,8 +42,11 @@ const EMPTY_SEARCHES: u32 = 3;
 #[derive(Default)]
 pub struct Detector {
     signals: Vec<Signal>,
-    /// Tool calls seen so far, by id.
+    /// Tool calls of the current turn, by id; results follow their call within the turn.
     calls: HashMap<String, Call>,
+    /// The previous turn's calls, for a result written after the user's next message. Older
+    /// calls are dropped, so a long transcript never grows this state.
+    earlier_calls: HashMap<String, Call>,
     /// What the assistant did since the user last spoke.
     turn: Turn,
     failures: Streak,
@@ -108,7 +111,7 @@ impl Detector {
             EventKind::AssistantText { text } => {
                 self.turn.situation.actions += 1;
                 let last = text.lines().rev().find(|l| !l.trim().is_empty());
-                self.turn.last_text = last.map(|l| one_line(l, 200));
+                self.turn.last_text = last.map(|l| quote(l, 200));
             }
             EventKind::ToolUse { id, name, input } => self.tool_use(id, name, input),
             EventKind::ToolResult {
@@ -134,8 +137,8 @@ impl Detector {
         let answered = self.answered();
         if let Some(verdict) = text::classify(text, &self.turn.situation) {
             let content = match verdict.kind {
-                Kind::Remember => one_line(&strip_memory_tags(text), CONTENT_CHARS),
-                _ => one_line(text, CONTENT_CHARS),
+                Kind::Remember => quote(&strip_memory_tags(text), CONTENT_CHARS),
+                _ => quote(text, CONTENT_CHARS),
             };
             let mut sig = Signal::new(verdict.kind, content);
             sig.confidence = verdict.confidence;
@@ -161,6 +164,7 @@ impl Detector {
             self.signals.push(sig);
         }
         self.turn = Turn::default();
+        self.earlier_calls = std::mem::take(&mut self.calls);
         // A user message ends a run of attempts: what follows is a new try.
         self.failures.reset();
         self.edits.reset();
@@ -184,6 +188,8 @@ impl Detector {
                 .map(str::to_string),
             _ => None,
         };
+        // Plan files are rewritten as a plan evolves; that is no struggle with the code.
+        let edited_file = edited_file.filter(|f| !f.contains("/.claude/plans/"));
         if let Some(file) = &edited_file {
             let count = self.edits.bump(file);
             if count >= REPEATED_EDITS {
@@ -204,12 +210,16 @@ impl Detector {
     }
 
     fn tool_result(&mut self, tool_use_id: &str, is_error: bool, text: &str, event: &Event) {
-        let call = self.calls.get(tool_use_id).cloned().unwrap_or_default();
+        let call = self.call(tool_use_id);
         if matches!(call.name.as_str(), "Glob" | "Grep") {
             if !is_error && is_empty_search(text) {
                 let count = self.searches.bump("search");
                 if count >= EMPTY_SEARCHES {
-                    let content = format!("{count} searches in a row found nothing");
+                    let content = format!(
+                        "{count} searches in a row found nothing (last: {} `{}`)",
+                        call.name,
+                        one_line(&call.summary, 100)
+                    );
                     let context = format!("Last search: {} `{}`", call.name, call.summary);
                     self.streak_signal(StreakKind::Searches, content, context, count);
                 }
@@ -238,12 +248,12 @@ impl Detector {
         }
         let mut sig = Signal::new(Kind::Failure, content);
         sig.context = if call.summary.is_empty() {
-            format!("Error: {}", one_line(&error, CONTEXT_CHARS))
+            format!("Error: {}", quote(&error, CONTEXT_CHARS))
         } else {
             format!(
                 "Tried: {}\nError: {}",
                 call.summary,
-                one_line(&error, CONTEXT_CHARS)
+                quote(&error, CONTEXT_CHARS)
             )
         };
         sig.category = Some("tool-failure".into());
@@ -256,7 +266,10 @@ impl Detector {
 
         let count = self.failures.bump(tool);
         if count >= REPEATED_FAILURES {
-            let content = format!("{tool} failed {count} times in a row");
+            let mut content = format!("{tool} failed {count} times in a row");
+            if !call.summary.is_empty() {
+                content.push_str(&format!(" (last on `{}`)", one_line(&call.summary, 100)));
+            }
             let context = format!(
                 "Last attempt: {}\nError: {}",
                 call.summary,
@@ -268,7 +281,7 @@ impl Detector {
 
     fn rejection(&mut self, tool_use_id: &str, reason: &str, event: &Event) {
         self.turn.situation.rejected = true;
-        let call = self.calls.get(tool_use_id).cloned().unwrap_or_default();
+        let call = self.call(tool_use_id);
         let tool = if call.name.is_empty() {
             "a tool call"
         } else {
@@ -277,7 +290,7 @@ impl Detector {
         let content = if reason.is_empty() {
             format!("User refused {tool}: {}", one_line(&call.summary, 160))
         } else {
-            one_line(reason, CONTENT_CHARS)
+            quote(reason, CONTENT_CHARS)
         };
         let mut sig = Signal::new(Kind::Correction, content);
         sig.confidence = if reason.is_empty() { 1 } else { 2 };
@@ -287,7 +300,7 @@ impl Detector {
             if reason.is_empty() {
                 String::new()
             } else {
-                format!(", saying: '{}'", one_line(reason, CONTEXT_CHARS))
+                format!(", saying: '{}'", quote(reason, CONTEXT_CHARS))
             }
         );
         sig.category = Some("tool-rejection".into());
@@ -329,6 +342,15 @@ impl Detector {
         self.signals.push(sig);
     }
 
+    /// The call a result or rejection answers (empty when it was never seen).
+    fn call(&self, id: &str) -> Call {
+        self.calls
+            .get(id)
+            .or_else(|| self.earlier_calls.get(id))
+            .cloned()
+            .unwrap_or_default()
+    }
+
     /// What the user's message answered: the assistant's last line, or else its last tool.
     fn answered(&self) -> String {
         self.turn
@@ -361,13 +383,18 @@ enum StreakKind {
     Searches,
 }
 
+/// [`one_line`] of a text's head: a 60 kB paste is not flattened whole to quote 600 characters.
+fn quote(text: &str, max: usize) -> String {
+    one_line(crate::transcript::truncate(text, max * 4 + 64), max)
+}
+
 fn set_source(sig: &mut Signal, event: &Event) {
     sig.source.line = Some(event.line);
     sig.source.uuid = event.uuid.clone();
 }
 
 fn user_context(text: &str, answered: &str) -> String {
-    let said = one_line(text, CONTEXT_CHARS);
+    let said = quote(text, CONTEXT_CHARS);
     if answered.is_empty() {
         format!("User said: '{said}'")
     } else {
@@ -524,7 +551,10 @@ mod tests {
             .filter(|s| s.category.as_deref() == Some("repeated-failure"))
             .collect();
         assert_eq!(repeated.len(), 1, "one signal per run: {signals:#?}");
-        assert_eq!(repeated[0].content, "Bash failed 3 times in a row");
+        assert_eq!(
+            repeated[0].content,
+            "Bash failed 3 times in a row (last on `make`)"
+        );
         assert_eq!(repeated[0].meta.get("count"), Some(&json!(3)));
         assert_eq!(repeated[0].tool_use_id(), None);
 
@@ -561,6 +591,10 @@ mod tests {
             edit("2", "/src/b.rs"),
             edit("3", "/src/a.rs"),
         ]);
+        assert!(of_kind(&signals, &Kind::ProjectFriction).is_empty());
+
+        let plan = "/home/u/.claude/plans/brave-plan.md";
+        let signals = run(vec![edit("1", plan), edit("2", plan), edit("3", plan)]);
         assert!(of_kind(&signals, &Kind::ProjectFriction).is_empty());
     }
 
@@ -651,5 +685,29 @@ mod tests {
         assert!(signals
             .iter()
             .all(|s| s.category.as_deref() != Some("repeated-failure")));
+    }
+
+    #[test]
+    fn calls_are_remembered_for_one_more_turn_only() {
+        let signals = run(vec![
+            call("t1", "Bash", json!({"command": "make"})),
+            user("keep going"),
+            result("t1", true, "Exit code 2"),
+            call("t2", "Bash", json!({"command": "make"})),
+            user("next"),
+            user("and next"),
+            result("t2", true, "Exit code 2"),
+        ]);
+        let contents: Vec<_> = of_kind(&signals, &Kind::Failure)
+            .iter()
+            .map(|s| s.content.clone())
+            .collect();
+        assert_eq!(
+            contents,
+            vec![
+                "Bash failed: Exit code 2 (on `make`)",
+                "tool failed: Exit code 2"
+            ]
+        );
     }
 }

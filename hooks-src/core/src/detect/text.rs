@@ -9,6 +9,10 @@
 //! phrases over normalized words (lowercase, apostrophes dropped: "don't" = "dont"), so they
 //! match on word boundaries, plus raw substrings for languages written without spaces.
 
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
+
 use crate::signal::Kind;
 
 /// What the assistant did between the previous user message and this one.
@@ -35,7 +39,7 @@ const THRESHOLD: i32 = 2;
 /// Phrases of a user who rejects or redirects what was just done.
 const CORRECTION: &[(&str, i32)] = &[
     (" instead of ", STRONG),
-    (" instead ", STRONG),
+    (" instead ", WEAK),
     (" rather than ", STRONG),
     (" not what i ", STRONG),
     (" thats not ", STRONG),
@@ -96,6 +100,7 @@ const CORRECTION: &[(&str, i32)] = &[
     (" no need ", STRONG),
     (" already have ", WEAK),
     (" i still want ", STRONG),
+    (" i just want ", WEAK),
     (" still want ", WEAK),
     (" think more ", STRONG),
     (" think some more ", STRONG),
@@ -351,30 +356,40 @@ pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
     let raw = prose.to_lowercase();
     let after_action = situation.actions > 0;
 
-    let mut correction = score(&words, &raw, CORRECTION, CORRECTION_CJK) + opener(&words);
+    let found = scores(&words, &raw);
+    let mut correction =
+        (found[Cue::Correction as usize] + opener(&words) + challenge(prose, &words))
+            .min(2 * STRONG);
     if situation.rejected {
         correction += WEAK;
+    }
+    if is_hedged_or_for_now(&words) {
+        // "we may want X instead?", "don't commit yet": a suggestion or a one-off hold.
+        correction -= STRONG;
     }
     if !after_action {
         // Nothing was done yet that could be corrected.
         correction = 0;
     }
-    let mut convention = score(&words, &raw, CONVENTION, CONVENTION_CJK);
+    let mut convention = found[Cue::Convention as usize];
     if describes_behaviour(&words) {
         // "the spinner never disappears" reports what happens; it sets no rule.
         convention -= STRONG;
     }
-    let preference = score(&words, &raw, PREFERENCE, PREFERENCE_CJK);
-    let remember = score(&words, &raw, REMEMBER, REMEMBER_CJK);
+    let preference = found[Cue::Preference as usize];
+    let remember = found[Cue::Remember as usize];
     if is_question(prose) && !words.starts_with(" no ") {
         // "Should we always …?" asks; it does not state a rule.
         convention -= WEAK;
     }
+    // On a tie the more specific reading wins: a correction of what was just done ("no,
+    // remember we deploy with docker") over a remember-request over a personal preference over
+    // a general rule (`max_by_key` keeps the last maximum).
     let best = [
+        (Kind::Convention, convention),
+        (Kind::Preference, preference),
         (Kind::Remember, remember),
         (Kind::Correction, correction),
-        (Kind::Preference, preference),
-        (Kind::Convention, convention),
     ]
     .into_iter()
     .max_by_key(|(_, s)| *s)?;
@@ -434,19 +449,147 @@ fn is_replacement(words: &str, raw: &str) -> bool {
             .any(|p| raw.contains(p))
 }
 
-fn score(words: &str, raw: &str, phrases: &[(&str, i32)], cjk: &[(&str, i32)]) -> i32 {
-    let spaced: i32 = phrases
-        .iter()
-        .filter(|(p, _)| words.contains(p))
-        .map(|(_, w)| *w)
-        .sum();
-    let unspaced: i32 = cjk
-        .iter()
-        .filter(|(p, _)| raw.contains(p))
-        .map(|(_, w)| *w)
-        .sum();
-    // Several cues of one kind do not make a message more than certain.
-    (spaced + unspaced).min(2 * STRONG)
+/// The kinds of cue tables, in the order of [`Scores`].
+#[derive(Clone, Copy)]
+enum Cue {
+    Correction,
+    Convention,
+    Preference,
+    Remember,
+}
+
+/// Every cue phrase in one automaton (one pass over a message instead of one `contains` per
+/// phrase), with the kind and weight of each pattern.
+struct Cues {
+    spaced: AhoCorasick,
+    spaced_meta: Vec<(Cue, i32)>,
+    unspaced: AhoCorasick,
+    unspaced_meta: Vec<(Cue, i32)>,
+}
+
+static CUES: LazyLock<Cues> = LazyLock::new(|| {
+    let spaced_tables = [
+        (Cue::Correction, CORRECTION),
+        (Cue::Convention, CONVENTION),
+        (Cue::Preference, PREFERENCE),
+        (Cue::Remember, REMEMBER),
+    ];
+    let unspaced_tables = [
+        (Cue::Correction, CORRECTION_CJK),
+        (Cue::Convention, CONVENTION_CJK),
+        (Cue::Preference, PREFERENCE_CJK),
+        (Cue::Remember, REMEMBER_CJK),
+    ];
+    let build = |tables: &[(Cue, &[(&str, i32)])]| {
+        let mut patterns = Vec::new();
+        let mut meta = Vec::new();
+        for (cue, table) in tables {
+            for (phrase, weight) in *table {
+                patterns.push(*phrase);
+                meta.push((*cue, *weight));
+            }
+        }
+        let automaton = AhoCorasick::new(&patterns).expect("cue phrases are plain literals");
+        (automaton, meta)
+    };
+    let (spaced, spaced_meta) = build(&spaced_tables);
+    let (unspaced, unspaced_meta) = build(&unspaced_tables);
+    Cues {
+        spaced,
+        spaced_meta,
+        unspaced,
+        unspaced_meta,
+    }
+});
+
+/// Cue weight per kind, indexed by [`Cue`].
+type Scores = [i32; 4];
+
+/// Sum the weights of the distinct cue phrases found in `words` (normalized) and `raw` (for
+/// scripts without spaces). Several cues of one kind do not make a message more than certain.
+fn scores(words: &str, raw: &str) -> Scores {
+    let cues = &*CUES;
+    let mut scores = [0; 4];
+    let mut add = |automaton: &AhoCorasick, meta: &[(Cue, i32)], hay: &str| {
+        let mut seen = vec![false; meta.len()];
+        for found in automaton.find_overlapping_iter(hay) {
+            let id = found.pattern().as_usize();
+            if !std::mem::replace(&mut seen[id], true) {
+                let (cue, weight) = meta[id];
+                scores[cue as usize] += weight;
+            }
+        }
+    };
+    add(&cues.spaced, &cues.spaced_meta, words);
+    if !raw.is_ascii() {
+        add(&cues.unspaced, &cues.unspaced_meta, raw);
+    }
+    scores.map(|s| s.min(2 * STRONG))
+}
+
+/// Structures that push back on what was just done: "are you (really) sure", a "why …
+/// not/didn't" question, "X, not Y", a claim closed by "…, right?".
+fn challenge(prose: &str, words: &str) -> i32 {
+    let mut weight = 0;
+    if let Some(at) = words.find(" are you ") {
+        let next: Vec<&str> = words[at + 9..].split(' ').take(3).collect();
+        if next.contains(&"sure") || next.contains(&"certain") {
+            weight += STRONG;
+        }
+    }
+    let body = words.trim_start();
+    let why = [
+        "why ",
+        "warum ",
+        "wieso ",
+        "weshalb ",
+        "pourquoi ",
+        "por qué ",
+        "porque ",
+    ]
+    .iter()
+    .any(|w| body.starts_with(w))
+        || ["なぜ", "どうして", "为什么"]
+            .iter()
+            .any(|w| prose.trim_start().starts_with(w));
+    let negated = [
+        " not ", "nt ", " no ", " never ", " kein", " nicht ", " pas ", " didnt ",
+    ]
+    .iter()
+    .any(|n| words.contains(n))
+        || ["ない", "なかった", "没有"]
+            .iter()
+            .any(|n| prose.contains(n));
+    if why && negated {
+        weight += STRONG;
+    }
+    if prose.contains(", not ") || prose.contains(", nicht ") {
+        weight += STRONG;
+    }
+    let tail = words.trim_end();
+    if tail.ends_with(" right") && prose.trim_end().ends_with('?') {
+        weight += WEAK;
+    }
+    weight
+}
+
+/// A message that only suggests ("maybe", "might", "may want") or holds something for now
+/// ("not … yet").
+fn is_hedged_or_for_now(words: &str) -> bool {
+    [
+        " maybe ",
+        " might ",
+        " may want ",
+        " perhaps ",
+        " vielleicht ",
+        " eventuell ",
+        " yet ",
+        " for now ",
+        " erstmal ",
+        " noch nicht ",
+    ]
+    .iter()
+    .any(|h| words.contains(h))
 }
 
 fn opener(words: &str) -> i32 {
@@ -612,6 +755,11 @@ mod tests {
         ),
         ("Why did you delete the fixtures?", "correction"),
         ("stop", "correction"),
+        ("Are you really sure about that?", "correction"),
+        ("why didn't you run the linter first?", "correction"),
+        ("The limit is 42, not 24", "correction"),
+        ("なぜテストを実行しなかったのですか", "correction"),
+        ("but the retry belongs in the client, right?", "correction"),
         (
             "Nein, nimm lieber die bestehende Funktion statt einer neuen",
             "correction",
@@ -634,6 +782,11 @@ mod tests {
         ("I prefer short answers without preamble", "preference"),
         ("ask me before you install anything", "preference"),
         ("Remember that staging uses a separate database", "remember"),
+        (
+            "No, remember that staging uses a separate database",
+            "correction",
+        ),
+        ("Always ask me before deleting files", "preference"),
         ("keep in mind the API is rate limited to 10 rps", "remember"),
         (
             "<user-memory-input>deploys happen on tuesdays</user-memory-input>",
@@ -659,6 +812,9 @@ mod tests {
         "The spinner never disappears after loading",
         "can you explain why the cache is stale?",
         "run the tests",
+        "we might want to use a queue instead of polling?",
+        "add it to the docs and don't commit yet",
+        "why is the build slow?",
         "Schau dir bitte die Logs an",
         "テストを実行してください",
     ];
