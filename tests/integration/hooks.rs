@@ -1086,3 +1086,41 @@ fn the_demo_transcript_shows_each_signal_kind_and_none_from_its_noise() {
         );
     }
 }
+
+#[test]
+fn forgetting_a_session_scrubs_its_cursor_but_keeps_its_place() {
+    let env = Env::new();
+    let transcript = demo_transcript();
+    let stdin = json!({
+        "session_id": "s-forget",
+        "transcript_path": transcript,
+        "cwd": "/home/dev/acme-cli",
+        "hook_event_name": "PreCompact",
+        "trigger": "manual"
+    })
+    .to_string();
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "demo");
+    let cursor = env.data.join("cursors/s-forget.json");
+    let before = fs::read_to_string(&cursor).unwrap();
+    assert!(
+        before.contains("export.ts"),
+        "the tally lists touched files: {before}"
+    );
+    assert!(!signals(&env).is_empty());
+
+    env.cmd("memory-store")
+        .args(["forget", "--session", "s-forget"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("cursor no longer lists"));
+    let after: Value = serde_json::from_str(&fs::read_to_string(&cursor).unwrap()).unwrap();
+    let before: Value = serde_json::from_str(&before).unwrap();
+    assert!(!after.to_string().contains("export.ts"), "{after}");
+    assert_eq!(after["offset"], before["offset"]);
+    assert!(signals(&env).is_empty());
+    // The session goes on: its next hook does not mine what was forgotten again.
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "after forget");
+    assert!(signals(&env).is_empty());
+}
