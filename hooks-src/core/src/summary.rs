@@ -335,8 +335,10 @@ mod tests {
 
     #[test]
     fn other_session_ids_are_named_whole() {
-        let mut t = Tally::default();
-        t.turns = 1;
+        let t = Tally {
+            turns: 1,
+            ..Tally::default()
+        };
         let s = summary_signal(&t, "demo-transcript", None, None).unwrap();
         assert!(
             s.content.starts_with("Session demo-transcript: 1 prompt,"),
