@@ -59,8 +59,18 @@ pub struct Detector {
 #[derive(Clone, Default)]
 struct Call {
     name: String,
-    /// One-line summary of the input (command, path, pattern).
-    summary: String,
+    /// The call's input; summarized (and redacted) only when a signal quotes it, which is rare.
+    input: Value,
+}
+
+impl Call {
+    /// One redacted line saying what the call was asked to do (command, path, pattern).
+    fn summary(&self) -> String {
+        if self.name.is_empty() {
+            return String::new();
+        }
+        input_summary(&self.name, &self.input)
+    }
 }
 
 #[derive(Default)]
@@ -204,31 +214,31 @@ impl Detector {
             id.to_string(),
             Call {
                 name: name.to_string(),
-                summary: input_summary(name, input),
+                input: input.clone(),
             },
         );
     }
 
     fn tool_result(&mut self, tool_use_id: &str, is_error: bool, text: &str, event: &Event) {
-        let call = self.call(tool_use_id);
-        if matches!(call.name.as_str(), "Glob" | "Grep") {
-            if !is_error && is_empty_search(text) {
-                let count = self.searches.bump("search");
-                if count >= EMPTY_SEARCHES {
-                    let content = format!(
-                        "{count} searches in a row found nothing (last: {} `{}`)",
-                        call.name,
-                        one_line(&call.summary, 100)
-                    );
-                    let context = format!("Last search: {} `{}`", call.name, call.summary);
-                    self.streak_signal(StreakKind::Searches, content, context, count);
-                }
-            } else {
-                self.searches.reset();
+        let name = self.call_name(tool_use_id);
+        let is_search = matches!(name.as_str(), "Glob" | "Grep");
+        if is_search && !is_error && is_empty_search(text) {
+            let count = self.searches.bump("search");
+            if count >= EMPTY_SEARCHES {
+                let summary = self.call_summary(tool_use_id);
+                let content = format!(
+                    "{count} searches in a row found nothing (last: {name} `{}`)",
+                    one_line(&summary, 100)
+                );
+                let context = format!("Last search: {name} `{summary}`");
+                self.streak_signal(StreakKind::Searches, content, context, count);
             }
+        } else if is_search {
+            self.searches.reset();
         }
         if !is_error {
-            if !call.name.is_empty() && call.name == self.failures.key {
+            // A tool that worked ends a run of its failures.
+            if !name.is_empty() && name == self.failures.key {
                 self.failures.reset();
             }
             return;
@@ -236,23 +246,24 @@ impl Detector {
         if is_fake_error(text) {
             return;
         }
-        let tool = if call.name.is_empty() {
+        let summary = self.call_summary(tool_use_id);
+        let tool = if name.is_empty() {
             "tool"
         } else {
-            call.name.as_str()
+            name.as_str()
         };
         let error = strip_error_tags(text);
         let mut content = format!("{tool} failed: {}", error_head(&error));
-        if !call.summary.is_empty() {
-            content.push_str(&format!(" (on `{}`)", one_line(&call.summary, 100)));
+        if !summary.is_empty() {
+            content.push_str(&format!(" (on `{}`)", one_line(&summary, 100)));
         }
         let mut sig = Signal::new(Kind::Failure, content);
-        sig.context = if call.summary.is_empty() {
+        sig.context = if summary.is_empty() {
             format!("Error: {}", quote(&error, CONTEXT_CHARS))
         } else {
             format!(
                 "Tried: {}\nError: {}",
-                call.summary,
+                summary,
                 quote(&error, CONTEXT_CHARS)
             )
         };
@@ -267,28 +278,25 @@ impl Detector {
         let count = self.failures.bump(tool);
         if count >= REPEATED_FAILURES {
             let mut content = format!("{tool} failed {count} times in a row");
-            if !call.summary.is_empty() {
-                content.push_str(&format!(" (last on `{}`)", one_line(&call.summary, 100)));
+            if !summary.is_empty() {
+                content.push_str(&format!(" (last on `{}`)", one_line(&summary, 100)));
             }
-            let context = format!(
-                "Last attempt: {}\nError: {}",
-                call.summary,
-                error_head(&error)
-            );
+            let context = format!("Last attempt: {}\nError: {}", summary, error_head(&error));
             self.streak_signal(StreakKind::Failures, content, context, count);
         }
     }
 
     fn rejection(&mut self, tool_use_id: &str, reason: &str, event: &Event) {
         self.turn.situation.rejected = true;
-        let call = self.call(tool_use_id);
-        let tool = if call.name.is_empty() {
+        let name = self.call_name(tool_use_id);
+        let summary = self.call_summary(tool_use_id);
+        let tool = if name.is_empty() {
             "a tool call"
         } else {
-            call.name.as_str()
+            name.as_str()
         };
         let content = if reason.is_empty() {
-            format!("User refused {tool}: {}", one_line(&call.summary, 160))
+            format!("User refused {tool}: {}", one_line(&summary, 160))
         } else {
             quote(reason, CONTENT_CHARS)
         };
@@ -296,7 +304,7 @@ impl Detector {
         sig.confidence = if reason.is_empty() { 1 } else { 2 };
         sig.context = format!(
             "User refused {tool} `{}`{}",
-            one_line(&call.summary, 160),
+            one_line(&summary, 160),
             if reason.is_empty() {
                 String::new()
             } else {
@@ -304,8 +312,8 @@ impl Detector {
             }
         );
         sig.category = Some("tool-rejection".into());
-        if !call.name.is_empty() {
-            sig.tags = vec![call.name.to_ascii_lowercase()];
+        if !name.is_empty() {
+            sig.tags = vec![name.to_ascii_lowercase()];
         }
         sig.meta
             .insert("tool_use_id".into(), Value::from(tool_use_id));
@@ -342,13 +350,21 @@ impl Detector {
         self.signals.push(sig);
     }
 
-    /// The call a result or rejection answers (empty when it was never seen).
-    fn call(&self, id: &str) -> Call {
-        self.calls
-            .get(id)
-            .or_else(|| self.earlier_calls.get(id))
-            .cloned()
+    /// The call a result or rejection answers.
+    fn find_call(&self, id: &str) -> Option<&Call> {
+        self.calls.get(id).or_else(|| self.earlier_calls.get(id))
+    }
+
+    /// The tool name of a call (empty when it was never seen).
+    fn call_name(&self, id: &str) -> String {
+        self.find_call(id)
+            .map(|c| c.name.clone())
             .unwrap_or_default()
+    }
+
+    /// The redacted one-line summary of a call's input (empty when it was never seen).
+    fn call_summary(&self, id: &str) -> String {
+        self.find_call(id).map(Call::summary).unwrap_or_default()
     }
 
     /// What the user's message answered: the assistant's last line, or else its last tool.
