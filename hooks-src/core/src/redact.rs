@@ -194,11 +194,11 @@ impl<'a> Probe<'a> {
         }
     }
 
-    fn has(&self, needle: &str) -> bool {
-        memmem::find(self.text.as_bytes(), needle.as_bytes()).is_some()
+    fn has(&self, needle: &memmem::Finder) -> bool {
+        needle.find(self.text.as_bytes()).is_some()
     }
 
-    fn has_any(&self, needles: &[&str]) -> bool {
+    fn has_any(&self, needles: &[&memmem::Finder]) -> bool {
         needles.iter().any(|n| self.has(n))
     }
 
@@ -206,10 +206,24 @@ impl<'a> Probe<'a> {
         self.lower.get_or_init(|| self.text.to_ascii_lowercase())
     }
 
-    fn lower_has(&self, needle: &str) -> bool {
-        memmem::find(self.lower().as_bytes(), needle.as_bytes()).is_some()
+    fn lower_has(&self, needle: &memmem::Finder) -> bool {
+        needle.find(self.lower().as_bytes()).is_some()
     }
 }
+
+/// A substring searcher built on first use: building one costs more than searching a short
+/// text with it, and every redacted string is searched for every trigger.
+macro_rules! finder {
+    ($needle:literal) => {{
+        static FINDER: LazyLock<memmem::Finder<'static>> =
+            LazyLock::new(|| memmem::Finder::new($needle));
+        &*FINDER
+    }};
+}
+
+/// One searcher per [`SECRET_WORDS`] entry.
+static SECRET_WORD_FINDERS: LazyLock<Vec<memmem::Finder<'static>>> =
+    LazyLock::new(|| SECRET_WORDS.iter().map(memmem::Finder::new).collect());
 
 /// One kind of secret: a cheap pre-check, and how to find the secrets once it fired.
 struct Rule {
@@ -349,11 +363,12 @@ fn ends_bare_value(b: u8) -> bool {
 /// alternation), as much as the rest of a hook.
 fn secret_assignments(text: &[u8]) -> Vec<Range<usize>> {
     let lower = text.to_ascii_lowercase();
-    let mut found: Vec<Range<usize>> = SECRET_WORDS
+    let mut found: Vec<Range<usize>> = SECRET_WORD_FINDERS
         .iter()
         .flat_map(|word| {
-            memmem::find_iter(&lower, word.as_bytes())
-                .filter_map(|at| assignment_after(text, at, at + word.len()))
+            let len = word.needle().len();
+            word.find_iter(&lower)
+                .filter_map(|at| assignment_after(text, at, at + len))
                 .collect::<Vec<_>>()
         })
         .collect();
@@ -663,9 +678,9 @@ const SECRET_WORDS: &[&str] = &[
 /// blanks and `=` or `:`.
 fn has_secret_assignment(p: &Probe) -> bool {
     let lower = p.lower().as_bytes();
-    SECRET_WORDS.iter().any(|word| {
-        memmem::find_iter(lower, word.as_bytes()).any(|at| {
-            let rest = &lower[at + word.len()..];
+    SECRET_WORD_FINDERS.iter().any(|word| {
+        word.find_iter(lower).any(|at| {
+            let rest = &lower[at + word.needle().len()..];
             let rest = rest
                 .strip_prefix(b"\"")
                 .or(rest.strip_prefix(b"'"))
@@ -696,7 +711,7 @@ fn has_env_secret(p: &Probe) -> bool {
 /// Pre-check for `url-password`: a `scheme://` whose authority has `:` before `@`.
 fn has_url_password(p: &Probe) -> bool {
     let bytes = p.text.as_bytes();
-    memmem::find_iter(bytes, b"://").any(|at| {
+    finder!("://").find_iter(bytes).any(|at| {
         let authority = &bytes[at + 3..];
         let end = authority
             .iter()
@@ -730,7 +745,7 @@ macro_rules! value {
 static RULES: [Rule; 19] = [
     Rule {
         kind: "private-key",
-        may_match: |p| p.has("PRIVATE KEY"),
+        may_match: |p| p.has(finder!("PRIVATE KEY")),
         find: Find::Regex {
             regex: LazyLock::new(|| {
                 compile(
@@ -742,7 +757,7 @@ static RULES: [Rule; 19] = [
     },
     Rule {
         kind: "jwt",
-        may_match: |p| p.has("eyJ"),
+        may_match: |p| p.has(finder!("eyJ")),
         find: Find::Regex {
             regex: LazyLock::new(|| {
                 compile(concat!(
@@ -755,7 +770,7 @@ static RULES: [Rule; 19] = [
     },
     Rule {
         kind: "slack-webhook",
-        may_match: |p| p.has("hooks.slack.com/"),
+        may_match: |p| p.has(finder!("hooks.slack.com/")),
         find: Find::Regex {
             regex: LazyLock::new(|| {
                 compile(
@@ -780,7 +795,7 @@ static RULES: [Rule; 19] = [
     },
     Rule {
         kind: "anthropic-key",
-        may_match: |p| p.has("sk-ant-"),
+        may_match: |p| p.has(finder!("sk-ant-")),
         find: Find::Regex {
             regex: LazyLock::new(|| compile(concat!(wb!(), r"sk-ant-[A-Za-z0-9_-]{20,}"))),
             secret: whole,
@@ -788,7 +803,7 @@ static RULES: [Rule; 19] = [
     },
     Rule {
         kind: "openai-key",
-        may_match: |p| p.has("sk-"),
+        may_match: |p| p.has(finder!("sk-")),
         find: Find::Regex {
             regex: LazyLock::new(|| {
                 compile(concat!(
@@ -804,7 +819,16 @@ static RULES: [Rule; 19] = [
     },
     Rule {
         kind: "github-token",
-        may_match: |p| p.has_any(&["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]),
+        may_match: |p| {
+            p.has_any(&[
+                finder!("ghp_"),
+                finder!("gho_"),
+                finder!("ghu_"),
+                finder!("ghs_"),
+                finder!("ghr_"),
+                finder!("github_pat_"),
+            ])
+        },
         find: Find::Regex {
             regex: LazyLock::new(|| {
                 compile(concat!(
@@ -817,7 +841,7 @@ static RULES: [Rule; 19] = [
     },
     Rule {
         kind: "gitlab-token",
-        may_match: |p| p.has("glpat-"),
+        may_match: |p| p.has(finder!("glpat-")),
         find: Find::Regex {
             regex: LazyLock::new(|| compile(concat!(wb!(), r"glpat-[A-Za-z0-9_-]{20,}"))),
             secret: whole,
@@ -825,7 +849,7 @@ static RULES: [Rule; 19] = [
     },
     Rule {
         kind: "slack-token",
-        may_match: |p| p.has("xox"),
+        may_match: |p| p.has(finder!("xox")),
         find: Find::Regex {
             regex: LazyLock::new(|| compile(concat!(wb!(), r"xox[abprs]-[A-Za-z0-9-]{10,}"))),
             secret: |caps| {
@@ -836,7 +860,7 @@ static RULES: [Rule; 19] = [
     },
     Rule {
         kind: "stripe-key",
-        may_match: |p| p.has_any(&["_live_", "_test_"]),
+        may_match: |p| p.has_any(&[finder!("_live_"), finder!("_test_")]),
         find: Find::Regex {
             regex: LazyLock::new(|| {
                 compile(concat!(
@@ -849,7 +873,7 @@ static RULES: [Rule; 19] = [
     },
     Rule {
         kind: "google-api-key",
-        may_match: |p| p.has("AIza"),
+        may_match: |p| p.has(finder!("AIza")),
         find: Find::Regex {
             regex: LazyLock::new(|| compile(concat!(wb!(), r"AIza[0-9A-Za-z_-]{35}"))),
             secret: whole,
@@ -857,7 +881,7 @@ static RULES: [Rule; 19] = [
     },
     Rule {
         kind: "npm-token",
-        may_match: |p| p.has("npm_"),
+        may_match: |p| p.has(finder!("npm_")),
         find: Find::Regex {
             regex: LazyLock::new(|| compile(concat!(wb!(), r"npm_[A-Za-z0-9]{36}", wb!()))),
             secret: whole,
@@ -865,7 +889,7 @@ static RULES: [Rule; 19] = [
     },
     Rule {
         kind: "pypi-token",
-        may_match: |p| p.has("pypi-AgEI"),
+        may_match: |p| p.has(finder!("pypi-AgEI")),
         find: Find::Regex {
             regex: LazyLock::new(|| compile(concat!(wb!(), r"pypi-AgEI[A-Za-z0-9_-]{50,}"))),
             secret: whole,
@@ -873,7 +897,14 @@ static RULES: [Rule; 19] = [
     },
     Rule {
         kind: "aws-access-key",
-        may_match: |p| p.has_any(&["AKIA", "ASIA", "ABIA", "ACCA"]),
+        may_match: |p| {
+            p.has_any(&[
+                finder!("AKIA"),
+                finder!("ASIA"),
+                finder!("ABIA"),
+                finder!("ACCA"),
+            ])
+        },
         find: Find::Regex {
             regex: LazyLock::new(|| {
                 compile(concat!(
@@ -887,7 +918,7 @@ static RULES: [Rule; 19] = [
     },
     Rule {
         kind: "aws-secret-key",
-        may_match: |p| p.lower_has("secret") && p.lower_has("access"),
+        may_match: |p| p.lower_has(finder!("secret")) && p.lower_has(finder!("access")),
         find: Find::Regex {
             regex: LazyLock::new(|| {
                 compile(concat!(
@@ -900,7 +931,7 @@ static RULES: [Rule; 19] = [
     },
     Rule {
         kind: "bearer-token",
-        may_match: |p| p.lower_has("bearer"),
+        may_match: |p| p.lower_has(finder!("bearer")),
         find: Find::Regex {
             regex: LazyLock::new(|| {
                 compile(concat!(
@@ -923,7 +954,7 @@ static RULES: [Rule; 19] = [
     },
     Rule {
         kind: "basic-auth",
-        may_match: |p| p.lower_has("basic") && p.lower_has("authorization"),
+        may_match: |p| p.lower_has(finder!("basic")) && p.lower_has(finder!("authorization")),
         find: Find::Regex {
             regex: LazyLock::new(|| {
                 compile(concat!(
