@@ -1568,6 +1568,84 @@ mod tests {
     }
 
     #[test]
+    fn every_prefix_and_suffix_of_every_sample_is_handled() {
+        // Truncated secrets (a cut payload) must neither panic a scan nor survive it whole.
+        for case in CASES {
+            let text = case.input;
+            for (at, _) in text.char_indices() {
+                let head = redact(&text[..at]).into_owned();
+                assert_eq!(redact(&head), head.as_str(), "{:?}", &text[..at]);
+                let tail = redact(&text[at..]).into_owned();
+                assert_eq!(redact(&tail), tail.as_str(), "{:?}", &text[at..]);
+            }
+        }
+    }
+
+    #[test]
+    fn soup_of_trigger_fragments_never_panics_and_redaction_is_stable() {
+        const PIECES: &[&str] = &[
+            "sk-",
+            "ant-",
+            "proj-",
+            "ghp_",
+            "github_pat_",
+            "glpat-",
+            "xoxb-",
+            "sk_live_",
+            "AIza",
+            "npm_",
+            "pypi-AgEI",
+            "AKIA",
+            "eyJ",
+            ".",
+            "-----BEGIN ",
+            "PRIVATE KEY",
+            "-----END ",
+            "-----",
+            "hooks.slack.com/",
+            "services/",
+            "T0ABCDEF1",
+            "/",
+            "://",
+            "user",
+            ":",
+            "@",
+            "Authorization",
+            "Bearer ",
+            "Basic ",
+            "password",
+            "TOKEN",
+            "API_KEY",
+            "=",
+            "\"",
+            "'",
+            " ",
+            "\n",
+            "a1B2c3D4e5",
+            "0123456789",
+            "<private>",
+            "</private>",
+            "secret_access_key",
+            "é",
+            "${X}",
+            "_",
+            "-",
+        ];
+        let mut seed: u64 = 0x5eed;
+        for _ in 0..4000 {
+            let mut text = String::new();
+            for _ in 0..12 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                text.push_str(PIECES[(seed >> 33) as usize % PIECES.len()]);
+            }
+            let once = redact(&text).into_owned();
+            assert_eq!(redact(&once), once.as_str(), "{text:?}");
+        }
+    }
+
+    #[test]
     fn private_spans_are_dropped() {
         assert_eq!(
             redact("keep <private>my salary is 1</private> this"),
