@@ -9,6 +9,9 @@ use crate::signal::{Kind, Signal};
 
 /// Longest error text kept in a signal's context (Claude Code already caps errors at ~10,000).
 const ERROR_CONTEXT_CHARS: usize = 1500;
+/// How much of an error or a tool input a hook reads at all: enough for every headline and
+/// excerpt we keep, and a bound on redaction's cost when a payload carries megabytes.
+const SCAN_BYTES: usize = 16 * 1024;
 
 /// What the tool was asked to do, in one short line.
 pub fn input_summary(tool: &str, input: &Value) -> String {
@@ -39,7 +42,7 @@ pub fn input_summary(tool: &str, input: &Value) -> String {
         other => other.to_string(),
     });
     // Redact before cutting: a cut token no longer matches its rule and would leak its start.
-    one_line(&crate::redact::redact(&summary), 160)
+    one_line(&crate::redact::redact_prefix(&summary, SCAN_BYTES), 160)
 }
 
 /// The headline of an error: its first line, plus the first line of output after a bare
@@ -64,8 +67,8 @@ pub fn failure_signal(p: &Payload) -> Option<Signal> {
         return None;
     }
     let tool = p.tool_name.as_deref().filter(|t| !t.is_empty())?;
-    // Redacted whole, before the headline and the excerpt cut it (see `input_summary`).
-    let error = crate::redact::redact(p.error.as_deref().unwrap_or(""));
+    // Redacted before the headline and the excerpt cut it (see `input_summary`).
+    let error = crate::redact::redact_prefix(p.error.as_deref().unwrap_or(""), SCAN_BYTES);
     let error: &str = &error;
     let tried = p
         .tool_input

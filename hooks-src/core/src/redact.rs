@@ -92,6 +92,28 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// The first `max_bytes` or so of `text`, redacted: [`redact`] costs time in proportion to its
+/// input, and a hook handed a 10 MB error must not pay that. The cut goes back to whitespace,
+/// so no secret is split: a cut token would no longer match its rule and would leak its start.
+/// A token that straddles the cut is dropped whole.
+pub fn redact_prefix(text: &str, max_bytes: usize) -> Cow<'_, str> {
+    if text.len() <= max_bytes {
+        return redact(text);
+    }
+    let mut end = max_bytes;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
+    let cut = head.rfind(char::is_whitespace).unwrap_or(0);
+    let mut out = redact(&text[..cut]).into_owned();
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str("[truncated]");
+    Cow::Owned(out)
+}
+
 /// Redact every free-text part of a signal: content, context, category, tags, and every string
 /// in `meta`, `source` and unknown fields (a string under a secret-looking key such as
 /// `"api_key"` is replaced whole). Ids, timestamps, session ids and paths are left as they are.
@@ -1235,6 +1257,23 @@ fn is_path(value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prefix_cut_never_splits_a_secret() {
+        let token = concat!("ghp_", "16C7e42F292c6912E7710c838347Ae178B4a");
+        let text = format!("{} {token} tail", "x".repeat(30));
+        // The cut lands inside the token: the token goes whole, no start of it is left.
+        let cut = redact_prefix(&text, 40);
+        assert_eq!(cut, format!("{} [truncated]", "x".repeat(30)));
+        // Room for the whole token: it is redacted as usual.
+        let whole = redact_prefix(&text, text.len() - 3);
+        assert!(whole.contains("[REDACTED:github-token]"), "{whole}");
+        assert!(!whole.contains("ghp_"), "{whole}");
+        // Short text is simply redacted; a cut inside a multi-byte character is safe.
+        assert_eq!(redact_prefix("plain", 100), "plain");
+        assert_eq!(redact_prefix("ab\u{e9}\u{e9} cd", 5), "[truncated]");
+        assert_eq!(redact_prefix("ab cd\u{e9}\u{e9}", 8), "ab [truncated]");
+    }
 
     /// One row of the table: the input, and what it must become (`None`: left alone byte for byte).
     struct Case {

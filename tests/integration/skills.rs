@@ -1,0 +1,566 @@
+//! The plugin's outward face: the manifests and the two skills. A skill is prose the model follows, so
+//! what can rot silently is checked here: the frontmatter must parse the way Claude Code's YAML reader
+//! will, every command a skill tells the model to run must exist with the flags it names (checked against
+//! the real binaries' `--help`), and the two small shell helpers the skills call must do what the skills
+//! promise. `claude plugin validate` itself runs in scripts/validate-plugin (it needs the npm CLI).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::util::{stdout, Env};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(rel: &str) -> String {
+    fs::read_to_string(repo().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// The frontmatter of a SKILL.md as key → value, and the body. Only the YAML subset a skill needs is
+/// accepted (one `key: scalar` per line, plain or quoted); anything a YAML parser would read
+/// differently (a `: ` or ` #` inside a plain scalar, a flow collection, a block scalar) panics, because
+/// Claude Code drops ALL frontmatter of a skill whose YAML fails to parse.
+fn frontmatter(text: &str) -> (BTreeMap<String, String>, String) {
+    let rest = text
+        .strip_prefix("---\n")
+        .expect("SKILL.md starts with a --- line");
+    let end = rest
+        .find("\n---\n")
+        .expect("frontmatter closed by a --- line");
+    let mut fields = BTreeMap::new();
+    for line in rest[..end].lines() {
+        let (key, raw) = line
+            .split_once(':')
+            .unwrap_or_else(|| panic!("not `key: value`: {line:?}"));
+        assert!(
+            !key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '-' || c == '_'),
+            "bad key {key:?} in {line:?}"
+        );
+        let raw = raw.trim();
+        let value = scalar(raw).unwrap_or_else(|why| panic!("{key}: {why}: {raw:?}"));
+        assert!(
+            fields.insert(key.to_string(), value).is_none(),
+            "duplicate key {key}"
+        );
+    }
+    (fields, rest[end + 5..].to_string())
+}
+
+fn scalar(raw: &str) -> Result<String, &'static str> {
+    if raw.is_empty() {
+        return Err("empty value (YAML null)");
+    }
+    if let Some(inner) = raw.strip_prefix('"') {
+        let inner = inner.strip_suffix('"').ok_or("unterminated double quote")?;
+        if inner.contains('"') || inner.contains('\\') {
+            return Err("escapes inside a double-quoted scalar are not used here");
+        }
+        return Ok(inner.to_string());
+    }
+    if let Some(inner) = raw.strip_prefix('\'') {
+        let inner = inner
+            .strip_suffix('\'')
+            .ok_or("unterminated single quote")?;
+        return Ok(inner.replace("''", "'"));
+    }
+    if raw.starts_with([
+        '[', '{', '&', '*', '!', '|', '>', '%', '@', '`', '#', '-', '?',
+    ]) {
+        return Err("a plain scalar cannot start with an indicator character");
+    }
+    if raw.contains(": ") || raw.contains(" #") || raw.ends_with(':') {
+        return Err("a plain scalar cannot contain ': ' or ' #' (quote it)");
+    }
+    Ok(raw.to_string())
+}
+
+/// `allowed-tools`, split on the commas between entries (not inside parentheses).
+fn allowed_tools(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut current = String::new();
+    for c in value.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(current.trim().to_string());
+                current.clear();
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    out.push(current.trim().to_string());
+    out
+}
+
+/// Each `Bash(CMD:*)` rule names a file of this plugin (after `${CLAUDE_PLUGIN_ROOT}` is substituted, as
+/// Claude Code does in skill text) that exists and is executable; other entries are known tools.
+fn check_allowed_tools(skill: &str, value: &str, expected_bash: &[&str]) {
+    let mut bash = Vec::new();
+    for tool in allowed_tools(value) {
+        if let Some(rule) = tool.strip_prefix("Bash(") {
+            let rule = rule.strip_suffix(')').expect("Bash( closed");
+            let cmd = rule.strip_suffix(":*").unwrap_or_else(|| {
+                panic!("{skill}: Bash rule {rule:?} is not a CMD:* prefix rule")
+            });
+            assert!(
+                !cmd.contains("$HOME") && !cmd.contains("${CLAUDE_CONFIG_DIR") && !cmd.contains('~'),
+                "{skill}: {cmd}: Claude Code refuses commands with variable expansions; only ${{CLAUDE_PLUGIN_ROOT}} is substituted"
+            );
+            if let Some(rel) = cmd.strip_prefix("${CLAUDE_PLUGIN_ROOT}/") {
+                let file = repo().join(rel);
+                let mode = fs::metadata(&file)
+                    .unwrap_or_else(|e| panic!("{skill}: allowed-tools names {rel}: {e}"))
+                    .permissions()
+                    .mode();
+                assert!(mode & 0o111 != 0, "{skill}: {rel} is not executable");
+            }
+            bash.push(cmd.to_string());
+        } else {
+            assert!(
+                ["Read", "Grep", "Glob", "AskUserQuestion"].contains(&tool.as_str()),
+                "{skill}: unexpected tool {tool:?} in allowed-tools"
+            );
+        }
+    }
+    assert_eq!(bash, expected_bash, "{skill}: Bash rules");
+}
+
+#[test]
+fn reflect_skill_frontmatter_is_valid_and_narrow() {
+    let (fm, body) = frontmatter(&read("skills/self-reflect/SKILL.md"));
+    assert_eq!(fm["name"], "reflect");
+    let description = &fm["description"];
+    assert!(
+        (40..1536).contains(&description.len()),
+        "description length {}",
+        description.len()
+    );
+    assert_eq!(fm["disable-model-invocation"], "true");
+    check_allowed_tools(
+        "reflect",
+        &fm["allowed-tools"],
+        &[
+            "${CLAUDE_PLUGIN_ROOT}/skills/self-reflect/memory-store",
+            "git rev-parse",
+        ],
+    );
+    // The model must be told the exact path the Bash rule allows.
+    assert!(body.contains("${CLAUDE_PLUGIN_ROOT}/skills/self-reflect/memory-store"));
+    assert!(body.contains("$ARGUMENTS"), "the focus argument is used");
+    let known: Vec<&str> = fm.keys().map(String::as_str).collect();
+    for key in &known {
+        assert!(
+            [
+                "name",
+                "description",
+                "argument-hint",
+                "disable-model-invocation",
+                "allowed-tools"
+            ]
+            .contains(key),
+            "unexpected frontmatter key {key}"
+        );
+    }
+}
+
+#[test]
+fn toggle_skill_frontmatter_is_valid_and_runs_its_runner() {
+    let (fm, body) = frontmatter(&read("skills/self-reflect-toggle/SKILL.md"));
+    assert_eq!(fm["name"], "reflect-toggle");
+    assert!(fm["description"].len() >= 40);
+    assert_eq!(fm["disable-model-invocation"], "true");
+    assert_eq!(fm["argument-hint"], "[on|off|status]");
+    let runner = "${CLAUDE_PLUGIN_ROOT}/skills/self-reflect-toggle/run-toggle";
+    check_allowed_tools("reflect-toggle", &fm["allowed-tools"], &[runner]);
+    // The `!` line runs the runner (allowed above) with the user's arguments, before the model sees it.
+    let bang = format!("!`\"{runner}\" $ARGUMENTS`");
+    assert!(body.contains(&bang), "body lacks {bang}");
+}
+
+/// Every `memory-store SUB --flag` inside code (inline spans, indented or fenced blocks) of `text`.
+fn memory_store_mentions(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut code: Vec<String> = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced || line.starts_with("    ") {
+            code.push(line.to_string());
+        }
+        code.extend(
+            line.split('`')
+                .enumerate()
+                .filter(|(i, _)| i % 2 == 1)
+                .map(|(_, s)| s.to_string()),
+        );
+    }
+    let mut out = Vec::new();
+    for snippet in code {
+        let tokens: Vec<&str> = snippet.split_whitespace().collect();
+        for (i, t) in tokens.iter().enumerate() {
+            let t = t.trim_end_matches(['"', '\\']);
+            if !(t == "memory-store" || t.ends_with("/memory-store")) {
+                continue;
+            }
+            let Some(sub) = tokens.get(i + 1) else {
+                continue;
+            };
+            let flags = tokens[i + 2..]
+                .iter()
+                .take_while(|t| !["|", "&&", ";", "||"].contains(t))
+                .filter(|t| t.starts_with("--"))
+                .map(|t| t.split('=').next().unwrap().to_string())
+                .collect();
+            out.push((sub.to_string(), flags));
+        }
+    }
+    out
+}
+
+#[test]
+fn reflect_skill_names_only_real_memory_store_subcommands_and_flags() {
+    let env = Env::new();
+    let text = read("skills/self-reflect/SKILL.md");
+    let mentions = memory_store_mentions(&text);
+    let subs: std::collections::BTreeSet<&str> = mentions.iter().map(|(s, _)| s.as_str()).collect();
+    // The seven steps need at least these; a rewrite that drops one should fail here.
+    for needed in [
+        "query", "get", "append", "update", "promote", "dismiss", "prune", "stats", "doctor",
+    ] {
+        assert!(
+            subs.contains(needed),
+            "SKILL.md never runs memory-store {needed}"
+        );
+    }
+    for (sub, flags) in &mentions {
+        let out = env
+            .cmd("memory-store")
+            .args([sub, "--help"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "SKILL.md runs `memory-store {sub}`, which does not exist"
+        );
+        let help = stdout(&out);
+        for flag in flags {
+            assert!(
+                help.contains(&format!("{flag} ")) || help.contains(&format!("{flag}\n")),
+                "SKILL.md runs `memory-store {sub} {flag}`; its --help has no {flag}:\n{help}"
+            );
+        }
+    }
+    // The index query comes first, with exactly these flags.
+    assert_eq!(
+        mentions[0],
+        (
+            "query".to_string(),
+            vec!["--status".to_string(), "--format".to_string()]
+        )
+    );
+    assert!(text.contains("query --status captured --format index"));
+    assert!(text.contains("stats --format statusline"));
+}
+
+#[test]
+fn reflect_skill_signal_types_are_the_stores() {
+    // The skill lists the types `memory-store append` accepts; each must be one the store knows.
+    let env = Env::new();
+    let text = read("skills/self-reflect/SKILL.md");
+    let list = text
+        .split("Types:")
+        .nth(1)
+        .expect("a Types: list")
+        .split('.')
+        .next()
+        .unwrap();
+    let types: Vec<&str> = list
+        .split(',')
+        .map(|t| t.trim())
+        .filter(|t| !t.is_empty())
+        .collect();
+    assert!(types.len() >= 8, "{types:?}");
+    for t in types {
+        let json = format!(r#"{{"type":"{t}","content":"probe {t}"}}"#);
+        env.cmd("memory-store")
+            .args(["append", &json])
+            .assert()
+            .success();
+    }
+}
+
+#[test]
+fn toggle_skill_actions_exist_in_reflect_toggle() {
+    let env = Env::new();
+    let (fm, _) = frontmatter(&read("skills/self-reflect-toggle/SKILL.md"));
+    let out = env.cmd("reflect-toggle").arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let help = stdout(&out);
+    for action in fm["argument-hint"].trim_matches(['[', ']']).split('|') {
+        assert!(
+            help.contains(action),
+            "reflect-toggle --help lacks {action}:\n{help}"
+        );
+    }
+}
+
+#[test]
+fn manifests_parse_and_agree() {
+    let plugin: Value = serde_json::from_str(&read(".claude-plugin/plugin.json")).unwrap();
+    let market: Value = serde_json::from_str(&read(".claude-plugin/marketplace.json")).unwrap();
+    assert_eq!(plugin["name"], "self-improvement");
+    assert_eq!(
+        plugin["version"],
+        env!("CARGO_PKG_VERSION"),
+        "plugin.json version follows Cargo.toml"
+    );
+    assert_eq!(plugin["license"], "MIT");
+    assert!(plugin["description"].as_str().is_some_and(|d| d.len() > 20));
+    assert!(plugin["author"]["name"].is_string());
+    assert!(plugin["keywords"].as_array().is_some_and(|k| !k.is_empty()));
+    // Capture is off until `reflect-toggle on`: the plugin itself ships no hook.
+    assert!(
+        plugin.get("hooks").is_none(),
+        "plugin.json must not declare hooks"
+    );
+    assert!(
+        !repo().join("hooks/hooks.json").exists(),
+        "no hooks/hooks.json"
+    );
+
+    assert!(market["name"].as_str().is_some_and(|n| !n.is_empty()));
+    assert!(market["owner"]["name"].is_string());
+    let entries = market["plugins"].as_array().unwrap();
+    assert_eq!(entries.len(), 1);
+    let entry = &entries[0];
+    assert_eq!(entry["name"], plugin["name"]);
+    assert_eq!(entry["version"], plugin["version"]);
+    let source = entry["source"].as_str().unwrap();
+    assert!(
+        source.starts_with("./") && !source.contains(".."),
+        "{source}"
+    );
+    // Relative sources resolve against the directory holding .claude-plugin/: here, the repo itself.
+    let root = repo().join(source);
+    let named: Value =
+        serde_json::from_str(&fs::read_to_string(root.join(".claude-plugin/plugin.json")).unwrap())
+            .unwrap();
+    assert_eq!(named["name"], plugin["name"]);
+}
+
+// The two shell helpers, run for real in a fake plugin root.
+
+fn write_exe(path: &Path, body: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, body).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A plugin root holding a copy of one helper at its real relative path.
+fn fake_plugin(env: &Env, helper: &str) -> PathBuf {
+    let root = env.dir.path().join("plugin");
+    let dst = root.join(helper);
+    fs::create_dir_all(dst.parent().unwrap()).unwrap();
+    fs::copy(repo().join(helper), &dst).unwrap();
+    root
+}
+
+/// Run a script the test has just written. Another test thread may fork while our write fd is open;
+/// until that child execs, the file is "busy" (ETXTBSY) for exec, here or in a shell that execs it,
+/// so that one error is retried.
+fn sh(env: &Env, script: &Path, args: &[&str], vars: &[(&str, &Path)]) -> std::process::Output {
+    let busy = |out: &std::io::Result<std::process::Output>| match out {
+        Err(e) => e.raw_os_error() == Some(26),
+        Ok(o) => {
+            o.status.code() == Some(126) && String::from_utf8_lossy(&o.stderr).contains("busy")
+        }
+    };
+    for attempt in 0.. {
+        let mut cmd = Command::new(script);
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &env.home)
+            .args(args)
+            .current_dir(env.dir.path());
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let out = cmd.output();
+        if attempt < 50 && busy(&out) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            continue;
+        }
+        return out.unwrap();
+    }
+    unreachable!()
+}
+
+#[test]
+fn memory_store_launcher_finds_the_installed_binary() {
+    let env = Env::new();
+    let root = fake_plugin(&env, "skills/self-reflect/memory-store");
+    let launcher = root.join("skills/self-reflect/memory-store");
+    let fake = |dir: &Path, tag: &str| {
+        write_exe(
+            &dir.join("memory-store"),
+            &format!("#!/bin/sh\necho \"{tag} $*\"\n"),
+        )
+    };
+    // Nothing installed: a clear message, exit 1.
+    let out = sh(&env, &launcher, &["stats"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/reflect-toggle on"));
+
+    // The plugin's dist/ build is the fallback …
+    fake(&root.join("dist"), "dist");
+    assert_eq!(
+        stdout(&sh(&env, &launcher, &["stats"], &[])),
+        "dist stats\n"
+    );
+    // … ~/.claude/reflections/bin wins over it …
+    fake(&env.home.join(".claude/reflections/bin"), "home");
+    assert_eq!(
+        stdout(&sh(&env, &launcher, &["query", "--format", "index"], &[])),
+        "home query --format index\n"
+    );
+    // … $CLAUDE_CONFIG_DIR replaces ~/.claude, an empty REFLECT_HOME counts as unset …
+    let config = env.dir.path().join("cfg");
+    fake(&config.join("reflections/bin"), "config");
+    let empty = Path::new("");
+    let out = sh(
+        &env,
+        &launcher,
+        &["get", "X"],
+        &[("CLAUDE_CONFIG_DIR", &config), ("REFLECT_HOME", empty)],
+    );
+    assert_eq!(stdout(&out), "config get X\n");
+    // … and $REFLECT_HOME wins over everything.
+    let data = env.dir.path().join("data");
+    fake(&data.join("bin"), "reflect-home");
+    let out = sh(
+        &env,
+        &launcher,
+        &["prune"],
+        &[("CLAUDE_CONFIG_DIR", &config), ("REFLECT_HOME", &data)],
+    );
+    assert_eq!(stdout(&out), "reflect-home prune\n");
+}
+
+#[test]
+fn memory_store_launcher_runs_the_real_binary() {
+    let env = Env::new();
+    let root = fake_plugin(&env, "skills/self-reflect/memory-store");
+    let bin = env.data.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    fs::copy(
+        assert_cmd::cargo::cargo_bin("memory-store"),
+        bin.join("memory-store"),
+    )
+    .unwrap();
+    let launcher = root.join("skills/self-reflect/memory-store");
+    let vars = [("REFLECT_HOME", env.data.as_path())];
+    let out = sh(
+        &env,
+        &launcher,
+        &[
+            "append",
+            r#"{"type":"correction","content":"Use pnpm, not npm"}"#,
+        ],
+        &vars,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let out = sh(&env, &launcher, &["stats", "--format", "statusline"], &vars);
+    assert_eq!(stdout(&out), "reflect: 1 pending\n");
+    // Its exit code is memory-store's: a usage error stays a usage error.
+    let out = sh(&env, &launcher, &["no-such-subcommand"], &vars);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn toggle_runner_builds_on_first_use_then_forwards_arguments() {
+    let env = Env::new();
+    let root = fake_plugin(&env, "skills/self-reflect-toggle/run-toggle");
+    let runner = root.join("skills/self-reflect-toggle/run-toggle");
+    let calls = env.dir.path().join("calls.log");
+    // A fake install.sh that "builds" dist/ the way the real one does: six binaries, the toggle one
+    // logging how it is called.
+    let toggle = format!(
+        "#!/bin/sh\necho \"toggle $*\" >> '{}'\necho \"reflect: state after $*\"\n",
+        calls.display()
+    );
+    let install = format!(
+        "#!/bin/sh\necho install >> '{calls}'\nd=\"$(dirname \"$0\")/../dist\"\nmkdir -p \"$d\"\n\
+         for b in capture-signals capture-failure capture-session-summary inject-signals memory-store; do\n\
+         printf '#!/bin/sh\\n' > \"$d/$b\"; chmod +x \"$d/$b\"; done\n\
+         cat > \"$d/reflect-toggle\" <<'X'\n{toggle}X\nchmod +x \"$d/reflect-toggle\"\n\"$d/reflect-toggle\" on\n",
+        calls = calls.display()
+    );
+    write_exe(&root.join("scripts/install.sh"), &install);
+
+    // First use, bare toggle: build (which turns capture on), then report status rather than
+    // toggling straight back off.
+    let out = sh(&env, &runner, &[], &[]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert!(text.contains("First use"), "{text}");
+    assert!(text.contains("reflect: state after status"), "{text}");
+    assert_eq!(
+        fs::read_to_string(&calls).unwrap(),
+        "install\ntoggle on\ntoggle status\n"
+    );
+
+    // Built: arguments go straight through, no second build.
+    fs::write(&calls, "").unwrap();
+    let out = sh(&env, &runner, &["off"], &[]);
+    assert_eq!(stdout(&out), "reflect: state after off\n");
+    assert_eq!(fs::read_to_string(&calls).unwrap(), "toggle off\n");
+
+    // A failing toggle is reported on stdout (a failing `!` command would abort the skill silently).
+    write_exe(
+        &root.join("dist/reflect-toggle"),
+        "#!/bin/sh\necho 'reflect-toggle: settings.json: not valid JSON' >&2\nexit 1\n",
+    );
+    let out = sh(&env, &runner, &["on"], &[]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert!(
+        text.contains("not valid JSON") && text.contains("exited with status 1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn toggle_runner_reports_a_failed_build() {
+    let env = Env::new();
+    let root = fake_plugin(&env, "skills/self-reflect-toggle/run-toggle");
+    write_exe(
+        &root.join("scripts/install.sh"),
+        "#!/bin/sh\necho 'error[E0433]: failed to resolve'\nexit 101\n",
+    );
+    let out = sh(
+        &env,
+        &root.join("skills/self-reflect-toggle/run-toggle"),
+        &["on"],
+        &[],
+    );
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert!(text.contains("the build failed"), "{text}");
+    assert!(text.contains("error[E0433]"), "{text}");
+    assert!(!root.join("dist/reflect-toggle").exists());
+}
