@@ -333,6 +333,9 @@ fn run(command: Command) -> Result<()> {
                 r.learnings_files,
                 r.backups_scrubbed
             ));
+            if r.cursor_scrubbed {
+                emit("the session's capture cursor no longer lists its files and tools\n");
+            }
             Ok(())
         }
         Command::Archive { days, statuses } => {

@@ -45,7 +45,7 @@ fn without_reminders(text: &str) -> String {
 }
 
 /// Why `entry` cannot be the source of a learning signal, if it cannot.
-fn noise(entry: &Value, kind: &str) -> Option<&'static str> {
+pub fn noise(entry: &Value, kind: &str) -> Option<&'static str> {
     let text = entry_text(entry);
     let trimmed = text.trim_start();
     if entry["isCompactSummary"] == true

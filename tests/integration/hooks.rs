@@ -45,6 +45,14 @@ pub fn run_hook(env: &Env, bin: &str, stdin: &[u8]) -> (Output, Duration) {
     (out, start.elapsed())
 }
 
+/// Wall time of `bin --version` now: the cost of starting a process on this machine at this load.
+fn startup_cost(env: &Env, bin: &str) -> Duration {
+    let start = Instant::now();
+    let out = env.cmd(bin).arg("--version").output().unwrap();
+    assert!(out.status.success());
+    start.elapsed()
+}
+
 /// The hook exited 0 and printed nothing (inject-signals: nothing or one JSON object).
 pub fn assert_silent_success(bin: &str, out: &Output, case: &str) {
     assert!(
@@ -310,17 +318,32 @@ fn bad_payloads_and_hostile_transcripts_end_in_a_quick_silent_exit_0_for_every_h
             let before = error_log(&env);
             let (out, took) = run_hook(&env, bin, &case.stdin);
             assert_silent_success(bin, &out, case.name);
-            // A 10 MB payload is parsed whole: unoptimized serde_json needs ~0.35 s for it on an
-            // idle machine and several seconds on a loaded one, so in debug builds this bound
-            // only catches a hang (release: the same 50 ms as every other case).
+            // A 10 MB payload is parsed whole: unoptimized code needs ~0.3 s for it on an idle
+            // machine and was seen taking 18 s while the whole suite ran beside other builds, so
+            // in debug builds this bound only catches a hang (a hang is killed at the harness's
+            // 60 s timeout). Release binaries get the same 50 ms as every other case.
             let allowed = if case.stdin.len() > 1 << 20 && cfg!(debug_assertions) {
-                Duration::from_secs(15)
+                Duration::from_secs(45)
             } else {
                 bound
             };
+            // A hang exceeds the bound every time; a loaded machine (the tests share 2 cores with
+            // builds and with each other) only now and then. So a slow run is retried, the fastest
+            // run counts, and the bound grows by what merely starting the binary costs right now.
+            let mut fastest = took;
+            let mut allowed = allowed;
+            for _ in 0..2 {
+                if fastest < allowed {
+                    break;
+                }
+                allowed += startup_cost(&env, bin) * 2;
+                let (again, took) = run_hook(&env, bin, &case.stdin);
+                assert_silent_success(bin, &again, case.name);
+                fastest = fastest.min(took);
+            }
             assert!(
-                took < allowed,
-                "{bin} [{}]: took {took:?} (bound {allowed:?})",
+                fastest < allowed,
+                "{bin} [{}]: took {fastest:?} (bound {allowed:?})",
                 case.name
             );
             // read_jsonl panics on any invalid line.
@@ -946,4 +969,158 @@ fn a_transcript_read_in_two_runs_gives_what_one_pass_gives_wherever_it_is_split(
             "split after line {split}"
         );
     }
+}
+
+#[test]
+fn secrets_in_a_transcript_never_reach_the_store_the_cursor_or_a_dry_run() {
+    let secret = "ghp_4f9Qz7LmN2xR8tVb6Yc1Dk3Hs5Jp0Wa9Ue2G";
+    let text = demo_text().replace(
+        "Run pnpm test instead.",
+        &format!("Run pnpm test instead, with GITHUB_TOKEN={secret} set."),
+    );
+    for bin in ["capture-signals", "capture-session-summary"] {
+        let env = Env::new();
+        let t = transcript_with(&env, "s-secret.jsonl", text.as_bytes());
+        let dry = env
+            .cmd(bin)
+            .arg("--transcript")
+            .arg(&t)
+            .arg("--dry-run")
+            .output()
+            .unwrap();
+        let printed = stdout(&dry);
+        assert!(printed.contains("pnpm test instead"), "{bin}: {printed}");
+        assert!(
+            printed.contains("[REDACTED:"),
+            "{bin}: redacted in the dry run"
+        );
+        assert!(!printed.contains(secret), "{bin}: secret printed");
+
+        let p = payload("s-secret", &t, &project(&env), "PreCompact");
+        let (out, _) = run_hook(&env, bin, p.to_string().as_bytes());
+        assert_silent_success(bin, &out, "secret");
+        assert!(signals(&env)
+            .iter()
+            .any(|s| s["content"].as_str().unwrap().contains("pnpm test instead")));
+        let everything = String::from_utf8_lossy(&env.all_data_bytes()).into_owned();
+        assert!(
+            !everything.contains(secret),
+            "{bin}: secret in the data dir"
+        );
+    }
+}
+
+#[test]
+fn session_end_removes_the_cursors_of_sessions_long_over() {
+    let env = Env::new();
+    let cursors = env.data.join("cursors");
+    fs::create_dir_all(&cursors).unwrap();
+    let stale = cursors.join("old-session.json");
+    fs::write(&stale, r#"{"offset":0,"line":0}"#).unwrap();
+    let year_ago = std::time::SystemTime::now() - Duration::from_secs(365 * 24 * 3600);
+    fs::File::options()
+        .write(true)
+        .open(&stale)
+        .unwrap()
+        .set_modified(year_ago)
+        .unwrap();
+    let t = transcript_with(&env, "s-new.jsonl", demo_text().as_bytes());
+    let p = payload("s-new", &t, &project(&env), "SessionEnd");
+    let (out, _) = run_hook(&env, "capture-session-summary", p.to_string().as_bytes());
+    assert_silent_success("capture-session-summary", &out, "prune");
+    assert!(!stale.exists(), "the stale cursor is gone");
+    assert!(
+        cursors.join("s-new.json").exists(),
+        "this session's cursor stays"
+    );
+}
+
+#[test]
+fn the_demo_transcript_shows_each_signal_kind_and_none_from_its_noise() {
+    let env = Env::new();
+    let out = env
+        .cmd("capture-signals")
+        .arg("--transcript")
+        .arg(demo_transcript())
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let printed: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: HashSet<&str> = printed
+        .iter()
+        .map(|s| s["type"].as_str().unwrap())
+        .collect();
+    for kind in ["correction", "convention", "failure"] {
+        assert!(kinds.contains(kind), "the demo shows a {kind}: {kinds:?}");
+    }
+    let lint_failures = printed
+        .iter()
+        .filter(|s| s["type"] == "failure" && s["context"].as_str().unwrap().contains("lint"))
+        .count();
+    assert!(lint_failures >= 2, "the repeated lint failure shows");
+    let lines: Vec<Value> = demo_text()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The demo holds each kind of noise, with words that would trigger a detector.
+    let has = |pred: &dyn Fn(&Value) -> bool| lines.iter().any(pred);
+    assert!(has(&|e| e["isCompactSummary"] == true));
+    assert!(has(&|e| e["message"]["content"]
+        .as_str()
+        .is_some_and(|c| c.starts_with("<system-reminder>"))));
+    assert!(has(&|e| e["message"]["content"]
+        .as_str()
+        .is_some_and(|c| c.starts_with("<local-command-stdout>"))));
+    for s in &printed {
+        let line = s["source"]["line"].as_u64().unwrap();
+        let entry = &lines[line as usize - 1];
+        let kind = s["type"].as_str().unwrap();
+        assert_eq!(
+            crate::corpus::noise(entry, kind),
+            None,
+            "{kind} from noise at line {line}"
+        );
+    }
+}
+
+#[test]
+fn forgetting_a_session_scrubs_its_cursor_but_keeps_its_place() {
+    let env = Env::new();
+    let transcript = demo_transcript();
+    let stdin = json!({
+        "session_id": "s-forget",
+        "transcript_path": transcript,
+        "cwd": "/home/dev/acme-cli",
+        "hook_event_name": "PreCompact",
+        "trigger": "manual"
+    })
+    .to_string();
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "demo");
+    let cursor = env.data.join("cursors/s-forget.json");
+    let before = fs::read_to_string(&cursor).unwrap();
+    assert!(
+        before.contains("export.ts"),
+        "the tally lists touched files: {before}"
+    );
+    assert!(!signals(&env).is_empty());
+
+    env.cmd("memory-store")
+        .args(["forget", "--session", "s-forget"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("cursor no longer lists"));
+    let after: Value = serde_json::from_str(&fs::read_to_string(&cursor).unwrap()).unwrap();
+    let before: Value = serde_json::from_str(&before).unwrap();
+    assert!(!after.to_string().contains("export.ts"), "{after}");
+    assert_eq!(after["offset"], before["offset"]);
+    assert!(signals(&env).is_empty());
+    // The session goes on: its next hook does not mine what was forgotten again.
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "after forget");
+    assert!(signals(&env).is_empty());
 }

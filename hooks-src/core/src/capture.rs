@@ -108,7 +108,7 @@ pub fn capture(paths: &Paths, req: &Request) -> Result<Outcome> {
         });
     }
 
-    cursor::with_session_lock(paths, &session, LockWait::HOOK, || {
+    let outcome = cursor::with_session_lock(paths, &session, LockWait::HOOK, || {
         // Re-read under the lock: a run that held it before us has moved the cursor.
         let saved = load_cursor(&mut warnings);
         let mined = mine(&mut file, saved.clone(), req, &session)?;
@@ -122,7 +122,12 @@ pub fn capture(paths: &Paths, req: &Request) -> Result<Outcome> {
             lines_read: mined.lines_read,
             warnings: std::mem::take(&mut warnings),
         })
-    })
+    })?;
+    if req.summary {
+        // Once per session end: the cursors of sessions long over go.
+        cursor::prune_stale(paths, cursor::STALE_AFTER);
+    }
+    Ok(outcome)
 }
 
 /// Read what the cursor has not seen: detect, tally, label. The detectors also get the last turn

@@ -14,6 +14,8 @@
 //! read → detect → store append → cursor write, and the cursor is re-read under that lock; so a
 //! second run starts where the first one ended. The lock file is never renamed (the cursor is, by
 //! its atomic write). Lock order is always cursor lock, then store lock.
+//!
+//! **Cleanup.** Each SessionEnd removes the cursors of sessions idle for [`STALE_AFTER`].
 
 use std::fs::File;
 use std::io;
@@ -180,6 +182,37 @@ pub fn save(path: &Path, cursor: &Cursor) -> Result<()> {
     fsutil::atomic_write(path, &bytes, PRIVATE_FILE)
 }
 
+/// Sessions whose cursor has not moved for this long are over (a resumed session older than
+/// that is read again from the top; the store's dedup absorbs the replay).
+pub const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
+
+/// Remove the cursors and lock files of sessions idle for `max_age`, so `cursors/` does not grow
+/// forever. Best effort; returns how many files went.
+pub fn prune_stale(paths: &Paths, max_age: std::time::Duration) -> usize {
+    let Ok(entries) = std::fs::read_dir(paths.cursors()) else {
+        return 0;
+    };
+    let now = std::time::SystemTime::now();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !(name.ends_with(".json") || name.ends_with(".lock")) {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > max_age);
+        if old && std::fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// Run `f` holding the session's cursor lock (bounded wait: a hook never blocks Claude for long).
 pub fn with_session_lock<T>(
     paths: &Paths,
@@ -261,6 +294,27 @@ mod tests {
         assert_eq!(start(1), Some(Position { offset: 0, line: 0 }));
         assert_eq!(start(4), None);
         assert_eq!(start(0), None);
+    }
+
+    #[test]
+    fn stale_cursors_are_pruned_and_fresh_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = Paths::new(dir.path(), dir.path().join("data"));
+        save(&path(&p, "old"), &Cursor::default()).unwrap();
+        save(&path(&p, "new"), &Cursor::default()).unwrap();
+        with_session_lock(&p, "old", LockWait::HOOK, || Ok(())).unwrap();
+        let long_ago = std::time::SystemTime::now() - STALE_AFTER * 2;
+        for f in [path(&p, "old"), lock_path(&p, "old")] {
+            File::options()
+                .write(true)
+                .open(&f)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+        }
+        assert_eq!(prune_stale(&p, STALE_AFTER), 2);
+        assert!(!path(&p, "old").exists());
+        assert!(path(&p, "new").exists());
     }
 
     #[test]

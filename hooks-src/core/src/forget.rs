@@ -48,6 +48,8 @@ pub struct ForgetReport {
     pub from_archive: usize,
     pub learnings_files: usize,
     pub backups_scrubbed: usize,
+    /// Whether a forgotten session's cursor lost its tally (the files it touched, its tools).
+    pub cursor_scrubbed: bool,
 }
 
 pub fn forget(store: &Store, selector: &Selector) -> Result<ForgetReport> {
@@ -71,7 +73,31 @@ pub fn forget(store: &Store, selector: &Selector) -> Result<ForgetReport> {
     report.ids.dedup();
     report.learnings_files = forget_learnings(store.paths(), &report.ids)?;
     report.backups_scrubbed = scrub_backups(store, selector, &report.ids)?;
+    if let Some(session) = &selector.session {
+        report.cursor_scrubbed = scrub_cursor(store.paths(), session)?;
+    }
     Ok(report)
+}
+
+/// Drop what a session's cursor remembers of it (file paths, tool counts) but keep its position:
+/// deleting the cursor would make the next hook of a session still running mine it all again.
+fn scrub_cursor(paths: &crate::paths::Paths, session: &str) -> Result<bool> {
+    let path = crate::cursor::path(paths, session);
+    if !path.exists() {
+        return Ok(false);
+    }
+    crate::cursor::with_session_lock(paths, session, fsutil::LockWait::CLI, || {
+        let Some(cursor) = crate::cursor::load(&path)? else {
+            return Ok(false);
+        };
+        let scrubbed = crate::cursor::Cursor {
+            tally: Default::default(),
+            turn_line: None,
+            ..cursor
+        };
+        crate::cursor::save(&path, &scrubbed)?;
+        Ok(true)
+    })
 }
 
 /// Rewrite reflect's own backups (and the quarantine) without the forgotten signals.

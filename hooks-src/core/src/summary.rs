@@ -167,7 +167,9 @@ pub fn summary_signal(
         .map(|f| relative_to(f, project))
         .collect();
     let files_total = files.len() as u64 + tally.files_unlisted;
-    let short_session: String = session.chars().take(8).collect();
+    // A uuid is recognisable by its first block; another id (offline: the file name) is kept.
+    let is_uuid = session.len() == 36 && session.bytes().filter(|&b| b == b'-').count() == 4;
+    let short_session: String = session.chars().take(if is_uuid { 8 } else { 40 }).collect();
 
     let mut content = format!("Session {short_session}");
     if let Some(secs) = tally.duration_secs() {
@@ -314,7 +316,13 @@ mod tests {
         assert_eq!(t.failures, 1);
         assert_eq!(t.duration_secs(), Some(42 * 60 + 30));
 
-        let s = summary_signal(&t, "3f9394bc-aaaa", Some("/w/app"), Some("other")).unwrap();
+        let s = summary_signal(
+            &t,
+            "3f9394bc-a388-496a-b744-1667ef929002",
+            Some("/w/app"),
+            Some("other"),
+        )
+        .unwrap();
         assert_eq!(
             s.content,
             "Session 3f9394bc (42 min): 2 prompts, 4 tool calls (Bash 1, Edit 1, NotebookEdit 1, Write 1), 2 files touched, 1 failure"
@@ -323,6 +331,20 @@ mod tests {
         assert_eq!(s.meta["end_reason"], "other");
         assert_eq!(s.kind, Kind::Summary);
         assert_eq!(s.source.hook.as_deref(), Some("SessionEnd"));
+    }
+
+    #[test]
+    fn other_session_ids_are_named_whole() {
+        let t = Tally {
+            turns: 1,
+            ..Tally::default()
+        };
+        let s = summary_signal(&t, "demo-transcript", None, None).unwrap();
+        assert!(
+            s.content.starts_with("Session demo-transcript: 1 prompt,"),
+            "{}",
+            s.content
+        );
     }
 
     #[test]

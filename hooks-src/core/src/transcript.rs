@@ -7,24 +7,27 @@
 //! into a small stream of [`Event`]s, so the detectors see only what they reason about: genuine
 //! user text, assistant text, tool calls, tool results, rejections and compactions.
 //!
-//! Cost model: a PreCompact hook may read a 100 MB transcript, so the reader works in large
-//! chunks, splits lines with memchr, drops most lines (progress, snapshots, titles …) with a
-//! literal byte check before any JSON parse, and deserializes the rest into borrowed structs that
-//! skip every field it does not need. Memory stays bounded: a line longer than [`MAX_LINE`] is
-//! skipped (still counted), never buffered whole.
+//! Cost model: a PreCompact hook may read a 100 MB transcript, so the reader works in 1 MB
+//! chunks and splits lines with memchr; it drops most lines (progress, snapshots, titles …) by a
+//! look at the first kilobyte, and records already seen by a look at the last; it walks the rest
+//! once with a byte-level walker that skips every value it does not need (tool output by quote
+//! search, the duplicate `toolUseResult` not at all) and decodes only bounded heads of the
+//! strings it keeps. Memory stays bounded: a line longer than [`MAX_LINE`] is skipped (still
+//! counted), never buffered whole; `examples/reader_throughput.rs` measures it by hand.
+//!
+//! Sub-agent traffic (`isSidechain`) is skipped whole: its prompts are not the user's, and its
+//! "Warmup" runs write refused calls that are not failures.
 //!
 //! Resumption: [`read`] starts at a [`Position`] and returns the position after the last complete
 //! line. A torn last line (no newline yet; Claude Code may be mid-write) is left for the next run.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
+use std::sync::LazyLock;
 
 use memchr::memmem;
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
 use serde_json::Value;
 
 /// Lines longer than this are skipped: nothing a detector needs is that large, and the reader
@@ -33,6 +36,9 @@ pub const MAX_LINE: usize = 8 << 20;
 
 /// How much of a tool result's text an event carries.
 pub const TOOL_RESULT_TEXT_MAX: usize = 2000;
+/// How much of a successful tool result's text an event carries: enough to tell an empty search
+/// from a hit; the output itself teaches nothing and is most of a transcript's bytes.
+pub const TOOL_OUTPUT_TEXT_MAX: usize = 256;
 
 /// Bytes read per `read` call.
 const CHUNK: usize = 1 << 20;
@@ -69,7 +75,8 @@ pub enum EventKind {
         name: String,
         input: Value,
     },
-    /// `text` is at most [`TOOL_RESULT_TEXT_MAX`] bytes (cut on a character boundary).
+    /// `text` is at most [`TOOL_RESULT_TEXT_MAX`] bytes for an error and
+    /// [`TOOL_OUTPUT_TEXT_MAX`] otherwise (cut on a character boundary).
     ToolResult {
         tool_use_id: String,
         is_error: bool,
@@ -93,22 +100,27 @@ pub fn read(
 ) -> io::Result<Position> {
     file.seek(SeekFrom::Start(from.offset))?;
     let mut pos = from;
-    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK);
+    // `buf[..filled]` holds read bytes; a line that does not fit makes it grow (up to about
+    // MAX_LINE + CHUNK), never the whole file.
+    let mut buf: Vec<u8> = vec![0; 2 * CHUNK];
+    let mut filled = 0;
     let mut parser = LineParser::default();
     // While skipping an oversized line: how many of its bytes were already dropped.
     let mut skipping: Option<u64> = None;
     loop {
-        let start = buf.len();
-        buf.resize(start + CHUNK, 0);
-        let n = read_some(file, &mut buf[start..])?;
-        buf.truncate(start + n);
+        if buf.len() - filled < CHUNK {
+            buf.resize(filled + CHUNK, 0);
+        }
+        let n = read_some(file, &mut buf[filled..])?;
         if n == 0 {
             return Ok(pos);
         }
+        let start = filled;
+        filled += n;
         let mut consumed = 0;
         // Search only the new bytes: the kept prefix holds no newline.
         let mut search_from = start;
-        while let Some(nl) = memchr::memchr(b'\n', &buf[search_from..]) {
+        while let Some(nl) = memchr::memchr(b'\n', &buf[search_from..filled]) {
             let end = search_from + nl;
             let line = &buf[consumed..end];
             pos.line += 1;
@@ -122,10 +134,11 @@ pub fn read(
             consumed = end + 1;
             search_from = consumed;
         }
-        buf.drain(..consumed);
-        if buf.len() > MAX_LINE {
-            *skipping.get_or_insert(0) += buf.len() as u64;
-            buf.clear();
+        buf.copy_within(consumed..filled, 0);
+        filled -= consumed;
+        if filled > MAX_LINE {
+            *skipping.get_or_insert(0) += filled as u64;
+            filled = 0;
         }
     }
 }
@@ -145,82 +158,88 @@ struct LineParser {
     seen_uuids: HashSet<String>,
 }
 
-static USER: LazyFinder = LazyFinder::new(b"\"type\":\"user\"");
-static ASSISTANT: LazyFinder = LazyFinder::new(b"\"type\":\"assistant\"");
-static COMPACT: LazyFinder = LazyFinder::new(b"\"compact_boundary\"");
-static PROGRESS: LazyFinder = LazyFinder::new(b"\"type\":\"progress\"");
+/// `"type":"` — inside a JSON string every quote is escaped, so this byte pattern only matches
+/// the document's structure.
+const TYPE_KEY: &[u8] = b"\"type\":\"";
+const MESSAGE_KEY: &[u8] = b"\"message\":";
+const UUID_KEY: &[u8] = b"\"uuid\":\"";
+/// How far into a line its top-level `type` is looked for, and how far back from its end its
+/// `uuid`: both sit within a few hundred bytes of their end of the line when they sit there.
+const PEEK: usize = 1024;
 
-/// A memmem finder built on first use.
-struct LazyFinder {
-    needle: &'static [u8],
-    finder: std::sync::OnceLock<memmem::Finder<'static>>,
+static TYPE_FINDER: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(TYPE_KEY));
+static MESSAGE_FINDER: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(MESSAGE_KEY));
+static UUID_FINDER: LazyLock<memmem::FinderRev<'static>> =
+    LazyLock::new(|| memmem::FinderRev::new(UUID_KEY));
+
+/// Whether a line may hold an entry the reader yields, judged from its head alone. User and
+/// system entries name their `type` before their `message`; progress, snapshots, titles,
+/// queue operations and attachments name theirs (or a nested one) early too, and are dropped
+/// here. An assistant entry writes `message` first, so a line whose head shows no `type`
+/// before `message` goes to the walker, which reads the real type.
+fn may_matter(line: &[u8]) -> bool {
+    let head = &line[..line.len().min(PEEK)];
+    let Some(at) = TYPE_FINDER.find(head) else {
+        return true;
+    };
+    if MESSAGE_FINDER.find(&head[..at]).is_some() {
+        return true;
+    }
+    let value = &line[at + TYPE_KEY.len()..];
+    value.starts_with(b"user\"")
+        || value.starts_with(b"assistant\"")
+        || value.starts_with(b"system\"")
 }
 
-impl LazyFinder {
-    const fn new(needle: &'static [u8]) -> LazyFinder {
-        LazyFinder {
-            needle,
-            finder: std::sync::OnceLock::new(),
-        }
-    }
-    fn within(&self, hay: &[u8]) -> bool {
-        self.finder
-            .get_or_init(|| memmem::Finder::new(self.needle))
-            .find(hay)
-            .is_some()
-    }
+/// The uuid of a line whose `uuid` is written near its end (assistant entries, most others),
+/// found without walking the line; `None` when it is not there.
+fn tail_uuid(line: &[u8]) -> Option<&[u8]> {
+    let from = line.len().saturating_sub(PEEK);
+    let at = from + UUID_FINDER.rfind(&line[from..])? + UUID_KEY.len();
+    let len = memchr::memchr(b'"', &line[at..])?;
+    Some(&line[at..at + len])
 }
 
 impl LineParser {
     fn line(&mut self, line: &[u8], number: u64, on_event: &mut impl FnMut(Event)) {
-        // Inside a JSON string every quote is escaped, so these byte patterns only match the
-        // document's structure. Lines with none of them (snapshots, titles, queue operations,
-        // attachments, most system lines) never reach the parser.
-        let interesting = USER.within(line) || ASSISTANT.within(line) || COMPACT.within(line);
-        if !interesting || PROGRESS.within(line) {
+        if !may_matter(line) {
             return;
         }
-        let entry: Entry = match serde_json::from_slice(line) {
-            Ok(entry) => entry,
-            Err(_) => {
-                // Invalid UTF-8 (a binary paste, a torn write in the middle): read what survives.
-                if std::str::from_utf8(line).is_ok() {
-                    return;
-                }
-                let lossy = String::from_utf8_lossy(line);
-                match serde_json::from_str::<Entry>(&lossy) {
-                    Ok(entry) => return self.entry(entry, number, on_event),
-                    Err(_) => return,
-                }
-            }
-        };
-        self.entry(entry, number, on_event)
-    }
-
-    fn entry(&mut self, entry: Entry, number: u64, on_event: &mut impl FnMut(Event)) {
-        if entry.sidechain == Some(true) {
-            return;
-        }
-        if let Some(uuid) = &entry.uuid {
-            if !self.seen_uuids.insert(uuid.to_string()) {
+        // A record written again (on resume) is skipped before it costs a walk.
+        if let Some(raw) = tail_uuid(line) {
+            if std::str::from_utf8(raw).is_ok_and(|u| self.seen_uuids.contains(u)) {
                 return;
             }
         }
+        let Some(entry) = Entry::walk(line) else {
+            return;
+        };
+        if entry.sidechain {
+            return;
+        }
+        let uuid = entry.uuid.map(|raw| decode_str(raw).into_owned());
+        if let Some(uuid) = &uuid {
+            if !self.seen_uuids.insert(uuid.clone()) {
+                return;
+            }
+        }
+        let timestamp = entry.timestamp.map(|raw| decode_str(raw).into_owned());
         let mut emit = |kind: EventKind| {
             on_event(Event {
                 line: number,
-                uuid: entry.uuid.as_deref().map(str::to_string),
-                timestamp: entry.timestamp.as_deref().map(str::to_string),
+                uuid: uuid.clone(),
+                timestamp: timestamp.clone(),
                 kind,
             })
         };
-        match entry.kind.as_deref() {
-            Some("system") if entry.subtype.as_deref() == Some("compact_boundary") => {
+        match entry.kind {
+            Some(b"\"system\"") if entry.subtype == Some(b"\"compact_boundary\"") => {
                 emit(EventKind::CompactBoundary)
             }
-            Some("assistant") => {
-                let Some(message) = entry.message else { return };
-                for block in message.content.0 {
+            Some(b"\"assistant\"") => {
+                for block in entry.blocks(ASSISTANT_TEXT_MAX) {
                     match block {
                         Block::Text(text) => {
                             if !text.trim().is_empty() {
@@ -234,16 +253,15 @@ impl LineParser {
                     }
                 }
             }
-            Some("user") => {
-                if entry.compact_summary == Some(true) {
+            Some(b"\"user\"") => {
+                if entry.compact_summary {
                     // CC 1.0.x marks a compaction only by its summary line.
                     return emit(EventKind::CompactBoundary);
                 }
-                if entry.meta == Some(true) || entry.transcript_only == Some(true) {
+                if entry.meta || entry.transcript_only {
                     return;
                 }
-                let Some(message) = entry.message else { return };
-                let blocks = message.content.0;
+                let blocks = entry.blocks(TEXT_MAX);
                 let has_results = blocks.iter().any(|b| matches!(b, Block::ToolResult { .. }));
                 if has_results {
                     // Text beside results is CC's own ("[Request interrupted by user for tool use]").
@@ -368,38 +386,158 @@ pub fn truncate(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-// ---- wire types: only the fields the reader needs, borrowed where the JSON allows ----
+// ---- the walker: a line's few needed fields, found by skipping over everything else ----
+//
+// A full serde parse of a transcript line validates and unescapes every byte, including the
+// tool output that each result line carries twice (`message.content` and `toolUseResult`).
+// The walker instead skips values: strings with memchr (to the next quote or backslash),
+// containers by bracket depth. Only the handful of values a detector needs are decoded, and
+// long strings only up to a bound. A line the walker cannot follow is skipped.
 
-#[derive(Deserialize)]
-struct Entry<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    subtype: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    uuid: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    timestamp: Option<Cow<'a, str>>,
-    #[serde(rename = "isSidechain")]
-    sidechain: Option<bool>,
-    #[serde(rename = "isMeta")]
-    meta: Option<bool>,
-    #[serde(rename = "isCompactSummary")]
-    compact_summary: Option<bool>,
-    #[serde(rename = "isVisibleInTranscriptOnly")]
-    transcript_only: Option<bool>,
-    message: Option<Message>,
-}
+/// Longest user text decoded from one entry (a long paste keeps its head).
+const TEXT_MAX: usize = 64 << 10;
+/// Longest assistant text decoded from one block: detectors quote a line of it at most.
+const ASSISTANT_TEXT_MAX: usize = 16 << 10;
+/// Tool inputs up to this size are parsed whole; larger ones keep only bounded strings.
+const INPUT_WHOLE_MAX: usize = 1 << 10;
+/// Bound on each string of a large tool input.
+const INPUT_STRING_MAX: usize = 512;
 
-#[derive(Deserialize)]
-struct Message {
-    #[serde(default)]
-    content: Blocks,
-}
-
-/// Message content: a bare string (one text block) or an array of blocks.
+/// The top-level fields of one line, as raw JSON spans (strings with their quotes).
 #[derive(Default)]
-struct Blocks(Vec<Block>);
+struct Entry<'a> {
+    kind: Option<&'a [u8]>,
+    subtype: Option<&'a [u8]>,
+    uuid: Option<&'a [u8]>,
+    timestamp: Option<&'a [u8]>,
+    sidechain: bool,
+    meta: bool,
+    compact_summary: bool,
+    transcript_only: bool,
+    content: Content<'a>,
+}
+
+/// `message.content`: a bare string or the fields of each block.
+#[derive(Default)]
+enum Content<'a> {
+    #[default]
+    None,
+    Text(&'a [u8]),
+    Blocks(Vec<BlockFields<'a>>),
+}
+
+#[derive(Default)]
+struct BlockFields<'a> {
+    kind: Option<&'a [u8]>,
+    text: Option<&'a [u8]>,
+    id: Option<&'a [u8]>,
+    name: Option<&'a [u8]>,
+    input: Option<&'a [u8]>,
+    tool_use_id: Option<&'a [u8]>,
+    is_error: bool,
+    content: Option<&'a [u8]>,
+}
+
+impl<'a> Entry<'a> {
+    /// One pass over the line: the message is walked in place, so each byte of a long tool
+    /// output is looked at once (to find where its string ends) and only its head is decoded.
+    fn walk(line: &'a [u8]) -> Option<Entry<'a>> {
+        let mut entry = Entry::default();
+        let mut has_message = false;
+        members_at(line, 0, |key, at| {
+            let span = || -> Option<(&'a [u8], usize)> {
+                let end = skip_value(line, at)?;
+                Some((&line[at..end], end))
+            };
+            let end = match key {
+                b"message" => {
+                    has_message = true;
+                    let (end, content) = message_at(line, at)?;
+                    entry.content = content;
+                    end
+                }
+                // A tool result repeats its output here; every field the reader needs came
+                // before it (Claude Code writes it after `uuid` and `timestamp`).
+                b"toolUseResult" if has_message => return Some(Step::Stop),
+                _ => {
+                    let (value, end) = span()?;
+                    match key {
+                        b"type" => entry.kind = Some(value),
+                        b"subtype" => entry.subtype = Some(value),
+                        b"uuid" => entry.uuid = Some(value),
+                        b"timestamp" => entry.timestamp = Some(value),
+                        b"isSidechain" => entry.sidechain = value == b"true",
+                        b"isMeta" => entry.meta = value == b"true",
+                        b"isCompactSummary" => entry.compact_summary = value == b"true",
+                        b"isVisibleInTranscriptOnly" => entry.transcript_only = value == b"true",
+                        _ => {}
+                    }
+                    end
+                }
+            };
+            Some(Step::To(end))
+        })?;
+        Some(entry)
+    }
+
+    /// The message's content blocks, texts decoded up to `text_max`; a bare string content is
+    /// one text block.
+    fn blocks(&self, text_max: usize) -> Vec<Block> {
+        match &self.content {
+            Content::None => Vec::new(),
+            Content::Text(raw) => vec![Block::Text(decode_bounded(raw, text_max))],
+            Content::Blocks(fields) => fields
+                .iter()
+                .map(|f| Block::from_fields(f, text_max))
+                .collect(),
+        }
+    }
+}
+
+/// Walk the message object at `at`; returns where it ends and its content.
+fn message_at(raw: &[u8], at: usize) -> Option<(usize, Content<'_>)> {
+    let mut content = Content::None;
+    let end = members_at(raw, at, |key, at| {
+        if key != b"content" {
+            return skip_value(raw, at).map(Step::To);
+        }
+        match raw.get(at)? {
+            b'"' => {
+                let end = skip_string(raw, at)?;
+                content = Content::Text(&raw[at..end]);
+                Some(Step::To(end))
+            }
+            b'[' => {
+                let mut blocks = Vec::new();
+                let end = elements_at(raw, at, |at| {
+                    let mut f = BlockFields::default();
+                    let end = members_at(raw, at, |key, at| {
+                        let end = skip_value(raw, at)?;
+                        let value = &raw[at..end];
+                        match key {
+                            b"type" => f.kind = Some(value),
+                            b"text" => f.text = Some(value),
+                            b"id" => f.id = Some(value),
+                            b"name" => f.name = Some(value),
+                            b"input" => f.input = Some(value),
+                            b"tool_use_id" => f.tool_use_id = Some(value),
+                            b"is_error" => f.is_error = value == b"true",
+                            b"content" => f.content = Some(value),
+                            _ => {}
+                        }
+                        Some(Step::To(end))
+                    })?;
+                    blocks.push(f);
+                    Some(end)
+                })?;
+                content = Content::Blocks(blocks);
+                Some(Step::To(end))
+            }
+            _ => skip_value(raw, at).map(Step::To),
+        }
+    })?;
+    Some((end, content))
+}
 
 enum Block {
     Text(String),
@@ -416,106 +554,692 @@ enum Block {
     Other,
 }
 
-impl<'de> Deserialize<'de> for Blocks {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Blocks;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string or an array of content blocks")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Blocks, E> {
-                Ok(Blocks(vec![Block::Text(s.to_string())]))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Blocks, E> {
-                Ok(Blocks::default())
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Blocks, A::Error> {
-                let mut blocks = Vec::new();
-                while let Some(block) = seq.next_element::<RawBlock>()? {
-                    blocks.push(block.into_block());
+impl Block {
+    fn from_fields(f: &BlockFields, text_max: usize) -> Block {
+        let string =
+            |raw: Option<&[u8]>| raw.map(|r| decode_str(r).into_owned()).unwrap_or_default();
+        match f.kind {
+            Some(b"\"text\"") => match f.text {
+                Some(text) if text.first() == Some(&b'"') => {
+                    Block::Text(decode_bounded(text, text_max))
                 }
-                Ok(Blocks(blocks))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-#[derive(Deserialize)]
-struct RawBlock<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Option<Cow<'a, str>>,
-    text: Option<String>,
-    id: Option<String>,
-    name: Option<String>,
-    input: Option<Value>,
-    tool_use_id: Option<String>,
-    is_error: Option<bool>,
-    content: Option<ResultText>,
-}
-
-impl RawBlock<'_> {
-    fn into_block(self) -> Block {
-        match self.kind.as_deref() {
-            Some("text") => self.text.map_or(Block::Other, Block::Text),
-            Some("tool_use") => Block::ToolUse {
-                id: self.id.unwrap_or_default(),
-                name: self.name.unwrap_or_default(),
-                input: self.input.unwrap_or(Value::Null),
+                _ => Block::Other,
             },
-            Some("tool_result") => Block::ToolResult {
-                tool_use_id: self.tool_use_id.unwrap_or_default(),
-                is_error: self.is_error.unwrap_or(false),
-                text: self.content.map(|c| c.0).unwrap_or_default(),
+            Some(b"\"tool_use\"") => Block::ToolUse {
+                id: string(f.id),
+                name: string(f.name),
+                input: f.input.map(bounded_value).unwrap_or(Value::Null),
+            },
+            Some(b"\"tool_result\"") => Block::ToolResult {
+                tool_use_id: string(f.tool_use_id),
+                is_error: f.is_error,
+                text: f
+                    .content
+                    .map(|raw| {
+                        let max = if f.is_error {
+                            TOOL_RESULT_TEXT_MAX
+                        } else {
+                            TOOL_OUTPUT_TEXT_MAX
+                        };
+                        result_text(raw, max)
+                    })
+                    .unwrap_or_default(),
             },
             _ => Block::Other,
         }
     }
 }
 
-/// A tool result's content (a string or an array of text/image blocks) as bounded text.
-struct ResultText(String);
-
-impl<'de> Deserialize<'de> for ResultText {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ResultText;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("tool result content")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<ResultText, E> {
-                Ok(ResultText(truncate(s, TOOL_RESULT_TEXT_MAX).to_string()))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<ResultText, E> {
-                Ok(ResultText(String::new()))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ResultText, A::Error> {
-                let mut out = String::new();
-                while let Some(part) = seq.next_element::<TextPart>()? {
-                    if let Some(text) = part.text {
-                        if out.len() < TOOL_RESULT_TEXT_MAX {
-                            if !out.is_empty() {
-                                out.push('\n');
-                            }
-                            out.push_str(&text);
-                        }
-                    }
+/// A tool result's content (a string, or an array of text/image blocks) as bounded text.
+fn result_text(raw: &[u8], max: usize) -> String {
+    match raw.first() {
+        Some(b'"') => decode_bounded(raw, max),
+        Some(b'[') => {
+            let mut out = String::new();
+            elements(raw, |element| {
+                if out.len() >= max {
+                    return;
                 }
-                Ok(ResultText(truncate(&out, TOOL_RESULT_TEXT_MAX).to_string()))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ResultText, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(ResultText(String::new()))
-            }
+                members(element, |key, value| {
+                    if key == b"text" && value.first() == Some(&b'"') {
+                        if !out.is_empty() {
+                            out.push('\n');
+                        }
+                        out.push_str(&decode_bounded(value, max));
+                        return false;
+                    }
+                    true
+                });
+            });
+            truncate(&out, max).to_string()
         }
-        d.deserialize_any(V)
+        _ => String::new(),
     }
 }
 
-#[derive(Deserialize)]
-struct TextPart<'a> {
-    #[serde(borrow)]
-    text: Option<Cow<'a, str>>,
+/// A tool input as a JSON value; a huge input keeps its keys with strings cut to a bound.
+fn bounded_value(raw: &[u8]) -> Value {
+    if raw.len() <= INPUT_WHOLE_MAX {
+        if let Ok(value) = serde_json::from_slice(raw) {
+            return value;
+        }
+        if let Ok(value) = serde_json::from_str(&String::from_utf8_lossy(raw)) {
+            return value;
+        }
+    }
+    if raw.first() != Some(&b'{') {
+        return Value::Null;
+    }
+    let mut map = serde_json::Map::new();
+    members(raw, |key, value| {
+        let value = match value.first() {
+            Some(b'"') => Value::String(decode_bounded(value, INPUT_STRING_MAX)),
+            _ if value.len() <= INPUT_WHOLE_MAX => {
+                serde_json::from_slice(value).unwrap_or(Value::Null)
+            }
+            _ => Value::Null,
+        };
+        map.insert(String::from_utf8_lossy(key).into_owned(), value);
+        true
+    });
+    Value::Object(map)
+}
+
+/// A JSON string (with its quotes) decoded; invalid UTF-8 is replaced, not fatal.
+fn decode_str(raw: &[u8]) -> Cow<'_, str> {
+    let inner = raw
+        .strip_prefix(b"\"")
+        .and_then(|r| r.strip_suffix(b"\""))
+        .unwrap_or(raw);
+    if memchr::memchr(b'\\', inner).is_none() {
+        return String::from_utf8_lossy(inner);
+    }
+    match serde_json::from_slice::<String>(raw) {
+        Ok(s) => Cow::Owned(s),
+        Err(_) => match serde_json::from_str::<String>(&String::from_utf8_lossy(raw)) {
+            Ok(s) => Cow::Owned(s),
+            Err(_) => String::from_utf8_lossy(inner),
+        },
+    }
+}
+
+/// The first `max` or so bytes of a JSON string, decoded: the raw text is cut first (never
+/// inside an escape or a character), so a megabyte of tool output costs no more than its head.
+fn decode_bounded(raw: &[u8], max: usize) -> String {
+    if raw.len() <= max + 2 {
+        return truncate(&decode_str(raw), max).to_string();
+    }
+    let mut i = 1;
+    let mut cut = 1;
+    while i < raw.len() - 1 && i <= max {
+        cut = i;
+        i += match raw[i] {
+            // A surrogate pair (`\ud83d\ude00`) is one character: never cut between its halves.
+            b'\\' if raw.get(i + 1) == Some(&b'u') && is_high_surrogate(&raw[i..]) => 12,
+            b'\\' if raw.get(i + 1) == Some(&b'u') => 6,
+            b'\\' => 2,
+            _ => 1,
+        };
+    }
+    if i <= max + 1 {
+        cut = i.min(raw.len() - 1);
+    }
+    while cut > 1 && raw[cut] & 0xC0 == 0x80 {
+        cut -= 1;
+    }
+    let mut head = Vec::with_capacity(cut + 1);
+    head.extend_from_slice(&raw[..cut]);
+    head.push(b'"');
+    let text = decode_str(&head).into_owned();
+    truncate(&text, max).to_string()
+}
+
+/// What a member callback did with its value.
+enum Step {
+    /// Consumed the value up to this index.
+    To(usize),
+    /// Wants no more members.
+    Stop,
+}
+
+/// Walk the JSON object starting at `at`, calling `f(key, value_start)` for each member (keys
+/// without quotes); `f` consumes the value and says where it ends. Returns the index past the
+/// object (or past the input on [`Step::Stop`]); `None` when the object is malformed.
+fn members_at<'a>(
+    raw: &'a [u8],
+    at: usize,
+    mut f: impl FnMut(&'a [u8], usize) -> Option<Step>,
+) -> Option<usize> {
+    let mut i = skip_ws(raw, at);
+    if raw.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_ws(raw, i + 1);
+    if raw.get(i) == Some(&b'}') {
+        return Some(i + 1);
+    }
+    loop {
+        if raw.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = skip_string(raw, i)?;
+        let key = &raw[i + 1..key_end - 1];
+        i = skip_ws(raw, key_end);
+        if raw.get(i) != Some(&b':') {
+            return None;
+        }
+        let start = skip_ws(raw, i + 1);
+        let end = match f(key, start)? {
+            Step::To(end) => end,
+            Step::Stop => return Some(raw.len()),
+        };
+        i = skip_ws(raw, end);
+        match raw.get(i) {
+            Some(b',') => i = skip_ws(raw, i + 1),
+            Some(b'}') => return Some(i + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// Walk the JSON array starting at `at`, calling `f(element_start)`, which returns where the
+/// element ends. Returns the index past the array.
+fn elements_at(raw: &[u8], at: usize, mut f: impl FnMut(usize) -> Option<usize>) -> Option<usize> {
+    let mut i = skip_ws(raw, at);
+    if raw.get(i) != Some(&b'[') {
+        return None;
+    }
+    i = skip_ws(raw, i + 1);
+    if raw.get(i) == Some(&b']') {
+        return Some(i + 1);
+    }
+    loop {
+        let end = f(i)?;
+        i = skip_ws(raw, end);
+        match raw.get(i) {
+            Some(b',') => i = skip_ws(raw, i + 1),
+            Some(b']') => return Some(i + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// Whether `raw` starts with a `\uD800`–`\uDBFF` escape followed by another escape.
+fn is_high_surrogate(raw: &[u8]) -> bool {
+    raw.len() >= 8
+        && matches!(raw[2], b'd' | b'D')
+        && matches!(raw[3], b'8' | b'9' | b'a' | b'b' | b'A' | b'B')
+        && raw[6] == b'\\'
+        && raw[7] == b'u'
+}
+
+/// Call `f(key, value)` for each member of the JSON object `raw` (values as raw spans) until it
+/// returns false.
+fn members<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8], &'a [u8]) -> bool) -> Option<()> {
+    members_at(raw, 0, |key, at| {
+        let end = skip_value(raw, at)?;
+        Some(if f(key, &raw[at..end]) {
+            Step::To(end)
+        } else {
+            Step::Stop
+        })
+    })
+    .map(|_| ())
+}
+
+/// Call `f` with each element of the JSON array `raw`.
+fn elements<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) -> Option<()> {
+    elements_at(raw, 0, |at| {
+        let end = skip_value(raw, at)?;
+        f(&raw[at..end]);
+        Some(end)
+    })
+    .map(|_| ())
+}
+
+fn skip_ws(raw: &[u8], mut i: usize) -> usize {
+    while matches!(raw.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// The index just past the string that starts (with its quote) at `i`. Searching for quotes
+/// alone and checking the backslashes before one is faster than stopping at every escape:
+/// tool output is full of `\n`.
+fn skip_string(raw: &[u8], i: usize) -> Option<usize> {
+    let mut at = i + 1;
+    loop {
+        at += memchr::memchr(b'"', raw.get(at..)?)?;
+        let backslashes = raw[..at].iter().rev().take_while(|&&b| b == b'\\').count();
+        if backslashes % 2 == 0 {
+            return Some(at + 1);
+        }
+        at += 1;
+    }
+}
+
+/// The index just past the value that starts at `i`.
+fn skip_value(raw: &[u8], i: usize) -> Option<usize> {
+    match raw.get(i)? {
+        b'"' => skip_string(raw, i),
+        &open @ (b'{' | b'[') => {
+            // In well-formed JSON the other kind of bracket nests evenly inside, so counting
+            // one kind (and skipping strings) finds the end with one memchr3 per stop.
+            let close = if open == b'{' { b'}' } else { b']' };
+            let mut depth = 0usize;
+            let mut at = i;
+            loop {
+                at += memchr::memchr3(b'"', open, close, raw.get(at..)?)?;
+                match raw[at] {
+                    b'"' => {
+                        at = skip_string(raw, at)?;
+                        continue;
+                    }
+                    b if b == open => depth += 1,
+                    _ => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(at + 1);
+                        }
+                    }
+                }
+                at += 1;
+            }
+        }
+        _ => {
+            // A number or a literal: up to the next delimiter.
+            let len = raw[i..]
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t'))
+                .unwrap_or(raw.len() - i);
+            (len > 0).then_some(i + len)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn user(uuid: &str, content: &str) -> String {
+        format!(
+            r#"{{"parentUuid":null,"isSidechain":false,"type":"user","message":{{"role":"user","content":{content}}},"uuid":"{uuid}","timestamp":"2026-01-01T00:00:00Z"}}"#
+        )
+    }
+
+    fn assistant(uuid: &str, blocks: &str) -> String {
+        format!(
+            r#"{{"parentUuid":null,"isSidechain":false,"message":{{"id":"msg_1","type":"message","role":"assistant","content":{blocks},"usage":{{"input_tokens":3}}}},"type":"assistant","uuid":"{uuid}","timestamp":"2026-01-01T00:00:01Z"}}"#
+        )
+    }
+
+    fn file_with(text: &[u8]) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    fn events_of(text: &[u8]) -> (Vec<Event>, Position) {
+        let (_dir, path) = file_with(text);
+        let mut events = Vec::new();
+        let end = read(&mut File::open(&path).unwrap(), Position::default(), |e| {
+            events.push(e)
+        })
+        .unwrap();
+        (events, end)
+    }
+
+    fn kinds(lines: &[String]) -> Vec<(u64, EventKind)> {
+        let text = lines.join("\n") + "\n";
+        events_of(text.as_bytes())
+            .0
+            .into_iter()
+            .map(|e| (e.line, e.kind))
+            .collect()
+    }
+
+    fn said(text: &str) -> EventKind {
+        EventKind::UserText { text: text.into() }
+    }
+
+    #[test]
+    fn user_text_as_string_or_blocks_keeps_line_uuid_and_time() {
+        let text = [
+            user("u1", r#""use pnpm""#),
+            user("u2", r#"[{"type":"text","text":"first"},{"type":"image","source":{}},{"type":"text","text":"second"}]"#),
+        ]
+        .join("\n")
+            + "\n";
+        let (events, end) = events_of(text.as_bytes());
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[0].kind, said("use pnpm"));
+        assert_eq!(events[0].line, 1);
+        assert_eq!(events[0].uuid.as_deref(), Some("u1"));
+        assert_eq!(events[0].timestamp.as_deref(), Some("2026-01-01T00:00:00Z"));
+        assert_eq!(events[1].kind, said("first\nsecond"));
+        assert_eq!(events[1].line, 2);
+        assert_eq!(
+            end,
+            Position {
+                offset: text.len() as u64,
+                line: 2
+            }
+        );
+    }
+
+    #[test]
+    fn only_genuine_user_text_is_yielded() {
+        let not_typed = [
+            r#""<command-name>/clear</command-name>\n<command-message>clear</command-message>""#,
+            r#""<local-command-stdout>done</local-command-stdout>""#,
+            r#""[Request interrupted by user]""#,
+            r#""[Request interrupted by user for tool use]""#,
+            r#""Warmup""#,
+            r#""<system-reminder>be careful</system-reminder>""#,
+            r#""Caveat: The messages below were generated by the user while running local commands. DO NOT respond.""#,
+            r#""This session is being continued from a previous conversation that ran out of context.""#,
+        ];
+        let mut lines: Vec<String> = not_typed.iter().map(|c| user("x", c)).collect();
+        for (i, line) in lines.iter_mut().enumerate() {
+            *line = line.replace("\"uuid\":\"x\"", &format!("\"uuid\":\"x{i}\""));
+        }
+        lines.push(
+            user("meta", r#""a skill body""#)
+                .replace("\"type\":\"user\"", "\"isMeta\":true,\"type\":\"user\""),
+        );
+        lines.push(
+            user("side", r#""delegated prompt""#)
+                .replace("\"isSidechain\":false", "\"isSidechain\":true"),
+        );
+        assert_eq!(kinds(&lines), vec![]);
+    }
+
+    #[test]
+    fn reminders_and_ide_context_are_stripped_and_memory_input_kept() {
+        let lines = [
+            user(
+                "a",
+                r#""<system-reminder>x</system-reminder>\nno, use yarn""#,
+            ),
+            user(
+                "b",
+                r#"[{"type":"text","text":"<ide_selection>code</ide_selection>"},{"type":"text","text":"why this?"}]"#,
+            ),
+            user(
+                "c",
+                r#""<user-memory-input>we deploy on fridays</user-memory-input>""#,
+            ),
+        ];
+        assert_eq!(
+            kinds(&lines),
+            vec![
+                (1, said("no, use yarn")),
+                (2, said("why this?")),
+                (
+                    3,
+                    said("<user-memory-input>we deploy on fridays</user-memory-input>")
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn assistant_blocks_tool_results_errors_and_rejections() {
+        let lines = [
+            assistant(
+                "a1",
+                r#"[{"type":"thinking","thinking":"hm","signature":"s"}]"#,
+            ),
+            assistant(
+                "a2",
+                r#"[{"type":"text","text":"Running \"tests\""},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"npm test"}}]"#,
+            ),
+            user(
+                "r1",
+                r#"[{"tool_use_id":"t1","type":"tool_result","content":"<tool_use_error>Exit code 1</tool_use_error>","is_error":true}]"#,
+            ),
+            user(
+                "r2",
+                r#"[{"type":"tool_result","tool_use_id":"t2","content":[{"type":"text","text":"line a"},{"type":"text","text":"line b"}]}]"#,
+            ),
+            user(
+                "r3",
+                r#"[{"type":"tool_result","tool_use_id":"t3","is_error":true,"content":"The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). The user provided the following reason for the rejection:  use campaign_id"}]"#,
+            ),
+            user(
+                "r4",
+                r#"[{"type":"tool_result","tool_use_id":"t4","is_error":true,"content":"The user doesn't want to proceed with this tool use. The tool use was rejected. STOP what you are doing and wait for the user to tell you how to proceed."}]"#,
+            ),
+        ];
+        assert_eq!(
+            kinds(&lines),
+            vec![
+                (
+                    2,
+                    EventKind::AssistantText {
+                        text: "Running \"tests\"".into()
+                    }
+                ),
+                (
+                    2,
+                    EventKind::ToolUse {
+                        id: "t1".into(),
+                        name: "Bash".into(),
+                        input: serde_json::json!({"command": "npm test"})
+                    }
+                ),
+                (
+                    3,
+                    EventKind::ToolResult {
+                        tool_use_id: "t1".into(),
+                        is_error: true,
+                        text: "<tool_use_error>Exit code 1</tool_use_error>".into()
+                    }
+                ),
+                (
+                    4,
+                    EventKind::ToolResult {
+                        tool_use_id: "t2".into(),
+                        is_error: false,
+                        text: "line a\nline b".into()
+                    }
+                ),
+                (
+                    5,
+                    EventKind::Rejection {
+                        tool_use_id: "t3".into(),
+                        text: "use campaign_id".into()
+                    }
+                ),
+                (
+                    6,
+                    EventKind::Rejection {
+                        tool_use_id: "t4".into(),
+                        text: String::new()
+                    }
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn compactions_in_both_formats_and_unknown_entries() {
+        let lines = [
+            r#"{"type":"summary","summary":"old","leafUuid":"l"}"#.to_string(),
+            r#"{"type":"file-history-snapshot","messageId":"m","snapshot":{"type":"user"}}"#.to_string(),
+            r#"{"parentUuid":null,"type":"system","subtype":"compact_boundary","content":"Conversation compacted","uuid":"s1"}"#.to_string(),
+            user("cs", r#""This session is being continued""#)
+                .replace("\"type\":\"user\"", "\"isCompactSummary\":true,\"type\":\"user\""),
+            r#"{"type":"progress","data":{"message":{"type":"user","message":{"role":"user","content":"nested"}}},"uuid":"p1"}"#.to_string(),
+            r#"{"type":"brand-new-kind","x":[1,{"y":"z"}]}"#.to_string(),
+            "not json at all".to_string(),
+            user("ok", r#""still read""#),
+        ];
+        assert_eq!(
+            kinds(&lines),
+            vec![
+                (3, EventKind::CompactBoundary),
+                (4, EventKind::CompactBoundary),
+                (8, said("still read")),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_record_written_twice_is_yielded_once() {
+        let lines = [
+            user("same", r#""one""#),
+            user("same", r#""one""#),
+            user("other", r#""two""#),
+        ];
+        assert_eq!(kinds(&lines), vec![(1, said("one")), (3, said("two"))]);
+    }
+
+    #[test]
+    fn a_torn_last_line_is_left_for_the_next_run() {
+        let first = user("u1", r#""hello""#) + "\n";
+        let second = user("u2", r#""world""#);
+        let (_dir, path) = file_with(format!("{first}{}", &second[..20]).as_bytes());
+        let mut seen = Vec::new();
+        let pos = read(&mut File::open(&path).unwrap(), Position::default(), |e| {
+            seen.push(e.kind)
+        })
+        .unwrap();
+        assert_eq!(seen, vec![said("hello")]);
+        assert_eq!(
+            pos,
+            Position {
+                offset: first.len() as u64,
+                line: 1
+            }
+        );
+        // The writer finishes the line; the next run resumes where the first stopped.
+        std::fs::write(&path, format!("{first}{second}\n")).unwrap();
+        let mut later = Vec::new();
+        let end = read(&mut File::open(&path).unwrap(), pos, |e| {
+            later.push((e.line, e.kind))
+        })
+        .unwrap();
+        assert_eq!(later, vec![(2, said("world"))]);
+        assert_eq!(end.line, 2);
+    }
+
+    #[test]
+    fn an_oversized_line_is_skipped_but_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.jsonl");
+        let mut out = File::create(&path).unwrap();
+        let huge = "x".repeat(MAX_LINE + CHUNK);
+        writeln!(out, "{}", user("big", &format!("\"{huge}\""))).unwrap();
+        writeln!(out, "{}", user("after", r#""after the giant""#)).unwrap();
+        drop(out);
+        let mut seen = Vec::new();
+        let end = read(&mut File::open(&path).unwrap(), Position::default(), |e| {
+            seen.push((e.line, e.kind))
+        })
+        .unwrap();
+        assert_eq!(seen, vec![(2, said("after the giant"))]);
+        assert_eq!(
+            end,
+            Position {
+                offset: std::fs::metadata(&path).unwrap().len(),
+                line: 2
+            }
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_does_not_lose_the_line() {
+        let mut text = user("u", r#""caf\xE9 ok""#).into_bytes();
+        // Replace the four escaped characters by one raw invalid byte.
+        let at = text.windows(4).position(|w| w == b"\\xE9").unwrap();
+        text.splice(at..at + 4, [0xE9u8]);
+        text.push(b'\n');
+        let (events, _) = events_of(&text);
+        assert_eq!(events.len(), 1);
+        match &events[0].kind {
+            EventKind::UserText { text } => {
+                assert!(text.starts_with("caf") && text.ends_with(" ok"))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn long_tool_output_is_cut_on_a_boundary_and_escapes_decode() {
+        let body = "é\\n\\\"q\\\" \\u00e9".repeat(1000);
+        let line = user(
+            "r",
+            &format!(
+                r#"[{{"type":"tool_result","tool_use_id":"t","is_error":true,"content":"{body}"}}]"#
+            ),
+        );
+        let (events, _) = events_of(format!("{line}\n").as_bytes());
+        let EventKind::ToolResult { text, .. } = &events[0].kind else {
+            panic!("{:?}", events[0].kind)
+        };
+        // The bound applies to the raw text, so the decoded head is shorter than it.
+        assert!(text.len() <= TOOL_RESULT_TEXT_MAX && text.len() > TOOL_RESULT_TEXT_MAX / 2);
+        assert!(text.starts_with("é\n\"q\" é"), "{text:?}");
+        assert!(!text.contains('\\'));
+        let ok = user(
+            "s",
+            &format!(r#"[{{"type":"tool_result","tool_use_id":"t","content":"{body}"}}]"#),
+        );
+        let (events, _) = events_of(format!("{ok}\n").as_bytes());
+        let EventKind::ToolResult { text, .. } = &events[0].kind else {
+            panic!("{:?}", events[0].kind)
+        };
+        assert!(
+            text.len() <= TOOL_OUTPUT_TEXT_MAX && text.starts_with("é\n"),
+            "{text:?}"
+        );
+    }
+
+    #[test]
+    fn bounded_decoding_never_splits_an_escape_or_a_character() {
+        for max in 0..40 {
+            for raw in [
+                r#""ab\"cd\u00e9ef\\gh""#,
+                "\"ééééééééé\\n\\n\"",
+                r#""\ud83d\ude00 smile""#,
+            ] {
+                let out = decode_bounded(raw.as_bytes(), max);
+                assert!(out.len() <= max, "{raw} {max} {out:?}");
+                let full = decode_str(raw.as_bytes());
+                assert!(
+                    full.starts_with(&out) || out.contains('\u{fffd}'),
+                    "{raw} {max} {out:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn walker_skips_nested_values_with_escapes_and_brackets_in_strings() {
+        let raw = br#"{"a":{"b":["}",{"c":"]\\\""}],"d":null},"type":"user","n":-1.5e3,"t":true}"#;
+        let mut keys = Vec::new();
+        members(raw, |k, v| {
+            keys.push((
+                String::from_utf8_lossy(k).into_owned(),
+                String::from_utf8_lossy(v).into_owned(),
+            ));
+            true
+        })
+        .unwrap();
+        let keys: Vec<_> = keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        assert_eq!(
+            keys,
+            vec![
+                r#"a={"b":["}",{"c":"]\\\""}],"d":null}"#,
+                r#"type="user""#,
+                "n=-1.5e3",
+                "t=true"
+            ]
+        );
+        assert!(members(br#"{"a":"unterminated}"#, |_, _| true).is_none());
+    }
 }

@@ -42,8 +42,11 @@ const EMPTY_SEARCHES: u32 = 3;
 #[derive(Default)]
 pub struct Detector {
     signals: Vec<Signal>,
-    /// Tool calls seen so far, by id.
+    /// Tool calls of the current turn, by id; results follow their call within the turn.
     calls: HashMap<String, Call>,
+    /// The previous turn's calls, for a result written after the user's next message. Older
+    /// calls are dropped, so a long transcript never grows this state.
+    earlier_calls: HashMap<String, Call>,
     /// What the assistant did since the user last spoke.
     turn: Turn,
     failures: Streak,
@@ -56,8 +59,18 @@ pub struct Detector {
 #[derive(Clone, Default)]
 struct Call {
     name: String,
-    /// One-line summary of the input (command, path, pattern).
-    summary: String,
+    /// The call's input; summarized (and redacted) only when a signal quotes it, which is rare.
+    input: Value,
+}
+
+impl Call {
+    /// One redacted line saying what the call was asked to do (command, path, pattern).
+    fn summary(&self) -> String {
+        if self.name.is_empty() {
+            return String::new();
+        }
+        input_summary(&self.name, &self.input)
+    }
 }
 
 #[derive(Default)]
@@ -108,7 +121,7 @@ impl Detector {
             EventKind::AssistantText { text } => {
                 self.turn.situation.actions += 1;
                 let last = text.lines().rev().find(|l| !l.trim().is_empty());
-                self.turn.last_text = last.map(|l| one_line(l, 200));
+                self.turn.last_text = last.map(|l| quote(l, 200));
             }
             EventKind::ToolUse { id, name, input } => self.tool_use(id, name, input),
             EventKind::ToolResult {
@@ -134,8 +147,8 @@ impl Detector {
         let answered = self.answered();
         if let Some(verdict) = text::classify(text, &self.turn.situation) {
             let content = match verdict.kind {
-                Kind::Remember => one_line(&strip_memory_tags(text), CONTENT_CHARS),
-                _ => one_line(text, CONTENT_CHARS),
+                Kind::Remember => quote(&strip_memory_tags(text), CONTENT_CHARS),
+                _ => quote(text, CONTENT_CHARS),
             };
             let mut sig = Signal::new(verdict.kind, content);
             sig.confidence = verdict.confidence;
@@ -161,6 +174,7 @@ impl Detector {
             self.signals.push(sig);
         }
         self.turn = Turn::default();
+        self.earlier_calls = std::mem::take(&mut self.calls);
         // A user message ends a run of attempts: what follows is a new try.
         self.failures.reset();
         self.edits.reset();
@@ -184,6 +198,8 @@ impl Detector {
                 .map(str::to_string),
             _ => None,
         };
+        // Plan files are rewritten as a plan evolves; that is no struggle with the code.
+        let edited_file = edited_file.filter(|f| !f.contains("/.claude/plans/"));
         if let Some(file) = &edited_file {
             let count = self.edits.bump(file);
             if count >= REPEATED_EDITS {
@@ -198,27 +214,31 @@ impl Detector {
             id.to_string(),
             Call {
                 name: name.to_string(),
-                summary: input_summary(name, input),
+                input: input.clone(),
             },
         );
     }
 
     fn tool_result(&mut self, tool_use_id: &str, is_error: bool, text: &str, event: &Event) {
-        let call = self.calls.get(tool_use_id).cloned().unwrap_or_default();
-        if matches!(call.name.as_str(), "Glob" | "Grep") {
-            if !is_error && is_empty_search(text) {
-                let count = self.searches.bump("search");
-                if count >= EMPTY_SEARCHES {
-                    let content = format!("{count} searches in a row found nothing");
-                    let context = format!("Last search: {} `{}`", call.name, call.summary);
-                    self.streak_signal(StreakKind::Searches, content, context, count);
-                }
-            } else {
-                self.searches.reset();
+        let name = self.call_name(tool_use_id);
+        let is_search = matches!(name.as_str(), "Glob" | "Grep");
+        if is_search && !is_error && is_empty_search(text) {
+            let count = self.searches.bump("search");
+            if count >= EMPTY_SEARCHES {
+                let summary = self.call_summary(tool_use_id);
+                let content = format!(
+                    "{count} searches in a row found nothing (last: {name} `{}`)",
+                    one_line(&summary, 100)
+                );
+                let context = format!("Last search: {name} `{summary}`");
+                self.streak_signal(StreakKind::Searches, content, context, count);
             }
+        } else if is_search {
+            self.searches.reset();
         }
         if !is_error {
-            if !call.name.is_empty() && call.name == self.failures.key {
+            // A tool that worked ends a run of its failures.
+            if !name.is_empty() && name == self.failures.key {
                 self.failures.reset();
             }
             return;
@@ -226,24 +246,25 @@ impl Detector {
         if is_fake_error(text) {
             return;
         }
-        let tool = if call.name.is_empty() {
+        let summary = self.call_summary(tool_use_id);
+        let tool = if name.is_empty() {
             "tool"
         } else {
-            call.name.as_str()
+            name.as_str()
         };
         let error = strip_error_tags(text);
         let mut content = format!("{tool} failed: {}", error_head(&error));
-        if !call.summary.is_empty() {
-            content.push_str(&format!(" (on `{}`)", one_line(&call.summary, 100)));
+        if !summary.is_empty() {
+            content.push_str(&format!(" (on `{}`)", one_line(&summary, 100)));
         }
         let mut sig = Signal::new(Kind::Failure, content);
-        sig.context = if call.summary.is_empty() {
-            format!("Error: {}", one_line(&error, CONTEXT_CHARS))
+        sig.context = if summary.is_empty() {
+            format!("Error: {}", quote(&error, CONTEXT_CHARS))
         } else {
             format!(
                 "Tried: {}\nError: {}",
-                call.summary,
-                one_line(&error, CONTEXT_CHARS)
+                summary,
+                quote(&error, CONTEXT_CHARS)
             )
         };
         sig.category = Some("tool-failure".into());
@@ -256,43 +277,43 @@ impl Detector {
 
         let count = self.failures.bump(tool);
         if count >= REPEATED_FAILURES {
-            let content = format!("{tool} failed {count} times in a row");
-            let context = format!(
-                "Last attempt: {}\nError: {}",
-                call.summary,
-                error_head(&error)
-            );
+            let mut content = format!("{tool} failed {count} times in a row");
+            if !summary.is_empty() {
+                content.push_str(&format!(" (last on `{}`)", one_line(&summary, 100)));
+            }
+            let context = format!("Last attempt: {}\nError: {}", summary, error_head(&error));
             self.streak_signal(StreakKind::Failures, content, context, count);
         }
     }
 
     fn rejection(&mut self, tool_use_id: &str, reason: &str, event: &Event) {
         self.turn.situation.rejected = true;
-        let call = self.calls.get(tool_use_id).cloned().unwrap_or_default();
-        let tool = if call.name.is_empty() {
+        let name = self.call_name(tool_use_id);
+        let summary = self.call_summary(tool_use_id);
+        let tool = if name.is_empty() {
             "a tool call"
         } else {
-            call.name.as_str()
+            name.as_str()
         };
         let content = if reason.is_empty() {
-            format!("User refused {tool}: {}", one_line(&call.summary, 160))
+            format!("User refused {tool}: {}", one_line(&summary, 160))
         } else {
-            one_line(reason, CONTENT_CHARS)
+            quote(reason, CONTENT_CHARS)
         };
         let mut sig = Signal::new(Kind::Correction, content);
         sig.confidence = if reason.is_empty() { 1 } else { 2 };
         sig.context = format!(
             "User refused {tool} `{}`{}",
-            one_line(&call.summary, 160),
+            one_line(&summary, 160),
             if reason.is_empty() {
                 String::new()
             } else {
-                format!(", saying: '{}'", one_line(reason, CONTEXT_CHARS))
+                format!(", saying: '{}'", quote(reason, CONTEXT_CHARS))
             }
         );
         sig.category = Some("tool-rejection".into());
-        if !call.name.is_empty() {
-            sig.tags = vec![call.name.to_ascii_lowercase()];
+        if !name.is_empty() {
+            sig.tags = vec![name.to_ascii_lowercase()];
         }
         sig.meta
             .insert("tool_use_id".into(), Value::from(tool_use_id));
@@ -329,6 +350,23 @@ impl Detector {
         self.signals.push(sig);
     }
 
+    /// The call a result or rejection answers.
+    fn find_call(&self, id: &str) -> Option<&Call> {
+        self.calls.get(id).or_else(|| self.earlier_calls.get(id))
+    }
+
+    /// The tool name of a call (empty when it was never seen).
+    fn call_name(&self, id: &str) -> String {
+        self.find_call(id)
+            .map(|c| c.name.clone())
+            .unwrap_or_default()
+    }
+
+    /// The redacted one-line summary of a call's input (empty when it was never seen).
+    fn call_summary(&self, id: &str) -> String {
+        self.find_call(id).map(Call::summary).unwrap_or_default()
+    }
+
     /// What the user's message answered: the assistant's last line, or else its last tool.
     fn answered(&self) -> String {
         self.turn
@@ -361,13 +399,18 @@ enum StreakKind {
     Searches,
 }
 
+/// [`one_line`] of a text's head: a 60 kB paste is not flattened whole to quote 600 characters.
+fn quote(text: &str, max: usize) -> String {
+    one_line(crate::transcript::truncate(text, max * 4 + 64), max)
+}
+
 fn set_source(sig: &mut Signal, event: &Event) {
     sig.source.line = Some(event.line);
     sig.source.uuid = event.uuid.clone();
 }
 
 fn user_context(text: &str, answered: &str) -> String {
-    let said = one_line(text, CONTEXT_CHARS);
+    let said = quote(text, CONTEXT_CHARS);
     if answered.is_empty() {
         format!("User said: '{said}'")
     } else {
@@ -401,4 +444,286 @@ fn is_empty_search(text: &str) -> bool {
         || t.starts_with("No files found")
         || t.starts_with("No matches found")
         || t.starts_with("Found 0 ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Feed `kinds` as events on lines 1, 2, 3 … and return the signals.
+    fn run(kinds: Vec<EventKind>) -> Vec<Signal> {
+        let mut detector = Detector::new();
+        for (i, kind) in kinds.into_iter().enumerate() {
+            detector.feed(&Event {
+                line: i as u64 + 1,
+                uuid: Some(format!("uuid-{}", i + 1)),
+                timestamp: None,
+                kind,
+            });
+        }
+        detector.finish()
+    }
+
+    fn user(text: &str) -> EventKind {
+        EventKind::UserText { text: text.into() }
+    }
+    fn says(text: &str) -> EventKind {
+        EventKind::AssistantText { text: text.into() }
+    }
+    fn call(id: &str, name: &str, input: Value) -> EventKind {
+        EventKind::ToolUse {
+            id: id.into(),
+            name: name.into(),
+            input,
+        }
+    }
+    fn result(id: &str, is_error: bool, text: &str) -> EventKind {
+        EventKind::ToolResult {
+            tool_use_id: id.into(),
+            is_error,
+            text: text.into(),
+        }
+    }
+    fn of_kind<'a>(signals: &'a [Signal], kind: &Kind) -> Vec<&'a Signal> {
+        signals.iter().filter(|s| &s.kind == kind).collect()
+    }
+
+    #[test]
+    fn a_correction_quotes_the_user_and_what_it_answered() {
+        let signals = run(vec![
+            user("set up the project"),
+            says("I'll install the dependencies.\nRunning npm install now."),
+            call("t1", "Bash", json!({"command": "npm install"})),
+            result("t1", false, "added 3 packages"),
+            user("No, use pnpm instead of npm"),
+        ]);
+        let corrections = of_kind(&signals, &Kind::Correction);
+        assert_eq!(corrections.len(), 1, "{signals:#?}");
+        let c = corrections[0];
+        assert_eq!(c.content, "No, use pnpm instead of npm");
+        assert_eq!(c.confidence, 3);
+        assert_eq!(c.source.line, Some(5));
+        assert_eq!(c.source.uuid.as_deref(), Some("uuid-5"));
+        assert!(
+            c.context.contains("No, use pnpm instead of npm"),
+            "{}",
+            c.context
+        );
+        assert!(
+            c.context.contains("Running npm install now."),
+            "{}",
+            c.context
+        );
+        assert_eq!(c.tags, vec!["bash"]);
+    }
+
+    #[test]
+    fn a_tool_error_is_a_failure_that_names_its_call() {
+        let signals = run(vec![
+            call("t1", "Read", json!({"file_path": "/nope.txt"})),
+            result(
+                "t1",
+                true,
+                "<tool_use_error>File does not exist.</tool_use_error>",
+            ),
+        ]);
+        let failures = of_kind(&signals, &Kind::Failure);
+        assert_eq!(failures.len(), 1);
+        let f = failures[0];
+        assert_eq!(
+            f.content,
+            "Read failed: File does not exist. (on `/nope.txt`)"
+        );
+        assert_eq!(f.tool_use_id(), Some("t1"));
+        assert_eq!(f.source.line, Some(2));
+    }
+
+    #[test]
+    fn warmup_and_interrupt_errors_are_not_failures() {
+        let signals = run(vec![
+            call("t1", "Glob", json!({"pattern": "**/*"})),
+            result("t1", true, "Warmup"),
+            call("t2", "Bash", json!({"command": "sleep 100"})),
+            result("t2", true, "[Request interrupted by user for tool use]"),
+        ]);
+        assert!(signals.is_empty(), "{signals:#?}");
+    }
+
+    #[test]
+    fn a_tool_failing_twice_in_a_row_is_a_repeated_failure() {
+        let mut events = Vec::new();
+        for i in 0..3 {
+            events.push(call(&format!("t{i}"), "Bash", json!({"command": "make"})));
+            events.push(result(
+                &format!("t{i}"),
+                true,
+                "Exit code 2\nmissing target",
+            ));
+        }
+        let signals = run(events);
+        let repeated: Vec<_> = signals
+            .iter()
+            .filter(|s| s.category.as_deref() == Some("repeated-failure"))
+            .collect();
+        assert_eq!(repeated.len(), 1, "one signal per run: {signals:#?}");
+        assert_eq!(
+            repeated[0].content,
+            "Bash failed 3 times in a row (last on `make`)"
+        );
+        assert_eq!(repeated[0].meta.get("count"), Some(&json!(3)));
+        assert_eq!(repeated[0].tool_use_id(), None);
+
+        // A success in between breaks the run.
+        let signals = run(vec![
+            call("a", "Bash", json!({"command": "make"})),
+            result("a", true, "Exit code 2"),
+            call("b", "Bash", json!({"command": "make"})),
+            result("b", false, "ok"),
+            call("c", "Bash", json!({"command": "make"})),
+            result("c", true, "Exit code 2"),
+        ]);
+        assert!(signals
+            .iter()
+            .all(|s| s.category.as_deref() != Some("repeated-failure")));
+    }
+
+    #[test]
+    fn three_edits_of_one_file_in_sequence_are_friction() {
+        let edit = |id: &str, file: &str| call(id, "Edit", json!({"file_path": file}));
+        let signals = run(vec![
+            edit("1", "/src/a.rs"),
+            edit("2", "/src/a.rs"),
+            edit("3", "/src/a.rs"),
+            edit("4", "/src/a.rs"),
+        ]);
+        let friction = of_kind(&signals, &Kind::ProjectFriction);
+        assert_eq!(friction.len(), 1);
+        assert_eq!(friction[0].content, "/src/a.rs edited 4 times in a row");
+        assert_eq!(friction[0].source.line, Some(3));
+
+        let signals = run(vec![
+            edit("1", "/src/a.rs"),
+            edit("2", "/src/b.rs"),
+            edit("3", "/src/a.rs"),
+        ]);
+        assert!(of_kind(&signals, &Kind::ProjectFriction).is_empty());
+
+        let plan = "/home/u/.claude/plans/brave-plan.md";
+        let signals = run(vec![edit("1", plan), edit("2", plan), edit("3", plan)]);
+        assert!(of_kind(&signals, &Kind::ProjectFriction).is_empty());
+    }
+
+    #[test]
+    fn three_empty_searches_are_thrashing() {
+        let mut events = Vec::new();
+        for (i, empty) in ["No files found", "No matches found", ""]
+            .iter()
+            .enumerate()
+        {
+            let tool = if i % 2 == 0 { "Glob" } else { "Grep" };
+            events.push(call(&i.to_string(), tool, json!({"pattern": "foo"})));
+            events.push(result(&i.to_string(), false, empty));
+        }
+        let signals = run(events);
+        let thrash: Vec<_> = signals
+            .iter()
+            .filter(|s| s.category.as_deref() == Some("search-thrashing"))
+            .collect();
+        assert_eq!(thrash.len(), 1, "{signals:#?}");
+
+        let signals = run(vec![
+            call("1", "Grep", json!({"pattern": "a"})),
+            result("1", false, "No matches found"),
+            call("2", "Grep", json!({"pattern": "b"})),
+            result("2", false, "src/lib.rs:3: b"),
+            call("3", "Grep", json!({"pattern": "c"})),
+            result("3", false, "No matches found"),
+        ]);
+        assert!(of_kind(&signals, &Kind::ProjectFriction).is_empty());
+    }
+
+    #[test]
+    fn a_refused_tool_call_is_a_correction_not_a_failure() {
+        let signals = run(vec![
+            call("t1", "Write", json!({"file_path": "/src/new.rs"})),
+            EventKind::Rejection {
+                tool_use_id: "t1".into(),
+                text: "put it in lib.rs".into(),
+            },
+        ]);
+        assert!(of_kind(&signals, &Kind::Failure).is_empty());
+        let c = of_kind(&signals, &Kind::Correction);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].content, "put it in lib.rs");
+        assert!(c[0].context.contains("/src/new.rs"), "{}", c[0].context);
+    }
+
+    #[test]
+    fn praise_after_real_work_is_a_pattern_but_not_after_reading() {
+        let signals = run(vec![
+            says("Refactored the parser."),
+            call("1", "Edit", json!({"file_path": "/src/parse.rs"})),
+            result("1", false, "ok"),
+            user("Perfect, exactly what I wanted"),
+        ]);
+        let patterns = of_kind(&signals, &Kind::Pattern);
+        assert_eq!(patterns.len(), 1);
+        assert_eq!(patterns[0].confidence, 1);
+        assert!(patterns[0].content.contains("Refactored the parser."));
+
+        let signals = run(vec![
+            call("1", "Read", json!({"file_path": "/src/parse.rs"})),
+            user("great"),
+        ]);
+        assert!(of_kind(&signals, &Kind::Pattern).is_empty());
+    }
+
+    #[test]
+    fn remember_requests_drop_the_memory_wrapper() {
+        let signals = run(vec![user(
+            "<user-memory-input>staging uses port 8443</user-memory-input>",
+        )]);
+        assert_eq!(signals.len(), 1);
+        assert_eq!(signals[0].kind, Kind::Remember);
+        assert_eq!(signals[0].content, "staging uses port 8443");
+    }
+
+    #[test]
+    fn a_user_message_ends_a_run_of_attempts() {
+        let signals = run(vec![
+            call("a", "Bash", json!({"command": "make"})),
+            result("a", true, "Exit code 2"),
+            user("try again please"),
+            call("b", "Bash", json!({"command": "make"})),
+            result("b", true, "Exit code 2"),
+        ]);
+        assert!(signals
+            .iter()
+            .all(|s| s.category.as_deref() != Some("repeated-failure")));
+    }
+
+    #[test]
+    fn calls_are_remembered_for_one_more_turn_only() {
+        let signals = run(vec![
+            call("t1", "Bash", json!({"command": "make"})),
+            user("keep going"),
+            result("t1", true, "Exit code 2"),
+            call("t2", "Bash", json!({"command": "make"})),
+            user("next"),
+            user("and next"),
+            result("t2", true, "Exit code 2"),
+        ]);
+        let contents: Vec<_> = of_kind(&signals, &Kind::Failure)
+            .iter()
+            .map(|s| s.content.clone())
+            .collect();
+        assert_eq!(
+            contents,
+            vec![
+                "Bash failed: Exit code 2 (on `make`)",
+                "tool failed: Exit code 2"
+            ]
+        );
+    }
 }

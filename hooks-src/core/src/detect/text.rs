@@ -9,6 +9,10 @@
 //! phrases over normalized words (lowercase, apostrophes dropped: "don't" = "dont"), so they
 //! match on word boundaries, plus raw substrings for languages written without spaces.
 
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
+
 use crate::signal::Kind;
 
 /// What the assistant did between the previous user message and this one.
@@ -35,7 +39,7 @@ const THRESHOLD: i32 = 2;
 /// Phrases of a user who rejects or redirects what was just done.
 const CORRECTION: &[(&str, i32)] = &[
     (" instead of ", STRONG),
-    (" instead ", STRONG),
+    (" instead ", WEAK),
     (" rather than ", STRONG),
     (" not what i ", STRONG),
     (" thats not ", STRONG),
@@ -96,6 +100,7 @@ const CORRECTION: &[(&str, i32)] = &[
     (" no need ", STRONG),
     (" already have ", WEAK),
     (" i still want ", STRONG),
+    (" i just want ", WEAK),
     (" still want ", WEAK),
     (" think more ", STRONG),
     (" think some more ", STRONG),
@@ -351,26 +356,40 @@ pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
     let raw = prose.to_lowercase();
     let after_action = situation.actions > 0;
 
-    let mut correction = score(&words, &raw, CORRECTION, CORRECTION_CJK) + opener(&words);
+    let found = scores(&words, &raw);
+    let mut correction =
+        (found[Cue::Correction as usize] + opener(&words) + challenge(prose, &words))
+            .min(2 * STRONG);
     if situation.rejected {
         correction += WEAK;
+    }
+    if is_hedged_or_for_now(&words) {
+        // "we may want X instead?", "don't commit yet": a suggestion or a one-off hold.
+        correction -= STRONG;
     }
     if !after_action {
         // Nothing was done yet that could be corrected.
         correction = 0;
     }
-    let mut convention = score(&words, &raw, CONVENTION, CONVENTION_CJK);
-    let preference = score(&words, &raw, PREFERENCE, PREFERENCE_CJK);
-    let remember = score(&words, &raw, REMEMBER, REMEMBER_CJK);
+    let mut convention = found[Cue::Convention as usize];
+    if describes_behaviour(&words) {
+        // "the spinner never disappears" reports what happens; it sets no rule.
+        convention -= STRONG;
+    }
+    let preference = found[Cue::Preference as usize];
+    let remember = found[Cue::Remember as usize];
     if is_question(prose) && !words.starts_with(" no ") {
         // "Should we always …?" asks; it does not state a rule.
         convention -= WEAK;
     }
+    // On a tie the more specific reading wins: a correction of what was just done ("no,
+    // remember we deploy with docker") over a remember-request over a personal preference over
+    // a general rule (`max_by_key` keeps the last maximum).
     let best = [
+        (Kind::Convention, convention),
+        (Kind::Preference, preference),
         (Kind::Remember, remember),
         (Kind::Correction, correction),
-        (Kind::Preference, preference),
-        (Kind::Convention, convention),
     ]
     .into_iter()
     .max_by_key(|(_, s)| *s)?;
@@ -387,6 +406,30 @@ pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
         kind: best.0,
         confidence,
     })
+}
+
+/// Every "always"/"never" in the message describes what something does ("it never updates",
+/// "always failed") rather than prescribing: the next word is a third-person or past verb.
+fn describes_behaviour(words: &str) -> bool {
+    let mut found = false;
+    for adverb in [" always ", " never "] {
+        let mut rest = words;
+        while let Some(at) = rest.find(adverb) {
+            found = true;
+            rest = &rest[at + adverb.len() - 1..];
+            let next = rest.split(' ').nth(1).unwrap_or("");
+            let descriptive = (next.len() > 3 && next.ends_with('s') && !next.ends_with("ss"))
+                || next.ends_with("ed")
+                || matches!(
+                    next,
+                    "was" | "were" | "been" | "had" | "did" | "got" | "is" | "are"
+                );
+            if !descriptive {
+                return false;
+            }
+        }
+    }
+    found
 }
 
 /// "use X instead of Y", "X, not Y": the user names the right thing and the wrong one.
@@ -406,19 +449,147 @@ fn is_replacement(words: &str, raw: &str) -> bool {
             .any(|p| raw.contains(p))
 }
 
-fn score(words: &str, raw: &str, phrases: &[(&str, i32)], cjk: &[(&str, i32)]) -> i32 {
-    let spaced: i32 = phrases
-        .iter()
-        .filter(|(p, _)| words.contains(p))
-        .map(|(_, w)| *w)
-        .sum();
-    let unspaced: i32 = cjk
-        .iter()
-        .filter(|(p, _)| raw.contains(p))
-        .map(|(_, w)| *w)
-        .sum();
-    // Several cues of one kind do not make a message more than certain.
-    (spaced + unspaced).min(2 * STRONG)
+/// The kinds of cue tables, in the order of [`Scores`].
+#[derive(Clone, Copy)]
+enum Cue {
+    Correction,
+    Convention,
+    Preference,
+    Remember,
+}
+
+/// Every cue phrase in one automaton (one pass over a message instead of one `contains` per
+/// phrase), with the kind and weight of each pattern.
+struct Cues {
+    spaced: AhoCorasick,
+    spaced_meta: Vec<(Cue, i32)>,
+    unspaced: AhoCorasick,
+    unspaced_meta: Vec<(Cue, i32)>,
+}
+
+static CUES: LazyLock<Cues> = LazyLock::new(|| {
+    let spaced_tables = [
+        (Cue::Correction, CORRECTION),
+        (Cue::Convention, CONVENTION),
+        (Cue::Preference, PREFERENCE),
+        (Cue::Remember, REMEMBER),
+    ];
+    let unspaced_tables = [
+        (Cue::Correction, CORRECTION_CJK),
+        (Cue::Convention, CONVENTION_CJK),
+        (Cue::Preference, PREFERENCE_CJK),
+        (Cue::Remember, REMEMBER_CJK),
+    ];
+    let build = |tables: &[(Cue, &[(&str, i32)])]| {
+        let mut patterns = Vec::new();
+        let mut meta = Vec::new();
+        for (cue, table) in tables {
+            for (phrase, weight) in *table {
+                patterns.push(*phrase);
+                meta.push((*cue, *weight));
+            }
+        }
+        let automaton = AhoCorasick::new(&patterns).expect("cue phrases are plain literals");
+        (automaton, meta)
+    };
+    let (spaced, spaced_meta) = build(&spaced_tables);
+    let (unspaced, unspaced_meta) = build(&unspaced_tables);
+    Cues {
+        spaced,
+        spaced_meta,
+        unspaced,
+        unspaced_meta,
+    }
+});
+
+/// Cue weight per kind, indexed by [`Cue`].
+type Scores = [i32; 4];
+
+/// Sum the weights of the distinct cue phrases found in `words` (normalized) and `raw` (for
+/// scripts without spaces). Several cues of one kind do not make a message more than certain.
+fn scores(words: &str, raw: &str) -> Scores {
+    let cues = &*CUES;
+    let mut scores = [0; 4];
+    let mut add = |automaton: &AhoCorasick, meta: &[(Cue, i32)], hay: &str| {
+        let mut seen = vec![false; meta.len()];
+        for found in automaton.find_overlapping_iter(hay) {
+            let id = found.pattern().as_usize();
+            if !std::mem::replace(&mut seen[id], true) {
+                let (cue, weight) = meta[id];
+                scores[cue as usize] += weight;
+            }
+        }
+    };
+    add(&cues.spaced, &cues.spaced_meta, words);
+    if !raw.is_ascii() {
+        add(&cues.unspaced, &cues.unspaced_meta, raw);
+    }
+    scores.map(|s| s.min(2 * STRONG))
+}
+
+/// Structures that push back on what was just done: "are you (really) sure", a "why …
+/// not/didn't" question, "X, not Y", a claim closed by "…, right?".
+fn challenge(prose: &str, words: &str) -> i32 {
+    let mut weight = 0;
+    if let Some(at) = words.find(" are you ") {
+        let next: Vec<&str> = words[at + 9..].split(' ').take(3).collect();
+        if next.contains(&"sure") || next.contains(&"certain") {
+            weight += STRONG;
+        }
+    }
+    let body = words.trim_start();
+    let why = [
+        "why ",
+        "warum ",
+        "wieso ",
+        "weshalb ",
+        "pourquoi ",
+        "por qué ",
+        "porque ",
+    ]
+    .iter()
+    .any(|w| body.starts_with(w))
+        || ["なぜ", "どうして", "为什么"]
+            .iter()
+            .any(|w| prose.trim_start().starts_with(w));
+    let negated = [
+        " not ", "nt ", " no ", " never ", " kein", " nicht ", " pas ", " didnt ",
+    ]
+    .iter()
+    .any(|n| words.contains(n))
+        || ["ない", "なかった", "没有"]
+            .iter()
+            .any(|n| prose.contains(n));
+    if why && negated {
+        weight += STRONG;
+    }
+    if prose.contains(", not ") || prose.contains(", nicht ") {
+        weight += STRONG;
+    }
+    let tail = words.trim_end();
+    if tail.ends_with(" right") && prose.trim_end().ends_with('?') {
+        weight += WEAK;
+    }
+    weight
+}
+
+/// A message that only suggests ("maybe", "might", "may want") or holds something for now
+/// ("not … yet").
+fn is_hedged_or_for_now(words: &str) -> bool {
+    [
+        " maybe ",
+        " might ",
+        " may want ",
+        " perhaps ",
+        " vielleicht ",
+        " eventuell ",
+        " yet ",
+        " for now ",
+        " erstmal ",
+        " noch nicht ",
+    ]
+    .iter()
+    .any(|h| words.contains(h))
 }
 
 fn opener(words: &str) -> i32 {
@@ -546,4 +717,176 @@ pub fn shared_command(text: &str) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn after_action() -> Situation {
+        Situation {
+            actions: 3,
+            rejected: false,
+        }
+    }
+
+    fn kind_of(text: &str, situation: &Situation) -> Option<Kind> {
+        classify(text, situation).map(|v| v.kind)
+    }
+
+    /// Learning moments, each with the kind it must get (written for these tests).
+    const POSITIVES: &[(&str, &str)] = &[
+        ("No, put the helper in utils.rs", "correction"),
+        ("nope, that breaks the build", "correction"),
+        ("Use ripgrep instead of grep here", "correction"),
+        (
+            "that's the wrong config file, look at app.toml",
+            "correction",
+        ),
+        (
+            "Don't touch the migrations, they are generated",
+            "correction",
+        ),
+        ("Please do not push until I say so", "correction"),
+        ("You forgot to update the changelog", "correction"),
+        (
+            "I don't like this approach, it hides the error",
+            "correction",
+        ),
+        ("Why did you delete the fixtures?", "correction"),
+        ("stop", "correction"),
+        ("Are you really sure about that?", "correction"),
+        ("why didn't you run the linter first?", "correction"),
+        ("The limit is 42, not 24", "correction"),
+        ("なぜテストを実行しなかったのですか", "correction"),
+        ("but the retry belongs in the client, right?", "correction"),
+        (
+            "Nein, nimm lieber die bestehende Funktion statt einer neuen",
+            "correction",
+        ),
+        (
+            "そのファイルではなく config.yaml を直してください",
+            "correction",
+        ),
+        ("We always run cargo fmt before committing", "convention"),
+        (
+            "Never hardcode credentials; read them from the environment",
+            "convention",
+        ),
+        ("In this repo tests live next to the code", "convention"),
+        (
+            "Bitte immer die Tests vor dem Commit laufen lassen",
+            "convention",
+        ),
+        ("今後は必ずテストを書いてください", "convention"),
+        ("I prefer short answers without preamble", "preference"),
+        ("ask me before you install anything", "preference"),
+        ("Remember that staging uses a separate database", "remember"),
+        (
+            "No, remember that staging uses a separate database",
+            "correction",
+        ),
+        ("Always ask me before deleting files", "preference"),
+        ("keep in mind the API is rate limited to 10 rps", "remember"),
+        (
+            "<user-memory-input>deploys happen on tuesdays</user-memory-input>",
+            "remember",
+        ),
+        ("Merk dir: das Staging nutzt Port 8443", "remember"),
+        (
+            "このプロジェクトでは pnpm を使うことを覚えておいて",
+            "remember",
+        ),
+    ];
+
+    /// Near misses: ordinary requests, questions, pasted logs, praise.
+    const NEGATIVES: &[&str] = &[
+        "now add a logout button to the header",
+        "what does this function return?",
+        "ok continue",
+        "yes, do it",
+        "Getting this:\n  error[E0308]: never type fallback; always failing with wrong type",
+        "no problem, take your time",
+        "No, still failing",
+        "Great, thanks!",
+        "The spinner never disappears after loading",
+        "can you explain why the cache is stale?",
+        "run the tests",
+        "we might want to use a queue instead of polling?",
+        "add it to the docs and don't commit yet",
+        "why is the build slow?",
+        "Schau dir bitte die Logs an",
+        "テストを実行してください",
+    ];
+
+    #[test]
+    fn learning_moments_are_classified_by_kind() {
+        for (text, kind) in POSITIVES {
+            assert_eq!(
+                kind_of(text, &after_action()).as_ref().map(Kind::as_str),
+                Some(*kind),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn ordinary_messages_are_not_learning_moments() {
+        for text in NEGATIVES {
+            assert_eq!(kind_of(text, &after_action()), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_correction_needs_something_to_correct() {
+        let fresh = Situation::default();
+        assert_eq!(kind_of("No, put the helper in utils.rs", &fresh), None);
+        assert_eq!(
+            kind_of("We always run cargo fmt before committing", &fresh),
+            Some(Kind::Convention)
+        );
+    }
+
+    #[test]
+    fn a_refused_tool_call_tips_a_weak_cue_into_a_correction() {
+        let text = "but the config is generated";
+        assert_eq!(kind_of(text, &after_action()), None);
+        let refused = Situation {
+            actions: 1,
+            rejected: true,
+        };
+        assert_eq!(kind_of(text, &refused), Some(Kind::Correction));
+    }
+
+    #[test]
+    fn replacements_are_high_confidence() {
+        let v = classify("use yarn instead of npm", &after_action()).unwrap();
+        assert_eq!((v.kind, v.confidence), (Kind::Correction, 3));
+        let v = classify("no, that is wrong", &after_action()).unwrap();
+        assert!(v.confidence < 3);
+    }
+
+    #[test]
+    fn only_the_prose_before_a_paste_is_read() {
+        assert_eq!(prose("Getting this:\nnever always wrong"), "Getting this");
+        assert_eq!(prose("see ```never``` here"), "see ");
+        assert_eq!(normalize("Don't   STOP!"), " dont stop ");
+    }
+
+    #[test]
+    fn praise_and_shared_commands() {
+        assert!(is_praise("Perfect, that works"));
+        assert!(is_praise("genau so"));
+        assert!(!is_praise("great, but the test still fails"));
+        assert!(!is_praise("greatly reduce the size"));
+        assert_eq!(
+            shared_command("please run `cargo test -p core` first").as_deref(),
+            Some("cargo test -p core")
+        );
+        assert_eq!(
+            shared_command("<bash-input>make lint</bash-input>").as_deref(),
+            Some("make lint")
+        );
+        assert_eq!(shared_command("use `foo.rs`"), None);
+    }
 }
