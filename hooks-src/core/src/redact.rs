@@ -16,18 +16,18 @@
 //! `token = get_token()`); prose (`the password field is validated`, `invalid token: expired`);
 //! file paths, commit hashes, UUIDs and base64 that no rule ties to a credential.
 //!
-//! Speed: `capture-failure` redacts on every failed tool call, so compiling regexes must not be
-//! the common path. Every rule has a literal pre-check (a substring, or a short scan for
-//! `keyword=`) that decides whether its regex can match at all; the regexes are compiled lazily,
-//! one per kind, so a hit compiles only the rules it needs. Text without a trigger costs a few
-//! substring searches and comes back as `Cow::Borrowed`.
+//! Speed: `capture-failure` redacts on every failed tool call and must stay close to the cost
+//! of starting a process. Every rule has a literal pre-check (a substring, or a short scan for
+//! `keyword=`) that decides whether it can match at all, and the rules themselves are
+//! hand-written byte scans, not regexes (see [`Rule`] for why). Text without a trigger costs a
+//! few substring searches and comes back as `Cow::Borrowed`.
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use memchr::memmem;
-use regex::{Captures, Match, Regex};
 use serde_json::{Map, Value};
 
 use crate::signal::Signal;
@@ -66,25 +66,29 @@ pub fn placeholder(kind: &str) -> String {
 /// `text` with `<private>` spans dropped and every secret replaced by its placeholder. Borrowed
 /// when nothing changed.
 pub fn redact(text: &str) -> Cow<'_, str> {
-    let mut out = drop_private(text);
-    let probe = Probe::new(&out);
+    let dropped = drop_private(text);
+    let probe = Probe::new(&dropped);
     let due: Vec<&Rule> = RULES.iter().filter(|r| (r.may_match)(&probe)).collect();
     drop(probe);
+    let mut out: Cow<[u8]> = match &dropped {
+        Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+        Cow::Owned(s) => Cow::Owned(s.clone().into_bytes()),
+    };
     for rule in due {
-        let replaced = match rule
-            .regex
-            .replace_all(&out, |caps: &Captures| rule.apply(caps))
-        {
-            Cow::Owned(s) => Some(s),
-            Cow::Borrowed(_) => None,
-        };
+        let spans = (rule.scan)(&out);
+        let replaced = (!spans.is_empty()).then(|| splice(&out, &spans, rule.kind));
         if let Some(s) = replaced {
             out = Cow::Owned(s);
         }
     }
-    match out {
-        Cow::Owned(s) if s == text => Cow::Borrowed(text),
-        other => other,
+    if out == text.as_bytes() {
+        return Cow::Borrowed(text);
+    }
+    // Every secret starts and ends next to an ASCII byte or at an end of the text, so splicing
+    // keeps the text valid UTF-8; the lossy path is a guard, not an expected case.
+    match String::from_utf8(out.into_owned()) {
+        Ok(s) => Cow::Owned(s),
+        Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
     }
 }
 
@@ -201,11 +205,11 @@ impl<'a> Probe<'a> {
         }
     }
 
-    fn has(&self, needle: &str) -> bool {
-        memmem::find(self.text.as_bytes(), needle.as_bytes()).is_some()
+    fn has(&self, needle: &memmem::Finder) -> bool {
+        needle.find(self.text.as_bytes()).is_some()
     }
 
-    fn has_any(&self, needles: &[&str]) -> bool {
+    fn has_any(&self, needles: &[&memmem::Finder]) -> bool {
         needles.iter().any(|n| self.has(n))
     }
 
@@ -213,67 +217,539 @@ impl<'a> Probe<'a> {
         self.lower.get_or_init(|| self.text.to_ascii_lowercase())
     }
 
-    fn lower_has(&self, needle: &str) -> bool {
-        memmem::find(self.lower().as_bytes(), needle.as_bytes()).is_some()
+    fn lower_has(&self, needle: &memmem::Finder) -> bool {
+        needle.find(self.lower().as_bytes()).is_some()
     }
 }
 
-/// One kind of secret: a cheap pre-check, a lazily compiled regex, and the part of a match that
-/// is the secret (`None`: this match is a near-miss and stays).
+/// A substring searcher built on first use: building one costs more than searching a short
+/// text with it, and every redacted string is searched for every trigger.
+macro_rules! finder {
+    ($needle:literal) => {{
+        static FINDER: LazyLock<memmem::Finder<'static>> =
+            LazyLock::new(|| memmem::Finder::new($needle));
+        &*FINDER
+    }};
+}
+
+/// One searcher per [`SECRET_WORDS`] entry.
+static SECRET_WORD_FINDERS: LazyLock<Vec<memmem::Finder<'static>>> =
+    LazyLock::new(|| SECRET_WORDS.iter().map(memmem::Finder::new).collect());
+
+/// One kind of secret: a cheap pre-check, and the scan that finds its secrets once the check
+/// fired (their byte ranges, in order, not overlapping).
+///
+/// The scans are hand-written rather than regexes: linking the `regex` crate into the hooks costs
+/// ~35 page faults at every start (its Unicode tables are relocated on load), and compiling the
+/// patterns a hit needs cost up to a few milliseconds; either is more than a hook's whole budget.
 struct Rule {
     kind: &'static str,
     may_match: fn(&Probe) -> bool,
-    regex: LazyLock<Regex>,
-    secret: for<'h> fn(&Captures<'h>) -> Option<Match<'h>>,
+    scan: fn(&[u8]) -> Vec<Range<usize>>,
 }
 
-impl Rule {
-    fn apply(&self, caps: &Captures) -> String {
-        let whole = caps.get(0).expect("group 0 always matches");
-        let Some(secret) = (self.secret)(caps) else {
-            return whole.as_str().to_string();
+/// `text` with each of `spans` (ordered, not overlapping) replaced by the placeholder of `kind`.
+fn splice(text: &[u8], spans: &[Range<usize>], kind: &str) -> Vec<u8> {
+    let placeholder = placeholder(kind);
+    let mut out = Vec::with_capacity(text.len() + spans.len() * placeholder.len());
+    let mut kept_from = 0;
+    for span in spans {
+        out.extend_from_slice(&text[kept_from..span.start]);
+        out.extend_from_slice(placeholder.as_bytes());
+        kept_from = span.end;
+    }
+    out.extend_from_slice(&text[kept_from..]);
+    out
+}
+
+/// Sorted, and of two overlapping spans the earlier one kept.
+fn ordered(mut found: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    found.sort_by_key(|r| (r.start, r.end));
+    let mut spans: Vec<Range<usize>> = Vec::with_capacity(found.len());
+    for span in found {
+        if spans.last().is_none_or(|last| span.start >= last.end) {
+            spans.push(span);
+        }
+    }
+    spans
+}
+
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t')
+}
+
+/// A word boundary right before `at` (`\b` in front of a word byte).
+fn boundary_before(text: &[u8], at: usize) -> bool {
+    at == 0 || !is_word(text[at - 1])
+}
+
+/// How many bytes from `from` on are in `class`.
+fn run(text: &[u8], from: usize, class: impl Fn(u8) -> bool) -> usize {
+    text.get(from..)
+        .map_or(0, |rest| rest.iter().take_while(|&&b| class(b)).count())
+}
+
+/// How many bytes right before `to` are in `class`.
+fn run_back(text: &[u8], to: usize, class: impl Fn(u8) -> bool) -> usize {
+    text[..to].iter().rev().take_while(|&&b| class(b)).count()
+}
+
+fn text_of(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap_or("")
+}
+
+/// A token with a fixed prefix: `prefix` + at least `min` bytes of `body` (exactly `min` when
+/// `exact`), starting at a word boundary; `end_boundary` demands a non-word byte after it.
+struct Token {
+    prefixes: &'static [&'static str],
+    body: fn(u8) -> bool,
+    min: usize,
+    exact: bool,
+    end_boundary: bool,
+}
+
+fn alnum(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+}
+
+fn alnum_dash(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')
+}
+
+fn upper_digit(b: u8) -> bool {
+    b.is_ascii_uppercase() || b.is_ascii_digit()
+}
+
+/// Every token of `spec` in `text` that `accept` (given the whole token) agrees with.
+fn tokens(text: &[u8], spec: &Token, accept: fn(&[u8]) -> bool) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    for prefix in spec.prefixes {
+        for at in memmem::find_iter(text, prefix.as_bytes()) {
+            if !boundary_before(text, at) {
+                continue;
+            }
+            let body_at = at + prefix.len();
+            let len = run(text, body_at, spec.body);
+            let len = match (spec.exact, len >= spec.min) {
+                (_, false) => continue,
+                (true, true) => spec.min,
+                (false, true) => len,
+            };
+            let end = body_at + len;
+            if spec.end_boundary && text.get(end).is_some_and(|&b| is_word(b)) {
+                continue;
+            }
+            if accept(&text[at..end]) {
+                found.push(at..end);
+            }
+        }
+    }
+    ordered(found)
+}
+
+fn any_token(_: &[u8]) -> bool {
+    true
+}
+
+/// `-----BEGIN … PRIVATE KEY-----` through its `-----END … PRIVATE KEY-----`, or to the end of
+/// the text when the end is missing (a cut key is still a key).
+fn private_keys(text: &[u8]) -> Vec<Range<usize>> {
+    // `[ A-Z0-9]*` then `PRIVATE KEY` or `PRIVATE KEY BLOCK`, then `-----`; the end of the label.
+    let label_end = |from: usize| {
+        let end = from + run(text, from, |b| b == b' ' || upper_digit(b));
+        let label = &text[from..end];
+        let ok = (label.ends_with(b"PRIVATE KEY") || label.ends_with(b"PRIVATE KEY BLOCK"))
+            && text[end..].starts_with(b"-----");
+        ok.then_some(end + 5)
+    };
+    let mut found = Vec::new();
+    for at in memmem::find_iter(text, b"-----BEGIN") {
+        let Some(body) = label_end(at + 10) else {
+            continue;
         };
-        let text = whole.as_str();
-        let (from, to) = (secret.start() - whole.start(), secret.end() - whole.start());
-        format!("{}{}{}", &text[..from], placeholder(self.kind), &text[to..])
+        let end = memmem::find_iter(&text[body..], b"-----END")
+            .find_map(|e| label_end(body + e + 8))
+            .unwrap_or(text.len());
+        found.push(at..end);
+    }
+    ordered(found)
+}
+
+/// `eyJ…` header (7+ base64url bytes after `eyJ`), `.`, a payload of 2+, `.`, a signature.
+fn jwts(text: &[u8]) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    for at in memmem::find_iter(text, b"eyJ") {
+        if !boundary_before(text, at) {
+            continue;
+        }
+        let header = run(text, at + 3, alnum_dash);
+        let mut i = at + 3 + header;
+        if header < 7 || text.get(i) != Some(&b'.') {
+            continue;
+        }
+        let payload = run(text, i + 1, alnum_dash);
+        i += 1 + payload;
+        if payload < 2 || text.get(i) != Some(&b'.') {
+            continue;
+        }
+        i += 1 + run(text, i + 1, alnum_dash);
+        found.push(at..i);
+    }
+    ordered(found)
+}
+
+/// `[https://]hooks.slack.com/{services,workflows,triggers}/T…/…/…`, the whole URL.
+fn slack_webhooks(text: &[u8]) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    for at in memmem::find_iter(text, b"hooks.slack.com/") {
+        let start = ["https://", "http://"]
+            .iter()
+            .find(|s| text[..at].ends_with(s.as_bytes()))
+            .map_or(at, |s| at - s.len());
+        let mut i = at + 16;
+        let Some(kind) = ["services/", "workflows/", "triggers/"]
+            .iter()
+            .find(|k| text[i..].starts_with(k.as_bytes()))
+        else {
+            continue;
+        };
+        i += kind.len();
+        if text.get(i) != Some(&b'T') {
+            continue;
+        }
+        let team = run(text, i + 1, upper_digit);
+        i += 1 + team;
+        if team < 6 || text.get(i) != Some(&b'/') {
+            continue;
+        }
+        let channel = run(text, i + 1, upper_digit);
+        i += 1 + channel;
+        if channel < 6 || text.get(i) != Some(&b'/') {
+            continue;
+        }
+        let secret = run(text, i + 1, alnum);
+        if secret < 12 {
+            continue;
+        }
+        found.push(start..i + 1 + secret);
+    }
+    ordered(found)
+}
+
+/// The password of `scheme://user:password@host`: up to the last `@` of the authority.
+fn url_passwords(text: &[u8]) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    for at in memmem::find_iter(text, b"://") {
+        let scheme = run_back(text, at, |b| {
+            b.is_ascii_alphanumeric() || b"+.-".contains(&b)
+        });
+        let has_scheme =
+            (at - scheme..at).any(|p| text[p].is_ascii_alphabetic() && boundary_before(text, p));
+        if !has_scheme {
+            continue;
+        }
+        let user_at = at + 3;
+        let user = run(text, user_at, |b| {
+            !(b.is_ascii_whitespace() || b":/?#@\"'<>[]".contains(&b))
+        });
+        if user == 0 || text.get(user_at + user) != Some(&b':') {
+            continue;
+        }
+        let pass_at = user_at + user + 1;
+        let region = run(text, pass_at, |b| {
+            !(b.is_ascii_whitespace() || b"/?#\"'<>".contains(&b))
+        });
+        let Some(last_at) = memchr::memrchr(b'@', &text[pass_at..pass_at + region]) else {
+            continue;
+        };
+        let password = pass_at..pass_at + last_at;
+        if last_at > 0 && !is_placeholder(text_of(&text[password.clone()])) {
+            found.push(password);
+        }
+    }
+    ordered(found)
+}
+
+/// The 40-character value of `[aws_]secret_access_key` (any case, `_` optional) `=` or `:`.
+fn aws_secret_keys(text: &[u8]) -> Vec<Range<usize>> {
+    let lower = text.to_ascii_lowercase();
+    let mut found = Vec::new();
+    for at in memmem::find_iter(&lower, b"secret") {
+        let aws_before = ["aws_", "aws"]
+            .iter()
+            .any(|p| lower[..at].ends_with(p.as_bytes()) && boundary_before(text, at - p.len()));
+        if !boundary_before(text, at) && !aws_before {
+            continue;
+        }
+        let mut i = at + 6;
+        for part in ["access", "key"] {
+            i += usize::from(lower.get(i) == Some(&b'_'));
+            if !lower[i..].starts_with(part.as_bytes()) {
+                i = usize::MAX;
+                break;
+            }
+            i += part.len();
+        }
+        if i == usize::MAX {
+            continue;
+        }
+        i += usize::from(matches!(text.get(i), Some(b'"' | b'\'')));
+        i += run(text, i, |b| b.is_ascii_whitespace());
+        if !matches!(text.get(i), Some(b':' | b'=')) {
+            continue;
+        }
+        i += 1 + run(text, i + 1, |b| b.is_ascii_whitespace());
+        i += usize::from(matches!(text.get(i), Some(b'"' | b'\'')));
+        let len = run(text, i, |b| {
+            b.is_ascii_alphanumeric() || b == b'/' || b == b'+'
+        });
+        if len == 40 && text.get(i + 40) != Some(&b'=') {
+            found.push(i..i + 40);
+        }
+    }
+    ordered(found)
+}
+
+/// Whether `authorization`, a separator and an optional quote stand right before `at`.
+fn after_authorization(text: &[u8], lower: &[u8], at: usize) -> bool {
+    let ws = |b: u8| b.is_ascii_whitespace();
+    let mut j = at - run_back(text, at, ws);
+    if j > 0 && matches!(text[j - 1], b'"' | b'\'') {
+        j -= 1;
+    }
+    j -= run_back(text, j, ws);
+    if j == 0 || !matches!(text[j - 1], b':' | b'=') {
+        return false;
+    }
+    j -= 1;
+    j -= run_back(text, j, ws);
+    lower[..j].ends_with(b"authorization") && boundary_before(text, j - 13)
+}
+
+fn token68(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"._~+/-".contains(&b)
+}
+
+/// The token after `Bearer`: any length after an `Authorization` header, otherwise only what
+/// looks generated (`a Bearer token` is prose).
+fn bearer_tokens(text: &[u8]) -> Vec<Range<usize>> {
+    let lower = text.to_ascii_lowercase();
+    let mut found = Vec::new();
+    for at in memmem::find_iter(&lower, b"bearer") {
+        if !boundary_before(text, at) {
+            continue;
+        }
+        let blank = run(text, at + 6, |b| b.is_ascii_whitespace());
+        let start = at + 6 + blank;
+        let len = run(text, start, token68);
+        if blank == 0 || len == 0 {
+            continue;
+        }
+        let end = start + len + run(text, start + len, |b| b == b'=');
+        let token = &text[start..end];
+        let digits = token.iter().any(u8::is_ascii_digit);
+        let ok = if after_authorization(text, &lower, at) {
+            token.len() >= 6
+        } else {
+            (token.len() >= 16 && digits) || token.len() >= 24
+        };
+        if ok && !is_placeholder(text_of(token)) {
+            found.push(start..end);
+        }
+    }
+    ordered(found)
+}
+
+/// The credentials of `Authorization: Basic <base64>`.
+fn basic_auths(text: &[u8]) -> Vec<Range<usize>> {
+    let lower = text.to_ascii_lowercase();
+    let mut found = Vec::new();
+    for at in memmem::find_iter(&lower, b"basic") {
+        if !boundary_before(text, at) || !after_authorization(text, &lower, at) {
+            continue;
+        }
+        let blank = run(text, at + 5, |b| b.is_ascii_whitespace());
+        let start = at + 5 + blank;
+        let len = run(text, start, |b| {
+            b.is_ascii_alphanumeric() || b == b'+' || b == b'/'
+        });
+        if blank == 0 || len < 6 {
+            continue;
+        }
+        found.push(start..start + len + run(text, start + len, |b| b == b'='));
+    }
+    ordered(found)
+}
+
+/// The value at `i`: `"…"` or `'…'` (closed on the same line), or a bare run that does not start
+/// with `=` (`==` is a comparison). Returns the value's range and whether it was quoted.
+fn value_at(text: &[u8], i: usize) -> Option<(Range<usize>, bool)> {
+    match *text.get(i)? {
+        quote @ (b'"' | b'\'') => {
+            let len = text[i + 1..]
+                .iter()
+                .position(|&b| b == quote || b == b'\n')?;
+            (text[i + 1 + len] == quote).then_some((i + 1..i + 1 + len, true))
+        }
+        b if b == b'=' || ends_bare_value(b) => None,
+        _ => Some((i..i + run(text, i, |b| !ends_bare_value(b)), false)),
     }
 }
 
-fn compile(pattern: &str) -> Regex {
-    Regex::new(pattern).expect("redaction patterns are valid")
-}
-
-fn whole<'h>(caps: &Captures<'h>) -> Option<Match<'h>> {
-    caps.get(0)
-}
-
-/// The group named `s`, unless it is a placeholder.
-fn group_s<'h>(caps: &Captures<'h>) -> Option<Match<'h>> {
-    caps.name("s").filter(|m| !is_placeholder(m.as_str()))
-}
-
-/// The value of an assignment: the quoted group or the bare one, if it is worth redacting.
-fn assigned_value<'h>(caps: &Captures<'h>) -> Option<Match<'h>> {
-    if let Some(quoted) = caps.name("q1").or_else(|| caps.name("q2")) {
-        return Some(quoted).filter(|m| !is_placeholder(m.as_str()));
+/// `NAME=value` where `NAME` is an `UPPER_SNAKE` secret name (see [`env_name`]).
+fn env_secrets(text: &[u8]) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    for eq in memchr::memchr_iter(b'=', text) {
+        let before = run_back(text, eq, is_blank);
+        let name_end = eq - before;
+        let name_start = name_end - run_back(text, name_end, |b| upper_digit(b) || b == b'_');
+        if name_start == name_end
+            || !text[name_start].is_ascii_uppercase()
+            || !boundary_before(text, name_start)
+        {
+            continue;
+        }
+        let after = run(text, eq + 1, is_blank);
+        let Some((value, quoted)) = value_at(text, eq + 1 + after) else {
+            continue;
+        };
+        let rhs = Rhs {
+            value: text_of(&text[value.clone()]),
+            quoted,
+            sep: b'=',
+            blank_before_sep: before > 0,
+            blank_after_sep: after > 0,
+            key_starts_line: false,
+        };
+        let secret = rhs_is_secret(&rhs)
+            && match env_name(text_of(&text[name_start..name_end])) {
+                EnvName::Secret => true,
+                EnvName::MaybeKey => credential_like(rhs.value),
+                EnvName::Other => false,
+            };
+        if secret {
+            found.push(value);
+        }
     }
-    let bare = caps.name("bare")?;
-    let value = bare.as_str();
-    if value.len() < MIN_BARE_SECRET || is_placeholder(value) || is_code(value) {
-        return None;
+    ordered(found)
+}
+
+/// The right-hand side of an assignment to a secret-named key, and what surrounds it.
+struct Rhs<'h> {
+    value: &'h str,
+    quoted: bool,
+    sep: u8,
+    blank_before_sep: bool,
+    blank_after_sep: bool,
+    /// The key starts its line (YAML), as opposed to sitting in prose.
+    key_starts_line: bool,
+}
+
+/// Whether the value is worth redacting.
+fn rhs_is_secret(rhs: &Rhs) -> bool {
+    let value = rhs.value;
+    if is_placeholder(value) || is_path(value) {
+        return false;
     }
-    let sep = caps.name("sep").map_or("", |m| m.as_str());
-    let blank = |group| caps.name(group).is_some_and(|m| !m.as_str().is_empty());
+    if rhs.quoted {
+        return true;
+    }
+    if value.len() < MIN_BARE_SECRET || is_code(value) {
+        return false;
+    }
     // `KEY= cmd` assigns nothing (the shell runs `cmd`); `KEY = value` is a spaced assignment.
-    if sep == "=" && !blank("b1") && blank("b2") {
-        return None;
+    if rhs.sep == b'=' && !rhs.blank_before_sep && rhs.blank_after_sep {
+        return false;
     }
     // `key: value` in prose ("invalid token: expired") is not a secret; in YAML (the key starts
     // the line) it is, and so is anything that looks generated.
-    if sep == ":" && caps.name("lead").is_none() && !credential_like(value) {
-        return None;
+    rhs.sep != b':' || rhs.key_starts_line || credential_like(value)
+}
+
+/// Where an unquoted value ends (and what it cannot start with, besides `=`): a blank, a quote,
+/// a separator, a closing bracket, a backslash (a JSON-escaped newline).
+fn ends_bare_value(b: u8) -> bool {
+    b.is_ascii_whitespace() || b"\"'`,;&|)]}>\\".contains(&b)
+}
+
+/// `secret-assignment`, scanned by hand: each secret word in the lowercased text that ends a key
+/// (`[A-Za-z0-9_.-]*word`) followed by an optional quote, blanks, `=` or `:`, blanks and a value
+/// (`"…"`, `'…'` or bare).
+fn secret_assignments(text: &[u8]) -> Vec<Range<usize>> {
+    let lower = text.to_ascii_lowercase();
+    let found = SECRET_WORD_FINDERS
+        .iter()
+        .flat_map(|word| {
+            let len = word.needle().len();
+            word.find_iter(&lower)
+                .filter_map(|at| assignment_after(text, at, at + len))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    ordered(found)
+}
+
+/// The secret value of the assignment whose key ends with the word at `word..key_end`, if any.
+fn assignment_after(text: &[u8], word: usize, key_end: usize) -> Option<Range<usize>> {
+    let blanks = |from: usize| {
+        text[from..]
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count()
+    };
+    let mut i = key_end;
+    if matches!(text.get(i), Some(b'"' | b'\'')) {
+        i += 1;
     }
-    Some(bare)
+    let before = blanks(i);
+    i += before;
+    let sep = *text.get(i).filter(|b| matches!(b, b':' | b'='))?;
+    i += 1;
+    let after = blanks(i);
+    i += after;
+    let (value, quoted) = value_at(text, i)?;
+    let key_start = word
+        - text[..word]
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+            .count();
+    let rhs = Rhs {
+        value: std::str::from_utf8(&text[value.clone()]).ok()?,
+        quoted,
+        sep,
+        blank_before_sep: before > 0,
+        blank_after_sep: after > 0,
+        key_starts_line: starts_line(text, key_start),
+    };
+    rhs_is_secret(&rhs).then_some(value)
+}
+
+/// Whether only blanks, an optional `- ` list marker and an optional quote stand between the
+/// start of the line and `at`.
+fn starts_line(text: &[u8], at: usize) -> bool {
+    let blanks_back = |to: usize| {
+        text[..to]
+            .iter()
+            .rev()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count()
+    };
+    let line_start = |at: usize| at == 0 || text[at - 1] == b'\n';
+    let mut at = at;
+    if at > 0 && matches!(text[at - 1], b'"' | b'\'') {
+        at -= 1;
+    }
+    let blank = blanks_back(at);
+    let start = at - blank;
+    if line_start(start) {
+        return true;
+    }
+    blank > 0 && text[start - 1] == b'-' && line_start(start - 1 - blanks_back(start - 1))
 }
 
 /// Unquoted values shorter than this are left (`withCredentials=!0`, `token: 5`): too short to be
@@ -495,9 +971,9 @@ const SECRET_WORDS: &[&str] = &[
 /// blanks and `=` or `:`.
 fn has_secret_assignment(p: &Probe) -> bool {
     let lower = p.lower().as_bytes();
-    SECRET_WORDS.iter().any(|word| {
-        memmem::find_iter(lower, word.as_bytes()).any(|at| {
-            let rest = &lower[at + word.len()..];
+    SECRET_WORD_FINDERS.iter().any(|word| {
+        word.find_iter(lower).any(|at| {
+            let rest = &lower[at + word.needle().len()..];
             let rest = rest
                 .strip_prefix(b"\"")
                 .or(rest.strip_prefix(b"'"))
@@ -528,7 +1004,7 @@ fn has_env_secret(p: &Probe) -> bool {
 /// Pre-check for `url-password`: a `scheme://` whose authority has `:` before `@`.
 fn has_url_password(p: &Probe) -> bool {
     let bytes = p.text.as_bytes();
-    memmem::find_iter(bytes, b"://").any(|at| {
+    finder!("://").find_iter(bytes).any(|at| {
         let authority = &bytes[at + 3..];
         let end = authority
             .iter()
@@ -545,224 +1021,228 @@ fn has_url_password(p: &Probe) -> bool {
     })
 }
 
-/// `\b` that also works next to non-ASCII text (the regexes run with Unicode on for `&str`).
-macro_rules! wb {
-    () => {
-        r"(?-u:\b)"
-    };
-}
-
-// An unquoted value: no blank, quote or separator, and not starting with `=` (`==` is a comparison).
-macro_rules! value {
-    () => {
-        r#"(?:"(?P<q1>[^"\n]*)"|'(?P<q2>[^'\n]*)'|(?P<bare>[^\s"'`=,;&|)\]}>][^\s"'`,;&|)\]}>]*))"#
-    };
+fn alnum_hyphen(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-'
 }
 
 static RULES: [Rule; 19] = [
     Rule {
         kind: "private-key",
-        may_match: |p| p.has("PRIVATE KEY"),
-        regex: LazyLock::new(|| {
-            compile(
-                r"(?s)-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)",
-            )
-        }),
-        secret: whole,
+        may_match: |p| p.has(finder!("PRIVATE KEY")),
+        scan: private_keys,
     },
     Rule {
         kind: "jwt",
-        may_match: |p| p.has("eyJ"),
-        regex: LazyLock::new(|| {
-            compile(concat!(
-                wb!(),
-                r"eyJ[A-Za-z0-9_-]{7,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*"
-            ))
-        }),
-        secret: whole,
+        may_match: |p| p.has(finder!("eyJ")),
+        scan: jwts,
     },
     Rule {
         kind: "slack-webhook",
-        may_match: |p| p.has("hooks.slack.com/"),
-        regex: LazyLock::new(|| {
-            compile(
-                r"(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,}/[A-Z0-9]{6,}/[A-Za-z0-9]{12,}",
-            )
-        }),
-        secret: whole,
+        may_match: |p| p.has(finder!("hooks.slack.com/")),
+        scan: slack_webhooks,
     },
     Rule {
         kind: "url-password",
         may_match: has_url_password,
-        regex: LazyLock::new(|| {
-            compile(concat!(
-                wb!(),
-                r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@"'<>\[\]]+:(?P<s>[^\s/?#"'<>]+)@"#
-            ))
-        }),
-        secret: group_s,
+        scan: url_passwords,
     },
     Rule {
         kind: "anthropic-key",
-        may_match: |p| p.has("sk-ant-"),
-        regex: LazyLock::new(|| compile(concat!(wb!(), r"sk-ant-[A-Za-z0-9_-]{20,}"))),
-        secret: whole,
+        may_match: |p| p.has(finder!("sk-ant-")),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["sk-ant-"],
+                body: alnum_dash,
+                min: 20,
+                exact: false,
+                end_boundary: false,
+            };
+            tokens(t, &spec, any_token)
+        },
     },
     Rule {
         kind: "openai-key",
-        may_match: |p| p.has("sk-"),
-        regex: LazyLock::new(|| {
-            compile(concat!(
-                wb!(),
-                r"sk-(?:proj-|svcacct-|admin-)?(?P<s>[A-Za-z0-9_-]{20,})"
-            ))
-        }),
-        secret: |caps| {
-            let body = caps.name("s")?;
-            random_looking(body.as_str()).then(|| caps.get(0)).flatten()
+        may_match: |p| p.has(finder!("sk-")),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["sk-"],
+                body: alnum_dash,
+                min: 20,
+                exact: false,
+                end_boundary: false,
+            };
+            tokens(t, &spec, |token| {
+                let body = &token[3..];
+                let short = ["proj-", "svcacct-", "admin-"]
+                    .iter()
+                    .find_map(|p| body.strip_prefix(p.as_bytes()))
+                    .filter(|rest| rest.len() >= 20);
+                random_looking(text_of(short.unwrap_or(body)))
+            })
         },
     },
     Rule {
         kind: "github-token",
-        may_match: |p| p.has_any(&["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]),
-        regex: LazyLock::new(|| {
-            compile(concat!(
-                wb!(),
-                r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"
-            ))
-        }),
-        secret: whole,
+        may_match: |p| {
+            p.has_any(&[
+                finder!("ghp_"),
+                finder!("gho_"),
+                finder!("ghu_"),
+                finder!("ghs_"),
+                finder!("ghr_"),
+                finder!("github_pat_"),
+            ])
+        },
+        scan: |t| {
+            let classic = Token {
+                prefixes: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+                body: alnum,
+                min: 30,
+                exact: false,
+                end_boundary: false,
+            };
+            let fine_grained = Token {
+                prefixes: &["github_pat_"],
+                body: is_word,
+                ..classic
+            };
+            let mut found = tokens(t, &classic, any_token);
+            found.extend(tokens(t, &fine_grained, any_token));
+            ordered(found)
+        },
     },
     Rule {
         kind: "gitlab-token",
-        may_match: |p| p.has("glpat-"),
-        regex: LazyLock::new(|| compile(concat!(wb!(), r"glpat-[A-Za-z0-9_-]{20,}"))),
-        secret: whole,
+        may_match: |p| p.has(finder!("glpat-")),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["glpat-"],
+                body: alnum_dash,
+                min: 20,
+                exact: false,
+                end_boundary: false,
+            };
+            tokens(t, &spec, any_token)
+        },
     },
     Rule {
         kind: "slack-token",
-        may_match: |p| p.has("xox"),
-        regex: LazyLock::new(|| compile(concat!(wb!(), r"xox[abprs]-[A-Za-z0-9-]{10,}"))),
-        secret: |caps| {
-            let m = caps.get(0)?;
-            m.as_str().bytes().any(|b| b.is_ascii_digit()).then_some(m)
+        may_match: |p| p.has(finder!("xox")),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"],
+                body: alnum_hyphen,
+                min: 10,
+                exact: false,
+                end_boundary: false,
+            };
+            // `xoxb-your-token-here` is a placeholder: real tokens carry digits.
+            tokens(t, &spec, |token| token.iter().any(u8::is_ascii_digit))
         },
     },
     Rule {
         kind: "stripe-key",
-        may_match: |p| p.has_any(&["_live_", "_test_"]),
-        regex: LazyLock::new(|| {
-            compile(concat!(
-                wb!(),
-                r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"
-            ))
-        }),
-        secret: whole,
-    },
-    Rule {
-        kind: "google-api-key",
-        may_match: |p| p.has("AIza"),
-        regex: LazyLock::new(|| compile(concat!(wb!(), r"AIza[0-9A-Za-z_-]{35}"))),
-        secret: whole,
-    },
-    Rule {
-        kind: "npm-token",
-        may_match: |p| p.has("npm_"),
-        regex: LazyLock::new(|| compile(concat!(wb!(), r"npm_[A-Za-z0-9]{36}", wb!()))),
-        secret: whole,
-    },
-    Rule {
-        kind: "pypi-token",
-        may_match: |p| p.has("pypi-AgEI"),
-        regex: LazyLock::new(|| compile(concat!(wb!(), r"pypi-AgEI[A-Za-z0-9_-]{50,}"))),
-        secret: whole,
-    },
-    Rule {
-        kind: "aws-access-key",
-        may_match: |p| p.has_any(&["AKIA", "ASIA", "ABIA", "ACCA"]),
-        regex: LazyLock::new(|| {
-            compile(concat!(
-                wb!(),
-                r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}",
-                wb!()
-            ))
-        }),
-        secret: whole,
-    },
-    Rule {
-        kind: "aws-secret-key",
-        may_match: |p| p.lower_has("secret") && p.lower_has("access"),
-        regex: LazyLock::new(|| {
-            compile(concat!(
-                wb!(),
-                r#"(?i:aws_?)?(?i:secret_?access_?key)["']?\s*[:=]\s*["']?(?P<s>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|\z)"#
-            ))
-        }),
-        secret: group_s,
-    },
-    Rule {
-        kind: "bearer-token",
-        may_match: |p| p.lower_has("bearer"),
-        regex: LazyLock::new(|| {
-            compile(concat!(
-                wb!(),
-                r"(?P<header>(?i:authorization)\s*[:=]\s*[\x22']?\s*)?(?i:bearer)\s+(?P<s>[A-Za-z0-9._~+/-]+=*)"
-            ))
-        }),
-        secret: |caps| {
-            let token = group_s(caps)?;
-            let t = token.as_str();
-            // Without the header, "a Bearer token" is prose: demand something generated.
-            let ok = if caps.name("header").is_some() {
-                t.len() >= 6
-            } else {
-                (t.len() >= 16 && t.bytes().any(|b| b.is_ascii_digit())) || t.len() >= 24
+        may_match: |p| p.has_any(&[finder!("_live_"), finder!("_test_")]),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &[
+                    "sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "pk_test_",
+                ],
+                body: alnum,
+                min: 16,
+                exact: false,
+                end_boundary: false,
             };
-            ok.then_some(token)
+            tokens(t, &spec, any_token)
         },
     },
     Rule {
+        kind: "google-api-key",
+        may_match: |p| p.has(finder!("AIza")),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["AIza"],
+                body: alnum_dash,
+                min: 35,
+                exact: true,
+                end_boundary: false,
+            };
+            tokens(t, &spec, any_token)
+        },
+    },
+    Rule {
+        kind: "npm-token",
+        may_match: |p| p.has(finder!("npm_")),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["npm_"],
+                body: alnum,
+                min: 36,
+                exact: true,
+                end_boundary: true,
+            };
+            tokens(t, &spec, any_token)
+        },
+    },
+    Rule {
+        kind: "pypi-token",
+        may_match: |p| p.has(finder!("pypi-AgEI")),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["pypi-AgEI"],
+                body: alnum_dash,
+                min: 50,
+                exact: false,
+                end_boundary: false,
+            };
+            tokens(t, &spec, any_token)
+        },
+    },
+    Rule {
+        kind: "aws-access-key",
+        may_match: |p| {
+            p.has_any(&[
+                finder!("AKIA"),
+                finder!("ASIA"),
+                finder!("ABIA"),
+                finder!("ACCA"),
+            ])
+        },
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["AKIA", "ASIA", "ABIA", "ACCA"],
+                body: upper_digit,
+                min: 16,
+                exact: true,
+                end_boundary: true,
+            };
+            tokens(t, &spec, any_token)
+        },
+    },
+    Rule {
+        kind: "aws-secret-key",
+        may_match: |p| p.lower_has(finder!("secret")) && p.lower_has(finder!("access")),
+        scan: aws_secret_keys,
+    },
+    Rule {
+        kind: "bearer-token",
+        may_match: |p| p.lower_has(finder!("bearer")),
+        scan: bearer_tokens,
+    },
+    Rule {
         kind: "basic-auth",
-        may_match: |p| p.lower_has("basic") && p.lower_has("authorization"),
-        regex: LazyLock::new(|| {
-            compile(concat!(
-                wb!(),
-                r"(?i:authorization)\s*[:=]\s*[\x22']?\s*(?i:basic)\s+(?P<s>[A-Za-z0-9+/]{6,}=*)"
-            ))
-        }),
-        secret: group_s,
+        may_match: |p| p.lower_has(finder!("basic")) && p.lower_has(finder!("authorization")),
+        scan: basic_auths,
     },
     Rule {
         kind: "env-secret",
         may_match: has_env_secret,
-        regex: LazyLock::new(|| {
-            compile(concat!(
-                wb!(),
-                r"(?P<name>[A-Z][A-Z0-9_]*)(?P<b1>[ \t]*)(?P<sep>=)(?P<b2>[ \t]*)",
-                value!()
-            ))
-        }),
-        secret: |caps| {
-            let value = assigned_value(caps).filter(|v| !is_path(v.as_str()))?;
-            match env_name(caps.name("name")?.as_str()) {
-                EnvName::Secret => Some(value),
-                EnvName::MaybeKey => credential_like(value.as_str()).then_some(value),
-                EnvName::Other => None,
-            }
-        },
+        scan: env_secrets,
     },
     Rule {
         kind: "secret-assignment",
         may_match: has_secret_assignment,
-        regex: LazyLock::new(|| {
-            compile(concat!(
-                r#"(?m)(?P<lead>^[ \t]*(?:-[ \t]+)?["']?)?"#,
-                r"(?P<key>[A-Za-z0-9_.-]*(?i:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?key|credentials?))",
-                r#"["']?(?P<b1>[ \t]*)(?P<sep>[:=])(?P<b2>[ \t]*)"#,
-                value!()
-            ))
-        }),
-        secret: |caps| assigned_value(caps).filter(|v| !is_path(v.as_str())),
+        scan: secret_assignments,
     },
 ];
 
@@ -1027,6 +1507,17 @@ mod tests {
             "GET /cb?access_token=abc123&state=1",
             "GET /cb?access_token=[REDACTED:secret-assignment]&state=1",
         ),
+        hit(
+            "secret-assignment",
+            "{\"error\":\"bad password=hunter2abc\\nExit code 1\"}",
+            "{\"error\":\"bad password=[REDACTED:secret-assignment]\\nExit code 1\"}",
+        ),
+        hit(
+            "secret-assignment",
+            "パスワード password=hünter2ß です",
+            "パスワード password=[REDACTED:secret-assignment] です",
+        ),
+        miss("secret-assignment", "パスワード: 検証済み — token: ok ✓"),
         miss("secret-assignment", "the password field is validated; rotate the token weekly"),
         miss("secret-assignment", "password= and password=${PASSWORD} and password: <your-password>"),
         miss("secret-assignment", "max_tokens=100 token_count: 5 \"input_tokens\": 12"),
@@ -1112,6 +1603,84 @@ mod tests {
         for case in CASES {
             let once = redact(case.input).into_owned();
             assert_eq!(redact(&once), once.as_str(), "{}", case.kind);
+        }
+    }
+
+    #[test]
+    fn every_prefix_and_suffix_of_every_sample_is_handled() {
+        // Truncated secrets (a cut payload) must neither panic a scan nor survive it whole.
+        for case in CASES {
+            let text = case.input;
+            for (at, _) in text.char_indices() {
+                let head = redact(&text[..at]).into_owned();
+                assert_eq!(redact(&head), head.as_str(), "{:?}", &text[..at]);
+                let tail = redact(&text[at..]).into_owned();
+                assert_eq!(redact(&tail), tail.as_str(), "{:?}", &text[at..]);
+            }
+        }
+    }
+
+    #[test]
+    fn soup_of_trigger_fragments_never_panics_and_redaction_is_stable() {
+        const PIECES: &[&str] = &[
+            "sk-",
+            "ant-",
+            "proj-",
+            "ghp_",
+            "github_pat_",
+            "glpat-",
+            "xoxb-",
+            "sk_live_",
+            "AIza",
+            "npm_",
+            "pypi-AgEI",
+            "AKIA",
+            "eyJ",
+            ".",
+            "-----BEGIN ",
+            "PRIVATE KEY",
+            "-----END ",
+            "-----",
+            "hooks.slack.com/",
+            "services/",
+            "T0ABCDEF1",
+            "/",
+            "://",
+            "user",
+            ":",
+            "@",
+            "Authorization",
+            "Bearer ",
+            "Basic ",
+            "password",
+            "TOKEN",
+            "API_KEY",
+            "=",
+            "\"",
+            "'",
+            " ",
+            "\n",
+            "a1B2c3D4e5",
+            "0123456789",
+            "<private>",
+            "</private>",
+            "secret_access_key",
+            "é",
+            "${X}",
+            "_",
+            "-",
+        ];
+        let mut seed: u64 = 0x5eed;
+        for _ in 0..4000 {
+            let mut text = String::new();
+            for _ in 0..12 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                text.push_str(PIECES[(seed >> 33) as usize % PIECES.len()]);
+            }
+            let once = redact(&text).into_owned();
+            assert_eq!(redact(&once), once.as_str(), "{text:?}");
         }
     }
 
@@ -1214,7 +1783,7 @@ mod tests {
     }
 
     #[test]
-    fn text_without_triggers_compiles_no_regex() {
+    fn text_without_triggers_runs_no_scan() {
         let text =
             "Exit code 1\nnpm ERR! missing script: test\n5 passed, 1 failed at src/app.ts:12:5";
         let probe = Probe::new(text);
