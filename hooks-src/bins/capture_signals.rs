@@ -1,1 +1,28 @@
-fn main() {}
+//! capture-signals: the PreCompact hook. Mines the transcript lines this session's cursor has not
+//! seen into learning signals and stores them. Prints nothing (PreCompact's stdout goes into the
+//! compaction prompt) and always exits 0 in hook mode. With `--transcript FILE` it runs offline.
+
+mod capture_support;
+
+const PROGRAM: &str = "capture-signals";
+const HELP: &str = "capture-signals: Claude Code PreCompact hook of the reflect plugin.
+
+Hook mode (no arguments): reads the hook payload on stdin, mines the transcript lines not seen
+by an earlier run (per-session cursor in <data dir>/cursors/) and stores the learning signals in
+<data dir>/signals.jsonl. Prints nothing and always exits 0; problems go to <data dir>/errors.log.
+Projects holding .claude/reflect.off are skipped.
+
+Offline:
+  capture-signals --transcript FILE [--session ID] [--project DIR] [--dry-run]
+    --transcript FILE   the transcript to mine (JSONL as Claude Code writes it)
+    --session ID        session the signals and the cursor belong to (default: FILE's name)
+    --project DIR       project the signals belong to (default: the current directory)
+    --dry-run           print the signals that would be stored, one JSON object a line, and
+                        write nothing
+
+Options: -h, --help   this text
+         -V, --version";
+
+fn main() -> std::process::ExitCode {
+    capture_support::main(PROGRAM, HELP, "PreCompact", false)
+}

@@ -15,7 +15,7 @@ use reflect_core::query::{self, Filter};
 use reflect_core::render::{self, ListFormat};
 use reflect_core::signal::{Signal, Status};
 use reflect_core::store::{self, Store};
-use reflect_core::{doctor, forget, promote};
+use reflect_core::{doctor, forget, install, migrate, promote, settings};
 use serde_json::{Map, Value};
 
 use cli_support::{emit, emit_bytes, finish};
@@ -158,7 +158,8 @@ enum Command {
         #[arg(long)]
         archive: bool,
     },
-    /// Convert v2 lines to schema v1 in place (idempotent, backed up).
+    /// Convert v2 lines to schema v1 in place and remove v1's `## Self-Improvement` section from
+    /// <config dir>/CLAUDE.md (idempotent, backed up); report legacy hook entries.
     Migrate,
     /// Check the install, the hooks and the store; say what is wrong and how to fix it.
     Doctor,
@@ -258,6 +259,7 @@ fn run(command: Command) -> Result<()> {
                         sig.tags.push(t);
                     }
                 }
+                reflect_core::redact::redact_signal(sig);
                 Ok(((), true))
             })?;
             emit(&format!("updated {id}\n"));
@@ -390,11 +392,53 @@ fn run(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Migrate => {
-            let converted = store::migrate_legacy(&store, &mut waiting)?;
+            let report = migrate::run(&paths, &store, false, &mut waiting)?;
             emit(&format!(
-                "migrated {converted} v2 signal(s) to schema v1 in {}\n",
+                "migrated {} v2 signal(s) to schema v1 in {}\n",
+                report.store_converted,
                 paths.store().display()
             ));
+            if let Some(line) = report.claude_md {
+                emit(&(line + "\n"));
+            }
+            let settings = paths.settings();
+            let status = settings::status(&settings, &install::bin_dir(&paths)?)?;
+            let legacy = status
+                .hooks
+                .iter()
+                .flat_map(|h| &h.stale)
+                .chain(&status.other)
+                .filter(|f| f.recognized.legacy)
+                .count();
+            if legacy > 0 {
+                let bin = install::bin_dir(&paths)?;
+                if status.hooks.iter().all(|h| h.binary_ok) {
+                    let outcome = settings::edit_file(
+                        &settings,
+                        &paths.backups(),
+                        false,
+                        &mut waiting,
+                        |doc| doc.enable(&bin),
+                    )?;
+                    emit(&format!(
+                        "replaced {legacy} legacy hook entr{} in {} with the current hooks{}\n",
+                        if legacy == 1 { "y" } else { "ies" },
+                        settings.display(),
+                        outcome
+                            .backup
+                            .map(|b| format!(" (backup: {})", b.display()))
+                            .unwrap_or_default()
+                    ));
+                } else {
+                    // Registering ours needs the installed binaries, which only reflect-toggle copies.
+                    emit(&format!(
+                        "{legacy} legacy hook entr{} in {}: run `reflect-toggle on` to replace {} with the current hooks\n",
+                        if legacy == 1 { "y" } else { "ies" },
+                        settings.display(),
+                        if legacy == 1 { "it" } else { "them" }
+                    ));
+                }
+            }
             Ok(())
         }
         Command::Doctor => {

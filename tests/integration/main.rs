@@ -1,5 +1,9 @@
 //! One integration-test binary: every test runs the real binaries (assert_cmd) with `HOME`,
 //! `CLAUDE_CONFIG_DIR` and `REFLECT_HOME` in a temp dir. Modules are grouped by binary.
 
+mod corpus;
+mod hooks;
 mod memory_store;
+mod redaction;
+mod toggle;
 mod util;

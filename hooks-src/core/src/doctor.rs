@@ -12,6 +12,7 @@ use chrono::Utc;
 use crate::fsutil::{self, LockWait};
 use crate::paths::{self, Paths};
 use crate::render::age_days;
+use crate::settings::Overall;
 use crate::signal::Status;
 use crate::store::Snapshot;
 
@@ -153,32 +154,39 @@ fn check_binaries(paths: &Paths, r: &mut Report) {
 
 fn check_hooks(paths: &Paths, r: &mut Report) {
     let settings = paths.settings();
-    match fs::read_to_string(&settings) {
-        Err(_) => r.add(
-            Level::Info,
-            format!("no {}: capture is off", settings.display()),
-            Some("run `reflect-toggle on` to turn capture on"),
-        ),
-        Ok(text) => {
-            let ours = BINARIES[..4].iter().filter(|b| text.contains(*b)).count();
-            match ours {
-                4 => r.add(
-                    Level::Ok,
-                    format!("hooks registered in {}", settings.display()),
-                    None,
-                ),
-                0 => r.add(
-                    Level::Info,
-                    format!("no reflect hooks in {}: capture is off", settings.display()),
-                    Some("run `reflect-toggle on`"),
-                ),
-                n => r.add(
-                    Level::Warn,
-                    format!("only {n} of 4 reflect hooks in {}", settings.display()),
-                    Some("run `reflect-toggle on` to register all four"),
-                ),
-            }
+    let bin = std::path::absolute(paths.bin_dir()).unwrap_or_else(|_| paths.bin_dir());
+    // One judge of "ours", "legacy" and "current" for doctor and reflect-toggle alike.
+    let status = match crate::settings::status(&settings, &bin) {
+        Ok(s) => s,
+        Err(e) => {
+            r.add(
+                Level::Fail,
+                format!("cannot read the hooks: {e}"),
+                Some("fix the file (Claude Code ignores a broken settings.json too), then run `reflect-toggle on`"),
+            );
+            return;
         }
+    };
+    match status.overall() {
+        Overall::On => r.add(
+            Level::Ok,
+            format!("hooks registered in {}", settings.display()),
+            None,
+        ),
+        Overall::Off => r.add(
+            Level::Info,
+            format!("no reflect hooks in {}: capture is off", settings.display()),
+            Some("run `reflect-toggle on`"),
+        ),
+        Overall::Partial => r.add(
+            Level::Warn,
+            format!(
+                "reflect hooks in {} are incomplete: {}",
+                settings.display(),
+                status.problems().join("; ")
+            ),
+            Some("run `reflect-toggle on` to register all four (it replaces stale and legacy entries)"),
+        ),
     }
 }
 

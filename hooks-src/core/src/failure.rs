@@ -38,7 +38,8 @@ pub fn input_summary(tool: &str, input: &Value) -> String {
         Value::Null => String::new(),
         other => other.to_string(),
     });
-    one_line(&summary, 160)
+    // Redact before cutting: a cut token no longer matches its rule and would leak its start.
+    one_line(&crate::redact::redact(&summary), 160)
 }
 
 /// The headline of an error: its first line, plus the first line of output after a bare
@@ -63,7 +64,9 @@ pub fn failure_signal(p: &Payload) -> Option<Signal> {
         return None;
     }
     let tool = p.tool_name.as_deref().filter(|t| !t.is_empty())?;
-    let error = p.error.as_deref().unwrap_or("");
+    // Redacted whole, before the headline and the excerpt cut it (see `input_summary`).
+    let error = crate::redact::redact(p.error.as_deref().unwrap_or(""));
+    let error: &str = &error;
     let tried = p
         .tool_input
         .as_ref()

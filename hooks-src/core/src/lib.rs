@@ -7,6 +7,9 @@
 //! * toggle: [`paths`] → [`settings`] (+ [`migrate`]) → [`fsutil::atomic_write`]
 //! * review: [`store`] → [`render`] / [`promote`]
 
+pub mod capture;
+pub mod cursor;
+pub mod detect;
 pub mod doctor;
 pub mod error;
 pub mod failure;
@@ -14,11 +17,16 @@ pub mod forget;
 pub mod fsutil;
 pub mod hook;
 pub mod hookio;
+pub mod install;
+pub mod migrate;
 pub mod paths;
 pub mod promote;
 pub mod query;
 pub mod redact;
 pub mod render;
 pub mod scan;
+pub mod settings;
 pub mod signal;
 pub mod store;
+pub mod summary;
+pub mod transcript;

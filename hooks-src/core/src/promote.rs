@@ -229,6 +229,8 @@ pub fn promote(
             .insert("promoted_at".into(), Value::from(fsutil::now_rfc3339()));
         sig.meta
             .insert("promoted_content".into(), Value::from(content.clone()));
+        // A signal stored before a redaction rule existed is cleaned when it is promoted.
+        crate::redact::redact_signal(sig);
         Ok((sig.clone(), true))
     })?;
     record_learning(store.paths(), &promoted, &content)?;

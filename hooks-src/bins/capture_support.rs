@@ -1,0 +1,86 @@
+//! The shared `main` of the two transcript-mining hooks: hook mode (payload on stdin, exit 0 on
+//! every path, silent) or offline mode (`--transcript FILE`, a CLI with exit codes 0/1/2).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use reflect_core::capture::{self, Request};
+use reflect_core::paths::Paths;
+use reflect_core::{error::Result, hook};
+
+pub fn main(program: &'static str, help: &str, hook_event: &str, summary: bool) -> ExitCode {
+    hook::install_panic_guard(program);
+    if hook::answer_help_or_version(program, help) {
+        return ExitCode::SUCCESS;
+    }
+    let args: Vec<_> = std::env::args_os().skip(1).collect();
+    // Offline mode needs flags. Anything else is hook mode, which must exit 0: a registration
+    // that passes words (`capture-signals PreCompact`) must not turn into a usage error that
+    // blocks compaction.
+    if !args.iter().any(|a| a.to_string_lossy().starts_with('-')) {
+        if !args.is_empty() {
+            hook::log(
+                program,
+                &format!("ignoring arguments {args:?} in hook mode"),
+            );
+        }
+        run_hook(program, hook_event, summary);
+        return ExitCode::SUCCESS;
+    }
+    let (code, message) = match capture::parse_offline_args(&args, summary) {
+        Err(e) => (2, e.to_string()),
+        Ok(req) => match run_offline(&req) {
+            Ok(()) => return ExitCode::SUCCESS,
+            Err(e) => (if e.is_usage() { 2 } else { 1 }, e.to_string()),
+        },
+    };
+    eprintln!("{program}: {message}");
+    ExitCode::from(code)
+}
+
+fn run_hook(program: &str, hook_event: &str, summary: bool) {
+    let Some(payload) = hook::read_payload(program) else {
+        return;
+    };
+    let outcome =
+        capture::request_from_payload(&payload, hook_event, summary).and_then(|req| match req {
+            Some(req) => Paths::from_env()
+                .and_then(|p| capture::capture(&p, &req))
+                .map(Some),
+            None => Ok(None),
+        });
+    match outcome {
+        Ok(Some(done)) => {
+            for w in done.warnings {
+                hook::log(program, &w);
+            }
+        }
+        Ok(None) => {}
+        Err(e) => hook::log(program, &e.to_string()),
+    }
+}
+
+fn run_offline(req: &Request) -> Result<()> {
+    let paths = Paths::from_env()?;
+    let done = capture::capture(&paths, req)?;
+    for w in &done.warnings {
+        eprintln!("warning: {w}");
+    }
+    if req.dry_run {
+        let mut out = std::io::stdout().lock();
+        // A closed pipe (`| head`) is not an error.
+        let _ = out
+            .write_all(capture::jsonl(&done.signals).as_bytes())
+            .and_then(|()| out.flush());
+    } else {
+        eprintln!(
+            "stored {} new signal(s), {} recurrence(s), {} already stored; read {} new line(s) of {}",
+            done.stored.written.len(),
+            done.stored.recurred.len(),
+            done.stored.duplicates,
+            done.lines_read,
+            req.transcript.display()
+        );
+    }
+    Ok(())
+}

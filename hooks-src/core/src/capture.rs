@@ -1,0 +1,355 @@
+//! Mining a transcript into the store: what `capture-signals` (PreCompact) and
+//! `capture-session-summary` (SessionEnd) do, in hook mode and offline.
+//!
+//! One run: open the transcript (regular files only), take the session's cursor lock, re-read the
+//! cursor, read the lines it has not seen ([`transcript::read`] stops before a torn last line),
+//! feed them to the detectors and the session [`Tally`], hand the signals to [`Store::append`]
+//! (which redacts and dedups), and only then move the cursor. A run that fails before the append
+//! leaves the cursor where it was, so the next run retries those lines; a replay of lines already
+//! stored is caught by the store's same-sighting dedup.
+//!
+//! A dry run reads the cursor without the lock, writes nothing, and returns the signals as they
+//! would be stored (redacted, with ids).
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::cursor::{self, Cursor};
+use crate::detect::Detector;
+use crate::error::{Error, IoContext, Result};
+use crate::fsutil::LockWait;
+use crate::hook;
+use crate::hookio::Payload;
+use crate::paths::Paths;
+use crate::signal::{self, Signal};
+use crate::store::{AppendOutcome, Store};
+use crate::summary::{self, Tally};
+use crate::transcript::{self, EventKind, Position};
+
+/// What to mine and how to label it.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    pub transcript: PathBuf,
+    /// The session the cursor and the signals belong to (default: the transcript's file stem,
+    /// which is the session id for transcripts Claude Code writes).
+    pub session: Option<String>,
+    /// The project (cwd) the signals belong to.
+    pub project: Option<String>,
+    /// `source.hook` of the signals: the hook event, or `cli` offline.
+    pub hook: String,
+    /// Also write the session's `summary` signal (SessionEnd).
+    pub summary: bool,
+    /// SessionEnd's `reason`, kept in the summary's meta.
+    pub end_reason: Option<String>,
+    pub dry_run: bool,
+}
+
+/// What a run did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The signals mined (a dry run: as they would be stored, redacted and with ids).
+    pub signals: Vec<Signal>,
+    /// What the store did with them (empty for a dry run).
+    pub stored: AppendOutcome,
+    /// Transcript lines read by this run.
+    pub lines_read: u64,
+    /// Problems that did not stop the run (an unreadable cursor…), for the error log.
+    pub warnings: Vec<String>,
+}
+
+/// The signals and the cursor after reading the unseen part of a transcript.
+struct Mined {
+    signals: Vec<Signal>,
+    cursor: Cursor,
+    lines_read: u64,
+}
+
+impl Request {
+    fn session_key(&self) -> String {
+        self.session
+            .clone()
+            .filter(|s| !s.is_empty())
+            .or_else(|| {
+                self.transcript
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+            })
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "unknown".into())
+    }
+}
+
+/// Mine `req.transcript` from the session's cursor and store (or, dry, return) the signals.
+pub fn capture(paths: &Paths, req: &Request) -> Result<Outcome> {
+    let mut file =
+        hook::open_regular_file(&req.transcript).ctx("cannot read transcript", &req.transcript)?;
+    let session = req.session_key();
+    let cursor_path = cursor::path(paths, &session);
+    let mut warnings = Vec::new();
+    let load_cursor = |warnings: &mut Vec<String>| match cursor::load(&cursor_path) {
+        Ok(c) => c.unwrap_or_default(),
+        Err(e) => {
+            warnings.push(format!("{e}; reading the transcript from the start"));
+            Cursor::default()
+        }
+    };
+
+    if req.dry_run {
+        let saved = load_cursor(&mut warnings);
+        let mined = mine(&mut file, saved, req, &session)?;
+        return Ok(Outcome {
+            signals: preview(mined.signals),
+            stored: AppendOutcome::default(),
+            lines_read: mined.lines_read,
+            warnings,
+        });
+    }
+
+    cursor::with_session_lock(paths, &session, LockWait::HOOK, || {
+        // Re-read under the lock: a run that held it before us has moved the cursor.
+        let saved = load_cursor(&mut warnings);
+        let mined = mine(&mut file, saved.clone(), req, &session)?;
+        let stored = Store::new(paths, LockWait::HOOK).append(mined.signals.clone())?;
+        if mined.cursor != saved {
+            cursor::save(&cursor_path, &mined.cursor)?;
+        }
+        Ok(Outcome {
+            signals: mined.signals,
+            stored,
+            lines_read: mined.lines_read,
+            warnings: std::mem::take(&mut warnings),
+        })
+    })
+}
+
+/// Read what the cursor has not seen: detect, tally, label. The detectors also get the last turn
+/// before the cursor again (bounded), so a correction right after the cursor still sees the
+/// assistant action it corrects; only signals from unseen lines are kept.
+fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -> Result<Mined> {
+    let path = &req.transcript;
+    let Cursor {
+        offset,
+        line,
+        tally,
+        turn_line,
+        ..
+    } = saved.resume_for(file).ctx("cannot read transcript", path)?;
+    let mut tally: Tally = tally;
+    let mut detector = Detector::new();
+    let start = turn_line
+        .and_then(|turn| cursor::line_start(file, Position { offset, line }, turn).transpose())
+        .transpose()
+        .ctx("cannot read transcript", path)?
+        .unwrap_or(Position { offset, line });
+    let mut last_turn = turn_line;
+    let end = transcript::read(file, start, |event| {
+        if matches!(event.kind, EventKind::UserText { .. }) {
+            last_turn = Some(event.line);
+        }
+        if event.line > line {
+            tally.observe(&event);
+        }
+        detector.feed(&event);
+    })
+    .ctx("cannot read transcript", path)?;
+
+    let mut signals = detector.finish();
+    signals.retain(|s| s.source.line.is_none_or(|l| l > line));
+    for s in &mut signals {
+        s.session_id = Some(session.to_string());
+        s.project = req.project.clone();
+        s.source.hook = Some(req.hook.clone());
+    }
+    if req.summary && tally.summarized_at != Some(end.line) {
+        if let Some(mut s) = summary::summary_signal(
+            &tally,
+            session,
+            req.project.as_deref(),
+            req.end_reason.as_deref(),
+        ) {
+            s.source.hook = Some(req.hook.clone());
+            s.meta
+                .insert("transcript_lines".into(), Value::from(end.line));
+            signals.push(s);
+            tally.summarized_at = Some(end.line);
+        }
+    }
+    let fingerprint = if end.offset > 0 {
+        cursor::fingerprint(file).ctx("cannot read transcript", path)?
+    } else {
+        None
+    };
+    Ok(Mined {
+        signals,
+        cursor: Cursor {
+            offset: end.offset,
+            line: end.line,
+            fingerprint,
+            tally,
+            turn_line: last_turn,
+        },
+        lines_read: end.line.saturating_sub(line),
+    })
+}
+
+/// The signals as the store would write them: redacted, with ids and dedup keys; a repeat within
+/// the batch counts as one more sighting of the first, as the store counts it.
+fn preview(batch: Vec<Signal>) -> Vec<Signal> {
+    let now = chrono::Utc::now();
+    let mut out: Vec<Signal> = Vec::with_capacity(batch.len());
+    let mut by_key: HashMap<String, usize> = HashMap::new();
+    for mut sig in batch {
+        crate::redact::redact_signal(&mut sig);
+        let key = sig.dedup_key();
+        if let Some(&at) = by_key.get(&key) {
+            out[at].add_sightings(1);
+            continue;
+        }
+        sig.id = signal::make_id(now, out.last().map(|s| s.id.as_str()));
+        sig.meta
+            .insert("dedup_key".into(), Value::from(key.clone()));
+        by_key.insert(key, out.len());
+        out.push(sig);
+    }
+    out
+}
+
+/// The capture request a hook payload asks for; `Ok(None)` when the payload names no transcript
+/// or its project opted out (nothing to do, nothing to log).
+pub fn request_from_payload(
+    payload: &Payload,
+    hook_event: &str,
+    summary: bool,
+) -> Result<Option<Request>> {
+    if hook::opted_out(payload) {
+        return Ok(None);
+    }
+    let Some(transcript) = payload.transcript_path.as_deref().filter(|t| !t.is_empty()) else {
+        return Err(Error::msg(
+            "payload has no transcript_path; nothing to capture",
+        ));
+    };
+    Ok(Some(Request {
+        transcript: PathBuf::from(transcript),
+        session: payload.session_id.clone().filter(|s| !s.is_empty()),
+        project: payload.cwd.clone().filter(|s| !s.is_empty()),
+        hook: hook_event.to_string(),
+        summary,
+        end_reason: payload.reason.clone(),
+        dry_run: false,
+    }))
+}
+
+/// Parse the offline flags: `--transcript FILE [--session ID] [--project DIR] [--dry-run]`
+/// (`--flag=value` too). A bad flag is a usage error. The project defaults to the current dir.
+pub fn parse_offline_args(args: &[OsString], summary: bool) -> Result<Request> {
+    let mut req = Request {
+        hook: "cli".into(),
+        summary,
+        ..Request::default()
+    };
+    let mut transcript = None;
+    let mut project = None;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let text = arg.to_string_lossy();
+        let (flag, inline) = match text.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(OsString::from(v))),
+            _ => (text.to_string(), None),
+        };
+        let mut value = |name: &str| -> Result<OsString> {
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| Error::usage(format!("{name} needs a value")))
+        };
+        match flag.as_str() {
+            "--transcript" => transcript = Some(PathBuf::from(value("--transcript")?)),
+            "--session" => req.session = Some(value("--session")?.to_string_lossy().into_owned()),
+            "--project" => project = Some(PathBuf::from(value("--project")?)),
+            "--dry-run" if inline.is_none() => req.dry_run = true,
+            _ => {
+                return Err(Error::usage(format!(
+                    "unknown argument {text:?} (see --help)"
+                )))
+            }
+        }
+    }
+    req.transcript = transcript.ok_or_else(|| Error::usage("--transcript FILE is required"))?;
+    let project = match project {
+        Some(p) => std::path::absolute(&p).unwrap_or(p),
+        None => std::env::current_dir()
+            .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?,
+    };
+    req.project = Some(project.display().to_string());
+    Ok(req)
+}
+
+/// One JSON object a line, as `--dry-run` prints them.
+pub fn jsonl(signals: &[Signal]) -> String {
+    let mut out = String::new();
+    for s in signals {
+        out.push_str(&serde_json::to_string(s).expect("serializes"));
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn offline_flags() {
+        let r = parse_offline_args(
+            &args(&[
+                "--transcript",
+                "t.jsonl",
+                "--session=s1",
+                "--project",
+                "/p",
+                "--dry-run",
+            ]),
+            false,
+        )
+        .unwrap();
+        assert_eq!(r.transcript, PathBuf::from("t.jsonl"));
+        assert_eq!(r.session.as_deref(), Some("s1"));
+        assert_eq!(r.project.as_deref(), Some("/p"));
+        assert!(r.dry_run);
+        assert_eq!(r.hook, "cli");
+
+        for bad in [
+            &["--dry-run"][..],
+            &["--transcript"],
+            &["--transcript", "t", "--bogus"],
+            &["--transcript", "t", "--dry-run=yes"],
+            &["--transcript", "t", "extra"],
+            &["--transcript="],
+        ] {
+            let e = parse_offline_args(&args(bad), false).unwrap_err();
+            assert!(e.is_usage(), "{bad:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn preview_gives_ids_and_folds_repeats() {
+        let a = Signal::new(signal::Kind::Correction, "Use pnpm, not npm");
+        let b = Signal::new(signal::Kind::Correction, "use PNPM not npm!");
+        let c = Signal::new(signal::Kind::Convention, "Tests live in tests/");
+        let out = preview(vec![a, b, c]);
+        assert_eq!(out.len(), 2);
+        assert!(signal::looks_like_id(&out[0].id));
+        assert!(out[1].id > out[0].id, "ids increase");
+        assert_eq!(out[0].seen(), 2);
+        assert!(out[0].meta.contains_key("dedup_key"));
+    }
+}

@@ -1,0 +1,284 @@
+//! Per-session transcript cursors: how far the capture hooks have read each session's transcript.
+//!
+//! PreCompact fires 2–4 times for one compaction and SessionEnd follows, all on the same growing
+//! transcript. A cursor (`<data dir>/cursors/<session>.json`) remembers the byte offset and line
+//! number of the first unread line, so every run reads only what is new and no transcript line is
+//! mined twice. It also carries the session's running [`Tally`], so the SessionEnd summary covers
+//! the whole session while reading only the unseen tail.
+//!
+//! **Replaced transcripts.** A cursor keeps a fingerprint of the transcript's first line. If the
+//! file now starts differently, or is shorter than the offset, it is another file (a replaced or
+//! truncated transcript) and reading restarts from the top with a fresh tally.
+//!
+//! **Races.** Two runs for one session serialize on `<session>.lock` beside the cursor, held across
+//! read → detect → store append → cursor write, and the cursor is re-read under that lock; so a
+//! second run starts where the first one ended. The lock file is never renamed (the cursor is, by
+//! its atomic write). Lock order is always cursor lock, then store lock.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::fsutil::{self, LockWait, PRIVATE_FILE};
+use crate::paths::Paths;
+use crate::signal::fnv1a;
+use crate::summary::Tally;
+use crate::transcript::Position;
+
+/// How much of the transcript's first line the fingerprint covers (first lines carry a uuid and
+/// a timestamp, so this is plenty to tell two transcripts apart).
+const FINGERPRINT_BYTES: usize = 4096;
+
+/// Longest session id used verbatim as a file name.
+const MAX_NAME: usize = 100;
+
+/// Where reading a session's transcript resumes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Cursor {
+    /// Byte offset of the first unread line.
+    pub offset: u64,
+    /// Lines before `offset` (the 1-based number of the last line read).
+    pub line: u64,
+    /// Hash of the transcript's first line; `None` until a line has been read.
+    #[serde(default)]
+    pub fingerprint: Option<String>,
+    /// What the session did in the lines read so far.
+    #[serde(default)]
+    pub tally: Tally,
+    /// The line of the last user prompt read: where the turn in progress at the cursor began.
+    #[serde(default)]
+    pub turn_line: Option<u64>,
+}
+
+impl Cursor {
+    /// This cursor if it still fits `file`, else a fresh one (another or a truncated transcript).
+    pub fn resume_for(self, file: &File) -> io::Result<Cursor> {
+        if self.offset == 0 {
+            return Ok(Cursor::default());
+        }
+        let len = file.metadata()?.len();
+        if len < self.offset || fingerprint(file)? != self.fingerprint {
+            return Ok(Cursor::default());
+        }
+        Ok(self)
+    }
+}
+
+/// The fingerprint of a transcript: a hash of its first line (bounded), `None` when it is empty.
+pub fn fingerprint(file: &File) -> io::Result<Option<String>> {
+    let mut buf = vec![0u8; FINGERPRINT_BYTES];
+    let mut filled = 0;
+    // Positional reads leave the file's cursor where the transcript reader expects it.
+    while filled < buf.len() {
+        match file.read_at(&mut buf[filled..], filled as u64) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    let head = &buf[..filled];
+    if head.is_empty() {
+        return Ok(None);
+    }
+    let first_line = match memchr::memchr(b'\n', head) {
+        Some(end) => &head[..=end],
+        None => head,
+    };
+    Ok(Some(format!("{:016x}", fnv1a(first_line))))
+}
+
+/// How far back before the cursor the turn in progress is looked for.
+const TURN_CONTEXT_BYTES: u64 = 256 * 1024;
+
+/// Where 1-based line `target` starts, given that `at` (just after a newline) starts line
+/// `at.line + 1`: found by reading at most [`TURN_CONTEXT_BYTES`] backwards. `None` when the line
+/// is further back than that, or `target` is not before `at`.
+pub fn line_start(file: &File, at: Position, target: u64) -> io::Result<Option<Position>> {
+    if target == 0 || target > at.line {
+        return Ok(None);
+    }
+    let from = at.offset.saturating_sub(TURN_CONTEXT_BYTES);
+    let mut buf = vec![0u8; (at.offset - from) as usize];
+    file.read_exact_at(&mut buf, from)?;
+    // The line ending at `at.offset` is number `at.line`; walk back over newlines.
+    let mut line = at.line;
+    let mut end = buf.len().saturating_sub(1); // the newline that ends line `at.line`
+    loop {
+        match memchr::memrchr(b'\n', &buf[..end]) {
+            Some(nl) if line > target => {
+                line -= 1;
+                end = nl;
+            }
+            Some(nl) => {
+                return Ok(Some(Position {
+                    offset: from + nl as u64 + 1,
+                    line: target - 1,
+                }))
+            }
+            None if from == 0 && line == target => {
+                return Ok(Some(Position { offset: 0, line: 0 }))
+            }
+            None => return Ok(None),
+        }
+    }
+}
+
+/// A file name for a session id: the id itself when it is a plain token (Claude's session ids are
+/// uuids), otherwise its safe characters plus a hash, so `../x`, `a/b` or an empty id can never
+/// leave the cursors dir or collide with another session.
+pub fn file_stem(session: &str) -> String {
+    let plain = !session.is_empty()
+        && session.len() <= MAX_NAME
+        && !session.starts_with('.')
+        && session
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.');
+    if plain {
+        return session.to_string();
+    }
+    let safe: String = session
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .take(48)
+        .collect();
+    format!("s_{safe}_{:016x}", fnv1a(session.as_bytes()))
+}
+
+/// `<data dir>/cursors/<session>.json`
+pub fn path(paths: &Paths, session: &str) -> PathBuf {
+    paths.cursors().join(format!("{}.json", file_stem(session)))
+}
+
+fn lock_path(paths: &Paths, session: &str) -> PathBuf {
+    paths.cursors().join(format!("{}.lock", file_stem(session)))
+}
+
+/// The saved cursor, `Ok(None)` when there is none yet. An unreadable or invalid cursor is an error
+/// (the caller logs it and starts over: mining twice beats never mining).
+pub fn load(path: &Path) -> Result<Option<Cursor>> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(crate::error::Error::io("cannot read cursor", path, e)),
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| crate::error::Error::msg(format!("invalid cursor {}: {e}", path.display())))
+}
+
+/// Write the cursor atomically (a crash leaves the old or the new one, never half of one).
+pub fn save(path: &Path, cursor: &Cursor) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        fsutil::ensure_private_dir(dir)?;
+    }
+    let bytes = serde_json::to_vec(cursor).expect("serializes");
+    fsutil::atomic_write(path, &bytes, PRIVATE_FILE)
+}
+
+/// Run `f` holding the session's cursor lock (bounded wait: a hook never blocks Claude for long).
+pub fn with_session_lock<T>(
+    paths: &Paths,
+    session: &str,
+    wait: LockWait,
+    f: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    fsutil::with_lock(&lock_path(paths, session), wait, &mut || {}, f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn session_ids_become_safe_distinct_file_names() {
+        let uuid = "3f9394bc-a388-496a-b744-1667ef929002";
+        assert_eq!(file_stem(uuid), uuid);
+        for hostile in ["../../etc/passwd", "a/b", "", ".", "..", ".hidden", "x\0y"] {
+            let stem = file_stem(hostile);
+            assert!(!stem.contains('/') && !stem.contains('\0'), "{stem}");
+            assert!(!stem.starts_with('.'), "{stem}");
+            assert!(!stem.is_empty());
+        }
+        assert_ne!(file_stem("a/b"), file_stem("a_b"));
+        assert_ne!(file_stem("a/b"), file_stem("a:b"));
+        let long = "x".repeat(500);
+        assert!(file_stem(&long).len() < 80);
+        let p = Paths::new("/c", "/d");
+        assert_eq!(
+            path(&p, "../evil"),
+            PathBuf::from(format!("/d/cursors/{}.json", file_stem("../evil")))
+        );
+    }
+
+    #[test]
+    fn a_cursor_resumes_only_on_the_same_untruncated_transcript() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = dir.path().join("t.jsonl");
+        std::fs::write(&t, "{\"uuid\":\"a\"}\n{\"uuid\":\"b\"}\n").unwrap();
+        let file = File::open(&t).unwrap();
+        let saved = Cursor {
+            offset: 13,
+            line: 1,
+            fingerprint: fingerprint(&file).unwrap(),
+            ..Cursor::default()
+        };
+        assert_eq!(saved.clone().resume_for(&file).unwrap(), saved);
+
+        // Replaced by another transcript of the same length: restart.
+        std::fs::write(&t, "{\"uuid\":\"z\"}\n{\"uuid\":\"b\"}\n").unwrap();
+        let file = File::open(&t).unwrap();
+        assert_eq!(saved.clone().resume_for(&file).unwrap(), Cursor::default());
+
+        // Truncated below the offset: restart.
+        std::fs::write(&t, "{\"uuid\":\"a\"}").unwrap();
+        let file = File::open(&t).unwrap();
+        assert_eq!(saved.clone().resume_for(&file).unwrap(), Cursor::default());
+
+        // Grown: resume.
+        let mut f = std::fs::OpenOptions::new().append(true).open(&t).unwrap();
+        f.write_all(b"\n{\"uuid\":\"b\"}\n{\"uuid\":\"c\"}\n")
+            .unwrap();
+        let file = File::open(&t).unwrap();
+        assert_eq!(saved.clone().resume_for(&file).unwrap(), saved);
+    }
+
+    #[test]
+    fn line_start_walks_back_to_the_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = dir.path().join("t.jsonl");
+        std::fs::write(&t, "aa\nbbb\nc\ndddd\n").unwrap();
+        let file = File::open(&t).unwrap();
+        let at = Position { offset: 9, line: 3 }; // after "c\n"
+        let start = |n| line_start(&file, at, n).unwrap();
+        assert_eq!(start(3), Some(Position { offset: 7, line: 2 }));
+        assert_eq!(start(2), Some(Position { offset: 3, line: 1 }));
+        assert_eq!(start(1), Some(Position { offset: 0, line: 0 }));
+        assert_eq!(start(4), None);
+        assert_eq!(start(0), None);
+    }
+
+    #[test]
+    fn save_then_load_round_trips_and_bad_cursors_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = Paths::new(dir.path(), dir.path().join("data"));
+        let at = path(&p, "s1");
+        assert!(load(&at).unwrap().is_none());
+        let mut c = Cursor {
+            offset: 42,
+            line: 3,
+            fingerprint: Some("00ff".into()),
+            ..Cursor::default()
+        };
+        c.tally.turns = 2;
+        save(&at, &c).unwrap();
+        assert_eq!(load(&at).unwrap(), Some(c));
+        std::fs::write(&at, "{not json").unwrap();
+        assert!(load(&at).is_err());
+    }
+}

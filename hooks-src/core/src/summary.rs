@@ -1,0 +1,361 @@
+//! The SessionEnd `summary` signal: what a session did, in one line and a few counts.
+//!
+//! SessionEnd hooks share a 1.5 s budget, so the summary cannot read a long transcript from the
+//! top. Instead every capture run adds the events it reads to a running [`Tally`] kept in the
+//! session's cursor, and SessionEnd only reads the lines no run has seen yet.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::signal::{parse_time, Kind, Signal};
+use crate::transcript::{Event, EventKind};
+
+/// Files remembered by name (a summary lists them; more are only counted).
+const MAX_FILES: usize = 200;
+/// Distinct tool names counted (MCP servers can bring many; the rest go under "other").
+const MAX_TOOLS: usize = 100;
+/// Tools and files named in the one-line content.
+const CONTENT_TOOLS: usize = 5;
+
+/// Tools whose `file_path`/`notebook_path` is a file the session changed.
+const EDITING_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
+
+/// Running counts of one session, built from transcript events.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Tally {
+    /// User prompts.
+    pub turns: u64,
+    /// Tool calls by tool name.
+    pub tools: BTreeMap<String, u64>,
+    /// Files changed by an editing tool, first seen first (absolute as the tool got them).
+    pub files: Vec<String>,
+    /// Changed files beyond [`MAX_FILES`] (counted, not named).
+    pub files_unlisted: u64,
+    /// Tool calls that returned an error.
+    pub failures: u64,
+    /// Tool calls the user rejected.
+    pub rejections: u64,
+    pub first_timestamp: Option<String>,
+    pub last_timestamp: Option<String>,
+    /// The transcript line the last summary was written at (a repeat SessionEnd with nothing new
+    /// writes no second summary).
+    pub summarized_at: Option<u64>,
+}
+
+impl Tally {
+    /// Count one transcript event.
+    pub fn observe(&mut self, event: &Event) {
+        if let Some(ts) = event
+            .timestamp
+            .as_deref()
+            .filter(|t| parse_time(t).is_some())
+        {
+            if self.first_timestamp.as_deref().is_none_or(|f| ts < f) {
+                self.first_timestamp = Some(ts.to_string());
+            }
+            if self.last_timestamp.as_deref().is_none_or(|l| ts > l) {
+                self.last_timestamp = Some(ts.to_string());
+            }
+        }
+        match &event.kind {
+            EventKind::UserText { .. } => self.turns += 1,
+            EventKind::ToolUse { name, input, .. } => {
+                let name = if self.tools.len() < MAX_TOOLS || self.tools.contains_key(name) {
+                    name.as_str()
+                } else {
+                    "other"
+                };
+                *self.tools.entry(name.to_string()).or_default() += 1;
+                if EDITING_TOOLS.contains(&name) {
+                    let path = input
+                        .get("file_path")
+                        .or_else(|| input.get("notebook_path"))
+                        .and_then(Value::as_str)
+                        .filter(|p| !p.is_empty());
+                    if let Some(path) = path {
+                        self.touch(path);
+                    }
+                }
+            }
+            EventKind::ToolResult { is_error: true, .. } => self.failures += 1,
+            EventKind::Rejection { .. } => self.rejections += 1,
+            _ => {}
+        }
+    }
+
+    fn touch(&mut self, path: &str) {
+        if self.files.iter().any(|f| f == path) {
+            return;
+        }
+        if self.files.len() < MAX_FILES {
+            self.files.push(path.to_string());
+        } else {
+            self.files_unlisted += 1;
+        }
+    }
+
+    pub fn tool_calls(&self) -> u64 {
+        self.tools.values().sum()
+    }
+
+    /// Seconds between the first and the last timestamped event, when both can be read.
+    pub fn duration_secs(&self) -> Option<i64> {
+        let first = parse_time(self.first_timestamp.as_deref()?)?;
+        let last = parse_time(self.last_timestamp.as_deref()?)?;
+        Some((last - first).num_seconds().max(0))
+    }
+
+    /// Nothing happened worth a summary (an empty or a meta-only session).
+    pub fn is_empty(&self) -> bool {
+        self.turns == 0 && self.tools.is_empty()
+    }
+}
+
+/// `path` relative to `project` when it lies inside it.
+pub fn relative_to(path: &str, project: Option<&str>) -> String {
+    let Some(project) = project
+        .map(|p| p.trim_end_matches('/'))
+        .filter(|p| !p.is_empty())
+    else {
+        return path.to_string();
+    };
+    match path.strip_prefix(project) {
+        Some(rest) if rest.starts_with('/') && rest.len() > 1 => rest[1..].to_string(),
+        _ => path.to_string(),
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// "42 min", "1 h 05 min", "30 s".
+pub fn human_duration(secs: i64) -> String {
+    match secs {
+        s if s < 60 => format!("{s} s"),
+        s if s < 3600 => format!("{} min", s / 60),
+        s => format!("{} h {:02} min", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// The `summary` signal for a session, `None` when the session did nothing.
+pub fn summary_signal(
+    tally: &Tally,
+    session: &str,
+    project: Option<&str>,
+    end_reason: Option<&str>,
+) -> Option<Signal> {
+    if tally.is_empty() {
+        return None;
+    }
+    let mut by_use: Vec<(&String, &u64)> = tally.tools.iter().collect();
+    by_use.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let mut tools_line: Vec<String> = by_use
+        .iter()
+        .take(CONTENT_TOOLS)
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
+    if by_use.len() > CONTENT_TOOLS {
+        tools_line.push(format!("+{} more", by_use.len() - CONTENT_TOOLS));
+    }
+    let files: Vec<String> = tally
+        .files
+        .iter()
+        .map(|f| relative_to(f, project))
+        .collect();
+    let files_total = files.len() as u64 + tally.files_unlisted;
+    let short_session: String = session.chars().take(8).collect();
+
+    let mut content = format!("Session {short_session}");
+    if let Some(secs) = tally.duration_secs() {
+        content.push_str(&format!(" ({})", human_duration(secs)));
+    }
+    content.push_str(&format!(
+        ": {}, {}",
+        plural(tally.turns, "prompt", "prompts"),
+        plural(tally.tool_calls(), "tool call", "tool calls")
+    ));
+    if !tools_line.is_empty() {
+        content.push_str(&format!(" ({})", tools_line.join(", ")));
+    }
+    content.push_str(&format!(
+        ", {} touched, {}",
+        plural(files_total, "file", "files"),
+        plural(tally.failures, "failure", "failures")
+    ));
+
+    let mut context = String::new();
+    if !files.is_empty() {
+        context.push_str("Files touched: ");
+        context.push_str(&files.join(", "));
+        if tally.files_unlisted > 0 {
+            context.push_str(&format!(" and {} more", tally.files_unlisted));
+        }
+        context.push('\n');
+    }
+    if !by_use.is_empty() {
+        let all: Vec<String> = by_use.iter().map(|(n, c)| format!("{n} {c}")).collect();
+        context.push_str(&format!("Tools used: {}\n", all.join(", ")));
+    }
+    if tally.rejections > 0 {
+        context.push_str(&format!(
+            "Tool calls rejected by the user: {}\n",
+            tally.rejections
+        ));
+    }
+
+    let mut sig = Signal::new(Kind::Summary, content);
+    sig.context = context.trim_end().to_string();
+    sig.session_id = Some(session.to_string());
+    sig.project = project.map(str::to_string);
+    sig.category = Some("session".into());
+    sig.source.hook = Some("SessionEnd".into());
+    let mut meta = Map::new();
+    meta.insert("turns".into(), Value::from(tally.turns));
+    let tools: Map<String, Value> = tally
+        .tools
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::from(*v)))
+        .collect();
+    meta.insert("tools".into(), Value::Object(tools));
+    meta.insert("files".into(), Value::from(files));
+    meta.insert("files_touched".into(), Value::from(files_total));
+    meta.insert("failures".into(), Value::from(tally.failures));
+    meta.insert("rejections".into(), Value::from(tally.rejections));
+    if let Some(secs) = tally.duration_secs() {
+        meta.insert("duration_secs".into(), Value::from(secs));
+    }
+    if let Some(t) = &tally.first_timestamp {
+        meta.insert("started".into(), Value::from(t.as_str()));
+    }
+    if let Some(t) = &tally.last_timestamp {
+        meta.insert("ended".into(), Value::from(t.as_str()));
+    }
+    if let Some(r) = end_reason.filter(|r| !r.is_empty()) {
+        meta.insert("end_reason".into(), Value::from(r));
+    }
+    sig.meta = meta;
+    Some(sig)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ev(line: u64, ts: Option<&str>, kind: EventKind) -> Event {
+        Event {
+            line,
+            uuid: None,
+            timestamp: ts.map(str::to_string),
+            kind,
+        }
+    }
+
+    fn tool(name: &str, input: Value) -> EventKind {
+        EventKind::ToolUse {
+            id: "t".into(),
+            name: name.into(),
+            input,
+        }
+    }
+
+    #[test]
+    fn tally_counts_prompts_tools_files_failures_and_time() {
+        let mut t = Tally::default();
+        let events = [
+            ev(
+                1,
+                Some("2026-11-22T10:00:00.000Z"),
+                EventKind::UserText { text: "fix".into() },
+            ),
+            ev(
+                2,
+                Some("2026-11-22T10:01:00.000Z"),
+                tool("Edit", json!({"file_path": "/w/app/src/a.rs"})),
+            ),
+            ev(
+                3,
+                None,
+                tool("Write", json!({"file_path": "/w/app/src/a.rs"})),
+            ),
+            ev(
+                4,
+                None,
+                tool("NotebookEdit", json!({"notebook_path": "/tmp/n.ipynb"})),
+            ),
+            ev(5, None, tool("Bash", json!({"command": "cargo test"}))),
+            ev(
+                6,
+                Some("2026-11-22T10:42:30.000Z"),
+                EventKind::ToolResult {
+                    tool_use_id: "t".into(),
+                    is_error: true,
+                    text: "boom".into(),
+                },
+            ),
+            ev(
+                7,
+                Some("not a time"),
+                EventKind::UserText {
+                    text: "again".into(),
+                },
+            ),
+        ];
+        for e in &events {
+            t.observe(e);
+        }
+        assert_eq!(t.turns, 2);
+        assert_eq!(t.tool_calls(), 4);
+        assert_eq!(t.files, vec!["/w/app/src/a.rs", "/tmp/n.ipynb"]);
+        assert_eq!(t.failures, 1);
+        assert_eq!(t.duration_secs(), Some(42 * 60 + 30));
+
+        let s = summary_signal(&t, "3f9394bc-aaaa", Some("/w/app"), Some("other")).unwrap();
+        assert_eq!(
+            s.content,
+            "Session 3f9394bc (42 min): 2 prompts, 4 tool calls (Bash 1, Edit 1, NotebookEdit 1, Write 1), 2 files touched, 1 failure"
+        );
+        assert_eq!(s.meta["files"], json!(["src/a.rs", "/tmp/n.ipynb"]));
+        assert_eq!(s.meta["end_reason"], "other");
+        assert_eq!(s.kind, Kind::Summary);
+        assert_eq!(s.source.hook.as_deref(), Some("SessionEnd"));
+    }
+
+    #[test]
+    fn an_empty_session_has_no_summary() {
+        assert!(summary_signal(&Tally::default(), "s", None, None).is_none());
+    }
+
+    #[test]
+    fn relative_only_inside_the_project() {
+        assert_eq!(relative_to("/w/app/x.rs", Some("/w/app/")), "x.rs");
+        assert_eq!(
+            relative_to("/w/apple/x.rs", Some("/w/app")),
+            "/w/apple/x.rs"
+        );
+        assert_eq!(relative_to("/w/app", Some("/w/app")), "/w/app");
+        assert_eq!(relative_to("x.rs", None), "x.rs");
+    }
+
+    #[test]
+    fn file_list_is_bounded() {
+        let mut t = Tally::default();
+        for i in 0..(MAX_FILES + 5) {
+            t.observe(&ev(
+                1,
+                None,
+                tool("Write", json!({"file_path": format!("/f{i}")})),
+            ));
+        }
+        assert_eq!(t.files.len(), MAX_FILES);
+        assert_eq!(t.files_unlisted, 5);
+        let s = summary_signal(&t, "s", None, None).unwrap();
+        assert!(s
+            .content
+            .contains(&format!("{} files touched", MAX_FILES + 5)));
+    }
+}

@@ -1,0 +1,949 @@
+//! The four hooks as Claude Code runs them: every bad payload and hostile transcript ends in a
+//! quick, silent exit 0 with the problem in errors.log; cursors make the capture hooks read each
+//! line once, even when many run at once; the per-project opt-out silences all of them.
+
+use std::collections::HashSet;
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command as Std, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::util::{read_jsonl, shared, stdout, Env};
+
+pub const HOOKS: [&str; 4] = [
+    "capture-signals",
+    "capture-session-summary",
+    "capture-failure",
+    "inject-signals",
+];
+
+/// Wall-time bound of one hook run. The contract is 50 ms for the release binaries; the tests run
+/// debug builds (unoptimized serde/regex, ~10x slower) on a shared 2-core machine, so they allow
+/// ten times that. A hang (FIFO, /dev/zero) would blow either bound by far.
+pub fn hook_bound() -> Duration {
+    if cfg!(debug_assertions) {
+        Duration::from_millis(500)
+    } else {
+        Duration::from_millis(50)
+    }
+}
+
+pub fn demo_transcript() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo-transcript.jsonl")
+}
+
+/// Run a hook binary with `stdin`, timing the whole process.
+pub fn run_hook(env: &Env, bin: &str, stdin: &[u8]) -> (Output, Duration) {
+    let mut cmd = env.cmd(bin);
+    cmd.write_stdin(stdin.to_vec());
+    let start = Instant::now();
+    let out = cmd.output().expect("hook runs");
+    (out, start.elapsed())
+}
+
+/// The hook exited 0 and printed nothing (inject-signals: nothing or one JSON object).
+pub fn assert_silent_success(bin: &str, out: &Output, case: &str) {
+    assert!(
+        out.status.success(),
+        "{bin} [{case}]: exit {:?}, stderr {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = stdout(out);
+    if bin == "inject-signals" && !text.is_empty() {
+        let v: Value = serde_json::from_str(text.trim_end())
+            .unwrap_or_else(|e| panic!("{bin} [{case}]: stdout is not one JSON object: {e}"));
+        assert!(v["hookSpecificOutput"]["additionalContext"].is_string());
+        assert_eq!(text.trim_end().lines().count(), 1);
+    } else {
+        assert!(text.is_empty(), "{bin} [{case}]: printed {text:?}");
+    }
+}
+
+fn error_log(env: &Env) -> String {
+    fs::read_to_string(env.data.join("errors.log")).unwrap_or_default()
+}
+
+/// Lines of the store that are signals (not recurrence records).
+pub fn signals(env: &Env) -> Vec<Value> {
+    env.store_lines()
+        .into_iter()
+        .filter(|v| v.get("id").is_some() && v.get("recur").is_none())
+        .collect()
+}
+
+fn payload(session: &str, transcript: &Path, cwd: &Path, event: &str) -> Value {
+    json!({
+        "session_id": session,
+        "transcript_path": transcript,
+        "cwd": cwd,
+        "hook_event_name": event,
+        "trigger": "auto",
+        "reason": "other",
+        "source": "compact",
+        "tool_name": "Bash",
+        "tool_input": {"command": "false"},
+        "tool_use_id": format!("toolu_{session}"),
+        "error": "Exit code 1",
+        "is_interrupt": false
+    })
+}
+
+fn project(env: &Env) -> PathBuf {
+    let p = env.dir.path().join("project");
+    fs::create_dir_all(&p).unwrap();
+    p
+}
+
+/// A transcript in the env's temp dir with `text`.
+fn transcript_with(env: &Env, name: &str, text: &[u8]) -> PathBuf {
+    let p = env.dir.path().join(name);
+    fs::write(&p, text).unwrap();
+    p
+}
+
+fn demo_text() -> String {
+    fs::read_to_string(demo_transcript()).unwrap()
+}
+
+/// The 1-based line of the demo transcript whose user prompt starts with `prefix`.
+fn demo_line_of(prefix: &str) -> u64 {
+    demo_text()
+        .lines()
+        .position(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            v["message"]["content"]
+                .as_str()
+                .is_some_and(|c| c.starts_with(prefix))
+        })
+        .map(|i| i as u64 + 1)
+        .unwrap_or_else(|| panic!("demo has a prompt starting {prefix:?}"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad payloads and hostile transcripts
+
+/// Whether a case must leave a note in errors.log for a given hook.
+#[derive(Clone, Copy)]
+enum Log {
+    /// Every hook notes it (the payload cannot be read at all).
+    All,
+    /// The transcript hooks note it (they need a readable transcript_path).
+    Capture,
+    /// No note required.
+    No,
+}
+
+struct Case {
+    name: &'static str,
+    stdin: Vec<u8>,
+    log: Log,
+}
+
+fn bad_payload_cases(env: &Env) -> Vec<Case> {
+    let proj = project(env);
+    let good_transcript = transcript_with(env, "good.jsonl", demo_text().as_bytes());
+    let with = |transcript: &Path| payload("s-bad", transcript, &proj, "PreCompact").to_string();
+    let mut cases = vec![
+        Case {
+            name: "empty",
+            stdin: vec![],
+            log: Log::All,
+        },
+        Case {
+            name: "whitespace",
+            stdin: b"  \n".to_vec(),
+            log: Log::All,
+        },
+        Case {
+            name: "not JSON",
+            stdin: b"this is not json".to_vec(),
+            log: Log::All,
+        },
+        Case {
+            name: "truncated JSON",
+            stdin: with(&good_transcript).as_bytes()[..40].to_vec(),
+            log: Log::All,
+        },
+        Case {
+            name: "JSON array",
+            stdin: b"[{\"session_id\":\"s\"}]".to_vec(),
+            log: Log::All,
+        },
+        Case {
+            name: "JSON string",
+            stdin: b"\"PreCompact\"".to_vec(),
+            log: Log::All,
+        },
+        Case {
+            name: "missing fields",
+            stdin: b"{}".to_vec(),
+            log: Log::Capture,
+        },
+        Case {
+            name: "null fields",
+            stdin: json!({"session_id": null, "transcript_path": null, "cwd": null,
+                "tool_name": null, "tool_input": null, "error": null, "hook_event_name": null})
+            .to_string()
+            .into_bytes(),
+            log: Log::Capture,
+        },
+        Case {
+            name: "wrong types",
+            stdin: json!({"session_id": 7, "transcript_path": ["a"], "cwd": {"x": 1},
+                "tool_name": false, "tool_input": "x", "error": 3, "is_interrupt": "no",
+                "hook_event_name": 1.5})
+            .to_string()
+            .into_bytes(),
+            log: Log::Capture,
+        },
+        Case {
+            name: "NUL byte raw",
+            stdin: format!("{{\"session_id\":\"a\0b\",\"transcript_path\":\"{}\"}}", good_transcript.display()).into_bytes(),
+            log: Log::All,
+        },
+        Case {
+            name: "NUL byte escaped in path",
+            stdin: json!({"session_id": "s-nul", "transcript_path": "/tmp/a\u{0}b.jsonl", "cwd": proj})
+                .to_string()
+                .into_bytes(),
+            log: Log::Capture,
+        },
+        Case {
+            name: "invalid UTF-8",
+            stdin: [
+                &b"{\"session_id\":\"s-\xff\xfe\",\"transcript_path\":\"/tmp/\xff.jsonl\",\"cwd\":\""[..],
+                proj.to_string_lossy().as_bytes(),
+                b"\",\"tool_name\":\"Bash\",\"error\":\"bad \xc3\x28\"}",
+            ]
+            .concat(),
+            log: Log::Capture,
+        },
+        Case {
+            name: "10 MB payload",
+            stdin: {
+                let mut v = payload("s-big", &good_transcript, &proj, "PreCompact");
+                v["error"] = Value::from("E".repeat(10 << 20));
+                v.to_string().into_bytes()
+            },
+            log: Log::No,
+        },
+        Case {
+            name: "17 MB payload (over the limit)",
+            stdin: vec![b' '; 17 << 20],
+            log: Log::All,
+        },
+    ];
+
+    // Hostile transcripts behind an otherwise good payload.
+    let missing = env.dir.path().join("no-such.jsonl");
+    cases.push(Case {
+        name: "transcript missing",
+        stdin: with(&missing).into_bytes(),
+        log: Log::Capture,
+    });
+    cases.push(Case {
+        name: "transcript is a directory",
+        stdin: with(env.dir.path()).into_bytes(),
+        log: Log::Capture,
+    });
+    let fifo = env.dir.path().join("fifo.jsonl");
+    let made = Std::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    cases.push(Case {
+        name: "transcript is a FIFO that never ends",
+        stdin: with(&fifo).into_bytes(),
+        log: Log::Capture,
+    });
+    cases.push(Case {
+        name: "transcript is /dev/zero",
+        stdin: with(Path::new("/dev/zero")).into_bytes(),
+        log: Log::Capture,
+    });
+    let locked = transcript_with(env, "locked.jsonl", demo_text().as_bytes());
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    // As root, mode 000 does not stop reads: then the hook reads it and has nothing to report.
+    let readable_anyway = fs::File::open(&locked).is_ok();
+    cases.push(Case {
+        name: "transcript unreadable (mode 000)",
+        stdin: with(&locked).into_bytes(),
+        log: if readable_anyway {
+            Log::No
+        } else {
+            Log::Capture
+        },
+    });
+    let mut garbage = Vec::with_capacity(256 * 1024);
+    let mut x: u32 = 0x9e37_79b9;
+    for _ in 0..256 * 1024 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        garbage.push((x >> 24) as u8);
+    }
+    let garbage = transcript_with(env, "garbage.jsonl", &garbage);
+    cases.push(Case {
+        name: "transcript is binary garbage",
+        stdin: with(&garbage).into_bytes(),
+        log: Log::No,
+    });
+    let text = demo_text();
+    let torn = transcript_with(env, "torn.jsonl", &text.as_bytes()[..text.len() * 2 / 3]);
+    cases.push(Case {
+        name: "transcript truncated mid-line",
+        stdin: with(&torn).into_bytes(),
+        log: Log::No,
+    });
+    cases
+}
+
+#[test]
+fn bad_payloads_and_hostile_transcripts_end_in_a_quick_silent_exit_0_for_every_hook() {
+    let bound = hook_bound();
+    for bin in HOOKS {
+        let env = Env::new();
+        for case in bad_payload_cases(&env) {
+            let before = error_log(&env);
+            let (out, took) = run_hook(&env, bin, &case.stdin);
+            assert_silent_success(bin, &out, case.name);
+            // A 10 MB payload is parsed whole: unoptimized serde_json needs ~0.35 s for it on an
+            // idle machine and several seconds on a loaded one, so in debug builds this bound
+            // only catches a hang (release: the same 50 ms as every other case).
+            let allowed = if case.stdin.len() > 1 << 20 && cfg!(debug_assertions) {
+                Duration::from_secs(15)
+            } else {
+                bound
+            };
+            assert!(
+                took < allowed,
+                "{bin} [{}]: took {took:?} (bound {allowed:?})",
+                case.name
+            );
+            // read_jsonl panics on any invalid line.
+            let _ = read_jsonl(&env.store());
+            let logged = error_log(&env).len() > before.len();
+            let must_log = match case.log {
+                Log::All => true,
+                Log::Capture => bin.starts_with("capture-") && bin != "capture-failure",
+                Log::No => false,
+            };
+            if must_log {
+                assert!(logged, "{bin} [{}]: nothing in errors.log", case.name);
+            }
+            assert!(
+                !error_log(&env).contains("internal error"),
+                "{bin} [{}] panicked: {}",
+                case.name,
+                error_log(&env)
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Real payloads
+
+/// Every real payload file: (event, path).
+fn real_payloads() -> Vec<(String, PathBuf)> {
+    let mut files = Vec::new();
+    let mut dirs = vec![shared("corpus/payloads")];
+    if let Ok(entries) = fs::read_dir(shared("reference/payloads")) {
+        dirs.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
+    }
+    for dir in dirs {
+        for e in fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "json") {
+                let v: Value = serde_json::from_slice(&fs::read(&p).unwrap()).unwrap();
+                let event = v["hook_event_name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                files.push((event, p));
+            }
+        }
+    }
+    files.sort();
+    assert!(
+        files.len() >= 15,
+        "real payloads under ../shared: {files:?}"
+    );
+    files
+}
+
+fn hook_for(event: &str) -> Option<&'static str> {
+    Some(match event {
+        "PreCompact" => "capture-signals",
+        "SessionEnd" => "capture-session-summary",
+        "PostToolUseFailure" => "capture-failure",
+        "SessionStart" => "inject-signals",
+        _ => return None,
+    })
+}
+
+#[test]
+fn real_payloads_are_accepted_by_their_hooks() {
+    let mut ran = HashSet::new();
+    for (event, file) in real_payloads() {
+        let Some(bin) = hook_for(&event) else {
+            continue;
+        };
+        let env = Env::new();
+        let proj = project(&env);
+        let mut p: Value = serde_json::from_slice(&fs::read(&file).unwrap()).unwrap();
+        let session = p["session_id"].as_str().unwrap().to_string();
+        // The payload's own paths are on its author's machine: point them at temp copies.
+        let transcript = transcript_with(&env, &format!("{session}.jsonl"), demo_text().as_bytes());
+        p["transcript_path"] = json!(transcript);
+        p["cwd"] = json!(proj);
+        if bin == "inject-signals" {
+            // Something to inject: what PreCompact captured in this session.
+            let (out, _) = run_hook(&env, "capture-signals", p.to_string().as_bytes());
+            assert_silent_success("capture-signals", &out, "seed");
+        }
+        let (out, _) = run_hook(&env, bin, p.to_string().as_bytes());
+        let name = file.display().to_string();
+        assert_silent_success(bin, &out, &name);
+        assert_eq!(error_log(&env), "", "{bin} [{name}] logged a problem");
+        let stored = signals(&env);
+        assert!(
+            stored.iter().all(|s| s["session_id"] == session.as_str()),
+            "{name}: signals belong to the payload's session"
+        );
+        match bin {
+            "capture-signals" => assert!(
+                stored.iter().any(|s| s["type"] == "correction"),
+                "{name}: the demo's correction was captured"
+            ),
+            "capture-session-summary" => assert_eq!(
+                stored.iter().filter(|s| s["type"] == "summary").count(),
+                1,
+                "{name}: one summary"
+            ),
+            "capture-failure" => assert_eq!(stored.len(), 1, "{name}: one failure signal"),
+            _ => {
+                let text = stdout(&out);
+                if p["source"] == "compact" {
+                    assert!(
+                        text.contains("pnpm"),
+                        "{name}: injected the captured correction: {text}"
+                    );
+                }
+            }
+        }
+        ran.insert(bin);
+    }
+    assert_eq!(ran.len(), 4, "a real payload for every hook: {ran:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Concurrency
+
+#[test]
+fn many_hooks_at_once_leave_an_intact_store_with_no_duplicate_signal() {
+    let env = Env::new();
+    let proj = project(&env);
+    let transcript = transcript_with(&env, "s-race.jsonl", demo_text().as_bytes());
+    let capture = payload("s-race", &transcript, &proj, "PreCompact").to_string();
+
+    // The reference: what one run stores.
+    let solo = Env::new();
+    let solo_transcript = transcript_with(&solo, "s-race.jsonl", demo_text().as_bytes());
+    let (out, _) = run_hook(
+        &solo,
+        "capture-signals",
+        payload("s-race", &solo_transcript, &project(&solo), "PreCompact")
+            .to_string()
+            .as_bytes(),
+    );
+    assert_silent_success("capture-signals", &out, "solo");
+    let key = |s: &Value| format!("{}|{}|{}", s["type"], s["source"]["line"], s["content"]);
+    let mut expected: Vec<String> = signals(&solo).iter().map(key).collect();
+    expected.sort();
+    assert!(!expected.is_empty());
+
+    let mut jobs: Vec<(&str, String)> = (0..16)
+        .map(|_| ("capture-signals", capture.clone()))
+        .collect();
+    for i in 0..4 {
+        let mut p = payload("s-race", &transcript, &proj, "PostToolUseFailure");
+        p["tool_use_id"] = json!(format!("toolu_race_{i}"));
+        p["error"] = json!(format!("Exit code {i}"));
+        jobs.push(("capture-failure", p.to_string()));
+    }
+    let children: Vec<_> = jobs
+        .iter()
+        .map(|(bin, stdin)| {
+            let mut child = Std::new(assert_cmd::cargo::cargo_bin(bin))
+                .env_clear()
+                .env("HOME", &env.home)
+                .env("CLAUDE_CONFIG_DIR", &env.config)
+                .env("REFLECT_HOME", &env.data)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(stdin.as_bytes())
+                .unwrap();
+            (bin, child)
+        })
+        .collect();
+    for (bin, child) in children {
+        let out = child.wait_with_output().unwrap();
+        assert_silent_success(bin, &out, "concurrent");
+    }
+
+    let lines = env.store_lines(); // panics on a torn or invalid line
+    let stored = signals(&env);
+    let ids: HashSet<_> = stored.iter().map(|s| s["id"].clone()).collect();
+    assert_eq!(ids.len(), stored.len(), "ids are unique");
+    let mut mined: Vec<String> = stored
+        .iter()
+        .filter(|s| s["source"]["hook"] == "PreCompact")
+        .map(key)
+        .collect();
+    mined.sort();
+    assert_eq!(mined, expected, "16 racing runs store what one run stores");
+    let failures = stored
+        .iter()
+        .filter(|s| s["source"]["hook"] == "PostToolUseFailure")
+        .count();
+    let recurrences = lines.iter().filter(|l| l.get("recur").is_some()).count();
+    assert!(failures >= 1, "the failure hook's signals are there");
+    assert!(
+        failures + recurrences >= 4,
+        "every failure is a signal or a recurrence"
+    );
+    let cursor: Value =
+        serde_json::from_slice(&fs::read(env.data.join("cursors/s-race.json")).unwrap()).unwrap();
+    assert_eq!(cursor["offset"], json!(demo_text().len()));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Opt-out
+
+#[test]
+fn a_project_with_reflect_off_is_never_captured_by_any_hook() {
+    let env = Env::new();
+    let proj = project(&env);
+    let transcript = transcript_with(&env, "s-off.jsonl", demo_text().as_bytes());
+
+    // Control: without the marker, every hook does its work.
+    for bin in ["capture-signals", "capture-failure", "inject-signals"] {
+        let event = match bin {
+            "capture-signals" => "PreCompact",
+            "capture-failure" => "PostToolUseFailure",
+            _ => "SessionStart",
+        };
+        let (out, _) = run_hook(
+            &env,
+            bin,
+            payload("s-off", &transcript, &proj, event)
+                .to_string()
+                .as_bytes(),
+        );
+        assert_silent_success(bin, &out, "control");
+        if bin == "inject-signals" {
+            assert!(
+                !stdout(&out).is_empty(),
+                "control: inject prints the signals"
+            );
+        }
+    }
+    let before = fs::read(env.store()).unwrap();
+    assert!(!before.is_empty());
+
+    fs::create_dir_all(proj.join(".claude")).unwrap();
+    fs::write(proj.join(".claude/reflect.off"), "").unwrap();
+    fs::write(
+        &transcript,
+        demo_text().replace("pnpm workspace", "pnpm-only workspace"),
+    )
+    .unwrap();
+    for bin in HOOKS {
+        let (event, session) = match bin {
+            "capture-signals" => ("PreCompact", "s-off"),
+            "capture-session-summary" => ("SessionEnd", "s-off"),
+            "capture-failure" => ("PostToolUseFailure", "s-off-2"),
+            _ => ("SessionStart", "s-off"),
+        };
+        let (out, _) = run_hook(
+            &env,
+            bin,
+            payload(session, &transcript, &proj, event)
+                .to_string()
+                .as_bytes(),
+        );
+        assert_silent_success(bin, &out, "opted out");
+        assert!(
+            stdout(&out).is_empty(),
+            "{bin}: prints nothing when opted out"
+        );
+        assert_eq!(
+            fs::read(env.store()).unwrap(),
+            before,
+            "{bin} stored something"
+        );
+    }
+
+    let out = env
+        .cmd("memory-store")
+        .arg("doctor")
+        .current_dir(&proj)
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&out).contains("reflect.off"),
+        "doctor reports the opt-out: {}",
+        stdout(&out)
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Offline mode, cursors
+
+#[test]
+fn dry_run_prints_full_signals_and_writes_nothing() {
+    let env = Env::new();
+    for bin in ["capture-signals", "capture-session-summary"] {
+        let out = env
+            .cmd(bin)
+            .args(["--transcript"])
+            .arg(demo_transcript())
+            .args(["--dry-run", "--project", "/home/dev/acme-cli"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{bin}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let printed: Vec<Value> = stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+            .collect();
+        assert!(!printed.is_empty(), "{bin} printed signals");
+        for s in &printed {
+            for field in [
+                "id",
+                "version",
+                "timestamp",
+                "session_id",
+                "project",
+                "type",
+                "status",
+                "confidence",
+                "source",
+                "content",
+                "context",
+                "tags",
+                "meta",
+            ] {
+                assert!(s.get(field).is_some(), "{bin}: {field} missing in {s}");
+            }
+            assert!(s["id"].as_str().unwrap().starts_with("SIG-"));
+            assert_eq!(s["project"], "/home/dev/acme-cli");
+        }
+        let correction = demo_line_of("No, don't use npm");
+        assert!(
+            printed
+                .iter()
+                .any(|s| s["type"] == "correction" && s["source"]["line"] == correction),
+            "{bin}: the correction at line {correction}"
+        );
+        let summaries = printed.iter().filter(|s| s["type"] == "summary").count();
+        assert_eq!(summaries, usize::from(bin == "capture-session-summary"));
+        assert!(
+            !env.data.exists(),
+            "{bin} --dry-run wrote into the data dir"
+        );
+    }
+}
+
+#[test]
+fn offline_mode_reports_bad_flags_and_missing_files() {
+    let env = Env::new();
+    for bin in ["capture-signals", "capture-session-summary"] {
+        let out = env
+            .cmd(bin)
+            .args(["--transcript", "x", "--frobnicate"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bin}: usage error");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with(&format!("{bin}: ")) && err.contains("--frobnicate"),
+            "{err}"
+        );
+
+        let out = env.cmd(bin).arg("--dry-run").output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{bin}: --transcript is required"
+        );
+
+        let out = env
+            .cmd(bin)
+            .args(["--transcript", "/nonexistent/t.jsonl", "--dry-run"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{bin}: operational error");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("/nonexistent/t.jsonl"), "{err}");
+
+        // Words are not flags: hook mode, exit 0 whatever the payload.
+        let out = env
+            .cmd(bin)
+            .arg("PreCompact")
+            .write_stdin("{}")
+            .output()
+            .unwrap();
+        assert_silent_success(bin, &out, "word argument");
+
+        let out = env.cmd(bin).arg("--help").output().unwrap();
+        assert!(out.status.success() && stdout(&out).contains("--dry-run"));
+    }
+}
+
+/// Run capture-signals offline (storing) for `session` on `transcript`.
+fn capture_offline(env: &Env, transcript: &Path, session: &str) {
+    let out = env
+        .cmd("capture-signals")
+        .arg("--transcript")
+        .arg(transcript)
+        .args(["--session", session, "--project", "/p"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_cursor_resumes_where_the_last_run_ended() {
+    let env = Env::new();
+    let text = demo_text();
+    let convention = demo_line_of("Yes. We always put") as usize;
+    let head: String = text
+        .lines()
+        .take(convention - 1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let t = transcript_with(&env, "t.jsonl", head.as_bytes());
+
+    capture_offline(&env, &t, "s1");
+    let first = signals(&env);
+    assert!(first.iter().any(|s| s["type"] == "correction"));
+    assert!(first.iter().all(|s| s["type"] != "convention"));
+
+    // Nothing new: nothing stored, not even a recurrence.
+    let bytes = fs::read(env.store()).unwrap();
+    capture_offline(&env, &t, "s1");
+    assert_eq!(
+        fs::read(env.store()).unwrap(),
+        bytes,
+        "a repeat run stores nothing"
+    );
+
+    // The rest of the session arrives: only its signals are added.
+    fs::write(&t, &text).unwrap();
+    capture_offline(&env, &t, "s1");
+    let all = signals(&env);
+    let added: Vec<&Value> = all.iter().skip(first.len()).collect();
+    assert!(added.iter().any(|s| s["type"] == "convention"));
+    assert!(
+        added
+            .iter()
+            .all(|s| s["source"]["line"].as_u64().unwrap() >= convention as u64),
+        "only lines after the cursor were mined: {added:?}"
+    );
+    // Repeated failures in the new part count as recurrences; none may come from old lines.
+    for rec in env
+        .store_lines()
+        .iter()
+        .filter(|l| l.get("recur").is_some())
+    {
+        assert!(
+            rec["source"]["line"].as_u64().unwrap() >= convention as u64,
+            "a line before the cursor was mined again: {rec}"
+        );
+    }
+}
+
+#[test]
+fn a_torn_last_line_is_read_whole_on_the_next_run() {
+    let env = Env::new();
+    let text = demo_text();
+    let correction = demo_line_of("No, don't use npm") as usize;
+    let lines: Vec<&str> = text.lines().collect();
+    let mut torn: String = lines[..correction - 1]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let cut = lines[correction - 1].len() / 2;
+    torn.push_str(&lines[correction - 1][..cut]);
+    let t = transcript_with(&env, "t.jsonl", torn.as_bytes());
+
+    capture_offline(&env, &t, "s1");
+    assert!(signals(&env).iter().all(|s| s["type"] != "correction"));
+
+    // Claude Code finishes writing the line.
+    let mut f = fs::OpenOptions::new().append(true).open(&t).unwrap();
+    f.write_all(format!("{}\n", &lines[correction - 1][cut..]).as_bytes())
+        .unwrap();
+    capture_offline(&env, &t, "s1");
+    let corrections: Vec<Value> = signals(&env)
+        .into_iter()
+        .filter(|s| s["type"] == "correction")
+        .collect();
+    assert_eq!(corrections.len(), 1, "{corrections:?}");
+    assert_eq!(corrections[0]["source"]["line"], correction as u64);
+    assert!(corrections[0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("pnpm test instead"));
+}
+
+#[test]
+fn a_replaced_transcript_is_read_from_the_start() {
+    let env = Env::new();
+    let text = demo_text();
+    let t = transcript_with(&env, "t.jsonl", text.as_bytes());
+    capture_offline(&env, &t, "s1");
+    let n = signals(&env).len();
+
+    // Same path and session, another file (first line differs), longer than the old offset.
+    let replaced = format!(
+        "{{\"type\":\"summary\",\"summary\":\"other\"}}\n{}",
+        text.replace("pnpm test instead", "yarn test instead")
+    );
+    fs::write(&t, replaced).unwrap();
+    capture_offline(&env, &t, "s1");
+    let all = signals(&env);
+    assert!(all.len() > n, "the new transcript was mined");
+    assert!(all
+        .iter()
+        .any(|s| s["content"].as_str().unwrap().contains("yarn test instead")));
+}
+
+#[test]
+fn the_session_summary_covers_the_whole_session_but_reads_only_the_unseen_tail() {
+    let env = Env::new();
+    let proj = Path::new("/home/dev/acme-cli");
+    let text = demo_text();
+    let half = demo_line_of("Now update the README") as usize;
+    let head: String = text
+        .lines()
+        .take(half - 1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let t = transcript_with(&env, "s-sum.jsonl", head.as_bytes());
+
+    // PreCompact read the first part; SessionEnd comes after the rest was written.
+    let (out, _) = run_hook(
+        &env,
+        "capture-signals",
+        payload("s-sum", &t, proj, "PreCompact")
+            .to_string()
+            .as_bytes(),
+    );
+    assert_silent_success("capture-signals", &out, "first part");
+    fs::write(&t, &text).unwrap();
+    let end = payload("s-sum", &t, proj, "SessionEnd").to_string();
+    let (out, _) = run_hook(&env, "capture-session-summary", end.as_bytes());
+    assert_silent_success("capture-session-summary", &out, "end");
+
+    // The same summary as one pass over the whole file (in a fresh data dir: no cursor).
+    let whole = Env::new()
+        .cmd("capture-session-summary")
+        .arg("--transcript")
+        .arg(demo_transcript())
+        .args(["--dry-run", "--session", "s-sum", "--project"])
+        .arg(proj)
+        .output()
+        .unwrap();
+    let whole: Vec<Value> = stdout(&whole)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let whole = whole.iter().find(|s| s["type"] == "summary").unwrap();
+    let stored: Vec<Value> = signals(&env)
+        .into_iter()
+        .filter(|s| s["type"] == "summary")
+        .collect();
+    assert_eq!(stored.len(), 1);
+    let s = &stored[0];
+    assert_eq!(s["content"], whole["content"]);
+    for k in ["turns", "tools", "files", "failures", "duration_secs"] {
+        assert_eq!(s["meta"][k], whole["meta"][k], "meta.{k}");
+    }
+    assert_eq!(s["meta"]["end_reason"], "other");
+    assert_eq!(s["source"]["hook"], "SessionEnd");
+    assert!(
+        s["meta"]["files"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("README.md")),
+        "relative to the project"
+    );
+    // A repeated SessionEnd with nothing new writes nothing.
+    let bytes = fs::read(env.store()).unwrap();
+    let (out, _) = run_hook(&env, "capture-session-summary", end.as_bytes());
+    assert_silent_success("capture-session-summary", &out, "repeat");
+    assert_eq!(fs::read(env.store()).unwrap(), bytes);
+}
+
+/// What identifies a mined signal, for comparing runs.
+fn mined_view(signals: &[Value]) -> Vec<String> {
+    let mut v: Vec<String> = signals
+        .iter()
+        .filter(|s| s["type"] != "summary")
+        .map(|s| {
+            format!(
+                "{} @{} {} | {}",
+                s["type"], s["source"]["line"], s["content"], s["context"]
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_transcript_read_in_two_runs_gives_what_one_pass_gives_wherever_it_is_split() {
+    // The second run re-reads the turn in progress at the cursor for context (the tool call a
+    // failure belongs to, the assistant action a correction answers), without re-storing it.
+    let text = demo_text();
+    let one_pass = Env::new();
+    let t = transcript_with(&one_pass, "t.jsonl", text.as_bytes());
+    capture_offline(&one_pass, &t, "s1");
+    let expected = mined_view(&signals(&one_pass));
+    assert!(expected.len() >= 3);
+
+    let lines: Vec<&str> = text.lines().collect();
+    for split in 1..lines.len() {
+        let env = Env::new();
+        let head: String = lines[..split].iter().map(|l| format!("{l}\n")).collect();
+        let t = transcript_with(&env, "t.jsonl", head.as_bytes());
+        capture_offline(&env, &t, "s1");
+        fs::write(&t, &text).unwrap();
+        capture_offline(&env, &t, "s1");
+        assert_eq!(
+            mined_view(&signals(&env)),
+            expected,
+            "split after line {split}"
+        );
+    }
+}

@@ -1,0 +1,951 @@
+//! `reflect-toggle` (and the migration half of `memory-store migrate`): real binaries, a private HOME
+//! per test (with a space in it), settings.json fixtures from empty to hostile.
+//!
+//! What the settings lock can and cannot protect, as these tests show it: every reflect process (and
+//! any tool that takes `settings.json.lock` the same way) serializes its read-modify-write and re-reads
+//! the file under the lock, so an edit made before we hold the lock is kept and concurrent lock-takers
+//! lose no update (`lock_serializes_toggles_and_a_locking_writer`, `an_edit_made_while_we_wait_is_kept`).
+//! A user's editor and Claude Code itself take no lock: their save can still land between our last
+//! look at the file and our rename. The window is the time of one comparison and one rename; it is
+//! narrowed (the file is compared with what we read right before writing, and the edit redone if it
+//! moved), not closed, and the backup in `<data dir>/backups/` keeps the version we replaced.
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command as StdCommand, Stdio};
+
+use predicates::prelude::*;
+use reflect_core::fsutil::{self, LockWait};
+use serde_json::{json, Value};
+
+use crate::util::{stdout, Env};
+
+const HOOK_EVENTS: [(&str, &str); 4] = [
+    ("PreCompact", "capture-signals"),
+    ("PostToolUseFailure", "capture-failure"),
+    ("SessionEnd", "capture-session-summary"),
+    ("SessionStart", "inject-signals"),
+];
+
+fn settings(env: &Env) -> PathBuf {
+    env.config.join("settings.json")
+}
+
+fn toggle(env: &Env, args: &[&str]) -> std::process::Output {
+    env.cmd("reflect-toggle").args(args).output().unwrap()
+}
+
+fn toggle_ok(env: &Env, args: &[&str]) -> String {
+    let out = toggle(env, args);
+    assert!(
+        out.status.success(),
+        "reflect-toggle {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout(&out)
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
+}
+
+/// Order-sensitive equality (serde_json's map equality ignores order; the serialization does not).
+fn same(a: &Value, b: &Value) -> bool {
+    serde_json::to_string(a).unwrap() == serde_json::to_string(b).unwrap()
+}
+
+fn bin_dir(env: &Env) -> PathBuf {
+    env.data.join("bin")
+}
+
+/// Every handler command in `v`, per event.
+fn commands(v: &Value, event: &str) -> Vec<String> {
+    v["hooks"][event]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default())
+        .filter_map(|h| h["command"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The four hooks are registered exactly once each, as the contract wants them.
+fn assert_registered(env: &Env, v: &Value) {
+    for (event, binary) in HOOK_EVENTS {
+        let want = format!("\"{}\"", bin_dir(env).join(binary).display());
+        let groups: Vec<&Value> = v["hooks"][event]
+            .as_array()
+            .unwrap_or_else(|| panic!("no {event} in {v}"))
+            .iter()
+            .filter(|g| {
+                g["hooks"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|h| h["command"] == want.as_str())
+            })
+            .collect();
+        assert_eq!(groups.len(), 1, "{event} registered once: {v}");
+        let group = groups[0];
+        let handler = &group["hooks"][0];
+        assert_eq!(handler["type"], "command");
+        assert!(handler.get("async").is_none(), "synchronous");
+        assert!(handler["timeout"]
+            .as_u64()
+            .is_some_and(|t| (1..=60).contains(&t)));
+        match event {
+            "SessionStart" => assert_eq!(group["matcher"], "compact"),
+            // No matcher: PreCompact fires for manual and auto, the others for every tool and reason.
+            _ => assert!(group.get("matcher").is_none(), "{event}: {group}"),
+        }
+        let ours = commands(v, event)
+            .iter()
+            .filter(|c| c.contains(binary))
+            .count();
+        assert_eq!(ours, 1, "{event}: exactly one entry of ours: {v}");
+    }
+}
+
+fn settings_backups(env: &Env) -> usize {
+    fs::read_dir(env.data.join("backups"))
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name().to_string_lossy().contains("settings.json"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// (inode, mtime in ns, bytes): a file that was not written keeps all three.
+fn fingerprint(path: &Path) -> (u64, i128, Vec<u8>) {
+    let m = fs::metadata(path).unwrap();
+    (
+        m.ino(),
+        m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
+        fs::read(path).unwrap(),
+    )
+}
+
+const LEGACY_PRECOMPACT: &str = "python3 ~/.claude/skills/self-reflect/hooks/capture-signals.py";
+
+/// (name, file content or None for absent, the file expected after `on` then `off`).
+fn fixtures() -> Vec<(&'static str, Option<String>, Value)> {
+    let other_hooks = json!({
+        "hooks": {
+            "PreCompact": [
+                {"matcher": "manual", "hooks": [{"type": "command", "command": "echo pre-manual"}]},
+                {"hooks": [{"type": "command", "command": "/usr/local/bin/backup-transcript", "timeout": 5}]}
+            ],
+            "PostToolUseFailure": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "notify-send failed"}]}],
+            "SessionEnd": [{"hooks": [{"type": "command", "command": "echo bye", "async": true}]}],
+            "SessionStart": [
+                {"matcher": "compact", "hooks": [{"type": "command", "command": "cat ~/notes.md"}]},
+                {"matcher": "startup", "hooks": [{"type": "command", "command": "date"}]}
+            ],
+            "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]
+        }
+    });
+    let unrelated = json!({
+        "$schema": "https://json.schemastore.org/claude-code-settings.json",
+        "permissions": {"allow": ["Bash(git status)"], "deny": [], "defaultMode": "acceptEdits"},
+        "model": "opus",
+        "env": {"Z_LAST": "1", "A_FIRST": "2"},
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]},
+        "enabledPlugins": {"other@market": true},
+        "statusLine": {"type": "command", "command": "memory-store stats --format statusline"},
+        "zzz": null,
+        "aaa": [1, 2.5, "x", {"b": 1, "a": 2}]
+    });
+    let legacy = json!({
+        "model": "sonnet",
+        "hooks": {
+            "PreCompact": [{"hooks": [
+                {"type": "command", "command": LEGACY_PRECOMPACT},
+                {"type": "command", "command": "echo mine"}
+            ]}],
+            "SessionStart": [{"matcher": "compact", "hooks": [
+                {"type": "command", "command": "bash ~/.claude/skills/self-reflect/hooks/inject-signals.sh"}
+            ]}],
+            "PostToolUseFailure": [{"hooks": [{"type": "command", "command": "\"$HOME/old/capture-failure.sh\""}]}],
+            "SessionEnd": [{"hooks": [{"type": "command", "command": "python3 /opt/x/capture-session-summary.py"}]}],
+            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "python3 ~/.claude/skills/self-reflect/hooks/prompt.py"}]}]
+        },
+        "env": {}
+    });
+    let legacy_after = json!({
+        "model": "sonnet",
+        "hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": "echo mine"}]}]},
+        "env": {}
+    });
+    let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap() + "\n";
+    vec![
+        ("absent", None, json!({})),
+        ("empty file", Some(String::new()), json!({})),
+        ("empty object", Some("{}\n".into()), json!({})),
+        (
+            "other hooks on our events",
+            Some(pretty(&other_hooks)),
+            other_hooks.clone(),
+        ),
+        (
+            "unrelated keys",
+            Some(pretty(&unrelated)),
+            unrelated.clone(),
+        ),
+        ("legacy python entries", Some(pretty(&legacy)), legacy_after),
+        // `off` drops a container it emptied: an empty `hooks` or event array that `on` filled goes
+        // (`off_alone_leaves_empty_containers` shows `off` by itself keeps them).
+        ("empty hooks", Some("{\"hooks\": {}}".into()), json!({})),
+        (
+            "an empty group of the user's stays",
+            Some(r#"{"hooks":{"PreCompact":[{"hooks":[]}],"SessionEnd":[]}}"#.into()),
+            json!({"hooks":{"PreCompact":[{"hooks":[]}]}}),
+        ),
+    ]
+}
+
+#[test]
+fn on_then_off_keeps_everything_that_is_not_ours() {
+    for (name, content, after_off) in fixtures() {
+        let env = Env::new();
+        let path = settings(&env);
+        if let Some(c) = &content {
+            fs::write(&path, c).unwrap();
+        }
+        let before: Value = content
+            .as_deref()
+            .filter(|c| !c.trim().is_empty())
+            .map(|c| serde_json::from_str(c).unwrap())
+            .unwrap_or(json!({}));
+
+        toggle_ok(&env, &["on"]);
+        let on = read_json(&path);
+        assert_registered(&env, &on);
+        // Every key that is not `hooks` is equal and in the same place.
+        let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        let mut want_keys = keys(&before);
+        if !want_keys.contains(&"hooks".to_string()) {
+            want_keys.push("hooks".into());
+        }
+        assert_eq!(keys(&on), want_keys, "{name}: key order after on");
+        for (k, v) in before.as_object().unwrap() {
+            if k != "hooks" {
+                assert!(same(v, &on[k]), "{name}: {k} changed by on");
+            }
+        }
+
+        let once = fs::read(&path).unwrap();
+        let backups = settings_backups(&env);
+        toggle_ok(&env, &["on"]);
+        assert_eq!(
+            fs::read(&path).unwrap(),
+            once,
+            "{name}: on twice equals on once"
+        );
+        assert_eq!(settings_backups(&env), backups, "{name}: no second backup");
+
+        toggle_ok(&env, &["off"]);
+        let off = read_json(&path);
+        assert!(
+            same(&off, &after_off),
+            "{name}: after off\n got {off}\nwant {after_off}"
+        );
+
+        let quiet = fingerprint(&path);
+        let backups = settings_backups(&env);
+        let out = toggle_ok(&env, &["off"]);
+        assert!(out.contains("nothing to change"), "{out}");
+        assert_eq!(
+            fingerprint(&path),
+            quiet,
+            "{name}: off when off writes nothing"
+        );
+        assert_eq!(settings_backups(&env), backups);
+    }
+}
+
+#[test]
+fn off_alone_leaves_empty_containers() {
+    for text in [
+        "{\"hooks\": {}}",
+        r#"{"hooks":{"PreCompact":[{"hooks":[]}],"SessionEnd":[],"Stop":[{"hooks":[{"type":"command","command":"x"}]}]}}"#,
+    ] {
+        let env = Env::new();
+        fs::write(settings(&env), text).unwrap();
+        let before = fingerprint(&settings(&env));
+        toggle_ok(&env, &["off"]);
+        assert_eq!(fingerprint(&settings(&env)), before, "{text}");
+    }
+}
+
+#[test]
+fn layout_is_kept_byte_for_byte() {
+    // Four-space indent without a trailing newline, tabs with CRLF: on + off gives the same bytes back.
+    let four = "{\n    \"model\": \"opus\",\n    \"env\": {\n        \"A\": \"1\"\n    }\n}";
+    let tabs = "{\r\n\t\"model\": \"opus\",\r\n\t\"list\": [\r\n\t\t1\r\n\t]\r\n}\r\n";
+    let compact = "{\"model\":\"opus\"}\n";
+    for text in [four, tabs, compact] {
+        let env = Env::new();
+        fs::write(settings(&env), text).unwrap();
+        toggle_ok(&env, &["on"]);
+        let on = fs::read_to_string(settings(&env)).unwrap();
+        if text.contains('\t') {
+            assert!(on.contains("\r\n\t\t\"PreCompact\": ["), "{on:?}");
+        }
+        toggle_ok(&env, &["off"]);
+        assert_eq!(fs::read_to_string(settings(&env)).unwrap(), text);
+    }
+    // A new file gets Claude Code's own layout: two spaces and a trailing newline.
+    let env = Env::new();
+    toggle_ok(&env, &["on"]);
+    let text = fs::read_to_string(settings(&env)).unwrap();
+    assert!(
+        text.starts_with("{\n  \"hooks\": {\n    \"PreCompact\""),
+        "{text}"
+    );
+    assert!(text.ends_with("}\n"));
+}
+
+#[test]
+fn a_symlinked_settings_file_is_followed() {
+    let env = Env::new();
+    let dotfiles = env.home.join("dotfiles");
+    fs::create_dir_all(&dotfiles).unwrap();
+    let real = dotfiles.join("settings.json");
+    fs::write(&real, "{\n  \"model\": \"opus\"\n}\n").unwrap();
+    std::os::unix::fs::symlink("../dotfiles/settings.json", settings(&env)).unwrap();
+    toggle_ok(&env, &["on"]);
+    assert!(fs::symlink_metadata(settings(&env))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_registered(&env, &read_json(&real));
+    toggle_ok(&env, &["off"]);
+    assert!(fs::symlink_metadata(settings(&env))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        fs::read_to_string(&real).unwrap(),
+        "{\n  \"model\": \"opus\"\n}\n"
+    );
+}
+
+#[test]
+fn bad_files_exit_1_untouched_with_the_exact_reason() {
+    let cases = [
+        ("{\"model\": \"opus\",}", "not valid JSON"),
+        ("{\"hooks\": []}", "settings.json: hooks is not an object"),
+        (
+            "{\"hooks\": {\"PreCompact\": {}}}",
+            "settings.json: hooks.PreCompact is not an array",
+        ),
+        (
+            "{\"hooks\": {\"SessionEnd\": [{\"matcher\": \"\"}]}}",
+            "settings.json: hooks.SessionEnd[0] has no hooks array",
+        ),
+        (
+            "[1, 2]",
+            "settings.json: the top level is not a JSON object",
+        ),
+    ];
+    for (text, reason) in cases {
+        for action in ["on", "off", "status", "on --dry-run"] {
+            let env = Env::new();
+            fs::write(settings(&env), text).unwrap();
+            let before = fingerprint(&settings(&env));
+            let args: Vec<&str> = action.split(' ').collect();
+            env.cmd("reflect-toggle")
+                .args(&args)
+                .assert()
+                .code(1)
+                .stdout("")
+                .stderr(predicate::str::starts_with("reflect-toggle: "))
+                .stderr(predicate::str::contains(reason))
+                .stderr(predicate::str::contains(
+                    settings(&env).display().to_string(),
+                ));
+            assert_eq!(fingerprint(&settings(&env)), before, "{text} / {action}");
+            assert!(
+                !bin_dir(&env).exists(),
+                "{action}: nothing installed for a bad file"
+            );
+        }
+    }
+}
+
+#[test]
+fn read_only_file_and_read_only_dir_are_refused() {
+    let env = Env::new();
+    fs::write(settings(&env), "{\"model\": \"opus\"}\n").unwrap();
+    fs::set_permissions(settings(&env), fs::Permissions::from_mode(0o444)).unwrap();
+    let before = fingerprint(&settings(&env));
+    env.cmd("reflect-toggle")
+        .arg("on")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("read-only"));
+    assert_eq!(fingerprint(&settings(&env)), before);
+
+    let env = Env::new();
+    let dir = env.home.join("ro");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("settings.json");
+    fs::write(&file, "{\"model\": \"opus\"}\n").unwrap();
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o555)).unwrap();
+    let before = fingerprint(&file);
+    let out = toggle(&env, &["on", "--settings", file.to_str().unwrap()]);
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("read-only directory"));
+    assert_eq!(fingerprint(&file), before);
+    assert_eq!(
+        fs::read_dir(&dir).unwrap().count(),
+        1,
+        "no temp or lock file left"
+    );
+}
+
+#[test]
+fn settings_flag_edits_that_file_only() {
+    let env = Env::new();
+    let other = env.home.join("project settings.json");
+    toggle_ok(&env, &["on", "--settings", other.to_str().unwrap()]);
+    assert_registered(&env, &read_json(&other));
+    assert!(!settings(&env).exists());
+    let out = toggle_ok(&env, &["status", "--settings", other.to_str().unwrap()]);
+    assert!(out.starts_with("reflect: on"), "{out}");
+}
+
+#[test]
+fn no_argument_toggles() {
+    let env = Env::new();
+    assert!(toggle_ok(&env, &[]).starts_with("reflect: on"));
+    assert_registered(&env, &read_json(&settings(&env)));
+    assert!(toggle_ok(&env, &[]).starts_with("reflect: off"));
+    assert_eq!(read_json(&settings(&env)), json!({}));
+    // A partial install is repaired, not removed.
+    toggle_ok(&env, &["on"]);
+    remove_event(&env, "SessionEnd");
+    assert!(toggle_ok(&env, &[]).starts_with("reflect: on"));
+    assert_registered(&env, &read_json(&settings(&env)));
+}
+
+fn remove_event(env: &Env, event: &str) {
+    let mut v = read_json(&settings(env));
+    v["hooks"].as_object_mut().unwrap().shift_remove(event);
+    fs::write(settings(env), serde_json::to_string_pretty(&v).unwrap()).unwrap();
+}
+
+#[test]
+fn status_reports_on_off_and_partial() {
+    let env = Env::new();
+    let off = toggle_ok(&env, &["status"]);
+    assert!(off.starts_with("reflect: off"), "{off}");
+    assert!(!settings(&env).exists(), "status writes nothing");
+
+    toggle_ok(&env, &["on"]);
+    let on = toggle_ok(&env, &["status"]);
+    assert!(on.starts_with("reflect: on"), "{on}");
+    for (_, binary) in HOOK_EVENTS {
+        assert!(
+            on.contains(&bin_dir(&env).join(binary).display().to_string()),
+            "{on}"
+        );
+    }
+    assert!(!on.contains("problem"), "{on}");
+
+    remove_event(&env, "SessionEnd");
+    let partial = toggle_ok(&env, &["status"]);
+    assert!(partial.starts_with("reflect: partial"), "{partial}");
+    assert!(partial.contains("SessionEnd hook missing"), "{partial}");
+
+    toggle_ok(&env, &["on"]);
+    fs::remove_file(bin_dir(&env).join("capture-failure")).unwrap();
+    let missing = toggle_ok(&env, &["status"]);
+    assert!(missing.starts_with("reflect: partial"), "{missing}");
+    assert!(
+        missing.contains("capture-failure, which is missing"),
+        "{missing}"
+    );
+
+    toggle_ok(&env, &["on"]);
+    let mut v = read_json(&settings(&env));
+    v["hooks"]["PreCompact"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"hooks": [{"type": "command", "command": LEGACY_PRECOMPACT}]}));
+    fs::write(settings(&env), serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let stale = toggle_ok(&env, &["status"]);
+    assert!(stale.starts_with("reflect: partial"), "{stale}");
+    assert!(
+        stale.contains("(legacy): stale entry under PreCompact"),
+        "{stale}"
+    );
+}
+
+#[test]
+fn dry_run_writes_nothing() {
+    let env = Env::new();
+    fs::write(
+        env.config.join("CLAUDE.md"),
+        "# Me\n## Self-Improvement\nx\n",
+    )
+    .unwrap();
+    let out = toggle_ok(&env, &["on", "--dry-run"]);
+    assert!(out.contains("would install 6"), "{out}");
+    assert!(out.contains("would remove the v1"), "{out}");
+    assert!(out.contains("add    SessionStart"), "{out}");
+    assert!(!settings(&env).exists());
+    assert!(!env.data.exists(), "no data dir, no binaries, no backups");
+    assert_eq!(
+        fs::read_to_string(env.config.join("CLAUDE.md")).unwrap(),
+        "# Me\n## Self-Improvement\nx\n"
+    );
+
+    toggle_ok(&env, &["on"]);
+    let before = fingerprint(&settings(&env));
+    let out = toggle_ok(&env, &["off", "--dry-run"]);
+    assert!(out.contains("remove PreCompact"), "{out}");
+    assert_eq!(fingerprint(&settings(&env)), before);
+}
+
+#[test]
+fn installed_binaries_run_and_are_reused() {
+    let env = Env::new();
+    toggle_ok(&env, &["on"]);
+    let bin = bin_dir(&env);
+    assert_eq!(
+        fs::metadata(&env.data).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+    for name in [
+        "capture-signals",
+        "capture-failure",
+        "capture-session-summary",
+        "inject-signals",
+        "memory-store",
+        "reflect-toggle",
+    ] {
+        let mode = fs::metadata(bin.join(name)).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o755, "{name}");
+    }
+    let installed = |name: &str| {
+        let mut c = StdCommand::new(bin.join(name));
+        c.env_clear()
+            .env("HOME", &env.home)
+            .env("CLAUDE_CONFIG_DIR", &env.config)
+            .env("REFLECT_HOME", &env.data)
+            .current_dir(env.dir.path());
+        c
+    };
+    let out = installed("memory-store").arg("--version").output().unwrap();
+    assert!(stdout(&out).starts_with("memory-store "), "{out:?}");
+    let out = installed("reflect-toggle").arg("status").output().unwrap();
+    assert!(stdout(&out).starts_with("reflect: on"), "{out:?}");
+    // The installed toggle copies from its own directory: nothing to copy, nothing to change.
+    let out = installed("reflect-toggle").arg("on").output().unwrap();
+    assert!(stdout(&out).contains("installed 0"), "{}", stdout(&out));
+    // A registered hook command runs as Claude Code would run it (sh -c, quoted path with a space).
+    let command = commands(&read_json(&settings(&env)), "PostToolUseFailure")[0].clone();
+    let payload = json!({"session_id": "s1", "transcript_path": "/nonexistent", "cwd": env.dir.path(),
+        "hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": {"command": "false"},
+        "tool_use_id": "t1", "error": "Exit code 1", "is_interrupt": false});
+    let mut child = StdCommand::new("sh")
+        .args(["-c", &command])
+        .env_clear()
+        .env("HOME", &env.home)
+        .env("CLAUDE_CONFIG_DIR", &env.config)
+        .env("REFLECT_HOME", &env.data)
+        .current_dir(env.dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(
+        &mut child.stdin.take().unwrap(),
+        payload.to_string().as_bytes(),
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+    let lines = env.store_lines();
+    assert_eq!(lines.len(), 1, "the installed hook captured the failure");
+    assert_eq!(lines[0]["type"], "failure");
+}
+
+/// A `reflect-toggle` process as a plain std command (the lock tests need to spawn and watch it).
+fn spawn_toggle(env: &Env, args: &[&str]) -> StdCommand {
+    let mut c = StdCommand::new(assert_cmd::cargo::cargo_bin("reflect-toggle"));
+    c.args(args)
+        .env_clear()
+        .env("HOME", &env.home)
+        .env("CLAUDE_CONFIG_DIR", &env.config)
+        .env("REFLECT_HOME", &env.data)
+        .current_dir(env.dir.path());
+    c
+}
+
+#[test]
+fn an_edit_made_while_we_wait_is_kept() {
+    let env = Env::new();
+    let path = settings(&env);
+    fs::write(&path, "{\n  \"model\": \"opus\"\n}\n").unwrap();
+    let lock = path.with_file_name("settings.json.lock");
+    let out = fsutil::with_lock(&lock, LockWait::CLI, &mut || {}, || {
+        let mut child = spawn_toggle(&env, &["on"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The toggle has read the file and planned its edit; it now waits for the lock.
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        assert!(line.contains("waiting for the settings lock"), "{line}");
+        // Someone holding the lock edits the file after the toggle's first read.
+        fs::write(&path, "{\n  \"model\": \"opus\",\n  \"edited\": true\n}\n").unwrap();
+        Ok(child)
+    })
+    .unwrap()
+    .wait_with_output()
+    .unwrap();
+    assert!(out.status.success());
+    let v = read_json(&path);
+    assert_eq!(
+        v["edited"], true,
+        "re-read under the lock: the edit survives: {v}"
+    );
+    assert_registered(&env, &v);
+}
+
+#[test]
+fn lock_serializes_toggles_and_a_locking_writer() {
+    let env = Env::new();
+    let path = settings(&env);
+    fs::write(&path, "{}\n").unwrap();
+    toggle_ok(&env, &["on"]); // install once, so the racing processes only edit
+    let lock = path.with_file_name("settings.json.lock");
+    let togglers: Vec<_> = (0..2)
+        .map(|_| {
+            let script = "for i in 1 2 3 4 5; do \"$0\" off >/dev/null && \"$0\" on >/dev/null || exit 1; done";
+            StdCommand::new("sh")
+                .args(["-c", script, assert_cmd::cargo::cargo_bin("reflect-toggle").to_str().unwrap()])
+                .env_clear()
+                .env("HOME", &env.home)
+                .env("CLAUDE_CONFIG_DIR", &env.config)
+                .env("REFLECT_HOME", &env.data)
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    const WRITES: usize = 40;
+    for i in 0..WRITES {
+        fsutil::with_lock(&lock, LockWait::CLI, &mut || {}, || {
+            let mut v = read_json(&path);
+            v.as_object_mut()
+                .unwrap()
+                .insert(format!("writer{i}"), json!(i));
+            fsutil::atomic_write(
+                &path,
+                serde_json::to_string_pretty(&v).unwrap().as_bytes(),
+                0o644,
+            )
+        })
+        .unwrap();
+    }
+    for mut t in togglers {
+        assert!(t.wait().unwrap().success());
+    }
+    let v = read_json(&path);
+    for i in 0..WRITES {
+        assert_eq!(v[format!("writer{i}")], i, "writer's update {i} lost: {v}");
+    }
+    // Each toggler's last step was `on`, so whichever finished last left the hooks on, once each.
+    assert_registered(&env, &v);
+}
+
+#[test]
+fn help_version_and_usage_errors() {
+    let env = Env::new();
+    env.cmd("reflect-toggle")
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Usage: reflect-toggle"))
+        .stdout(predicate::str::contains("--dry-run"));
+    env.cmd("reflect-toggle")
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("reflect-toggle "));
+    env.cmd("reflect-toggle").arg("sideways").assert().code(2);
+    env.cmd("reflect-toggle")
+        .args(["on", "--frob"])
+        .assert()
+        .code(2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Migration
+
+const SECTION: &str = "## Self-Improvement\n\nWhen the user corrects you, note it.\n- keep a log\n";
+
+#[test]
+fn v1_section_is_cut_and_nothing_else_changes() {
+    let fence = "```md\n## Self-Improvement\ninside a fence\n```\n";
+    let cases: Vec<(&str, String, String)> = vec![
+        (
+            "first",
+            format!("{SECTION}## Style\nx  \n"),
+            "## Style\nx  \n".into(),
+        ),
+        (
+            "last",
+            format!("# Me\n\nintro \n\n{SECTION}"),
+            "# Me\n\nintro \n\n".into(),
+        ),
+        ("alone", SECTION.into(), String::new()),
+        (
+            "absent",
+            "# Me\n## Style\n".into(),
+            "# Me\n## Style\n".into(),
+        ),
+        (
+            "similar headings stay",
+            "## Self-Improvement Notes\na\n## Work\n### Self-Improvement\nb\n#Self-Improvement\n"
+                .into(),
+            "## Self-Improvement Notes\na\n## Work\n### Self-Improvement\nb\n#Self-Improvement\n"
+                .into(),
+        ),
+        (
+            "subsections go with it, a fenced heading does not end it",
+            format!("# Me\n{SECTION}### Details\n{fence}more\n# Next\nkeep\n"),
+            "# Me\n# Next\nkeep\n".into(),
+        ),
+        (
+            "a fenced heading is not the section",
+            format!("# Me\n{fence}"),
+            format!("# Me\n{fence}"),
+        ),
+        (
+            "CRLF",
+            "# Me\r\n\r\n## Self-Improvement\r\nrule \r\n\r\n## Other\r\nkeep\r\n".into(),
+            "# Me\r\n\r\n## Other\r\nkeep\r\n".into(),
+        ),
+    ];
+    for (name, before, after) in cases {
+        let env = Env::new();
+        let md = env.config.join("CLAUDE.md");
+        fs::write(&md, &before).unwrap();
+        let out = env.cmd("memory-store").arg("migrate").output().unwrap();
+        assert!(out.status.success(), "{name}: {out:?}");
+        assert_eq!(fs::read_to_string(&md).unwrap(), after, "{name}");
+        let backups = || {
+            fs::read_dir(env.data.join("backups"))
+                .map(|d| {
+                    d.flatten()
+                        .filter(|e| e.file_name().to_string_lossy().contains("CLAUDE.md"))
+                        .count()
+                })
+                .unwrap_or(0)
+        };
+        if before == after {
+            assert!(!stdout(&out).contains("Self-Improvement"), "{name}");
+            assert_eq!(backups(), 0, "{name}: no change, no backup");
+        } else {
+            let report = stdout(&out);
+            assert!(
+                report.contains("removed the v1 `## Self-Improvement` section"),
+                "{report}"
+            );
+            let backup_count = backups();
+            assert_eq!(backup_count, 1, "{name}");
+            let backup = fs::read_dir(env.data.join("backups"))
+                .unwrap()
+                .flatten()
+                .next()
+                .unwrap()
+                .path();
+            assert_eq!(
+                fs::read_to_string(backup).unwrap(),
+                before,
+                "{name}: the backup is the old file"
+            );
+        }
+        // A second run changes nothing.
+        let quiet = fingerprint(&md);
+        env.cmd("memory-store").arg("migrate").assert().success();
+        assert_eq!(fingerprint(&md), quiet, "{name}: second run");
+    }
+}
+
+#[test]
+fn on_migrates_claude_md_store_and_legacy_hooks() {
+    let env = Env::new();
+    fs::write(
+        env.config.join("CLAUDE.md"),
+        format!("# Me\n{SECTION}# Keep\n"),
+    )
+    .unwrap();
+    fs::create_dir_all(&env.data).unwrap();
+    let v2 = r#"{"ts":"2026-02-11T10:23:00Z","sid":"abc","type":"correction","context":"No, use pnpm not npm","turn":42}"#;
+    fs::write(env.store(), format!("{v2}\n")).unwrap();
+    fs::write(
+        settings(&env),
+        serde_json::to_string_pretty(&json!({"hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": LEGACY_PRECOMPACT}]}]}})).unwrap(),
+    )
+    .unwrap();
+    let out = toggle_ok(&env, &["on"]);
+    assert!(out.contains("migrated 1 v2 signal"), "{out}");
+    assert!(out.contains("removed the v1"), "{out}");
+    assert!(
+        out.contains(&format!("remove PreCompact: {LEGACY_PRECOMPACT}")),
+        "{out}"
+    );
+    assert_eq!(
+        fs::read_to_string(env.config.join("CLAUDE.md")).unwrap(),
+        "# Me\n# Keep\n"
+    );
+    assert_eq!(env.store_lines()[0]["version"], 1);
+    let v = read_json(&settings(&env));
+    assert_registered(&env, &v);
+    assert!(!commands(&v, "PreCompact").contains(&LEGACY_PRECOMPACT.to_string()));
+    let out = toggle_ok(&env, &["on"]);
+    assert!(
+        !out.contains("migrated") && !out.contains("removed"),
+        "{out}"
+    );
+}
+
+#[test]
+fn mixed_store_migrates_v2_lines_and_keeps_v1_lines_verbatim() {
+    let env = Env::new();
+    env.cmd("memory-store")
+        .args([
+            "append",
+            r#"{"type":"correction","content":"Use pnpm, not npm","project":"/p"}"#,
+        ])
+        .assert()
+        .success();
+    env.cmd("memory-store")
+        .args([
+            "append",
+            r#"{"type":"command","content":"Run make check before pushing","project":"/p"}"#,
+        ])
+        .assert()
+        .success();
+    let v1: Vec<String> = fs::read_to_string(env.store())
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let v2a = r#"{"ts":"2026-02-11T10:23:00Z","sid":"abc","type":"correction","context":"No, use yarn","turn":4}"#;
+    let v2b = r#"{"ts":"2026-02-12T08:00:00Z","sid":"def","type":"failure","context":"cargo test failed","turn":9}"#;
+    fs::write(env.store(), format!("{v2a}\n{}\n{v2b}\n{}\n", v1[0], v1[1])).unwrap();
+    env.cmd("memory-store")
+        .arg("migrate")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("migrated 2"));
+    let text = fs::read_to_string(env.store()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[1], v1[0], "v1 lines are not rewritten");
+    assert_eq!(lines[3], v1[1]);
+    for l in [lines[0], lines[2]] {
+        let v: Value = serde_json::from_str(l).unwrap();
+        assert_eq!(v["version"], 1, "{l}");
+        assert_eq!(v["status"], "captured");
+    }
+    let first = fingerprint(&env.store());
+    env.cmd("memory-store")
+        .arg("migrate")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("migrated 0"));
+    assert_eq!(
+        fingerprint(&env.store()),
+        first,
+        "a second run writes nothing"
+    );
+}
+
+#[test]
+fn memory_store_migrate_replaces_legacy_hooks_only_with_installed_binaries() {
+    let env = Env::new();
+    let legacy = json!({"model": "opus", "hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": LEGACY_PRECOMPACT}]}]}});
+    fs::write(
+        settings(&env),
+        serde_json::to_string_pretty(&legacy).unwrap(),
+    )
+    .unwrap();
+    let before = fingerprint(&settings(&env));
+    let out = env.cmd("memory-store").arg("migrate").output().unwrap();
+    assert!(out.status.success());
+    assert!(
+        stdout(&out).contains("1 legacy hook entry"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains("reflect-toggle on"));
+    assert_eq!(
+        fingerprint(&settings(&env)),
+        before,
+        "no binaries installed: settings untouched"
+    );
+
+    toggle_ok(&env, &["on"]);
+    let mut v = read_json(&settings(&env));
+    v["hooks"]["PreCompact"].as_array_mut().unwrap().insert(
+        0,
+        json!({"hooks": [{"type": "command", "command": LEGACY_PRECOMPACT}]}),
+    );
+    fs::write(settings(&env), serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let out = env.cmd("memory-store").arg("migrate").output().unwrap();
+    assert!(
+        stdout(&out).contains("replaced 1 legacy hook entry"),
+        "{}",
+        stdout(&out)
+    );
+    let v = read_json(&settings(&env));
+    assert_registered(&env, &v);
+    assert_eq!(commands(&v, "PreCompact").len(), 1);
+}
+
+#[test]
+fn doctor_judges_hooks_like_toggle_status() {
+    let env = Env::new();
+    let out = env.cmd("memory-store").arg("doctor").output().unwrap();
+    assert!(stdout(&out).contains("capture is off"), "{}", stdout(&out));
+    toggle_ok(&env, &["on"]);
+    let out = env.cmd("memory-store").arg("doctor").output().unwrap();
+    assert!(
+        stdout(&out).contains("ok    hooks registered in"),
+        "{}",
+        stdout(&out)
+    );
+    remove_event(&env, "SessionStart");
+    let out = env.cmd("memory-store").arg("doctor").output().unwrap();
+    assert!(
+        stdout(&out).contains("SessionStart hook missing"),
+        "{}",
+        stdout(&out)
+    );
+    fs::write(settings(&env), "{\"hooks\": {\"Stop\": 3}}").unwrap();
+    let out = env.cmd("memory-store").arg("doctor").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("hooks.Stop is not an array"),
+        "{}",
+        stdout(&out)
+    );
+}
