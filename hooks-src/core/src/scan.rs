@@ -173,7 +173,21 @@ impl<'b> Walk<'b, '_> {
                     m + 2
                 }
                 b'/' | b'b' | b'f' | b'n' | b'r' | b't' => m + 2,
-                b'u' if self.b.get(m + 2..m + 6)?.iter().all(u8::is_ascii_hexdigit) => m + 6,
+                b'u' => match hex4(self.b.get(m + 2..m + 6)?)? {
+                    // serde_json refuses a lone surrogate: a high one must be followed at once by
+                    // an escaped low one, and a low one may not stand alone.
+                    0xD800..=0xDBFF => {
+                        let low = self.b.get(m + 6..m + 12)?;
+                        if !low.starts_with(b"\\u")
+                            || !(0xDC00..=0xDFFF).contains(&hex4(&low[2..])?)
+                        {
+                            return None;
+                        }
+                        m + 12
+                    }
+                    0xDC00..=0xDFFF => return None,
+                    _ => m + 6,
+                },
                 _ => return None,
             };
             while self
@@ -278,6 +292,14 @@ impl<'b> Walk<'b, '_> {
             }
         }
     }
+}
+
+/// The value of four hex digits.
+fn hex4(digits: &[u8]) -> Option<u16> {
+    if digits.len() != 4 || !digits.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
 }
 
 /// The JSON number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
