@@ -343,10 +343,18 @@ fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
         b't' => tok == b"true",
         b'f' => tok == b"false",
         b'n' => tok == b"null",
-        b'-' | b'0'..=b'9' => is_number(tok),
+        b'-' | b'0'..=b'9' => is_number(tok) && in_range(tok),
         _ => false,
     };
     ok.then_some(end)
+}
+
+/// Whether serde_json reads a number token (already checked against the grammar) without
+/// overflowing: `1e400` or 400 digits are grammatical but out of range for its `f64`. Short plain
+/// numbers cannot overflow; the rare others are asked of serde_json itself, so both paths agree.
+fn in_range(tok: &[u8]) -> bool {
+    tok.len() <= 20 && !tok.iter().any(|c| matches!(c, b'e' | b'E'))
+        || serde_json::from_slice::<serde_json::Value>(tok).is_ok()
 }
 
 /// Scratch space reused from line to line (the mark index).
