@@ -105,7 +105,10 @@ fn out_of_range_numbers_agree_on_both_paths() {
     ] {
         let line = format!(r#"{{"id":"SIG-1","type":"x","meta":{{"n":{number}}},"x":[{number}]}}"#);
         let (fast, full) = (fast(line.as_bytes()), full(line.as_bytes()));
-        assert!(fast.is_none() || fast == full, "{line}: scanner {fast:?}, parser {full:?}");
+        assert!(
+            fast.is_none() || fast == full,
+            "{line}: scanner {fast:?}, parser {full:?}"
+        );
     }
 }
 
@@ -120,7 +123,10 @@ fn v2_leftovers_named_like_v1_fields_are_written_once() {
     };
     let written = serde_json::to_vec(&sig).unwrap();
     let Record::Signal(back) = parse_line(&written) else {
-        panic!("written v2 signal is not readable: {}", String::from_utf8_lossy(&written))
+        panic!(
+            "written v2 signal is not readable: {}",
+            String::from_utf8_lossy(&written)
+        )
     };
     assert_eq!(*back, *sig);
     let kept = &sig.meta["v2"];
@@ -136,4 +142,33 @@ fn v2_leftovers_named_like_v1_fields_are_written_once() {
     let lines: Vec<_> = query::lines(&printed).collect();
     assert_eq!(lines.len(), 1);
     assert!(matches!(parse_line(lines[0]), Record::Signal(_)));
+}
+
+/// store_query, second finding: `--since` compared timestamps of the canonical shape as text, so
+/// `a026-10-15T14:23:27Z` (no time at all) was "newer" than any date on the fast path and matched
+/// nothing on the full one.
+#[test]
+fn since_never_matches_a_timestamp_that_is_no_time() {
+    let line = |id: &str, ts: &str| {
+        format!(
+            r#"{{"id":"{id}","version":1,"timestamp":"{ts}","session_id":"s","project":"/p","type":"summary","status":"analyzed","confidence":2,"source":{{"hook":"SessionEnd","line":167,"uuid":"u","turn":23,"file":null}},"content":"c","context":"","category":null,"tags":[],"related":[],"promoted_to":null,"meta":{{}}}}"#
+        )
+    };
+    let store = [
+        line("SIG-20261015-0000000001", "a026-10-15T14:23:27Z"),
+        line("SIG-20261015-0000000002", "2026-13-45T99:99:99Z"),
+        line("SIG-20261015-0000000003", "2026-10-15T14:23:27Z"),
+        line("SIG-20261015-0000000004", "2025-10-15T14:23:27Z"),
+    ]
+    .join("\n");
+    let filter = Filter {
+        since: reflect_core::signal::parse_time("2026-01-01T00:00:00Z"),
+        ..Filter::default()
+    };
+    let snap = Snapshot::parse(store.as_bytes());
+    let expected: Vec<_> = snap.signals().filter(|s| filter.matches(s)).cloned().collect();
+    let selected = query::select(store.as_bytes(), &filter).into_signals();
+    assert_eq!(selected, expected);
+    let ids: Vec<&str> = selected.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, ["SIG-20261015-0000000003"]);
 }
