@@ -8,7 +8,9 @@ use reflect_core::store::{parse_line, Record};
 
 fuzz_target!(|line: &[u8]| {
     let full = parse_line(line);
-    let Some(fields) = scan::scan(line) else { return };
+    let Some(fields) = scan::scan(line) else {
+        return;
+    };
     let Some(shape) = scan::shape(&fields) else {
         return;
     };
@@ -33,7 +35,10 @@ fuzz_target!(|line: &[u8]| {
             }
             match fields.uint(Key::Confidence) {
                 Some(c) => assert_eq!(c, u64::from(s.confidence)),
-                None => assert!(!fields.has(Key::Confidence), "confidence the scanner cannot read"),
+                None => assert!(
+                    !fields.has(Key::Confidence),
+                    "confidence the scanner cannot read"
+                ),
             }
         }
         (Record::Legacy(_), Shape::Legacy) | (Record::Foreign, Shape::Foreign) => {}

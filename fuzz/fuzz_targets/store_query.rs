@@ -40,7 +40,11 @@ fuzz_target!(|data: &[u8]| {
     let filter = filter(pick);
     let snap = Snapshot::parse(bytes);
 
-    let expected: Vec<_> = snap.signals().filter(|s| filter.matches(s)).cloned().collect();
+    let expected: Vec<_> = snap
+        .signals()
+        .filter(|s| filter.matches(s))
+        .cloned()
+        .collect();
     let selection = query::select(bytes, &filter);
     let jsonl = selection.jsonl();
     let printed: Vec<_> = query::lines(&jsonl)
@@ -49,11 +53,22 @@ fuzz_target!(|data: &[u8]| {
             other => panic!("query printed a line that is not a signal: {other:?}"),
         })
         .collect();
-    assert_eq!(printed, expected, "query --format jsonl differs from the full parse");
-    assert_eq!(selection.into_signals(), expected, "query signals differ from the full parse");
+    assert_eq!(
+        printed, expected,
+        "query --format jsonl differs from the full parse"
+    );
+    assert_eq!(
+        selection.into_signals(),
+        expected,
+        "query signals differ from the full parse"
+    );
 
     let fast = serde_json::to_value(query::stats(bytes)).unwrap();
-    let full = serde_json::to_value(Stats::collect(snap.signals(), &snap.health, bytes.len() as u64))
-        .unwrap();
+    let full = serde_json::to_value(Stats::collect(
+        snap.signals(),
+        &snap.health,
+        bytes.len() as u64,
+    ))
+    .unwrap();
     assert_eq!(fast, full, "stats fast path differs from the full parse");
 });

@@ -14,7 +14,10 @@ use reflect_core::summary::{self, Tally};
 use reflect_core::transcript::{self, Event, Position};
 
 fn scratch() -> std::path::PathBuf {
-    std::env::temp_dir().join(format!("reflect-fuzz-transcript-{}.jsonl", std::process::id()))
+    std::env::temp_dir().join(format!(
+        "reflect-fuzz-transcript-{}.jsonl",
+        std::process::id()
+    ))
 }
 
 fn read_all(file: &mut File, from: Position) -> (Position, Vec<Event>) {
@@ -29,8 +32,14 @@ fuzz_target!(|data: &[u8]| {
     let mut file = File::open(&path).unwrap();
     let (end, events) = read_all(&mut file, Position::default());
     let complete = data.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    assert_eq!(end.offset, complete as u64, "position is not after the last complete line");
-    assert_eq!(end.line, data[..complete].iter().filter(|&&b| b == b'\n').count() as u64);
+    assert_eq!(
+        end.offset, complete as u64,
+        "position is not after the last complete line"
+    );
+    assert_eq!(
+        end.line,
+        data[..complete].iter().filter(|&&b| b == b'\n').count() as u64
+    );
 
     // The same bytes in two runs, as a cursor does it: first up to some line, then the rest.
     let newlines: Vec<usize> = (0..complete).filter(|&i| data[i] == b'\n').collect();
@@ -40,7 +49,12 @@ fuzz_target!(|data: &[u8]| {
         let mut file = File::open(&path).unwrap();
         let (mid, mut split) = read_all(&mut file, Position::default());
         assert_eq!(mid.offset, cut as u64);
-        OpenOptions::new().append(true).open(&path).unwrap().write_all(&data[cut..]).unwrap();
+        OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(&data[cut..])
+            .unwrap();
         let mut file = File::open(&path).unwrap();
         let (end2, rest) = read_all(&mut file, mid);
         assert_eq!(end2, end, "a resumed read ends elsewhere");
@@ -59,7 +73,12 @@ fuzz_target!(|data: &[u8]| {
         tally.observe(e);
     }
     let mut signals = detector.finish();
-    signals.extend(summary::summary_signal(&tally, "fuzz-session", Some("/p"), Some("other")));
+    signals.extend(summary::summary_signal(
+        &tally,
+        "fuzz-session",
+        Some("/p"),
+        Some("other"),
+    ));
     for sig in signals {
         let line = serde_json::to_vec(&sig).expect("a signal serializes");
         match parse_line(&line) {

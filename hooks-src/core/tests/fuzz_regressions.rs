@@ -166,7 +166,11 @@ fn since_never_matches_a_timestamp_that_is_no_time() {
         ..Filter::default()
     };
     let snap = Snapshot::parse(store.as_bytes());
-    let expected: Vec<_> = snap.signals().filter(|s| filter.matches(s)).cloned().collect();
+    let expected: Vec<_> = snap
+        .signals()
+        .filter(|s| filter.matches(s))
+        .cloned()
+        .collect();
     let selected = query::select(store.as_bytes(), &filter).into_signals();
     assert_eq!(selected, expected);
     let ids: Vec<&str> = selected.iter().map(|s| s.id.as_str()).collect();
