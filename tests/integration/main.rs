@@ -2,6 +2,7 @@
 //! `CLAUDE_CONFIG_DIR` and `REFLECT_HOME` in a temp dir. Modules are grouped by binary.
 
 mod corpus;
+mod fuzz_regressions;
 mod hooks;
 mod memory_store;
 mod redaction;

@@ -1,5 +1,6 @@
 //! Inputs the fuzz targets (`fuzz/`, run by `scripts/fuzz`) found, kept as regression tests. Each
-//! vector is minimized or written by hand after the finding; none is corpus text.
+//! vector is minimized or written by hand after the finding; none is corpus text. They test the
+//! core library directly and live here so that `cargo test` at the root runs them.
 
 use reflect_core::query::{self, Filter};
 use reflect_core::render::Stats;
