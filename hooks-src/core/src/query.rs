@@ -242,7 +242,9 @@ impl Filter {
                 return Some(false);
             };
             let newer = match since_text {
-                Some(s) if canonical_time(ts) => ts >= s,
+                // Text order is time order for valid timestamps of this shape; a newer-looking one
+                // must still be a time ("a026-…" is not), as it must for the full parser.
+                Some(s) if canonical_time(ts) => ts >= s && crate::signal::parse_time(ts).is_some(),
                 _ => crate::signal::parse_time(ts).is_some_and(|t| t >= since),
             };
             if !newer {

@@ -278,10 +278,39 @@ impl Signal {
         signal
             .meta
             .insert("migrated_from".into(), Value::from("v2"));
+        // A leftover named like a v1 field would be written twice (by the signal and by `extra`),
+        // which makes the line unreadable; such leftovers are kept under `meta.v2` instead.
+        let clashing: Map<String, Value> = V1_FIELDS
+            .iter()
+            .filter_map(|k| fields.shift_remove(*k).map(|v| (k.to_string(), v)))
+            .collect();
+        if !clashing.is_empty() {
+            signal.meta.insert("v2".into(), Value::Object(clashing));
+        }
         signal.extra = fields;
         Some(signal)
     }
 }
+
+/// The top-level keys of a v1 signal (what `extra` must never hold).
+const V1_FIELDS: [&str; 16] = [
+    "id",
+    "version",
+    "timestamp",
+    "session_id",
+    "project",
+    "type",
+    "status",
+    "confidence",
+    "source",
+    "content",
+    "context",
+    "category",
+    "tags",
+    "related",
+    "promoted_to",
+    "meta",
+];
 
 /// A sighting of an already-captured signal, appended instead of rewriting the store on a hook's
 /// path. Readers fold these into the target's `meta.seen` and confidence; a rewrite materializes them.

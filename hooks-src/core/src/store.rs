@@ -478,7 +478,8 @@ impl Store {
         let mut signals: Vec<Signal> = Vec::new();
         let mut sightings: HashMap<String, u64> = HashMap::new();
         let mut seen_here: HashSet<String> = HashSet::new();
-        for line in bytes.split(|&b| b == b'\n') {
+        // memchr-based line splitting: a byte-by-byte split costs more than everything else here.
+        for line in crate::query::lines(&bytes) {
             let is_recur = line.starts_with(b"{\"recur\"");
             if !is_recur && finder.find(line).is_none() {
                 continue;
@@ -501,11 +502,13 @@ impl Store {
         seen_here.retain(|id| !signals.iter().any(|s| &s.id == id));
         if !seen_here.is_empty() {
             // Signals first captured in another session and seen again in this one.
-            for line in bytes.split(|&b| b == b'\n') {
-                if seen_here
-                    .iter()
-                    .any(|id| memchr::memmem::find(line, id.as_bytes()).is_some())
-                {
+            // One searcher per id, built once (`memmem::find` builds one on every call).
+            let finders: Vec<_> = seen_here
+                .iter()
+                .map(|id| memchr::memmem::Finder::new(id.as_bytes()))
+                .collect();
+            for line in crate::query::lines(&bytes) {
+                if finders.iter().any(|f| f.find(line).is_some()) {
                     if let Record::Signal(s) = parse_line(line) {
                         if seen_here.contains(&s.id) {
                             signals.push(*s);

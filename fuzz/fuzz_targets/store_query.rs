@@ -1,0 +1,74 @@
+//! A whole store file: the fast query and stats paths (scanner over raw bytes) give what the full
+//! parse gives. The first three bytes pick a filter (status, type, since); the rest is the file.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use reflect_core::query::{self, Filter};
+use reflect_core::render::Stats;
+use reflect_core::signal::{parse_time, Kind, Status};
+use reflect_core::store::{parse_line, Record, Snapshot};
+
+const SINCE: [&str; 4] = [
+    "2026-11-15T12:00:00Z",
+    "2026-01-01T00:00:00Z",
+    "2026-11-22T10:23:00Z",
+    "1999-12-31T23:59:59Z",
+];
+
+fn filter(pick: &[u8]) -> Filter {
+    let choose = |b: u8, options: &[&str]| {
+        let i = usize::from(b) % (options.len() + 1);
+        options.get(i).map(|s| s.to_string())
+    };
+    Filter {
+        statuses: choose(pick[0], Status::KNOWN)
+            .map(|s| vec![Status::parse(&s)])
+            .unwrap_or_default(),
+        kinds: choose(pick[1], Kind::KNOWN)
+            .map(|k| vec![Kind::parse(&k)])
+            .unwrap_or_default(),
+        since: choose(pick[2], &SINCE).and_then(|t| parse_time(&t)),
+        ..Filter::default()
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 3 {
+        return;
+    }
+    let (pick, bytes) = data.split_at(3);
+    let filter = filter(pick);
+    let snap = Snapshot::parse(bytes);
+
+    let expected: Vec<_> = snap
+        .signals()
+        .filter(|s| filter.matches(s))
+        .cloned()
+        .collect();
+    let selection = query::select(bytes, &filter);
+    let jsonl = selection.jsonl();
+    let printed: Vec<_> = query::lines(&jsonl)
+        .map(|line| match parse_line(line) {
+            Record::Signal(s) => *s,
+            other => panic!("query printed a line that is not a signal: {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        printed, expected,
+        "query --format jsonl differs from the full parse"
+    );
+    assert_eq!(
+        selection.into_signals(),
+        expected,
+        "query signals differ from the full parse"
+    );
+
+    let fast = serde_json::to_value(query::stats(bytes)).unwrap();
+    let full = serde_json::to_value(Stats::collect(
+        snap.signals(),
+        &snap.health,
+        bytes.len() as u64,
+    ))
+    .unwrap();
+    assert_eq!(fast, full, "stats fast path differs from the full parse");
+});
