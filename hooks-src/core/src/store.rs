@@ -384,14 +384,27 @@ impl Store {
             if !tail.is_empty() && !tail.ends_with(b"\n") {
                 out.push(b'\n');
             }
+            let mut batch = batch;
+            for sig in &mut batch {
+                prepare(sig, now);
+            }
+            // Parsing every tail line is most of a hook's own work; when no line can repeat any
+            // of these signals, the last id is all the tail has to give.
             let Tail {
                 mut last_id,
                 mut recent,
                 mut calls,
-            } = scan_tail(&tail, at_start, now);
+            } = if tail_may_repeat(&tail, &batch) {
+                scan_tail(&tail, at_start, now)
+            } else {
+                Tail {
+                    last_id: last_signal_id(&tail, at_start),
+                    recent: HashMap::new(),
+                    calls: HashSet::new(),
+                }
+            };
             let mut outcome = AppendOutcome::default();
             for mut sig in batch {
-                prepare(&mut sig, now);
                 let call = sig.tool_use_id().map(str::to_string);
                 if let Some(call) = &call {
                     // The failure hook and the transcript miner both report a failed tool call.
@@ -637,12 +650,55 @@ fn read_tail(file: &mut File, max: u64) -> std::io::Result<(Vec<u8>, bool)> {
     Ok((buf, start == 0))
 }
 
+/// The whole lines of a tail (its first line is cut unless the tail starts the file).
+fn tail_lines(tail: &[u8], at_start: bool) -> &[u8] {
+    if at_start {
+        return tail;
+    }
+    match memchr::memchr(b'\n', tail) {
+        Some(end) => &tail[end + 1..],
+        None => &[],
+    }
+}
+
+/// Whether some line of the tail may hold the dedup key or the tool call of a signal in `batch`
+/// (false means [`scan_tail`] would find none of them). A JSON string equals such a key only if
+/// the key's bytes appear verbatim or the string spells a printable character as a `\u00XX`
+/// escape, so a literal search decides, and any such escape (no writer makes one) sends the
+/// append to the full scan.
+fn tail_may_repeat(tail: &[u8], batch: &[Signal]) -> bool {
+    let plain = |key: &str| {
+        key.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
+    };
+    let escaped_printable = memchr::memmem::find_iter(tail, b"\\u00")
+        .any(|at| matches!(tail.get(at + 4), Some(b'2'..=b'7')));
+    if escaped_printable {
+        return true;
+    }
+    batch.iter().any(|sig| {
+        let key = sig.dedup_key();
+        std::iter::once(key.as_str())
+            .chain(sig.tool_use_id())
+            .any(|needle| !plain(needle) || memchr::memmem::find(tail, needle.as_bytes()).is_some())
+    })
+}
+
+/// The id of the tail's last signal line: what [`scan_tail`] reports as `last_id`, read backwards.
+fn last_signal_id(tail: &[u8], at_start: bool) -> Option<String> {
+    tail_lines(tail, at_start)
+        .rsplit(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .filter_map(|line| serde_json::from_slice::<TailProbe>(line).ok())
+        .find_map(|p| {
+            p.id.filter(|id| p.recur.is_none() && id.starts_with("SIG-"))
+        })
+        .map(Cow::into_owned)
+}
+
 /// Read the tail an append needs: the last id, recent captured fingerprints, reported calls.
 fn scan_tail(tail: &[u8], at_start: bool, now: DateTime<Utc>) -> Tail {
-    let mut lines = tail.split(|&b| b == b'\n');
-    if !at_start {
-        lines.next(); // starts mid-line
-    }
+    let lines = tail_lines(tail, at_start).split(|&b| b == b'\n');
     let window = now - Duration::days(CAPTURED_TTL_DAYS);
     let mut found = Tail {
         last_id: None,
@@ -827,6 +883,79 @@ mod tests {
         let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&store.paths().store()), 0o600);
         assert_eq!(mode(&store.paths().data_dir), 0o700);
+    }
+
+    #[test]
+    fn a_tail_without_any_key_of_the_batch_gives_just_the_last_id() {
+        let mut failure = sig(Kind::Failure, "Bash failed: Exit code 1", "s", 0);
+        failure
+            .meta
+            .insert("tool_use_id".into(), Value::from("toolu_01abc"));
+        let key = failure.dedup_key();
+        let line = |id: &str, extra: &str| {
+            format!(
+                "{{\"id\":\"{id}\",\"type\":\"failure\",\"status\":\"captured\",\
+                 \"timestamp\":\"2026-11-23T05:00:00Z\",\"meta\":{{{extra}}}}}\n"
+            )
+        };
+        let other = line(
+            "SIG-20261123-0000000001",
+            "\"dedup_key\":\"0123456789abcdef\"",
+        );
+        let recur =
+            "{\"recur\":\"SIG-20261123-0000000001\",\"timestamp\":\"2026-11-23T05:01:00Z\"}\n";
+        let batch = [failure];
+        let plain_tail = format!("torn first line\"}}\n{other}{recur}not json\n");
+        assert!(!tail_may_repeat(plain_tail.as_bytes(), &batch));
+        // The fast path's last id is the full scan's, backwards past recurrences and bad lines.
+        for at_start in [false, true] {
+            let full = scan_tail(plain_tail.as_bytes(), at_start, Utc::now()).last_id;
+            assert_eq!(full.as_deref(), Some("SIG-20261123-0000000001"));
+            assert_eq!(last_signal_id(plain_tail.as_bytes(), at_start), full);
+        }
+        assert_eq!(
+            last_signal_id(other.as_bytes(), false),
+            None,
+            "a cut first line is no line"
+        );
+
+        let with_key = format!(
+            "{other}{}",
+            line("SIG-x", &format!("\"dedup_key\":\"{key}\""))
+        );
+        assert!(tail_may_repeat(with_key.as_bytes(), &batch));
+        let with_call = format!(
+            "{other}{}",
+            line("SIG-x", "\"tool_use_id\":\"toolu_01abc\"")
+        );
+        assert!(tail_may_repeat(with_call.as_bytes(), &batch));
+        // A call id spelled with an escape is the same string to a JSON parser.
+        let escaped = format!(
+            "{other}{}",
+            line("SIG-x", r#""tool_use_id":"\u0074oolu_01abc""#)
+        );
+        assert!(tail_may_repeat(escaped.as_bytes(), &batch));
+        // A control-character escape (common in tool errors) cannot spell a key.
+        let control = format!("{other}{}", line("SIG-x", r#""tool":"\u001b[31m""#));
+        assert!(!tail_may_repeat(control.as_bytes(), &batch));
+    }
+
+    #[test]
+    fn a_call_stored_with_escapes_is_still_a_duplicate() {
+        let (_d, store) = store();
+        fs::create_dir_all(&store.paths().data_dir).unwrap();
+        fs::write(
+            store.paths().store(),
+            "{\"id\":\"SIG-20261123-0000000001\",\"version\":1,\"type\":\"failure\",\
+             \"content\":\"Bash failed\",\"meta\":{\"tool_use_id\":\"\\u0074oolu_9\"}}\n",
+        )
+        .unwrap();
+        let mut failure = sig(Kind::Failure, "Read failed: no such file", "s", 0);
+        failure
+            .meta
+            .insert("tool_use_id".into(), Value::from("toolu_9"));
+        let out = store.append(vec![failure]).unwrap();
+        assert_eq!((out.duplicates, out.written.len()), (1, 0));
     }
 
     #[test]
