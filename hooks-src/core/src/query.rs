@@ -457,8 +457,9 @@ pub fn stats(bytes: &[u8]) -> crate::render::Stats {
         total: usize,
         pending: usize,
         needs_review: usize,
-        by_status: HashMap<Cow<'a, str>, usize>,
-        by_type: HashMap<Cow<'a, str>, usize>,
+        // A handful of distinct values: a linear search beats hashing every line's.
+        by_status: Vec<(Cow<'a, str>, usize)>,
+        by_type: Vec<(Cow<'a, str>, usize)>,
         oldest_captured: Option<Cow<'a, str>>,
         newest: Option<Cow<'a, str>>,
         /// Confidence and prior sightings of each signal, to fold recurrences in at the end.
@@ -487,8 +488,8 @@ pub fn stats(bytes: &[u8]) -> crate::render::Stats {
                 self.newest = Some(ts);
             }
             self.needs_review += usize::from(review);
-            *self.by_status.entry(status).or_default() += 1;
-            *self.by_type.entry(kind).or_default() += 1;
+            tally(&mut self.by_status, status);
+            tally(&mut self.by_type, kind);
             self.confidence.push((id, confidence, seen));
         }
         fn add_signal(&mut self, s: &Signal) {
@@ -503,6 +504,13 @@ pub fn stats(bytes: &[u8]) -> crate::render::Stats {
                 s.seen(),
                 review,
             );
+        }
+    }
+
+    fn tally<'a>(counts: &mut Vec<(Cow<'a, str>, usize)>, value: Cow<'a, str>) {
+        match counts.iter_mut().find(|(v, _)| *v == value) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((value, 1)),
         }
     }
 
@@ -569,16 +577,14 @@ pub fn stats(bytes: &[u8]) -> crate::render::Stats {
         store_bytes: bytes.len() as u64,
         ..Default::default()
     };
-    st.by_status = t
-        .by_status
-        .into_iter()
-        .map(|(k, v)| (k.into_owned(), v))
-        .collect();
-    st.by_type = t
-        .by_type
-        .into_iter()
-        .map(|(k, v)| (k.into_owned(), v))
-        .collect();
+    let owned = |counts: Vec<(Cow<str>, usize)>| {
+        counts
+            .into_iter()
+            .map(|(k, v)| (k.into_owned(), v))
+            .collect()
+    };
+    st.by_status = owned(t.by_status);
+    st.by_type = owned(t.by_type);
     let mut by_confidence: HashMap<u8, usize> = HashMap::new();
     for (id, confidence, seen) in t.confidence {
         let folded = match recurrences.get(id.as_ref()) {

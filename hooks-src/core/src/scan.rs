@@ -492,31 +492,37 @@ fn sub_object<const N: usize>(
     span: &[u8],
     index: fn(&[u8]) -> Option<usize>,
 ) -> Option<[Option<&[u8]>; N]> {
-    let mut marks = Vec::new();
-    index_marks(span, &mut marks);
-    let mut walk = Walk {
-        b: span,
-        marks: &marks,
-        next: 0,
-    };
-    let (end, spans) = walk.object(0, index)?;
-    (end == span.len()).then_some(spans)
+    with_walk(span, |walk| {
+        let (end, spans) = walk.object(0, index)?;
+        (end == span.len()).then_some(spans)
+    })
+}
+
+/// A walk over a span nested in a scanned line, with a mark index reused from call to call
+/// (`source`, `tags` and `related` of every line would otherwise allocate one each).
+fn with_walk<'b, R>(span: &'b [u8], f: impl FnOnce(&mut Walk<'b, '_>) -> R) -> R {
+    use std::cell::RefCell;
+    thread_local! {
+        static MARKS: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+    }
+    MARKS.with_borrow_mut(|marks| {
+        marks.clear();
+        index_marks(span, marks);
+        f(&mut Walk {
+            b: span,
+            marks,
+            next: 0,
+        })
+    })
 }
 
 /// `[]` or an array whose elements are all strings (what `tags` and `related` must be).
 fn string_array(span: &[u8]) -> bool {
-    let mut marks = Vec::new();
-    index_marks(span, &mut marks);
-    let mut walk = Walk {
-        b: span,
-        marks: &marks,
-        next: 0,
-    };
     let mut i = skip_ws(span, 1);
     if span.get(i) == Some(&b']') {
         return true;
     }
-    loop {
+    with_walk(span, |walk| loop {
         if span.get(i) != Some(&b'"') {
             return false;
         }
@@ -529,7 +535,7 @@ fn string_array(span: &[u8]) -> bool {
             Some(b']') => return true,
             _ => return false,
         }
-    }
+    })
 }
 
 /// A `source` the full parser accepts: null, a string, or an object whose known fields have
