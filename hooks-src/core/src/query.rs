@@ -127,11 +127,21 @@ pub enum View<'a> {
 }
 
 /// Visit every non-empty line of a store's bytes once.
-pub fn visit<'a>(bytes: &'a [u8], mut f: impl FnMut(&'a [u8], View<'a>)) {
+pub fn visit<'a>(bytes: &'a [u8], f: impl FnMut(&'a [u8], View<'a>)) {
+    visit_unless(bytes, |_| false, f)
+}
+
+/// [`visit`], passing over the lines `skip` says cannot matter before they are scanned.
+fn visit_unless<'a>(
+    bytes: &'a [u8],
+    skip: impl Fn(&'a [u8]) -> bool,
+    mut f: impl FnMut(&'a [u8], View<'a>),
+) {
     let mut scanner = scan::Scanner::default();
     for line in lines(bytes) {
         if line.is_empty()
             || (line[0].is_ascii_whitespace() && line.iter().all(u8::is_ascii_whitespace))
+            || skip(line)
         {
             continue;
         }
@@ -255,6 +265,51 @@ impl Filter {
     }
 }
 
+impl Filter {
+    /// Whether a line can be passed over on its leading fields alone: it holds a top-level `id`
+    /// (so it is a v1 signal, a recurrence, a foreign record or invalid: never a v2 line), no
+    /// `"recur"` anywhere and no `\u` escape that could spell it (so not a recurrence, which must
+    /// be counted), and a leading field that
+    /// fails the filter. Such a line is either a signal that does not match (a signal has no
+    /// duplicate keys, so the value seen is its value) or not a signal at all: the full parser
+    /// would not select it either.
+    fn rejects_early(&self, line: &[u8], since_text: Option<&str>) -> bool {
+        use std::sync::LazyLock;
+        static RECUR: LazyLock<memchr::memmem::Finder<'static>> =
+            LazyLock::new(|| memchr::memmem::Finder::new(b"\"recur\""));
+        static UNICODE_ESCAPE: LazyLock<memchr::memmem::Finder<'static>> =
+            LazyLock::new(|| memchr::memmem::Finder::new(b"\\u"));
+        let f = scan::leading_fields(line);
+        if !f.has(Key::Id) {
+            return false;
+        }
+        let fails = |key: Key, ok: &dyn Fn(&str) -> bool| f.str(key).is_some_and(|v| !ok(v));
+        let rejected = (!self.statuses.is_empty()
+            && fails(Key::Status, &|v| {
+                self.statuses.iter().any(|s| s.as_str() == v)
+            }))
+            || (!self.kinds.is_empty()
+                && fails(Key::Type, &|v| self.kinds.iter().any(|k| k.as_str() == v)))
+            || self
+                .session
+                .as_ref()
+                .is_some_and(|sid| fails(Key::SessionId, &|v| v == sid))
+            || self
+                .project
+                .as_ref()
+                .is_some_and(|dir| fails(Key::Project, &|v| within(Path::new(v), dir)))
+            || self.since.is_some_and(|since| {
+                fails(Key::Timestamp, &|ts| match since_text {
+                    Some(s) if canonical_time(ts) => {
+                        ts >= s && crate::signal::parse_time(ts).is_some()
+                    }
+                    _ => crate::signal::parse_time(ts).is_some_and(|t| t >= since),
+                })
+            });
+        rejected && RECUR.find(line).is_none() && UNICODE_ESCAPE.find(line).is_none()
+    }
+}
+
 /// A selected signal: the stored line itself while it can be printed as is.
 pub enum Hit<'a> {
     Raw { line: &'a [u8], id: &'a str },
@@ -292,7 +347,8 @@ pub fn select<'a>(bytes: &'a [u8], filter: &Filter) -> Selection<'a> {
     let since_text = filter.since.map(crate::signal::format_time);
     let mut hits = Vec::new();
     let mut recurrences = Recurrences::new();
-    visit(bytes, |line, view| {
+    let skip = |line| filter.rejects_early(line, since_text.as_deref());
+    visit_unless(bytes, skip, |line, view| {
         if let Some((target, at)) = recurrence_of(line, &view) {
             count_recurrence(&mut recurrences, &target, &at);
             return;
@@ -401,8 +457,9 @@ pub fn stats(bytes: &[u8]) -> crate::render::Stats {
         total: usize,
         pending: usize,
         needs_review: usize,
-        by_status: HashMap<Cow<'a, str>, usize>,
-        by_type: HashMap<Cow<'a, str>, usize>,
+        // A handful of distinct values: a linear search beats hashing every line's.
+        by_status: Vec<(Cow<'a, str>, usize)>,
+        by_type: Vec<(Cow<'a, str>, usize)>,
         oldest_captured: Option<Cow<'a, str>>,
         newest: Option<Cow<'a, str>>,
         /// Confidence and prior sightings of each signal, to fold recurrences in at the end.
@@ -431,8 +488,8 @@ pub fn stats(bytes: &[u8]) -> crate::render::Stats {
                 self.newest = Some(ts);
             }
             self.needs_review += usize::from(review);
-            *self.by_status.entry(status).or_default() += 1;
-            *self.by_type.entry(kind).or_default() += 1;
+            tally(&mut self.by_status, status);
+            tally(&mut self.by_type, kind);
             self.confidence.push((id, confidence, seen));
         }
         fn add_signal(&mut self, s: &Signal) {
@@ -447,6 +504,13 @@ pub fn stats(bytes: &[u8]) -> crate::render::Stats {
                 s.seen(),
                 review,
             );
+        }
+    }
+
+    fn tally<'a>(counts: &mut Vec<(Cow<'a, str>, usize)>, value: Cow<'a, str>) {
+        match counts.iter_mut().find(|(v, _)| *v == value) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((value, 1)),
         }
     }
 
@@ -513,16 +577,14 @@ pub fn stats(bytes: &[u8]) -> crate::render::Stats {
         store_bytes: bytes.len() as u64,
         ..Default::default()
     };
-    st.by_status = t
-        .by_status
-        .into_iter()
-        .map(|(k, v)| (k.into_owned(), v))
-        .collect();
-    st.by_type = t
-        .by_type
-        .into_iter()
-        .map(|(k, v)| (k.into_owned(), v))
-        .collect();
+    let owned = |counts: Vec<(Cow<str>, usize)>| {
+        counts
+            .into_iter()
+            .map(|(k, v)| (k.into_owned(), v))
+            .collect()
+    };
+    st.by_status = owned(t.by_status);
+    st.by_type = owned(t.by_type);
     let mut by_confidence: HashMap<u8, usize> = HashMap::new();
     for (id, confidence, seen) in t.confidence {
         let folded = match recurrences.get(id.as_ref()) {
@@ -703,6 +765,48 @@ mod tests {
             assert_eq!(key(&jsonl), key(&slow), "{filter:?}");
             assert_eq!(fast, slow, "{filter:?}");
         }
+    }
+
+    #[test]
+    fn early_rejection_keeps_what_the_full_parser_would_select_or_count() {
+        // Lines that fail the filter on a leading field but that the full parser reads otherwise:
+        // a later duplicate, a recurrence spelled late or escaped, a torn tail, v2 and foreign.
+        let lines = [
+            r#"{"id":"SIG-1","status":"analyzed","type":"failure","status":"captured","timestamp":"2026-11-20T00:00:00Z"}"#,
+            r#"{"id":"SIG-2","status":"analyzed","type":"failure","timestamp":"2026-11-20T00:00:00Z"}"#,
+            r#"{"id":"SIG-3","status":"captured","type":"failure","timestamp":"2026-11-20T00:00:00Z"}"#,
+            r#"{"id":"SIG-4","status":"analyzed","timestamp":"2026-11-20T00:00:00Z","recur":"SIG-3"}"#,
+            r#"{"id":"SIG-5","status":"analyzed","timestamp":"2026-11-20T00:00:00Z","rec\u0075r":"SIG-3"}"#,
+            r#"{"id":"SIG-6","status":"analyzed","type":"failure","st\u0061tus":"captured","timestamp":"2026-11-20T00:00:00Z"}"#,
+            r#"{"id":"SIG-7","status":"captured","type":"failure","timestamp":"2026-01-01T00:00:00Z"}"#,
+            r#"{"id":"SIG-8","status":"captured","type":"failure","timestamp":"2026-11-20T00:00:00Z""#,
+            r#"{"ts":"2026-11-20T00:00:00Z","status":"analyzed","type":"correction","context":"v2"}"#,
+            r#"{"recur":"SIG-3","status":"analyzed","timestamp":"2026-11-21T00:00:00Z"}"#,
+            r#"{"id":"SIG-9","timestamp":"2026-01-01T00:00:00Z","status":"captured","timestamp":"2026-11-20T00:00:00Z","type":"x"}"#,
+        ];
+        let bytes = lines.join("\n").into_bytes();
+        let snap = crate::store::Snapshot::parse(&bytes);
+        let filter = Filter {
+            statuses: vec![Status::Captured],
+            since: Some(signal::parse_time("2026-11-15T00:00:00Z").unwrap()),
+            ..Filter::default()
+        };
+        let slow: Vec<Signal> = snap
+            .signals()
+            .filter(|s| filter.matches(s))
+            .cloned()
+            .collect();
+        assert!(
+            slow.iter().any(|s| s.id == "SIG-3" && s.seen() > 1),
+            "the data must hold a selected signal with recurrences: {slow:?}"
+        );
+        assert_eq!(select(&bytes, &filter).into_signals(), slow);
+        // And the early test does pass over the plain non-matching line.
+        let since = crate::signal::format_time(filter.since.unwrap());
+        assert!(filter.rejects_early(lines[1].as_bytes(), Some(&since)));
+        assert!(!filter.rejects_early(lines[3].as_bytes(), Some(&since)));
+        assert!(!filter.rejects_early(lines[4].as_bytes(), Some(&since)));
+        assert!(!filter.rejects_early(lines[8].as_bytes(), Some(&since)));
     }
 
     #[test]

@@ -391,6 +391,59 @@ impl Scanner {
     }
 }
 
+/// The top-level fields at the start of a line whose values are plain strings (no escapes) or
+/// plain tokens (numbers, literals), up to the first field that is anything else. Nothing is
+/// validated beyond that prefix: a caller may only use these spans to decide that a line cannot
+/// be something, never that it is (the line may still turn out to be invalid further on).
+pub fn leading_fields(line: &[u8]) -> Fields<'_> {
+    let mut spans = [None; KEYS.len()];
+    let b = line;
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return Fields { spans };
+    }
+    i = skip_ws(b, i + 1);
+    // The next `"` or `\` after `from`: a string without escapes ends at a quote.
+    let plain_string_end = |from: usize| -> Option<usize> {
+        let at = from + memchr::memchr2(b'"', b'\\', &b[from..])?;
+        (b[at] == b'"').then_some(at + 1)
+    };
+    while b.get(i) == Some(&b'"') {
+        let Some(key_end) = plain_string_end(i + 1) else {
+            break;
+        };
+        let key = &b[i + 1..key_end - 1];
+        i = skip_ws(b, key_end);
+        if b.get(i) != Some(&b':') {
+            break;
+        }
+        let start = skip_ws(b, i + 1);
+        let end = match b.get(start) {
+            Some(b'"') => match plain_string_end(start + 1) {
+                Some(end) => end,
+                None => break,
+            },
+            Some(c) if c.is_ascii_alphanumeric() || *c == b'-' => match skip_literal(b, start) {
+                Some(end) => end,
+                None => break,
+            },
+            _ => break,
+        };
+        if let Some(k) = key_index(key) {
+            if spans[k].is_some() {
+                break; // a duplicate key: no conclusion from either value
+            }
+            spans[k] = Some(&b[start..end]);
+        }
+        i = skip_ws(b, end);
+        if b.get(i) != Some(&b',') {
+            break;
+        }
+        i = skip_ws(b, i + 1);
+    }
+    Fields { spans }
+}
+
 /// [`Scanner::scan`] with a scanner of its own (tests and one-off lines).
 pub fn scan(line: &[u8]) -> Option<Fields<'_>> {
     Scanner::default().scan(line)
@@ -439,31 +492,37 @@ fn sub_object<const N: usize>(
     span: &[u8],
     index: fn(&[u8]) -> Option<usize>,
 ) -> Option<[Option<&[u8]>; N]> {
-    let mut marks = Vec::new();
-    index_marks(span, &mut marks);
-    let mut walk = Walk {
-        b: span,
-        marks: &marks,
-        next: 0,
-    };
-    let (end, spans) = walk.object(0, index)?;
-    (end == span.len()).then_some(spans)
+    with_walk(span, |walk| {
+        let (end, spans) = walk.object(0, index)?;
+        (end == span.len()).then_some(spans)
+    })
+}
+
+/// A walk over a span nested in a scanned line, with a mark index reused from call to call
+/// (`source`, `tags` and `related` of every line would otherwise allocate one each).
+fn with_walk<'b, R>(span: &'b [u8], f: impl FnOnce(&mut Walk<'b, '_>) -> R) -> R {
+    use std::cell::RefCell;
+    thread_local! {
+        static MARKS: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+    }
+    MARKS.with_borrow_mut(|marks| {
+        marks.clear();
+        index_marks(span, marks);
+        f(&mut Walk {
+            b: span,
+            marks,
+            next: 0,
+        })
+    })
 }
 
 /// `[]` or an array whose elements are all strings (what `tags` and `related` must be).
 fn string_array(span: &[u8]) -> bool {
-    let mut marks = Vec::new();
-    index_marks(span, &mut marks);
-    let mut walk = Walk {
-        b: span,
-        marks: &marks,
-        next: 0,
-    };
     let mut i = skip_ws(span, 1);
     if span.get(i) == Some(&b']') {
         return true;
     }
-    loop {
+    with_walk(span, |walk| loop {
         if span.get(i) != Some(&b'"') {
             return false;
         }
@@ -476,7 +535,7 @@ fn string_array(span: &[u8]) -> bool {
             Some(b']') => return true,
             _ => return false,
         }
-    }
+    })
 }
 
 /// A `source` the full parser accepts: null, a string, or an object whose known fields have
