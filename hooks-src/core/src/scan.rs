@@ -8,7 +8,8 @@
 //! falls back to the full parser, so the fast path and [`crate::store::parse_line`] agree on what
 //! a line is. Callers still fully parse a line before they print more than its scanned fields.
 
-/// The top-level keys the scanner reports, in schema order (plus the v2 and recurrence keys).
+/// The top-level keys the scanner reports: the 16 of a v1 signal in schema order (`signal.rs`
+/// relies on that), then the recurrence and v2 keys.
 pub const KEYS: [&str; 20] = [
     "id",
     "version",

@@ -292,25 +292,9 @@ impl Signal {
     }
 }
 
-/// The top-level keys of a v1 signal (what `extra` must never hold).
-const V1_FIELDS: [&str; 16] = [
-    "id",
-    "version",
-    "timestamp",
-    "session_id",
-    "project",
-    "type",
-    "status",
-    "confidence",
-    "source",
-    "content",
-    "context",
-    "category",
-    "tags",
-    "related",
-    "promoted_to",
-    "meta",
-];
+/// The top-level keys of a v1 signal (what `extra` must never hold): the scanner's keys list
+/// them first, in schema order.
+const V1_FIELDS: &[&str] = crate::scan::KEYS.split_at(16).0;
 
 /// A sighting of an already-captured signal, appended instead of rewriting the store on a hook's
 /// path. Readers fold these into the target's `meta.seen` and confidence; a rewrite materializes them.
@@ -443,6 +427,18 @@ fn epoch_to_rfc3339(secs: f64) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn v1_fields_are_exactly_what_a_signal_writes() {
+        let written = serde_json::to_value(Signal::new(Kind::Correction, "x")).unwrap();
+        let keys: Vec<&str> = written
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, V1_FIELDS);
+    }
 
     #[test]
     fn unknown_fields_and_values_survive_a_round_trip() {
