@@ -200,14 +200,15 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
     })
 }
 
-/// The signals as the store would write them: redacted, with ids and dedup keys; a repeat within
+/// The signals as the store would write them: prepared (filled, redacted) as an append does, with
+/// ids and dedup keys; a repeat within
 /// the batch counts as one more sighting of the first, as the store counts it.
 fn preview(batch: Vec<Signal>) -> Vec<Signal> {
     let now = chrono::Utc::now();
     let mut out: Vec<Signal> = Vec::with_capacity(batch.len());
     let mut by_key: HashMap<String, usize> = HashMap::new();
     for mut sig in batch {
-        crate::redact::redact_signal(&mut sig);
+        crate::store::prepare(&mut sig, now);
         let key = sig.dedup_key();
         if let Some(&at) = by_key.get(&key) {
             out[at].add_sightings(1);

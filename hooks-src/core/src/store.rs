@@ -630,8 +630,9 @@ impl Store {
     }
 }
 
-/// Fill what a writer left out and make the signal safe to store.
-fn prepare(sig: &mut Signal, now: DateTime<Utc>) {
+/// Fill what a writer left out and make the signal safe to store (an append does this to every
+/// signal; a dry run calls it to show what an append would write).
+pub fn prepare(sig: &mut Signal, now: DateTime<Utc>) {
     sig.version = 1;
     if sig.timestamp.is_empty() || sig.time().is_none() {
         sig.timestamp = signal::format_time(now);
