@@ -252,7 +252,7 @@ mod tests {
         Event {
             line,
             uuid: None,
-            timestamp: ts.map(str::to_string),
+            timestamp: ts.map(Into::into),
             kind,
         }
     }

@@ -24,8 +24,10 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
-use std::sync::LazyLock;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::sync::{mpsc, Arc, LazyLock};
 
 use memchr::memmem;
 use serde_json::Value;
@@ -55,8 +57,9 @@ pub struct Position {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     pub line: u64,
-    pub uuid: Option<String>,
-    pub timestamp: Option<String>,
+    /// Shared by the events of one entry.
+    pub uuid: Option<Arc<str>>,
+    pub timestamp: Option<Arc<str>>,
     pub kind: EventKind,
 }
 
@@ -90,48 +93,261 @@ pub enum EventKind {
     CompactBoundary,
 }
 
+/// Unread ranges at least this large are read by several threads (see [`read`]); a smaller read
+/// (a hook's repeat run) stays on the calling thread.
+pub const PARALLEL_MIN: u64 = 8 << 20;
+/// At most this many threads read one range.
+const MAX_THREADS: usize = 4;
+/// The calling thread also runs `on_event` (the detectors), so it reads the smaller share: this
+/// many parts of `CALLER_PARTS + WORKER_PARTS * workers`.
+const CALLER_PARTS: u64 = 2;
+const WORKER_PARTS: u64 = 3;
+/// Parsed lines a worker sends at once.
+const BATCH_LINES: usize = 256;
+/// Batches a worker may hold unsent-to: its lead over the calling thread, which is the only
+/// memory a parallel read adds (a batch is a few hundred bounded events).
+const CHANNEL_BATCHES: usize = 256;
+
 /// Read complete lines from `from` on, calling `on_event` for each event; returns the position
 /// after the last COMPLETE line (a torn last line without its newline is not consumed, so the
 /// next run reads it whole).
-pub fn read(
-    file: &mut File,
+///
+/// A large unread range is split at line starts into one segment per core (at most
+/// [`MAX_THREADS`]): worker threads parse the later segments ahead while this thread parses the
+/// first and calls `on_event`, then hands on the workers' events in order. The events, their line
+/// numbers and the returned position are exactly those of a read on one thread.
+pub fn read(file: &mut File, from: Position, on_event: impl FnMut(Event)) -> io::Result<Position> {
+    let file: &File = file;
+    let unread = file.metadata()?.len().saturating_sub(from.offset);
+    let threads = if unread < PARALLEL_MIN {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .min(MAX_THREADS)
+    };
+    let mut splits = Vec::new();
+    if threads > 1 {
+        let parts = CALLER_PARTS + WORKER_PARTS * (threads as u64 - 1);
+        let mut at = from.offset + unread * CALLER_PARTS / parts;
+        for _ in 1..threads {
+            splits.push(at);
+            at += unread * WORKER_PARTS / parts;
+        }
+    }
+    read_split(file, from, &splits, on_event)
+}
+
+/// [`read`] with the unread range split at the first line start at or after each of `splits`
+/// (ascending byte offsets; ones at or past the end are dropped), one thread per segment. Tests
+/// use it to force splits anywhere; [`read`] picks the splits itself.
+pub fn read_split(
+    file: &File,
     from: Position,
+    splits: &[u64],
     mut on_event: impl FnMut(Event),
 ) -> io::Result<Position> {
-    file.seek(SeekFrom::Start(from.offset))?;
-    let mut pos = from;
+    let starts = segment_starts(file, from.offset, splits)?;
+    let mut parser = LineParser::default();
+    let Some(&first_end) = starts.first() else {
+        let (offset, lines) = read_lines(file, from.offset, None, |line, n| {
+            parser.line(line, from.line + n, &mut on_event);
+            true
+        })?;
+        return Ok(Position {
+            offset,
+            line: from.line + lines,
+        });
+    };
+    std::thread::scope(|scope| {
+        let mut workers = Vec::with_capacity(starts.len());
+        for (i, &start) in starts.iter().enumerate() {
+            let end = starts.get(i + 1).copied();
+            let (tx, rx) = mpsc::sync_channel(CHANNEL_BATCHES);
+            scope.spawn(move || read_ahead(file, start, end, tx));
+            workers.push((start, rx));
+        }
+        let (offset, lines) = read_lines(file, from.offset, Some(first_end), |line, n| {
+            parser.line(line, from.line + n, &mut on_event);
+            true
+        })?;
+        let mut pos = Position {
+            offset,
+            line: from.line + lines,
+        };
+        // Dropping a receiver stops its worker (its next send fails).
+        for (start, rx) in workers {
+            if pos.offset != start {
+                // The file shrank under the read: stop after the last whole segment.
+                break;
+            }
+            let before = pos.line;
+            loop {
+                match rx.recv() {
+                    Ok(Ahead::Batch(batch)) => parser.merge(batch, before, &mut on_event),
+                    Ok(Ahead::Done(result)) => {
+                        let (offset, lines) = result?;
+                        pos = Position {
+                            offset,
+                            line: before + lines,
+                        };
+                        break;
+                    }
+                    Err(mpsc::RecvError) => {
+                        return Err(io::Error::other("a transcript reader thread stopped"))
+                    }
+                }
+            }
+        }
+        Ok(pos)
+    })
+}
+
+/// The first line start at or after each split that leaves a non-empty segment after `from`.
+fn segment_starts(file: &File, from: u64, splits: &[u64]) -> io::Result<Vec<u64>> {
+    let mut starts: Vec<u64> = Vec::new();
+    if splits.is_empty() {
+        return Ok(starts);
+    }
+    let len = file.metadata()?.len();
+    let mut buf = vec![0u8; 64 << 10];
+    for &split in splits {
+        let floor = starts.last().copied().unwrap_or(from);
+        if split <= floor {
+            continue;
+        }
+        // A line starts at `split` when the byte before it is a newline; an oversized line is
+        // scanned through, so it stays whole in one segment.
+        let mut at = split - 1;
+        let start = loop {
+            if at >= len {
+                break None;
+            }
+            let want = buf.len().min((len - at) as usize);
+            let n = read_some_at(file, &mut buf[..want], at)?;
+            if n == 0 {
+                break None;
+            }
+            if let Some(nl) = memchr::memchr(b'\n', &buf[..n]) {
+                break Some(at + nl as u64 + 1);
+            }
+            at += n as u64;
+        };
+        match start {
+            Some(start) if start < len => starts.push(start),
+            _ => break,
+        }
+    }
+    Ok(starts)
+}
+
+/// What a worker sends: parsed lines, then where its segment ended.
+enum Ahead {
+    Batch(Batch),
+    Done(io::Result<(u64, u64)>),
+}
+
+/// Lines parsed ahead: each line's dedup keys and how many of `events` (in order) it yielded.
+#[derive(Default)]
+struct Batch {
+    lines: Vec<AheadLine>,
+    events: Vec<Event>,
+}
+
+struct AheadLine {
+    uuid: Option<Arc<str>>,
+    /// The tail uuid when it is not `uuid` (a nested one): it is checked too, as [`read`] does.
+    other_tail: Option<Box<str>>,
+    events: usize,
+}
+
+/// A worker: parse `[start, end)` (to EOF when `end` is `None`) into batches; line numbers count
+/// from the segment's start.
+fn read_ahead(file: &File, start: u64, end: Option<u64>, tx: mpsc::SyncSender<Ahead>) {
+    let mut parser = LineParser {
+        ahead: true,
+        ..LineParser::default()
+    };
+    let mut batch = Batch::default();
+    let result = read_lines(file, start, end, |line, n| {
+        let before = batch.events.len();
+        let mut emit = |e: Event| batch.events.push(e);
+        if let Some((tail, uuid)) = parser.parse(line, n, &mut emit) {
+            let events = batch.events.len() - before;
+            if events > 0 || uuid.is_some() {
+                let other_tail = tail.filter(|&t| uuid.as_deref() != Some(t)).map(Box::from);
+                batch.lines.push(AheadLine {
+                    uuid,
+                    other_tail,
+                    events,
+                });
+            }
+        }
+        if batch.lines.len() >= BATCH_LINES {
+            return tx.send(Ahead::Batch(std::mem::take(&mut batch))).is_ok();
+        }
+        true
+    });
+    if !batch.lines.is_empty() && tx.send(Ahead::Batch(batch)).is_err() {
+        return;
+    }
+    let _ = tx.send(Ahead::Done(result));
+}
+
+/// Split `[start, end)` (to EOF when `end` is `None`; `end` is a line start) into lines and call
+/// `on_line(line, n)` for the `n`th (from 1) until it returns false; lines over [`MAX_LINE`] are
+/// counted but not passed. Returns the offset after the last complete line and the line count.
+fn read_lines(
+    file: &File,
+    start: u64,
+    end: Option<u64>,
+    mut on_line: impl FnMut(&[u8], u64) -> bool,
+) -> io::Result<(u64, u64)> {
+    let mut offset = start;
+    let mut lines = 0u64;
+    let mut next_read = start;
     // `buf[..filled]` holds read bytes; a line that does not fit makes it grow (up to about
     // MAX_LINE + CHUNK), never the whole file.
     let mut buf: Vec<u8> = vec![0; 2 * CHUNK];
     let mut filled = 0;
-    let mut parser = LineParser::default();
     // While skipping an oversized line: how many of its bytes were already dropped.
     let mut skipping: Option<u64> = None;
     loop {
         if buf.len() - filled < CHUNK {
             buf.resize(filled + CHUNK, 0);
         }
-        let n = read_some(file, &mut buf[filled..])?;
-        if n == 0 {
-            return Ok(pos);
+        let mut room = &mut buf[filled..];
+        if let Some(end) = end {
+            let left = end.saturating_sub(next_read);
+            room = &mut room[..left.min(CHUNK as u64) as usize];
         }
-        let start = filled;
+        if room.is_empty() {
+            return Ok((offset, lines));
+        }
+        let n = read_some_at(file, room, next_read)?;
+        if n == 0 {
+            return Ok((offset, lines));
+        }
+        next_read += n as u64;
+        let fresh = filled;
         filled += n;
         let mut consumed = 0;
         // Search only the new bytes: the kept prefix holds no newline.
-        let mut search_from = start;
+        let mut search_from = fresh;
         while let Some(nl) = memchr::memchr(b'\n', &buf[search_from..filled]) {
-            let end = search_from + nl;
-            let line = &buf[consumed..end];
-            pos.line += 1;
+            let line_end = search_from + nl;
+            let line = &buf[consumed..line_end];
+            lines += 1;
             match skipping.take() {
-                Some(dropped) => pos.offset += dropped + line.len() as u64 + 1,
+                Some(dropped) => offset += dropped + line.len() as u64 + 1,
                 None => {
-                    pos.offset += line.len() as u64 + 1;
-                    parser.line(line, pos.line, &mut on_event);
+                    offset += line.len() as u64 + 1;
+                    if !on_line(line, lines) {
+                        return Ok((offset, lines));
+                    }
                 }
             }
-            consumed = end + 1;
+            consumed = line_end + 1;
             search_from = consumed;
         }
         buf.copy_within(consumed..filled, 0);
@@ -143,19 +359,44 @@ pub fn read(
     }
 }
 
-fn read_some(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+fn read_some_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     loop {
-        match file.read(buf) {
+        match file.read_at(buf, at) {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             other => return other,
         }
     }
 }
 
+/// A few multiply-rotate steps per word: uuids are short, and the hash needs no DoS resistance
+/// (the transcript is the user's own file).
+#[derive(Default, Clone, Copy)]
+struct UuidHasher(u64);
+
+impl Hasher for UuidHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for word in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..word.len()].copy_from_slice(word);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// Per-run state: the uuids already yielded (Claude Code re-writes some records on resume).
 #[derive(Default)]
 struct LineParser {
-    seen_uuids: HashSet<String>,
+    seen_uuids: HashSet<Arc<str>, BuildHasherDefault<UuidHasher>>,
+    /// Parsing a later segment ahead, without the uuids of the lines before it: a line's uuid
+    /// only joins the set when the line's tail uuid is that uuid, so every uuid in the set is
+    /// also in the sequential read's set, and a line dropped here is dropped there too (the
+    /// calling thread re-checks the kept ones in [`LineParser::merge`]).
+    ahead: bool,
 }
 
 /// `"type":"` — inside a JSON string every quote is escaped, so this byte pattern only matches
@@ -204,28 +445,62 @@ fn tail_uuid(line: &[u8]) -> Option<&[u8]> {
 
 impl LineParser {
     fn line(&mut self, line: &[u8], number: u64, on_event: &mut impl FnMut(Event)) {
+        self.parse(line, number, on_event);
+    }
+
+    /// Hand on a worker's lines parsed ahead, as [`LineParser::line`] would have: a line whose
+    /// (tail) uuid was seen before is dropped; `before` is the number of lines before the
+    /// worker's segment.
+    fn merge(&mut self, batch: Batch, before: u64, on_event: &mut impl FnMut(Event)) {
+        let mut events = batch.events.into_iter();
+        for line in batch.lines {
+            let keep = !line
+                .other_tail
+                .as_deref()
+                .is_some_and(|t| self.seen_uuids.contains(t))
+                && line
+                    .uuid
+                    .as_ref()
+                    .is_none_or(|u| self.seen_uuids.insert(u.clone()));
+            for mut event in events.by_ref().take(line.events) {
+                if keep {
+                    event.line += before;
+                    on_event(event);
+                }
+            }
+        }
+    }
+
+    /// Parse one line, passing its events to `on_event`; returns the line's tail uuid and uuid,
+    /// or `None` when the line is dropped (irrelevant, malformed, sub-agent, already seen).
+    fn parse<'l>(
+        &mut self,
+        line: &'l [u8],
+        number: u64,
+        on_event: &mut impl FnMut(Event),
+    ) -> Option<(Option<&'l str>, Option<Arc<str>>)> {
         if !may_matter(line) {
-            return;
+            return None;
         }
         // A record written again (on resume) is skipped before it costs a walk.
-        if let Some(raw) = tail_uuid(line) {
-            if std::str::from_utf8(raw).is_ok_and(|u| self.seen_uuids.contains(u)) {
-                return;
-            }
+        let tail = tail_uuid(line).and_then(|raw| std::str::from_utf8(raw).ok());
+        if tail.is_some_and(|t| self.seen_uuids.contains(t)) {
+            return None;
         }
-        let Some(entry) = Entry::walk(line) else {
-            return;
-        };
+        let entry = Entry::walk(line)?;
         if entry.sidechain {
-            return;
+            return None;
         }
-        let uuid = entry.uuid.map(|raw| decode_str(raw).into_owned());
+        let uuid: Option<Arc<str>> = entry.uuid.map(|raw| Arc::from(decode_str(raw)));
         if let Some(uuid) = &uuid {
-            if !self.seen_uuids.insert(uuid.clone()) {
-                return;
+            if self.seen_uuids.contains(&**uuid) {
+                return None;
+            }
+            if !self.ahead || tail.is_none_or(|t| t == &**uuid) {
+                self.seen_uuids.insert(uuid.clone());
             }
         }
-        let timestamp = entry.timestamp.map(|raw| decode_str(raw).into_owned());
+        let timestamp: Option<Arc<str>> = entry.timestamp.map(|raw| Arc::from(decode_str(raw)));
         let mut emit = |kind: EventKind| {
             on_event(Event {
                 line: number,
@@ -256,10 +531,11 @@ impl LineParser {
             Some(b"\"user\"") => {
                 if entry.compact_summary {
                     // CC 1.0.x marks a compaction only by its summary line.
-                    return emit(EventKind::CompactBoundary);
+                    emit(EventKind::CompactBoundary);
+                    return Some((tail, uuid));
                 }
                 if entry.meta || entry.transcript_only {
-                    return;
+                    return Some((tail, uuid));
                 }
                 let blocks = entry.blocks(TEXT_MAX);
                 let has_results = blocks.iter().any(|b| matches!(b, Block::ToolResult { .. }));
@@ -275,7 +551,7 @@ impl LineParser {
                             emit(tool_result_event(tool_use_id, is_error, text));
                         }
                     }
-                    return;
+                    return Some((tail, uuid));
                 }
                 let mut typed = String::new();
                 for block in blocks {
@@ -292,6 +568,7 @@ impl LineParser {
             }
             _ => {}
         }
+        Some((tail, uuid))
     }
 }
 

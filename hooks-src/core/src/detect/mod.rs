@@ -53,7 +53,7 @@ pub struct Detector {
     edits: Streak,
     searches: Streak,
     /// Line and uuid of the event being fed, for signals raised by a streak.
-    at: (u64, Option<String>),
+    at: (u64, Option<std::sync::Arc<str>>),
 }
 
 #[derive(Clone, Default)]
@@ -345,7 +345,7 @@ impl Detector {
         sig.category = Some(category.into());
         sig.meta.insert("count".into(), Value::from(count));
         sig.source.line = Some(self.at.0);
-        sig.source.uuid = self.at.1.clone();
+        sig.source.uuid = self.at.1.as_deref().map(str::to_string);
         streak.signal = Some(self.signals.len());
         self.signals.push(sig);
     }
@@ -406,7 +406,7 @@ fn quote(text: &str, max: usize) -> String {
 
 fn set_source(sig: &mut Signal, event: &Event) {
     sig.source.line = Some(event.line);
-    sig.source.uuid = event.uuid.clone();
+    sig.source.uuid = event.uuid.as_deref().map(str::to_string);
 }
 
 fn user_context(text: &str, answered: &str) -> String {
@@ -457,7 +457,7 @@ mod tests {
         for (i, kind) in kinds.into_iter().enumerate() {
             detector.feed(&Event {
                 line: i as u64 + 1,
-                uuid: Some(format!("uuid-{}", i + 1)),
+                uuid: Some(format!("uuid-{}", i + 1).into()),
                 timestamp: None,
                 kind,
             });
