@@ -1428,6 +1428,99 @@ mod tests {
         );
     }
 
+    /// Every event and the end position of `text` read whole and read split at each of `splits`.
+    fn split_reads(
+        text: &[u8],
+        splits: &[u64],
+    ) -> [(Vec<(u64, Option<String>, EventKind)>, Position); 2] {
+        let (_dir, path) = file_with(text);
+        let file = File::open(&path).unwrap();
+        let run = |splits: &[u64]| {
+            let mut seen = Vec::new();
+            let end = read_split(&file, Position::default(), splits, |e| {
+                seen.push((e.line, e.uuid.as_deref().map(str::to_string), e.kind))
+            })
+            .unwrap();
+            (seen, end)
+        };
+        [run(&[]), run(splits)]
+    }
+
+    #[test]
+    fn a_split_read_drops_records_seen_in_an_earlier_segment() {
+        // Line 3 repeats line 1; line 4 names uuid `c` early and an earlier uuid `a` nested at
+        // its tail (so a one-thread read drops it unwalked and never records `c`); line 5 is `c`.
+        let nested = r#"{"uuid":"c","type":"user","message":{"role":"user","content":"hidden"},"timestamp":"t","extra":{"uuid":"a"}}"#;
+        let lines = [
+            user("a", r#""one""#),
+            user("b", r#""two""#),
+            user("a", r#""one""#),
+            nested.to_string(),
+            user("c", r#""three""#),
+            user("b", r#""two""#),
+        ];
+        let text = lines.join("\n") + "\n";
+        let at = |line: usize| {
+            lines[..line]
+                .iter()
+                .map(|l| l.len() as u64 + 1)
+                .sum::<u64>()
+        };
+        let [whole, _] = split_reads(text.as_bytes(), &[]);
+        let lines_said: Vec<_> = whole.0.iter().map(|(l, _, k)| (*l, k.clone())).collect();
+        assert_eq!(
+            lines_said,
+            vec![(1, said("one")), (2, said("two")), (5, said("three"))]
+        );
+        for splits in [
+            vec![at(1)],
+            vec![at(2)],
+            vec![at(1), at(3)],
+            vec![at(2), at(3), at(4), at(5)],
+            vec![at(3) + 5],
+        ] {
+            let [whole, split] = split_reads(text.as_bytes(), &splits);
+            assert_eq!(split, whole, "split at {splits:?}");
+        }
+    }
+
+    #[test]
+    fn a_split_read_keeps_torn_and_oversized_lines_as_one_thread_does() {
+        let mut text = String::new();
+        for i in 0..20 {
+            text += &user(&format!("u{i}"), &format!("\"line {i}\""));
+            text.push('\n');
+        }
+        let huge_at = text.len() as u64;
+        text += &user("big", &format!("\"{}\"", "x".repeat(MAX_LINE + CHUNK)));
+        text.push('\n');
+        let after_huge = text.len() as u64;
+        text += &user("after", r#""after the giant""#);
+        text.push('\n');
+        let complete = text.len() as u64;
+        text += &user("torn", r#""not yet""#)[..30];
+        let len = text.len() as u64;
+        // Splits before, inside and after the giant line, and inside the torn one.
+        for splits in [
+            vec![huge_at + 10],
+            vec![huge_at / 2, huge_at + MAX_LINE as u64],
+            vec![huge_at - 1, after_huge, complete + 5],
+            vec![after_huge + 1],
+            vec![len - 1],
+        ] {
+            let [whole, split] = split_reads(text.as_bytes(), &splits);
+            assert_eq!(
+                whole.1,
+                Position {
+                    offset: complete,
+                    line: 22
+                }
+            );
+            assert_eq!(whole.0.len(), 21);
+            assert_eq!(split, whole, "split at {splits:?}");
+        }
+    }
+
     #[test]
     fn invalid_utf8_does_not_lose_the_line() {
         let mut text = user("u", r#""caf\xE9 ok""#).into_bytes();
