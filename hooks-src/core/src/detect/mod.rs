@@ -78,7 +78,8 @@ struct Turn {
     situation: Situation,
     /// Tools called, in order.
     tools: Vec<String>,
-    /// The last line of the assistant's last text.
+    /// The last line of the assistant's last text, cut to what [`quote`] reads of it: quoted
+    /// only when a signal needs it.
     last_text: Option<String>,
     /// Tool calls that changed something (edits, commands), as opposed to reads and searches.
     substantive: bool,
@@ -121,7 +122,8 @@ impl Detector {
             EventKind::AssistantText { text } => {
                 self.turn.situation.actions += 1;
                 let last = text.lines().rev().find(|l| !l.trim().is_empty());
-                self.turn.last_text = last.map(|l| quote(l, 200));
+                self.turn.last_text =
+                    last.map(|l| crate::transcript::truncate(l, 200 * 4 + 64).to_string());
             }
             EventKind::ToolUse { id, name, input } => self.tool_use(id, name, input),
             EventKind::ToolResult {
@@ -371,7 +373,8 @@ impl Detector {
     fn answered(&self) -> String {
         self.turn
             .last_text
-            .clone()
+            .as_deref()
+            .map(|l| quote(l, 200))
             .or_else(|| self.turn.tools.last().map(|t| format!("a {t} call")))
             .unwrap_or_default()
     }
