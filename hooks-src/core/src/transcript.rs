@@ -100,8 +100,8 @@ pub const PARALLEL_MIN: u64 = 8 << 20;
 const MAX_THREADS: usize = 4;
 /// The calling thread also runs `on_event` (the detectors), so it reads the smaller share: this
 /// many parts of `CALLER_PARTS + WORKER_PARTS * workers`.
-const CALLER_PARTS: u64 = 2;
-const WORKER_PARTS: u64 = 3;
+const CALLER_PARTS: u64 = 1;
+const WORKER_PARTS: u64 = 2;
 /// Parsed lines a worker sends at once.
 const BATCH_LINES: usize = 256;
 /// Batches a worker may hold unsent-to: its lead over the calling thread, which is the only

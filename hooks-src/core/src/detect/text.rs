@@ -643,6 +643,15 @@ pub fn normalize(text: &str) -> String {
         if c == '\'' || c == '’' || c == '`' {
             continue;
         }
+        // Most text is ASCII: its letters lower-case to one byte, no table look-up.
+        if c.is_ascii() {
+            if c.is_ascii_alphanumeric() {
+                out.push(c.to_ascii_lowercase());
+            } else if !out.ends_with(' ') {
+                out.push(' ');
+            }
+            continue;
+        }
         if c.is_alphanumeric() {
             out.extend(c.to_lowercase());
         } else if !out.ends_with(' ') {
