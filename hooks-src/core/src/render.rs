@@ -35,13 +35,23 @@ impl ListFormat {
 
 /// One line, at most `max` characters, newlines and tabs flattened; `…` marks a cut.
 pub fn one_line(text: &str, max: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        return flat;
+    let mut flat = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !flat.is_empty() {
+            flat.push(' ');
+        }
+        flat.push_str(word);
     }
-    let mut cut: String = flat.chars().take(max.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
+    if let Some((cut, _)) = flat.char_indices().nth(max) {
+        // More than `max` characters: keep `max - 1` and the ellipsis.
+        let keep = flat[..cut]
+            .char_indices()
+            .nth(max.saturating_sub(1))
+            .map_or(cut, |(at, _)| at);
+        flat.truncate(keep);
+        flat.push('…');
+    }
+    flat
 }
 
 /// Render signals in a list format. `Json` is one pretty array; the others one record per line.

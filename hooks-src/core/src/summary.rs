@@ -22,6 +22,17 @@ const CONTENT_TOOLS: usize = 5;
 /// Tools whose `file_path`/`notebook_path` is a file the session changed.
 const EDITING_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
 
+/// `slot = Some(text)`, reusing the slot's buffer.
+fn set_string(slot: &mut Option<String>, text: &str) {
+    match slot {
+        Some(old) => {
+            old.clear();
+            old.push_str(text);
+        }
+        None => *slot = Some(text.to_string()),
+    }
+}
+
 /// Running counts of one session, built from transcript events.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -48,16 +59,17 @@ pub struct Tally {
 impl Tally {
     /// Count one transcript event.
     pub fn observe(&mut self, event: &Event) {
-        if let Some(ts) = event
-            .timestamp
-            .as_deref()
-            .filter(|t| parse_time(t).is_some())
-        {
-            if self.first_timestamp.as_deref().is_none_or(|f| ts < f) {
-                self.first_timestamp = Some(ts.to_string());
-            }
-            if self.last_timestamp.as_deref().is_none_or(|l| ts > l) {
-                self.last_timestamp = Some(ts.to_string());
+        if let Some(ts) = event.timestamp.as_deref() {
+            // Most events share the last timestamp: the parse check runs only for a new bound.
+            let earlier = self.first_timestamp.as_deref().is_none_or(|f| ts < f);
+            let later = self.last_timestamp.as_deref().is_none_or(|l| ts > l);
+            if (earlier || later) && parse_time(ts).is_some() {
+                if earlier {
+                    set_string(&mut self.first_timestamp, ts);
+                }
+                if later {
+                    set_string(&mut self.last_timestamp, ts);
+                }
             }
         }
         match &event.kind {
@@ -68,7 +80,12 @@ impl Tally {
                 } else {
                     "other"
                 };
-                *self.tools.entry(name.to_string()).or_default() += 1;
+                match self.tools.get_mut(name) {
+                    Some(count) => *count += 1,
+                    None => {
+                        self.tools.insert(name.to_string(), 1);
+                    }
+                }
                 if EDITING_TOOLS.contains(&name) {
                     let path = input
                         .get("file_path")

@@ -373,13 +373,20 @@ fn read_some_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
 #[derive(Default, Clone, Copy)]
 struct UuidHasher(u64);
 
+impl UuidHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
 impl Hasher for UuidHasher {
     fn write(&mut self, bytes: &[u8]) {
-        for word in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..word.len()].copy_from_slice(word);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w))
-                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            self.add(u64::from_le_bytes(word.try_into().expect("8 bytes")));
+        }
+        for &byte in words.remainder() {
+            self.add(u64::from(byte));
         }
     }
 
@@ -412,8 +419,8 @@ static TYPE_FINDER: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new(TYPE_KEY));
 static MESSAGE_FINDER: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new(MESSAGE_KEY));
-static UUID_FINDER: LazyLock<memmem::FinderRev<'static>> =
-    LazyLock::new(|| memmem::FinderRev::new(UUID_KEY));
+static UUID_FINDER: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(UUID_KEY));
 
 /// Whether a line may hold an entry the reader yields, judged from its head alone. User and
 /// system entries name their `type` before their `message`; progress, snapshots, titles,
@@ -438,7 +445,9 @@ fn may_matter(line: &[u8]) -> bool {
 /// found without walking the line; `None` when it is not there.
 fn tail_uuid(line: &[u8]) -> Option<&[u8]> {
     let from = line.len().saturating_sub(PEEK);
-    let at = from + UUID_FINDER.rfind(&line[from..])? + UUID_KEY.len();
+    // The last match, found forwards: the vectorized forward search beats a reverse one, and
+    // the tail holds one or two matches.
+    let at = from + UUID_FINDER.find_iter(&line[from..]).last()? + UUID_KEY.len();
     let len = memchr::memchr(b'"', &line[at..])?;
     Some(&line[at..at + len])
 }
@@ -929,7 +938,11 @@ fn decode_str(raw: &[u8]) -> Cow<'_, str> {
         .and_then(|r| r.strip_suffix(b"\""))
         .unwrap_or(raw);
     if memchr::memchr(b'\\', inner).is_none() {
-        return String::from_utf8_lossy(inner);
+        // `from_utf8_lossy` walks by chunks even when all is valid; a plain check is faster.
+        return match std::str::from_utf8(inner) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(inner),
+        };
     }
     if raw.len() >= 2 && raw[0] == b'"' && raw[raw.len() - 1] == b'"' {
         if let Some(text) = unescape(inner) {

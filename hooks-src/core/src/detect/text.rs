@@ -623,11 +623,13 @@ pub fn prose(text: &str) -> &str {
         end -= 1;
     }
     let mut prose = &text[..end];
-    if let Some(at) = prose.find("```") {
+    // Byte searches (memmem) find what `str::find` finds, without building a searcher per call;
+    // every marker is ASCII, so a match starts on a character boundary.
+    if let Some(at) = memchr::memmem::find(prose.as_bytes(), b"```") {
         prose = &prose[..at];
     }
     for paste in [":\n", ":\\\n", ": \\\n", ":\r\n"] {
-        if let Some(at) = prose.find(paste) {
+        if let Some(at) = memchr::memmem::find(prose.as_bytes(), paste.as_bytes()) {
             prose = &prose[..at];
         }
     }
