@@ -43,7 +43,7 @@ pub const TOOL_RESULT_TEXT_MAX: usize = 2000;
 pub const TOOL_OUTPUT_TEXT_MAX: usize = 256;
 
 /// Bytes read per `read` call.
-const CHUNK: usize = 1 << 20;
+const CHUNK: usize = 256 << 10;
 
 /// Where to resume: the byte offset of the next unread line, and how many lines precede it (so
 /// the next line is number `line + 1`, 1-based).
