@@ -248,7 +248,6 @@ enum Ahead {
 }
 
 /// Lines parsed ahead: each line's dedup keys and how many of `events` (in order) it yielded.
-#[derive(Default)]
 struct Batch {
     lines: Vec<AheadLine>,
     events: Vec<Event>,
@@ -268,7 +267,11 @@ fn read_ahead(file: &File, start: u64, end: Option<u64>, tx: mpsc::SyncSender<Ah
         ahead: true,
         ..LineParser::default()
     };
-    let mut batch = Batch::default();
+    let new_batch = || Batch {
+        lines: Vec::with_capacity(BATCH_LINES),
+        events: Vec::with_capacity(BATCH_LINES * 2),
+    };
+    let mut batch = new_batch();
     let result = read_lines(file, start, end, |line, n| {
         let before = batch.events.len();
         let mut emit = |e: Event| batch.events.push(e);
@@ -284,7 +287,9 @@ fn read_ahead(file: &File, start: u64, end: Option<u64>, tx: mpsc::SyncSender<Ah
             }
         }
         if batch.lines.len() >= BATCH_LINES {
-            return tx.send(Ahead::Batch(std::mem::take(&mut batch))).is_ok();
+            return tx
+                .send(Ahead::Batch(std::mem::replace(&mut batch, new_batch())))
+                .is_ok();
         }
         true
     });
@@ -1163,11 +1168,24 @@ fn skip_ws(raw: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// How far [`skip_string`] looks byte by byte before it searches.
+const SHORT_STRING: usize = 48;
+
 /// The index just past the string that starts (with its quote) at `i`. Searching for quotes
 /// alone and checking the backslashes before one is faster than stopping at every escape:
 /// tool output is full of `\n`.
 fn skip_string(raw: &[u8], i: usize) -> Option<usize> {
     let mut at = i + 1;
+    // Most strings (keys, ids, flags, times) end within a few dozen bytes, where a byte loop
+    // beats setting up a vector search.
+    let short = raw.len().min(at + SHORT_STRING);
+    while at < short {
+        match raw[at] {
+            b'"' => return Some(at + 1),
+            b'\\' => at += 2,
+            _ => at += 1,
+        }
+    }
     loop {
         at += memchr::memchr(b'"', raw.get(at..)?)?;
         let backslashes = raw[..at].iter().rev().take_while(|&&b| b == b'\\').count();
