@@ -1168,24 +1168,11 @@ fn skip_ws(raw: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// How far [`skip_string`] looks byte by byte before it searches.
-const SHORT_STRING: usize = 48;
-
 /// The index just past the string that starts (with its quote) at `i`. Searching for quotes
 /// alone and checking the backslashes before one is faster than stopping at every escape:
 /// tool output is full of `\n`.
 fn skip_string(raw: &[u8], i: usize) -> Option<usize> {
     let mut at = i + 1;
-    // Most strings (keys, ids, flags, times) end within a few dozen bytes, where a byte loop
-    // beats setting up a vector search.
-    let short = raw.len().min(at + SHORT_STRING);
-    while at < short {
-        match raw[at] {
-            b'"' => return Some(at + 1),
-            b'\\' => at += 2,
-            _ => at += 1,
-        }
-    }
     loop {
         at += memchr::memchr(b'"', raw.get(at..)?)?;
         let backslashes = raw[..at].iter().rev().take_while(|&&b| b == b'\\').count();
