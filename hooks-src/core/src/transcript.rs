@@ -7,13 +7,17 @@
 //! into a small stream of [`Event`]s, so the detectors see only what they reason about: genuine
 //! user text, assistant text, tool calls, tool results, rejections and compactions.
 //!
-//! Cost model: a PreCompact hook may read a 100 MB transcript, so the reader works in 1 MB
-//! chunks and splits lines with memchr; it drops most lines (progress, snapshots, titles …) by a
-//! look at the first kilobyte, and records already seen by a look at the last; it walks the rest
-//! once with a byte-level walker that skips every value it does not need (tool output by quote
-//! search, the duplicate `toolUseResult` not at all) and decodes only bounded heads of the
-//! strings it keeps. Memory stays bounded: a line longer than [`MAX_LINE`] is skipped (still
-//! counted), never buffered whole; `examples/reader_throughput.rs` measures it by hand.
+//! Cost model: a PreCompact hook may read a 100 MB transcript, so the reader works in 256 KB
+//! chunks (positional reads, so threads can share the file) and splits lines with memchr. A large
+//! unread range is split at line starts over the cores: worker threads parse the later segments
+//! ahead while the calling thread parses the first and runs the caller's callback. The parser
+//! drops most lines (progress, snapshots, titles …) by a look at the first kilobyte, and records
+//! already seen by a look at the last; it walks the rest once with a byte-level walker that
+//! skips every value it does not need (tool output by quote search, the duplicate
+//! `toolUseResult` not at all) and decodes only bounded heads of the strings it keeps. Memory
+//! stays bounded: a line longer than [`MAX_LINE`] is skipped (still counted), never buffered
+//! whole, and a worker's lead is a bounded channel of batches; `examples/reader_throughput.rs`
+//! measures it by hand.
 //!
 //! Sub-agent traffic (`isSidechain`) is skipped whole: its prompts are not the user's, and its
 //! "Warmup" runs write refused calls that are not failures.
