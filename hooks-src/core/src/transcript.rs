@@ -117,7 +117,7 @@ const CHANNEL_BATCHES: usize = 256;
 /// next run reads it whole).
 ///
 /// A large unread range is split at line starts into one segment per core (at most
-/// [`MAX_THREADS`]): worker threads parse the later segments ahead while this thread parses the
+/// `MAX_THREADS`): worker threads parse the later segments ahead while this thread parses the
 /// first and calls `on_event`, then hands on the workers' events in order. The events, their line
 /// numbers and the returned position are exactly those of a read on one thread.
 pub fn read(file: &mut File, from: Position, on_event: impl FnMut(Event)) -> io::Result<Position> {
