@@ -108,9 +108,11 @@ const CALLER_PARTS: u64 = 1;
 const WORKER_PARTS: u64 = 2;
 /// Parsed lines a worker sends at once.
 const BATCH_LINES: usize = 256;
-/// Batches a worker may hold unsent-to: its lead over the calling thread, which is the only
-/// memory a parallel read adds (a batch is a few hundred bounded events).
-const CHANNEL_BATCHES: usize = 256;
+/// Batches a worker may be ahead of the calling thread: its lead is the only memory a split
+/// read adds. On real transcripts a batch holds about 100 KB of events, so this caps a worker
+/// near 13 MB, above what the whole later two thirds of a 100 MB transcript make (its ~90
+/// batches), so there the worker never waits.
+const CHANNEL_BATCHES: usize = 128;
 
 /// Read complete lines from `from` on, calling `on_event` for each event; returns the position
 /// after the last COMPLETE line (a torn last line without its newline is not consumed, so the
