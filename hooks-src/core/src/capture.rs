@@ -157,7 +157,7 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
         if event.line > line {
             tally.observe(&event);
         }
-        detector.feed(&event);
+        detector.feed_owned(event);
     })
     .ctx("cannot read transcript", path)?;
 

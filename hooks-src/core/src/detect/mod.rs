@@ -16,6 +16,7 @@
 pub mod eval;
 pub mod text;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::Value;
@@ -125,7 +126,7 @@ impl Detector {
                 self.turn.last_text =
                     last.map(|l| crate::transcript::truncate(l, 200 * 4 + 64).to_string());
             }
-            EventKind::ToolUse { id, name, input } => self.tool_use(id, name, input),
+            EventKind::ToolUse { id, name, input } => self.tool_use(id, name, Cow::Borrowed(input)),
             EventKind::ToolResult {
                 tool_use_id,
                 is_error,
@@ -138,6 +139,18 @@ impl Detector {
                 self.edits.reset();
                 self.searches.reset();
             }
+        }
+    }
+
+    /// [`Detector::feed`] for an event the caller is done with: a tool call's input is kept
+    /// without a copy.
+    pub fn feed_owned(&mut self, event: Event) {
+        match event.kind {
+            EventKind::ToolUse { id, name, input } => {
+                self.at = (event.line, event.uuid);
+                self.tool_use(&id, &name, Cow::Owned(input));
+            }
+            _ => self.feed(&event),
         }
     }
 
@@ -183,7 +196,7 @@ impl Detector {
         self.searches.reset();
     }
 
-    fn tool_use(&mut self, id: &str, name: &str, input: &Value) {
+    fn tool_use(&mut self, id: &str, name: &str, input: Cow<'_, Value>) {
         self.turn.situation.actions += 1;
         self.turn.tools.push(name.to_string());
         if !matches!(
@@ -216,7 +229,7 @@ impl Detector {
             id.to_string(),
             Call {
                 name: name.to_string(),
-                input: input.clone(),
+                input: input.into_owned(),
             },
         );
     }
@@ -551,6 +564,50 @@ mod tests {
             result("t2", true, "[Request interrupted by user for tool use]"),
         ]);
         assert!(signals.is_empty(), "{signals:#?}");
+    }
+
+    #[test]
+    fn feeding_owned_events_finds_what_feeding_borrowed_ones_finds() {
+        let mut kinds = Vec::new();
+        for i in 0..3 {
+            kinds.push(call(
+                &format!("t{i}"),
+                "Edit",
+                json!({"file_path": "/p/a.rs"}),
+            ));
+            kinds.push(result(
+                &format!("t{i}"),
+                true,
+                "String to replace not found",
+            ));
+        }
+        kinds.push(call("r", "Bash", json!({"command": "rm -rf build"})));
+        kinds.push(EventKind::Rejection {
+            tool_use_id: "r".into(),
+            text: "use make clean instead".into(),
+        });
+        let borrowed = run(kinds.clone());
+        let mut detector = Detector::new();
+        for (i, kind) in kinds.into_iter().enumerate() {
+            detector.feed_owned(Event {
+                line: i as u64 + 1,
+                uuid: Some(format!("uuid-{}", i + 1).into()),
+                timestamp: None,
+                kind,
+            });
+        }
+        let owned = detector.finish();
+        // Everything but the creation time, which may tick between the two runs.
+        let json = |signals: &[Signal]| {
+            let mut signals = signals.to_vec();
+            for s in &mut signals {
+                s.timestamp.clear();
+            }
+            serde_json::to_string(&signals).unwrap()
+        };
+        assert!(borrowed.len() >= 3, "{borrowed:#?}");
+        assert!(json(&borrowed).contains("rm -rf build"), "{borrowed:#?}");
+        assert_eq!(json(&owned), json(&borrowed));
     }
 
     #[test]
