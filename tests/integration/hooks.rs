@@ -25,11 +25,17 @@ pub const HOOKS: [&str; 4] = [
 /// debug builds (unoptimized serde/regex, ~10x slower) on a shared 2-core machine, so they allow
 /// ten times that. A hang (FIFO, /dev/zero) would blow either bound by far.
 pub fn hook_bound() -> Duration {
-    if cfg!(debug_assertions) {
+    if debug_binaries() {
         Duration::from_millis(500)
     } else {
         Duration::from_millis(50)
     }
+}
+
+/// Whether the binaries under test are unoptimized: this build's in a debug build, unless
+/// `REFLECT_TEST_BIN_DIR` points at release binaries (scripts/test runs the suite on dist/ too).
+fn debug_binaries() -> bool {
+    cfg!(debug_assertions) && std::env::var_os("REFLECT_TEST_BIN_DIR").is_none()
 }
 
 pub fn demo_transcript() -> PathBuf {
@@ -320,9 +326,9 @@ fn bad_payloads_and_hostile_transcripts_end_in_a_quick_silent_exit_0_for_every_h
             assert_silent_success(bin, &out, case.name);
             // A 10 MB payload is parsed whole: unoptimized code needs ~0.3 s for it on an idle
             // machine and was seen taking 18 s while the whole suite ran beside other builds, so
-            // in debug builds this bound only catches a hang (a hang is killed at the harness's
-            // 60 s timeout). Release binaries get the same 50 ms as every other case.
-            let allowed = if case.stdin.len() > 1 << 20 && cfg!(debug_assertions) {
+            // on debug binaries this bound only catches a hang (a hang is killed at the harness's
+            // 60 s timeout). Release binaries (the run on dist/) get the same 50 ms as every case.
+            let allowed = if case.stdin.len() > 1 << 20 && debug_binaries() {
                 Duration::from_secs(45)
             } else {
                 bound
@@ -501,7 +507,7 @@ fn many_hooks_at_once_leave_an_intact_store_with_no_duplicate_signal() {
     let children: Vec<_> = jobs
         .iter()
         .map(|(bin, stdin)| {
-            let mut child = Std::new(assert_cmd::cargo::cargo_bin(bin))
+            let mut child = Std::new(crate::util::bin_path(bin))
                 .env_clear()
                 .env("HOME", &env.home)
                 .env("CLAUDE_CONFIG_DIR", &env.config)

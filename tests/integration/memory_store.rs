@@ -764,7 +764,7 @@ fn a_closed_stdout_is_not_an_error() {
         .write_stdin(batch)
         .assert()
         .success();
-    let bin = assert_cmd::cargo::cargo_bin("memory-store");
+    let bin = crate::util::bin_path("memory-store");
     let status = Std::new("sh")
         .arg("-c")
         .arg(format!(
@@ -802,7 +802,7 @@ fn concurrent_appends_and_rewrites_lose_nothing() {
         &env,
         json!({"type": "gotcha", "content": "the one the updater edits"}),
     );
-    let bin = assert_cmd::cargo::cargo_bin("memory-store");
+    let bin = crate::util::bin_path("memory-store");
     let spawn = |script: String| {
         Std::new("sh")
             .arg("-c")
@@ -870,7 +870,7 @@ fn a_killed_rewrite_never_loses_an_acknowledged_signal() {
         .success();
     let mut acknowledged: HashSet<String> = ids_of(&env.store_lines()).into_iter().collect();
     let target = acknowledged.iter().next().unwrap().clone();
-    let bin = assert_cmd::cargo::cargo_bin("memory-store");
+    let bin = crate::util::bin_path("memory-store");
     let mut rng: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut killed_mid_write = 0;
     for round in 0..60 {

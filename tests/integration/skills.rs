@@ -468,7 +468,7 @@ fn memory_store_launcher_runs_the_real_binary() {
     let bin = env.data.join("bin");
     fs::create_dir_all(&bin).unwrap();
     fs::copy(
-        assert_cmd::cargo::cargo_bin("memory-store"),
+        crate::util::bin_path("memory-store"),
         bin.join("memory-store"),
     )
     .unwrap();

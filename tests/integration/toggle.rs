@@ -613,7 +613,7 @@ fn installed_binaries_run_and_are_reused() {
 
 /// A `reflect-toggle` process as a plain std command (the lock tests need to spawn and watch it).
 fn spawn_toggle(env: &Env, args: &[&str]) -> StdCommand {
-    let mut c = StdCommand::new(assert_cmd::cargo::cargo_bin("reflect-toggle"));
+    let mut c = StdCommand::new(crate::util::bin_path("reflect-toggle"));
     c.args(args)
         .env_clear()
         .env("HOME", &env.home)
@@ -699,7 +699,7 @@ fn lock_serializes_toggles_and_a_locking_writer() {
         .map(|_| {
             let script = "for i in 1 2 3 4 5; do \"$0\" off >/dev/null && \"$0\" on >/dev/null || exit 1; done";
             StdCommand::new("sh")
-                .args(["-c", script, assert_cmd::cargo::cargo_bin("reflect-toggle").to_str().unwrap()])
+                .args(["-c", script, crate::util::bin_path("reflect-toggle").to_str().unwrap()])
                 .env_clear()
                 .env("HOME", &env.home)
                 .env("CLAUDE_CONFIG_DIR", &env.config)

@@ -32,9 +32,11 @@ impl Env {
         }
     }
 
-    /// A command for one of our binaries, with the environment pointing into this Env only.
+    /// A command for one of our binaries, with the environment pointing into this Env only. The
+    /// binaries are this build's, or those in `REFLECT_TEST_BIN_DIR` when it is set (scripts/test
+    /// runs the hook tests again on the release build in dist/, the binaries users install).
     pub fn cmd(&self, bin: &str) -> Command {
-        let mut cmd = Command::cargo_bin(bin).expect("binary built");
+        let mut cmd = Command::new(bin_path(bin));
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", &self.home)
@@ -59,6 +61,14 @@ impl Env {
         let mut out = Vec::new();
         collect(&self.data, &mut out);
         out
+    }
+}
+
+/// Where one of our binaries is: this build's, or the one in `REFLECT_TEST_BIN_DIR` when set.
+pub fn bin_path(bin: &str) -> PathBuf {
+    match std::env::var_os("REFLECT_TEST_BIN_DIR") {
+        Some(dir) => Path::new(&dir).join(bin),
+        None => assert_cmd::cargo::cargo_bin(bin),
     }
 }
 
