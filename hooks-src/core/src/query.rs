@@ -216,7 +216,7 @@ fn merge_recurrences(into: &mut Recurrences, from: Recurrences) {
 const PARALLEL_MIN_BYTES: usize = 1 << 20;
 
 /// How many parts to cut a store of `len` bytes into: one per core (at most 4), or 1 when small.
-fn part_count(len: usize) -> usize {
+pub(crate) fn part_count(len: usize) -> usize {
     if len < PARALLEL_MIN_BYTES {
         return 1;
     }

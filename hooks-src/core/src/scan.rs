@@ -493,40 +493,95 @@ pub fn scan(line: &[u8]) -> Option<Fields<'_>> {
     Scanner::default().scan(line)
 }
 
-/// Position of a top-level key in [`KEYS`] (a `match` compiles to a length-then-bytes switch).
+/// Position of a top-level key in [`KEYS`].
 fn key_index(key: &[u8]) -> Option<usize> {
-    Some(match key {
-        b"id" => 0,
-        b"version" => 1,
-        b"timestamp" => 2,
-        b"session_id" => 3,
-        b"project" => 4,
-        b"type" => 5,
-        b"status" => 6,
-        b"confidence" => 7,
-        b"source" => 8,
-        b"content" => 9,
-        b"context" => 10,
-        b"category" => 11,
-        b"tags" => 12,
-        b"related" => 13,
-        b"promoted_to" => 14,
-        b"meta" => 15,
-        b"recur" => 16,
-        b"ts" => 17,
-        b"sid" => 18,
-        b"tool_use_id" => 19,
-        _ => return None,
-    })
+    static TOP: KeyTable<20, 32> = KeyTable::new(KEYS, 0x9a6d_12ac_2c51_7519);
+    TOP.find(key)
 }
 
+/// The keys of a `source` object the full parser reads, in the order of its fields.
+const SOURCE_KEYS: [&str; 5] = ["hook", "line", "uuid", "turn", "file"];
+
 fn source_key_index(key: &[u8]) -> Option<usize> {
-    Some(match key {
-        b"hook" => 0,
-        b"line" => 1,
-        b"uuid" => 2,
-        b"turn" => 3,
-        b"file" => 4,
+    static SOURCE: KeyTable<5, 8> = KeyTable::new(SOURCE_KEYS, 0xe664_7066_3e99_3753);
+    SOURCE.find(key)
+}
+
+/// A perfect hash of `N` known keys (each at most 16 bytes) into `SLOTS` slots: every key of
+/// every line is looked up, and one multiply and two compares cost less than a string `match`
+/// (which compares bytes candidate by candidate). The multiplier is one found to put no two keys
+/// in one slot; `new` refuses, at compile time, one that does not.
+struct KeyTable<const N: usize, const SLOTS: usize> {
+    multiplier: u64,
+    /// Index + 1 of the key in each slot, 0 where none.
+    slots: [u8; SLOTS],
+    words: [(u64, u64); N],
+    lens: [usize; N],
+}
+
+impl<const N: usize, const SLOTS: usize> KeyTable<N, SLOTS> {
+    const fn new(keys: [&str; N], multiplier: u64) -> Self {
+        assert!(SLOTS.is_power_of_two() && SLOTS >= 2 && N < 255);
+        let mut table = KeyTable {
+            multiplier,
+            slots: [0; SLOTS],
+            words: [(0, 0); N],
+            lens: [0; N],
+        };
+        let mut k = 0;
+        while k < N {
+            let key = keys[k].as_bytes();
+            assert!(key.len() <= 16, "a key longer than 16 bytes");
+            let mut words = [0u64; 2];
+            let mut i = 0;
+            while i < key.len() {
+                words[i / 8] |= (key[i] as u64) << (8 * (i % 8));
+                i += 1;
+            }
+            let slot = table.slot(words[0], words[1]);
+            assert!(
+                table.slots[slot] == 0,
+                "two keys share a slot: pick another multiplier"
+            );
+            table.slots[slot] = k as u8 + 1;
+            table.words[k] = (words[0], words[1]);
+            table.lens[k] = key.len();
+            k += 1;
+        }
+        table
+    }
+
+    const fn slot(&self, low: u64, high: u64) -> usize {
+        ((low ^ high).wrapping_mul(self.multiplier) >> (64 - SLOTS.trailing_zeros())) as usize
+    }
+
+    #[inline]
+    fn find(&self, key: &[u8]) -> Option<usize> {
+        let (low, high) = words(key)?;
+        let k = usize::from(self.slots[self.slot(low, high)]).checked_sub(1)?;
+        (self.words[k] == (low, high) && self.lens[k] == key.len()).then_some(k)
+    }
+}
+
+/// The bytes of a key of at most 16 bytes as two little-endian words, zero beyond its end, read
+/// with a few overlapping loads rather than byte by byte.
+#[inline]
+fn words(key: &[u8]) -> Option<(u64, u64)> {
+    let n = key.len();
+    let u64_at = |i: usize| u64::from_le_bytes(key[i..i + 8].try_into().expect("eight bytes"));
+    let u32_at = |i: usize| u64::from(u32::from_le_bytes(key[i..i + 4].try_into().expect("four")));
+    Some(match n {
+        0 => (0, 0),
+        // Overlapping bytes are ORed with themselves, so the overlap does no harm.
+        1..=3 => (
+            u64::from(key[0])
+                | u64::from(key[n / 2]) << (8 * (n / 2))
+                | u64::from(key[n - 1]) << (8 * (n - 1)),
+            0,
+        ),
+        4..=7 => (u32_at(0) | u32_at(n - 4) << (8 * (n - 4)), 0),
+        8 => (u64_at(0), 0),
+        9..=16 => (u64_at(0), u64_at(n - 8) >> (8 * (16 - n))),
         _ => return None,
     })
 }
@@ -741,6 +796,59 @@ mod tests {
         let mut offset = Vec::new();
         index_marks_swar(b"a\"", 40, &mut offset);
         assert_eq!(offset, [41]);
+    }
+
+    #[test]
+    fn key_tables_find_exactly_their_keys() {
+        let position = |keys: &[&str], key: &[u8]| keys.iter().position(|k| k.as_bytes() == key);
+        let mut near_misses = vec![
+            b"".to_vec(),
+            b"i".to_vec(),
+            b"session_ids".to_vec(),
+            b"a_key_longer_than_sixteen".to_vec(),
+        ];
+        for key in KEYS.iter().chain(&SOURCE_KEYS) {
+            let key = key.as_bytes();
+            // A byte more, a byte less at either end, one byte changed, a NUL for padding.
+            near_misses.push([key, b"s"].concat());
+            near_misses.push([key, b"\0"].concat());
+            near_misses.push(key[1..].to_vec());
+            near_misses.push(key[..key.len() - 1].to_vec());
+            for at in 0..key.len() {
+                let mut changed = key.to_vec();
+                changed[at] ^= 0x20;
+                near_misses.push(changed);
+            }
+        }
+        for (i, key) in KEYS.iter().enumerate() {
+            assert_eq!(key_index(key.as_bytes()), Some(i), "{key}");
+        }
+        for (i, key) in SOURCE_KEYS.iter().enumerate() {
+            assert_eq!(source_key_index(key.as_bytes()), Some(i), "{key}");
+        }
+        for key in &near_misses {
+            let shown = String::from_utf8_lossy(key);
+            assert_eq!(key_index(key), position(&KEYS, key), "{shown}");
+            assert_eq!(
+                source_key_index(key),
+                position(&SOURCE_KEYS, key),
+                "{shown}"
+            );
+        }
+        assert!(near_misses.iter().any(|k| position(&KEYS, k).is_some()));
+    }
+
+    #[test]
+    fn key_words_are_the_zero_padded_bytes() {
+        for n in 0..=16usize {
+            let key: Vec<u8> = (1..=n as u8).collect();
+            let mut padded = [0u8; 16];
+            padded[..n].copy_from_slice(&key);
+            let low = u64::from_le_bytes(padded[..8].try_into().unwrap());
+            let high = u64::from_le_bytes(padded[8..].try_into().unwrap());
+            assert_eq!(words(&key), Some((low, high)), "{n} bytes");
+        }
+        assert_eq!(words(&[1; 17]), None);
     }
 
     #[test]

@@ -741,10 +741,59 @@ fn scan_tail(tail: &[u8], at_start: bool, now: DateTime<Utc>) -> Tail {
 }
 
 fn read_or_empty(path: &Path) -> Result<Vec<u8>> {
-    match fs::read(path) {
+    match read_whole(path) {
         Ok(b) => Ok(b),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(Error::io("cannot read", path, e)),
+    }
+}
+
+/// `fs::read`, with a large file read in parts on one thread per core: copying the bytes and
+/// faulting in the pages that receive them is most of the cost of reading a store, and scales.
+fn read_whole(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let mut file = File::open(path)?;
+    let len = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
+    let parts = crate::query::part_count(len);
+    if parts == 1 {
+        let mut bytes = Vec::with_capacity(len);
+        file.read_to_end(&mut bytes)?;
+        return Ok(bytes);
+    }
+    // Zeroed memory comes from the OS untouched: each thread faults in the pages it fills.
+    let mut bytes = vec![0u8; len];
+    let size = len.div_ceil(parts);
+    let whole = std::thread::scope(|scope| {
+        let file = &file;
+        let mut chunks = bytes.chunks_mut(size).enumerate();
+        let (_, first) = chunks.next().expect("a non-empty file");
+        let rest: Vec<_> = chunks
+            .map(|(k, chunk)| scope.spawn(move || file.read_exact_at(chunk, (k * size) as u64)))
+            .collect();
+        let mut whole = file.read_exact_at(first, 0);
+        for handle in rest {
+            let part = handle
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            whole = whole.and(part);
+        }
+        whole
+    });
+    match whole {
+        // The file grew meanwhile (a writer that ignores the lock): take the rest too.
+        Ok(()) => {
+            file.seek(SeekFrom::Start(len as u64))?;
+            file.read_to_end(&mut bytes)?;
+            Ok(bytes)
+        }
+        // It shrank: read it again the plain way.
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            bytes.clear();
+            file.seek(SeekFrom::Start(0))?;
+            file.read_to_end(&mut bytes)?;
+            Ok(bytes)
+        }
+        Err(e) => Err(e),
     }
 }
 
@@ -853,6 +902,20 @@ pub fn migrate_legacy(store: &Store, on_wait: &mut dyn FnMut()) -> Result<usize>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_whole_reads_every_byte_of_small_and_large_files() {
+        let dir = tempfile::tempdir().unwrap();
+        // Sizes around the parallel threshold and ones that do not divide into equal parts.
+        for len in [0, 1, 4095, (1 << 20) - 1, 1 << 20, (3 << 20) + 7] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+            let path = dir.path().join(format!("f{len}"));
+            fs::write(&path, &bytes).unwrap();
+            assert!(read_whole(&path).unwrap() == bytes, "{len} bytes");
+        }
+        let missing = read_whole(&dir.path().join("missing")).unwrap_err();
+        assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
+    }
 
     fn store() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
