@@ -133,9 +133,15 @@ fn index_marks_sse2(b: &[u8], marks: &mut Vec<u32>) {
     };
     let mut chunks = b.chunks_exact(32);
     let mut base = 0u32;
+    // Room for every mark plus one block's worth of scratch: see the writes below.
+    marks.reserve(b.len() + 32);
     // SAFETY: SSE2 is part of the x86_64 baseline (every x86_64 CPU has it and the target enables
     // it), so its intrinsics may be called; each chunk holds 32 readable bytes, so both 16-byte
-    // loads stay inside it, and `_mm_loadu_si128` needs no alignment.
+    // loads stay inside it, and `_mm_loadu_si128` needs no alignment. The writes: before a chunk,
+    // `marks` holds at most `start + base` entries (`start` = its length on entry), and the
+    // reserve above left capacity for `start + b.len() + 32 >= start + base + 32`, so writing up
+    // to 32 entries past the current length stays inside the allocation; `set_len` then covers
+    // only the `count` entries written with real positions (`u32` needs no drop).
     unsafe {
         let quote = _mm_set1_epi8(b'"' as i8);
         let backslash = _mm_set1_epi8(b'\\' as i8);
@@ -149,10 +155,20 @@ fn index_marks_sse2(b: &[u8], marks: &mut Vec<u32>) {
         for chunk in &mut chunks {
             let at = chunk.as_ptr().cast::<__m128i>();
             let mut hits = mask(_mm_loadu_si128(at)) | (mask(_mm_loadu_si128(at.add(1))) << 16);
-            while hits != 0 {
-                marks.push(base + hits.trailing_zeros());
-                hits &= hits - 1;
+            // Write eight positions at a time whether or not that many bits are set, and count
+            // only the real ones: a loop that stops at the last bit mispredicts on every block.
+            let count = hits.count_ones() as usize;
+            let len = marks.len();
+            let out = marks.as_mut_ptr().add(len);
+            let mut written = 0;
+            while written < count {
+                for k in 0..8 {
+                    out.add(written + k).write(base + hits.trailing_zeros());
+                    hits &= hits.wrapping_sub(1);
+                }
+                written += 8;
             }
+            marks.set_len(len + count);
             base += 32;
         }
     }
@@ -376,8 +392,31 @@ fn is_number(tok: &[u8]) -> bool {
     i == tok.len()
 }
 
+/// Whether a token ends before `b[at]` (a delimiter or the end of the line).
+fn token_ends(b: &[u8], at: usize) -> bool {
+    b.get(at)
+        .is_none_or(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'))
+}
+
 /// End of a literal (number, true, false, null) starting at `i`.
 fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
+    // The common tokens of a store, `null` and small plain integers, without the general path.
+    if b[i..].starts_with(b"null") && token_ends(b, i + 4) {
+        return Some(i + 4);
+    }
+    let digits = b[i..]
+        .iter()
+        .take(20)
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    if (digits == 1 || ((2..20).contains(&digits) && b[i] != b'0')) && token_ends(b, i + digits) {
+        return Some(i + digits);
+    }
+    skip_token(b, i)
+}
+
+/// [`skip_literal`] for any token.
+fn skip_token(b: &[u8], i: usize) -> Option<usize> {
     let end = i + b[i..]
         .iter()
         .position(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'))
@@ -849,6 +888,39 @@ mod tests {
             assert_eq!(words(&key), Some((low, high)), "{n} bytes");
         }
         assert_eq!(words(&[1; 17]), None);
+    }
+
+    #[test]
+    fn literal_shortcuts_agree_with_the_token_grammar() {
+        let tokens = [
+            "0",
+            "00",
+            "01",
+            "7",
+            "42",
+            "-1",
+            "1.5",
+            "1e5",
+            "12x",
+            "null",
+            "nullx",
+            "nul",
+            "true",
+            "1234567890123456789",
+            "12345678901234567890",
+            "123456789012345678901",
+        ];
+        for token in tokens {
+            for after in ["", ",", "}", "]", " ", "\t", "\r", "\n", "x", "\"", ".0"] {
+                let b = format!("{token}{after}");
+                assert_eq!(
+                    skip_literal(b.as_bytes(), 0),
+                    skip_token(b.as_bytes(), 0),
+                    "{b:?}"
+                );
+            }
+        }
+        assert_eq!(skip_literal(b"[12,", 1), Some(3));
     }
 
     #[test]
