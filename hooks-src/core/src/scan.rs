@@ -117,24 +117,28 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 /// Append the position of every `"` and `\` in `b` (shorter than 4 GiB) to `marks`. In JSON
 /// these bytes are dense (a quote every few bytes), where a search that restarts after each match
 /// spends more on the restarts than it saves: one pass turns each block of bytes into a bit mask
-/// of the marks instead.
-fn index_marks(b: &[u8], marks: &mut Vec<u32>) {
+/// of the marks instead. The same pass says whether every byte is printable ASCII (0x20..0x80),
+/// the common case that needs no UTF-8 or control-byte check.
+fn index_marks(b: &[u8], marks: &mut Vec<u32>) -> bool {
     #[cfg(target_arch = "x86_64")]
-    index_marks_sse2(b, marks);
+    let plain = index_marks_sse2(b, marks);
     #[cfg(not(target_arch = "x86_64"))]
-    index_marks_swar(b, 0, marks);
+    let plain = index_marks_swar(b, 0, marks);
+    plain
 }
 
 /// [`index_marks`] 32 bytes at a time with SSE2 (part of every x86_64 CPU).
 #[cfg(target_arch = "x86_64")]
-fn index_marks_sse2(b: &[u8], marks: &mut Vec<u32>) {
+fn index_marks_sse2(b: &[u8], marks: &mut Vec<u32>) -> bool {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
     };
     let mut chunks = b.chunks_exact(32);
     let mut base = 0u32;
     // Room for every mark plus one block's worth of scratch: see the writes below.
     marks.reserve(b.len() + 32);
+    let mut unusual = 0u32;
     // SAFETY: SSE2 is part of the x86_64 baseline (every x86_64 CPU has it and the target enables
     // it), so its intrinsics may be called; each chunk holds 32 readable bytes, so both 16-byte
     // loads stay inside it, and `_mm_loadu_si128` needs no alignment. The writes: before a chunk,
@@ -145,6 +149,9 @@ fn index_marks_sse2(b: &[u8], marks: &mut Vec<u32>) {
     unsafe {
         let quote = _mm_set1_epi8(b'"' as i8);
         let backslash = _mm_set1_epi8(b'\\' as i8);
+        let space = _mm_set1_epi8(b' ' as i8);
+        // Bit i is set when byte i of the 16 is below 0x20 or from 0x80 up (negative as `i8`).
+        let unprintable = |v: __m128i| _mm_movemask_epi8(_mm_cmplt_epi8(v, space)) as u32;
         // Bit i of the result is set when byte i of the 16 is a mark.
         let mask = |v: __m128i| {
             _mm_movemask_epi8(_mm_or_si128(
@@ -154,7 +161,9 @@ fn index_marks_sse2(b: &[u8], marks: &mut Vec<u32>) {
         };
         for chunk in &mut chunks {
             let at = chunk.as_ptr().cast::<__m128i>();
-            let mut hits = mask(_mm_loadu_si128(at)) | (mask(_mm_loadu_si128(at.add(1))) << 16);
+            let (low, high) = (_mm_loadu_si128(at), _mm_loadu_si128(at.add(1)));
+            unusual |= unprintable(low) | unprintable(high);
+            let mut hits = mask(low) | (mask(high) << 16);
             // Write eight positions at a time whether or not that many bits are set, and count
             // only the real ones: a loop that stops at the last bit mispredicts on every block.
             let count = hits.count_ones() as usize;
@@ -172,12 +181,13 @@ fn index_marks_sse2(b: &[u8], marks: &mut Vec<u32>) {
             base += 32;
         }
     }
-    index_marks_swar(chunks.remainder(), base, marks);
+    let tail_plain = index_marks_swar(chunks.remainder(), base, marks);
+    unusual == 0 && tail_plain
 }
 
 /// [`index_marks`] eight bytes at a time in plain integers (other architectures, and the tail of
 /// the SIMD pass), the positions offset by `base`.
-fn index_marks_swar(b: &[u8], mut base: u32, marks: &mut Vec<u32>) {
+fn index_marks_swar(b: &[u8], mut base: u32, marks: &mut Vec<u32>) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     // The high bit of each byte of the result is set exactly where that byte of `w` is `c`
@@ -201,6 +211,7 @@ fn index_marks_swar(b: &[u8], mut base: u32, marks: &mut Vec<u32>) {
             marks.push(base + i as u32);
         }
     }
+    b.iter().fold(true, |ok, &c| ok & (0x20..0x80).contains(&c))
 }
 
 /// One line being walked: its bytes and the positions of every `"` and `\` in it, found in one
@@ -450,19 +461,16 @@ impl Scanner {
     /// The top-level fields of one line, or `None` when the line is not a JSON object the
     /// scanner can vouch for (the caller then uses the full parser).
     pub fn scan<'b>(&mut self, line: &'b [u8]) -> Option<Fields<'b>> {
-        // Plain ASCII without control bytes is the norm; anything else is checked the slow way
-        // (raw control bytes are invalid inside JSON strings; tabs between tokens are rare).
-        let plain = line
-            .iter()
-            .fold(true, |ok, &c| ok & (0x20..0x80).contains(&c));
-        if !plain && (line.iter().any(|&c| c < 0x20) || std::str::from_utf8(line).is_err()) {
-            return None;
-        }
         if line.len() > u32::MAX as usize {
             return None;
         }
         self.marks.clear();
-        index_marks(line, &mut self.marks);
+        // Plain ASCII without control bytes is the norm; anything else is checked the slow way
+        // (raw control bytes are invalid inside JSON strings; tabs between tokens are rare).
+        let plain = index_marks(line, &mut self.marks);
+        if !plain && (line.iter().any(|&c| c < 0x20) || std::str::from_utf8(line).is_err()) {
+            return None;
+        }
         let mut walk = Walk {
             b: line,
             marks: &self.marks,
@@ -791,13 +799,14 @@ mod tests {
                 })
                 .collect();
             let mut marks = Vec::new();
-            index_marks(&bytes, &mut marks);
+            let plain = bytes.iter().all(|c| (0x20..0x80).contains(c));
+            assert_eq!(index_marks(&bytes, &mut marks), plain, "{bytes:?}");
             let expected: Vec<u32> = memchr::memchr2_iter(b'"', b'\\', &bytes)
                 .map(|p| p as u32)
                 .collect();
             assert_eq!(marks, expected, "{bytes:?}");
             let mut swar = Vec::new();
-            index_marks_swar(&bytes, 0, &mut swar);
+            assert_eq!(index_marks_swar(&bytes, 0, &mut swar), plain, "{bytes:?}");
             assert_eq!(swar, expected, "{bytes:?}");
         }
     }
@@ -820,7 +829,7 @@ mod tests {
                     .filter(|&i| matches!(bytes[i as usize], b'"' | b'\\'))
                     .collect();
                 let mut marks = vec![7]; // appended to, not replaced
-                index_marks(&bytes, &mut marks);
+                assert!(index_marks(&bytes, &mut marks));
                 assert_eq!(
                     marks[1..],
                     expected[..],
@@ -828,13 +837,30 @@ mod tests {
                     String::from_utf8_lossy(&bytes)
                 );
                 let mut swar = Vec::new();
-                index_marks_swar(&bytes, 0, &mut swar);
+                assert!(index_marks_swar(&bytes, 0, &mut swar));
                 assert_eq!(swar, expected, "{}", String::from_utf8_lossy(&bytes));
             }
         }
         let mut offset = Vec::new();
         index_marks_swar(b"a\"", 40, &mut offset);
         assert_eq!(offset, [41]);
+        // One unprintable byte anywhere, at each block position: the line is not plain.
+        for len in 1..100usize {
+            for at in 0..len {
+                for odd in [0x00, 0x1f, 0x7f, 0x80, 0xc3, 0xff] {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = odd;
+                    let plain = odd == 0x7f;
+                    assert_eq!(
+                        index_marks(&bytes, &mut Vec::new()),
+                        plain,
+                        "{odd:#x} at {at}/{len}"
+                    );
+                    let swar = index_marks_swar(&bytes, 0, &mut Vec::new());
+                    assert_eq!(swar, plain, "{odd:#x} at {at}/{len}");
+                }
+            }
+        }
     }
 
     #[test]
