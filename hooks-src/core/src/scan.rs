@@ -63,7 +63,13 @@ pub enum Key {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Fields<'a> {
     spans: [Option<&'a [u8]>; KEYS.len()],
+    /// The fields of [`SOURCE_KEYS`] when `source` is an object the line's walk went through
+    /// already (so [`shape`] need not walk it again).
+    source: Option<SourceSpans<'a>>,
 }
+
+/// The value spans of a `source` object's [`SOURCE_KEYS`].
+type SourceSpans<'a> = [Option<&'a [u8]>; SOURCE_KEYS.len()];
 
 impl<'a> Fields<'a> {
     pub fn raw(&self, key: Key) -> Option<&'a [u8]> {
@@ -318,12 +324,15 @@ impl<'b> Walk<'b, '_> {
         }
     }
 
-    /// Walk the object starting at `i`, returning where it ends and the spans of the keys
-    /// `index` knows.
+    /// Walk the object starting at `i` (its values at nesting `depth`), returning where it ends
+    /// and the spans of the keys `index` knows. With `source`, a top-level `source` object is
+    /// walked for its own fields on the way, into `source`.
     fn object<const N: usize>(
         &mut self,
         i: usize,
         index: fn(&[u8]) -> Option<usize>,
+        depth: usize,
+        mut source: Option<&mut Option<SourceSpans<'b>>>,
     ) -> Option<(usize, [Option<&'b [u8]>; N])> {
         let b = self.b;
         let mut spans = [None; N];
@@ -348,8 +357,27 @@ impl<'b> Walk<'b, '_> {
                 return None;
             }
             let start = skip_ws(b, i + 1);
-            let end = self.skip_value(start, 1)?;
-            if let Some(k) = index(key) {
+            let k = index(key);
+            let end = match source.as_deref_mut() {
+                Some(slot) if k == Some(Key::Source as usize) && b.get(start) == Some(&b'{') => {
+                    let before = self.next;
+                    match self.object(start, source_key_index, depth + 1, None) {
+                        Some((end, spans)) => {
+                            *slot = Some(spans);
+                            end
+                        }
+                        // Not a source the fields can be taken from (a repeated field, or not
+                        // valid at all): walk it as any value, and leave it to `source_ok`.
+                        None => {
+                            self.next = before;
+                            *slot = None;
+                            self.skip_value(start, depth)?
+                        }
+                    }
+                }
+                _ => self.skip_value(start, depth)?,
+            };
+            if let Some(k) = k {
                 if spans[k].is_some() {
                     return None; // a duplicate key: let the full parser decide
                 }
@@ -477,8 +505,9 @@ impl Scanner {
             next: 0,
         };
         let start = skip_ws(line, 0);
-        let (end, spans) = walk.object(start, key_index)?;
-        (skip_ws(line, end) == line.len()).then_some(Fields { spans })
+        let mut source = None;
+        let (end, spans) = walk.object(start, key_index, 1, Some(&mut source))?;
+        (skip_ws(line, end) == line.len()).then_some(Fields { spans, source })
     }
 }
 
@@ -491,7 +520,10 @@ pub fn leading_fields(line: &[u8]) -> Fields<'_> {
     let b = line;
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&b'{') {
-        return Fields { spans };
+        return Fields {
+            spans,
+            source: None,
+        };
     }
     i = skip_ws(b, i + 1);
     // The next `"` or `\` after `from`: a string without escapes ends at a quote.
@@ -532,7 +564,10 @@ pub fn leading_fields(line: &[u8]) -> Fields<'_> {
         }
         i = skip_ws(b, i + 1);
     }
-    Fields { spans }
+    Fields {
+        spans,
+        source: None,
+    }
 }
 
 /// [`Scanner::scan`] with a scanner of its own (tests and one-off lines).
@@ -639,7 +674,7 @@ fn sub_object<const N: usize>(
     index: fn(&[u8]) -> Option<usize>,
 ) -> Option<[Option<&[u8]>; N]> {
     with_walk(span, |walk| {
-        let (end, spans) = walk.object(0, index)?;
+        let (end, spans) = walk.object(0, index, 1, None)?;
         (end == span.len()).then_some(spans)
     })
 }
@@ -684,14 +719,18 @@ fn string_array(span: &[u8]) -> bool {
     })
 }
 
-/// A `source` the full parser accepts: null, a string, or an object whose known fields have
-/// their types (`hook`, `uuid`, `file`: string or null; `line`, `turn`: integer or null).
-fn source_ok(span: &[u8]) -> bool {
+/// A `source` the full parser accepts: none, null, a string, or an object whose known fields
+/// have their types (`hook`, `uuid`, `file`: string or null; `line`, `turn`: integer or null).
+fn source_ok(f: &Fields) -> bool {
+    let Some(span) = f.raw(Key::Source) else {
+        return true;
+    };
     match span.first() {
         Some(b'"') => true,
         Some(b'n') => span == b"null",
         Some(b'{') => {
-            sub_object(span, source_key_index).is_some_and(|[hook, line, uuid, turn, file]| {
+            let fields = f.source.or_else(|| sub_object(span, source_key_index));
+            fields.is_some_and(|[hook, line, uuid, turn, file]| {
                 let text =
                     |v: Option<&[u8]>| v.is_none_or(|v| v == b"null" || v.first() == Some(&b'"'));
                 let int = |v: Option<&[u8]>| {
@@ -732,7 +771,7 @@ pub fn shape(f: &Fields) -> Option<Shape> {
             && matches!(f.kind(Key::Timestamp), None | Some(b'"'))
             && string_or_null(f, Key::SessionId)
             && string_or_null(f, Key::ToolUseId)
-            && f.raw(Key::Source).is_none_or(source_ok);
+            && source_ok(f);
         return ok.then_some(Shape::Recur);
     }
     if !f.has(Key::Id) {
@@ -758,7 +797,7 @@ pub fn shape(f: &Fields) -> Option<Shape> {
         && f.raw(Key::Related)
             .is_none_or(|r| r.first() == Some(&b'[') && string_array(r))
         && matches!(f.kind(Key::Meta), None | Some(b'{'))
-        && f.raw(Key::Source).is_none_or(source_ok);
+        && source_ok(f);
     (strings_ok && numbers_ok && nested_ok).then_some(Shape::Signal)
 }
 
@@ -1014,9 +1053,33 @@ mod tests {
             r#"{"id":"SIG-1","type":"x","content":"é \u00e9 \ud83d\ude00"}"#,
             r#"{"id":"SIG-1","type":"x","x":1.5e3,"y":-0.2,"z":[true,false,null]}"#,
             r#"{"id":"SIG-1" "type":"x"}"#,
+            r#"{"id":"SIG-1","type":"x","source":{"hook":"a","hook":"b"}}"#,
+            r#"{"id":"SIG-1","type":"x","source":{"hook":"a","x":{"line":"deep"}},"meta":{}}"#,
+            r#"{"id":"SIG-1","type":"x","source":{ "line" : 3 , "turn":null }}"#,
+            r#"{"id":"SIG-1","type":"x","source":{"line":-3}}"#,
+            r#"{"id":"SIG-1","type":"x","source":{"line":3,}}"#,
+            r#"{"source":{"hook":"a","hook":"b"},"other":1}"#,
+            r#"{"recur":"SIG-1","source":{"line":"x"}}"#,
+            r#"{"recur":"SIG-1","source":{"uuid":"u","uuid":null}}"#,
         ] {
             agrees(line);
         }
+    }
+
+    #[test]
+    fn a_source_object_is_read_on_the_line_walk() {
+        let f = scan(br#"{"id":"S","type":"x","source":{"hook":"h","line":3,"x":[1]},"tags":[]}"#)
+            .unwrap();
+        let source = f.source.expect("walked with the line");
+        assert_eq!(source[0], Some(&br#""h""#[..]));
+        assert_eq!(source[1], Some(&b"3"[..]));
+        assert_eq!(shape(&f), Some(Shape::Signal));
+        // A repeated field is left to the full parser, and the rest of the line still scans.
+        let f =
+            scan(br#"{"id":"S","type":"x","source":{"line":3,"line":4},"tags":["a"]}"#).unwrap();
+        assert!(f.source.is_none());
+        assert_eq!(f.raw(Key::Tags), Some(&br#"["a"]"#[..]));
+        assert_eq!(shape(&f), None);
     }
 
     #[test]
