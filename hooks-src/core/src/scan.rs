@@ -66,7 +66,15 @@ pub struct Fields<'a> {
     /// The fields of [`SOURCE_KEYS`] when `source` is an object the line's walk went through
     /// already (so [`shape`] need not walk it again).
     source: Option<SourceSpans<'a>>,
+    /// Bit `k` set: the value of key `k` is a string with an escape (as the walk found it).
+    escaped: u32,
+    /// The whole line was checked to be UTF-8 (by [`Scanner::scan`]; not by [`leading_fields`]).
+    utf8: bool,
 }
+
+/// What [`Walk::object`] found: where the object ends, the value spans of the keys it was
+/// asked for, and which of them are strings with escapes (bit per key).
+type Walked<'b, const N: usize> = (usize, [Option<&'b [u8]>; N], u32);
 
 /// The value spans of a `source` object's [`SOURCE_KEYS`].
 type SourceSpans<'a> = [Option<&'a [u8]>; SOURCE_KEYS.len()];
@@ -85,17 +93,21 @@ impl<'a> Fields<'a> {
     pub fn str(&self, key: Key) -> Option<&'a str> {
         let raw = self.raw(key)?;
         let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-        if inner.contains(&b'\\') {
+        if self.is_escaped_str(key) {
             return None;
         }
-        // The whole line was checked to be UTF-8 by `scan`.
-        std::str::from_utf8(inner).ok()
+        if self.utf8 {
+            // SAFETY: `scan` checked the whole line to be UTF-8, and `inner` is cut from it at
+            // two `"` bytes, which are ASCII and so never inside a multi-byte character.
+            Some(unsafe { std::str::from_utf8_unchecked(inner) })
+        } else {
+            std::str::from_utf8(inner).ok()
+        }
     }
 
     /// Whether a field is present and a JSON string with escapes (needs the full parser).
     pub fn is_escaped_str(&self, key: Key) -> bool {
-        self.raw(key)
-            .is_some_and(|r| r.first() == Some(&b'"') && r.contains(&b'\\'))
+        self.escaped & (1 << key as u32) != 0
     }
 
     /// A small non-negative integer field.
@@ -104,7 +116,8 @@ impl<'a> Fields<'a> {
         if raw.is_empty() || raw.len() > 19 || !raw.iter().all(u8::is_ascii_digit) {
             return None;
         }
-        std::str::from_utf8(raw).ok()?.parse().ok()
+        // At most 19 digits: below 10^19, which fits a u64.
+        Some(raw.iter().fold(0, |n, d| n * 10 + u64::from(d - b'0')))
     }
 
     /// The JSON type of a field's value, by its first byte.
@@ -226,6 +239,8 @@ struct Walk<'b, 'm> {
     b: &'b [u8],
     marks: &'m [u32],
     next: usize,
+    /// Set by [`Walk::skip_string`] when it passes an escape.
+    escapes: bool,
 }
 
 impl<'b> Walk<'b, '_> {
@@ -244,6 +259,7 @@ impl<'b> Walk<'b, '_> {
             if self.b[m] == b'"' {
                 return Some(m + 1);
             }
+            self.escapes = true;
             let after = match *self.b.get(m + 1)? {
                 b'"' | b'\\' => {
                     self.next += 1; // the escaped quote or backslash is a mark of its own
@@ -333,15 +349,16 @@ impl<'b> Walk<'b, '_> {
         index: fn(&[u8]) -> Option<usize>,
         depth: usize,
         mut source: Option<&mut Option<SourceSpans<'b>>>,
-    ) -> Option<(usize, [Option<&'b [u8]>; N])> {
+    ) -> Option<Walked<'b, N>> {
         let b = self.b;
         let mut spans = [None; N];
+        let mut escaped = 0u32;
         if b.get(i) != Some(&b'{') {
             return None;
         }
         let mut i = skip_ws(b, i + 1);
         if b.get(i) == Some(&b'}') {
-            return Some((i + 1, spans));
+            return Some((i + 1, spans, escaped));
         }
         loop {
             if b.get(i) != Some(&b'"') {
@@ -358,11 +375,12 @@ impl<'b> Walk<'b, '_> {
             }
             let start = skip_ws(b, i + 1);
             let k = index(key);
+            self.escapes = false;
             let end = match source.as_deref_mut() {
                 Some(slot) if k == Some(Key::Source as usize) && b.get(start) == Some(&b'{') => {
                     let before = self.next;
                     match self.object(start, source_key_index, depth + 1, None) {
-                        Some((end, spans)) => {
+                        Some((end, spans, _)) => {
                             *slot = Some(spans);
                             end
                         }
@@ -382,11 +400,14 @@ impl<'b> Walk<'b, '_> {
                     return None; // a duplicate key: let the full parser decide
                 }
                 spans[k] = Some(&b[start..end]);
+                if self.escapes && b[start] == b'"' {
+                    escaped |= 1 << k;
+                }
             }
             i = skip_ws(b, end);
             match b.get(i) {
                 Some(b',') => i = skip_ws(b, i + 1),
-                Some(b'}') => return Some((i + 1, spans)),
+                Some(b'}') => return Some((i + 1, spans, escaped)),
                 _ => return None,
             }
         }
@@ -503,11 +524,17 @@ impl Scanner {
             b: line,
             marks: &self.marks,
             next: 0,
+            escapes: false,
         };
         let start = skip_ws(line, 0);
         let mut source = None;
-        let (end, spans) = walk.object(start, key_index, 1, Some(&mut source))?;
-        (skip_ws(line, end) == line.len()).then_some(Fields { spans, source })
+        let (end, spans, escaped) = walk.object(start, key_index, 1, Some(&mut source))?;
+        (skip_ws(line, end) == line.len()).then_some(Fields {
+            spans,
+            source,
+            escaped,
+            utf8: true,
+        })
     }
 }
 
@@ -523,6 +550,8 @@ pub fn leading_fields(line: &[u8]) -> Fields<'_> {
         return Fields {
             spans,
             source: None,
+            escaped: 0,
+            utf8: false,
         };
     }
     i = skip_ws(b, i + 1);
@@ -564,9 +593,13 @@ pub fn leading_fields(line: &[u8]) -> Fields<'_> {
         }
         i = skip_ws(b, i + 1);
     }
+    // Every string taken above ended at the first `"` or `\\` after it opened, at a quote: none
+    // holds an escape.
     Fields {
         spans,
         source: None,
+        escaped: 0,
+        utf8: false,
     }
 }
 
@@ -674,7 +707,7 @@ fn sub_object<const N: usize>(
     index: fn(&[u8]) -> Option<usize>,
 ) -> Option<[Option<&[u8]>; N]> {
     with_walk(span, |walk| {
-        let (end, spans) = walk.object(0, index, 1, None)?;
+        let (end, spans, _) = walk.object(0, index, 1, None)?;
         (end == span.len()).then_some(spans)
     })
 }
@@ -693,6 +726,7 @@ fn with_walk<'b, R>(span: &'b [u8], f: impl FnOnce(&mut Walk<'b, '_>) -> R) -> R
             b: span,
             marks,
             next: 0,
+            escapes: false,
         })
     })
 }
@@ -1066,6 +1100,60 @@ mod tests {
         }
     }
 
+    /// What the walk recorded about each string field is what its raw bytes say.
+    fn strings_read_as_written(f: &Fields) {
+        for key in ALL_KEYS {
+            let raw = f.raw(key);
+            let escaped = raw.is_some_and(|r| r.first() == Some(&b'"') && r.contains(&b'\\'));
+            assert_eq!(
+                f.is_escaped_str(key),
+                escaped,
+                "{:?}",
+                raw.map(String::from_utf8_lossy)
+            );
+            let text = raw
+                .and_then(|r| r.strip_prefix(b"\"")?.strip_suffix(b"\""))
+                .filter(|_| !escaped)
+                .map(|inner| std::str::from_utf8(inner).unwrap());
+            assert_eq!(f.str(key), text);
+        }
+    }
+
+    const ALL_KEYS: [Key; 20] = [
+        Key::Id,
+        Key::Version,
+        Key::Timestamp,
+        Key::SessionId,
+        Key::Project,
+        Key::Type,
+        Key::Status,
+        Key::Confidence,
+        Key::Source,
+        Key::Content,
+        Key::Context,
+        Key::Category,
+        Key::Tags,
+        Key::Related,
+        Key::PromotedTo,
+        Key::Meta,
+        Key::Recur,
+        Key::Ts,
+        Key::Sid,
+        Key::ToolUseId,
+    ];
+
+    #[test]
+    fn escapes_are_recorded_per_string_field() {
+        let f = scan(br#"{"id":"a\"b","type":"x","status":"ok","meta":{"k":"\n"},"tags":["\t"],"content":"\u00e9"}"#).unwrap();
+        strings_read_as_written(&f);
+        assert!(f.is_escaped_str(Key::Id) && f.is_escaped_str(Key::Content));
+        assert!(!f.is_escaped_str(Key::Meta) && !f.is_escaped_str(Key::Tags));
+        assert_eq!(f.str(Key::Status), Some("ok"));
+        for (i, key) in ALL_KEYS.iter().enumerate() {
+            assert_eq!(*key as usize, i);
+        }
+    }
+
     #[test]
     fn a_source_object_is_read_on_the_line_walk() {
         let f = scan(br#"{"id":"S","type":"x","source":{"hook":"h","line":3,"x":[1]},"tags":[]}"#)
@@ -1114,6 +1202,9 @@ mod tests {
                 }
             }
             agrees(&String::from_utf8_lossy(&line));
+            if let Some(f) = scan(&line) {
+                strings_read_as_written(&f);
+            }
             // Raw bytes too (the lossy copy above hides invalid UTF-8).
             if let Record::Invalid = parse_line(&line) {
                 assert!(
