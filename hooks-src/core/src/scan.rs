@@ -343,10 +343,12 @@ impl<'b> Walk<'b, '_> {
     /// Walk the object starting at `i` (its values at nesting `depth`), returning where it ends
     /// and the spans of the keys `index` knows. With `source`, a top-level `source` object is
     /// walked for its own fields on the way, into `source`.
-    fn object<const N: usize>(
+    // `index` is a type parameter, not a `fn` pointer, so that each table's lookup is inlined
+    // into the walk (it runs for every key of every line).
+    fn object<const N: usize, I: Fn(&[u8]) -> Option<usize> + Copy>(
         &mut self,
         i: usize,
-        index: fn(&[u8]) -> Option<usize>,
+        index: I,
         depth: usize,
         mut source: Option<&mut Option<SourceSpans<'b>>>,
     ) -> Option<Walked<'b, N>> {
@@ -364,10 +366,11 @@ impl<'b> Walk<'b, '_> {
             if b.get(i) != Some(&b'"') {
                 return None;
             }
+            self.escapes = false;
             let key_end = self.skip_string(i)?;
             let key = &b[i + 1..key_end - 1];
-            if key.contains(&b'\\') {
-                return None;
+            if self.escapes {
+                return None; // a key with an escape: let the full parser decide what it says
             }
             i = skip_ws(b, key_end);
             if b.get(i) != Some(&b':') {
@@ -609,6 +612,7 @@ pub fn scan(line: &[u8]) -> Option<Fields<'_>> {
 }
 
 /// Position of a top-level key in [`KEYS`].
+#[inline]
 fn key_index(key: &[u8]) -> Option<usize> {
     static TOP: KeyTable<20, 32> = KeyTable::new(KEYS, 0x9a6d_12ac_2c51_7519);
     TOP.find(key)
@@ -617,6 +621,7 @@ fn key_index(key: &[u8]) -> Option<usize> {
 /// The keys of a `source` object the full parser reads, in the order of its fields.
 const SOURCE_KEYS: [&str; 5] = ["hook", "line", "uuid", "turn", "file"];
 
+#[inline]
 fn source_key_index(key: &[u8]) -> Option<usize> {
     static SOURCE: KeyTable<5, 8> = KeyTable::new(SOURCE_KEYS, 0xe664_7066_3e99_3753);
     SOURCE.find(key)
@@ -704,7 +709,7 @@ fn words(key: &[u8]) -> Option<(u64, u64)> {
 /// Walk a standalone object span (already validated as part of its line).
 fn sub_object<const N: usize>(
     span: &[u8],
-    index: fn(&[u8]) -> Option<usize>,
+    index: impl Fn(&[u8]) -> Option<usize> + Copy,
 ) -> Option<[Option<&[u8]>; N]> {
     with_walk(span, |walk| {
         let (end, spans, _) = walk.object(0, index, 1, None)?;
@@ -1152,6 +1157,14 @@ mod tests {
         for (i, key) in ALL_KEYS.iter().enumerate() {
             assert_eq!(*key as usize, i);
         }
+    }
+
+    #[test]
+    fn a_key_with_an_escape_is_left_to_the_full_parser() {
+        assert!(scan(br#"{"i\u0064":"x","type":"y"}"#).is_none());
+        assert!(scan(br#"{"id":"x","ty\"pe":"y"}"#).is_none());
+        // An escape in a value of the same line is no reason to refuse it.
+        assert!(scan(br#"{"id":"x\u0064","type":"y"}"#).is_some());
     }
 
     #[test]
