@@ -220,7 +220,10 @@ pub(crate) fn part_count(len: usize) -> usize {
     if len < PARALLEL_MIN_BYTES {
         return 1;
     }
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+    // Asked once per process: the answer reads cgroup files, and the store is read and then
+    // scanned in parts.
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
 }
 
 /// `bytes` cut into at most `n` runs of whole lines, in order; together they are `bytes`, so the
