@@ -345,7 +345,7 @@ impl<'b> Walk<'b, '_> {
     /// walked for its own fields on the way, into `source`.
     // `index` is a type parameter, not a `fn` pointer, so that each table's lookup is inlined
     // into the walk (it runs for every key of every line).
-    fn object<const N: usize, I: Fn(&[u8]) -> Option<usize> + Copy>(
+    fn object<const N: usize, I: Fn(&[u8], usize, usize) -> Option<usize> + Copy>(
         &mut self,
         i: usize,
         index: I,
@@ -368,7 +368,7 @@ impl<'b> Walk<'b, '_> {
             }
             self.escapes = false;
             let key_end = self.skip_string(i)?;
-            let key = &b[i + 1..key_end - 1];
+            let key_start = i + 1;
             if self.escapes {
                 return None; // a key with an escape: let the full parser decide what it says
             }
@@ -377,12 +377,12 @@ impl<'b> Walk<'b, '_> {
                 return None;
             }
             let start = skip_ws(b, i + 1);
-            let k = index(key);
+            let k = index(b, key_start, key_end - 1);
             self.escapes = false;
             let end = match source.as_deref_mut() {
                 Some(slot) if k == Some(Key::Source as usize) && b.get(start) == Some(&b'{') => {
                     let before = self.next;
-                    match self.object(start, source_key_index, depth + 1, None) {
+                    match self.object(start, source_key_index_in, depth + 1, None) {
                         Some((end, spans, _)) => {
                             *slot = Some(spans);
                             end
@@ -531,7 +531,7 @@ impl Scanner {
         };
         let start = skip_ws(line, 0);
         let mut source = None;
-        let (end, spans, escaped) = walk.object(start, key_index, 1, Some(&mut source))?;
+        let (end, spans, escaped) = walk.object(start, key_index_in, 1, Some(&mut source))?;
         (skip_ws(line, end) == line.len()).then_some(Fields {
             spans,
             source,
@@ -614,18 +614,31 @@ pub fn scan(line: &[u8]) -> Option<Fields<'_>> {
 /// Position of a top-level key in [`KEYS`].
 #[inline]
 fn key_index(key: &[u8]) -> Option<usize> {
-    static TOP: KeyTable<20, 32> = KeyTable::new(KEYS, 0x9a6d_12ac_2c51_7519);
-    TOP.find(key)
+    TOP_KEYS.find(key)
 }
+
+/// [`key_index`] of the key `b[start..end]`.
+#[inline]
+fn key_index_in(b: &[u8], start: usize, end: usize) -> Option<usize> {
+    TOP_KEYS.find_in(b, start, end)
+}
+
+static TOP_KEYS: KeyTable<20, 32> = KeyTable::new(KEYS, 0x9a6d_12ac_2c51_7519);
 
 /// The keys of a `source` object the full parser reads, in the order of its fields.
 const SOURCE_KEYS: [&str; 5] = ["hook", "line", "uuid", "turn", "file"];
 
-#[inline]
+#[cfg(test)]
 fn source_key_index(key: &[u8]) -> Option<usize> {
-    static SOURCE: KeyTable<5, 8> = KeyTable::new(SOURCE_KEYS, 0xe664_7066_3e99_3753);
-    SOURCE.find(key)
+    SOURCE_KEY_TABLE.find(key)
 }
+
+#[inline]
+fn source_key_index_in(b: &[u8], start: usize, end: usize) -> Option<usize> {
+    SOURCE_KEY_TABLE.find_in(b, start, end)
+}
+
+static SOURCE_KEY_TABLE: KeyTable<5, 8> = KeyTable::new(SOURCE_KEYS, 0xe664_7066_3e99_3753);
 
 /// A perfect hash of `N` known keys (each at most 16 bytes) into `SLOTS` slots: every key of
 /// every line is looked up, and one multiply and two compares cost less than a string `match`
@@ -678,8 +691,29 @@ impl<const N: usize, const SLOTS: usize> KeyTable<N, SLOTS> {
     #[inline]
     fn find(&self, key: &[u8]) -> Option<usize> {
         let (low, high) = words(key)?;
+        self.lookup(low, high, key.len())
+    }
+
+    /// [`KeyTable::find`] for the key `b[start..end]`, read with one 16-byte load where the
+    /// bytes after it allow (a key is followed by at least `":` and a value).
+    #[inline]
+    fn find_in(&self, b: &[u8], start: usize, end: usize) -> Option<usize> {
+        let len = end - start;
+        let (low, high) = match b.get(start..start + 16) {
+            Some(block) if len <= 16 => {
+                let w = u128::from_le_bytes(block.try_into().expect("sixteen bytes"));
+                let w = w & u128::MAX.checked_shr(8 * (16 - len) as u32).unwrap_or(0);
+                (w as u64, (w >> 64) as u64)
+            }
+            _ => words(&b[start..end])?,
+        };
+        self.lookup(low, high, len)
+    }
+
+    #[inline]
+    fn lookup(&self, low: u64, high: u64, len: usize) -> Option<usize> {
         let k = usize::from(self.slots[self.slot(low, high)]).checked_sub(1)?;
-        (self.words[k] == (low, high) && self.lens[k] == key.len()).then_some(k)
+        (self.words[k] == (low, high) && self.lens[k] == len).then_some(k)
     }
 }
 
@@ -709,7 +743,7 @@ fn words(key: &[u8]) -> Option<(u64, u64)> {
 /// Walk a standalone object span (already validated as part of its line).
 fn sub_object<const N: usize>(
     span: &[u8],
-    index: impl Fn(&[u8]) -> Option<usize> + Copy,
+    index: impl Fn(&[u8], usize, usize) -> Option<usize> + Copy,
 ) -> Option<[Option<&[u8]>; N]> {
     with_walk(span, |walk| {
         let (end, spans, _) = walk.object(0, index, 1, None)?;
@@ -768,7 +802,7 @@ fn source_ok(f: &Fields) -> bool {
         Some(b'"') => true,
         Some(b'n') => span == b"null",
         Some(b'{') => {
-            let fields = f.source.or_else(|| sub_object(span, source_key_index));
+            let fields = f.source.or_else(|| sub_object(span, source_key_index_in));
             fields.is_some_and(|[hook, line, uuid, turn, file]| {
                 let text =
                     |v: Option<&[u8]>| v.is_none_or(|v| v == b"null" || v.first() == Some(&b'"'));
@@ -979,6 +1013,15 @@ mod tests {
             );
         }
         assert!(near_misses.iter().any(|k| position(&KEYS, k).is_some()));
+        // The same keys read in place, with whatever bytes follow them (or none).
+        for key in &near_misses {
+            for after in [&b""[..], b"\":", b"\":\"0123456789abcdef0123\""] {
+                let b = [b"{\"", &key[..], after].concat();
+                let (start, end) = (2, 2 + key.len());
+                assert_eq!(key_index_in(&b, start, end), key_index(key));
+                assert_eq!(source_key_index_in(&b, start, end), source_key_index(key));
+            }
+        }
     }
 
     #[test]
