@@ -213,7 +213,7 @@ fn run(command: Command) -> Result<()> {
                 tags,
                 since: since.as_deref().map(query::parse_since_now).transpose()?,
             };
-            let bytes = store.read_bytes()?;
+            let bytes = store.view_bytes()?;
             let mut selection = query::select(&bytes, &filter);
             if let Some(n) = limit {
                 selection.keep_newest(n);
@@ -369,7 +369,7 @@ fn run(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Stats { format } => {
-            let stats = query::stats(&store.read_bytes()?);
+            let stats = query::stats(&store.view_bytes()?);
             emit(&match format {
                 StatsFormat::Text => stats.text(),
                 StatsFormat::Json => {

@@ -113,7 +113,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::scan::{self, Fields, Key, Shape};
-use crate::store::{parse_line, Health, Record};
+use crate::store::{parse_line, Record};
 
 /// One line of the store as the fast path sees it.
 // A view lives for one closure call on the stack; boxing the scanned fields would put an
@@ -172,7 +172,109 @@ pub fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
 }
 
 /// Recurrence counts by target id, with the newest sighting's time.
-pub type Recurrences = HashMap<String, (u64, String)>;
+pub type Recurrences = HashMap<String, (u64, String), IdHash>;
+
+/// FNV-1a for maps keyed by signal ids: short keys from our own store, where SipHash's
+/// flood resistance buys nothing and costs more than the lookups around it.
+#[derive(Clone, Copy, Default)]
+pub struct IdHash;
+
+impl std::hash::BuildHasher for IdHash {
+    type Hasher = Fnv;
+    fn build_hasher(&self) -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+/// The FNV-1a state of [`IdHash`].
+pub struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Add the recurrences counted over a later part of the store to those of an earlier one: the
+/// counts add up and the newest time wins, as if one pass had seen both parts.
+fn merge_recurrences(into: &mut Recurrences, from: Recurrences) {
+    for (target, (n, at)) in from {
+        let slot = into.entry(target).or_default();
+        slot.0 += n;
+        if at > slot.1 {
+            slot.1 = at;
+        }
+    }
+}
+
+/// Below this size a store is read on one thread: a thread costs more than it would save.
+const PARALLEL_MIN_BYTES: usize = 1 << 20;
+
+/// How many parts to cut a store of `len` bytes into: one per core (at most 4), or 1 when small.
+pub(crate) fn part_count(len: usize) -> usize {
+    if len < PARALLEL_MIN_BYTES {
+        return 1;
+    }
+    // Asked once per process: the answer reads cgroup files, and the store is read and then
+    // scanned in parts.
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
+}
+
+/// `bytes` cut into at most `n` runs of whole lines, in order; together they are `bytes`, so the
+/// lines of the parts, one part after the other, are the lines of the whole.
+fn split_lines(bytes: &[u8], n: usize) -> Vec<&[u8]> {
+    let mut parts = Vec::with_capacity(n);
+    let mut start = 0;
+    for k in 1..n {
+        let aim = (bytes.len() * k / n).max(start);
+        let end = match memchr::memchr(b'\n', &bytes[aim..]) {
+            Some(nl) => aim + nl + 1,
+            None => bytes.len(),
+        };
+        if end > start {
+            parts.push(&bytes[start..end]);
+        }
+        start = end;
+    }
+    if start < bytes.len() || parts.is_empty() {
+        parts.push(&bytes[start..]);
+    }
+    parts
+}
+
+/// `work` applied to each part of `bytes` (see [`split_lines`]), the parts after the first on
+/// threads of their own; the results in store order.
+fn each_part<'a, R: Send>(
+    bytes: &'a [u8],
+    n: usize,
+    work: impl Fn(&'a [u8]) -> R + Sync,
+) -> Vec<R> {
+    let parts = split_lines(bytes, n);
+    if parts.len() == 1 {
+        return vec![work(parts[0])];
+    }
+    let work = &work;
+    std::thread::scope(|scope| {
+        let rest: Vec<_> = parts[1..]
+            .iter()
+            .map(|part| scope.spawn(move || work(part)))
+            .collect();
+        let mut out = Vec::with_capacity(parts.len());
+        out.push(work(parts[0]));
+        // A panic in a part is a bug in the scanner: pass it on rather than lose that part.
+        out.extend(
+            rest.into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
+        );
+        out
+    })
+}
 
 fn count_recurrence(recurrences: &mut Recurrences, target: &str, at: &str) {
     let slot = recurrences.entry(target.to_string()).or_default();
@@ -342,12 +444,31 @@ const COMPLETE: [Key; 16] = [
     Key::Meta,
 ];
 
-/// Select the signals of a store's bytes that match `filter`, in one pass.
+/// Select the signals of a store's bytes that match `filter`, in one pass (split over the cores
+/// for a large store).
 pub fn select<'a>(bytes: &'a [u8], filter: &Filter) -> Selection<'a> {
+    select_in_parts(bytes, filter, part_count(bytes.len()))
+}
+
+/// [`select`] over `n` parts of the store, merged in store order.
+fn select_in_parts<'a>(bytes: &'a [u8], filter: &Filter, n: usize) -> Selection<'a> {
     let since_text = filter.since.map(crate::signal::format_time);
+    let mut parts = each_part(bytes, n, |part| {
+        select_part(part, filter, since_text.as_deref())
+    })
+    .into_iter();
+    let mut all = parts.next().expect("at least one part");
+    for part in parts {
+        all.hits.extend(part.hits);
+        merge_recurrences(&mut all.recurrences, part.recurrences);
+    }
+    all
+}
+
+fn select_part<'a>(bytes: &'a [u8], filter: &Filter, since_text: Option<&str>) -> Selection<'a> {
     let mut hits = Vec::new();
-    let mut recurrences = Recurrences::new();
-    let skip = |line| filter.rejects_early(line, since_text.as_deref());
+    let mut recurrences = Recurrences::default();
+    let skip = |line| filter.rejects_early(line, since_text);
     visit_unless(bytes, skip, |line, view| {
         if let Some((target, at)) = recurrence_of(line, &view) {
             count_recurrence(&mut recurrences, &target, &at);
@@ -356,10 +477,7 @@ pub fn select<'a>(bytes: &'a [u8], filter: &Filter) -> Selection<'a> {
         match view {
             View::Fast(Shape::Signal, f) => {
                 let complete = COMPLETE.iter().all(|k| f.has(*k));
-                match (
-                    filter.matches_fields(&f, since_text.as_deref()),
-                    f.str(Key::Id),
-                ) {
+                match (filter.matches_fields(&f, since_text), f.str(Key::Id)) {
                     (Some(false), _) => {}
                     (Some(true), Some(id)) if complete => hits.push(Hit::Raw { line, id }),
                     _ => {
@@ -444,82 +562,122 @@ impl<'a> Selection<'a> {
 }
 
 /// Counts of a store's bytes for `stats`, in one pass (the same numbers as
-/// [`crate::render::Stats::collect`] over a parsed store).
+/// [`crate::render::Stats::collect`] over a parsed store), split over the cores for a large store.
 pub fn stats(bytes: &[u8]) -> crate::render::Stats {
+    stats_in_parts(bytes, part_count(bytes.len()))
+}
+
+/// What `stats` counts over one part of a store, before recurrences are folded in.
+#[derive(Default)]
+struct Tally<'a> {
+    total: usize,
+    pending: usize,
+    needs_review: usize,
+    // A handful of distinct values: a linear search beats hashing every line's.
+    by_status: Vec<(Cow<'a, str>, usize)>,
+    by_type: Vec<(Cow<'a, str>, usize)>,
+    oldest_captured: Option<Cow<'a, str>>,
+    newest: Option<Cow<'a, str>>,
+    /// Confidence and prior sightings of each signal, to fold recurrences in at the end.
+    confidence: Vec<(Cow<'a, str>, u8, u64)>,
+    invalid: usize,
+    legacy: usize,
+    recurrences: Recurrences,
+}
+
+impl<'a> Tally<'a> {
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        id: Cow<'a, str>,
+        status: Cow<'a, str>,
+        kind: Cow<'a, str>,
+        ts: Cow<'a, str>,
+        confidence: u8,
+        seen: u64,
+        review: bool,
+    ) {
+        self.total += 1;
+        if status == "captured" {
+            self.pending += 1;
+            self.keep_oldest_captured(ts.clone());
+        }
+        self.keep_newest(ts);
+        self.needs_review += usize::from(review);
+        tally(&mut self.by_status, status, 1);
+        tally(&mut self.by_type, kind, 1);
+        self.confidence.push((id, confidence, seen));
+    }
+
+    fn keep_oldest_captured(&mut self, ts: Cow<'a, str>) {
+        if self.oldest_captured.as_ref().is_none_or(|o| ts < *o) {
+            self.oldest_captured = Some(ts);
+        }
+    }
+
+    fn keep_newest(&mut self, ts: Cow<'a, str>) {
+        if self.newest.as_ref().is_none_or(|n| ts > *n) {
+            self.newest = Some(ts);
+        }
+    }
+
+    fn add_signal(&mut self, s: &Signal) {
+        let review = s.meta.get("needs_review") == Some(&serde_json::Value::Bool(true));
+        let owned = |t: &str| Cow::Owned(t.to_string());
+        self.add(
+            owned(&s.id),
+            owned(s.status.as_str()),
+            owned(s.kind.as_str()),
+            owned(&s.timestamp),
+            s.confidence,
+            s.seen(),
+            review,
+        );
+    }
+
+    /// Add the tally of the part of the store that follows this one.
+    fn merge(&mut self, later: Tally<'a>) {
+        self.total += later.total;
+        self.pending += later.pending;
+        self.needs_review += later.needs_review;
+        for (status, n) in later.by_status {
+            tally(&mut self.by_status, status, n);
+        }
+        for (kind, n) in later.by_type {
+            tally(&mut self.by_type, kind, n);
+        }
+        if let Some(ts) = later.oldest_captured {
+            self.keep_oldest_captured(ts);
+        }
+        if let Some(ts) = later.newest {
+            self.keep_newest(ts);
+        }
+        self.confidence.extend(later.confidence);
+        self.invalid += later.invalid;
+        self.legacy += later.legacy;
+        merge_recurrences(&mut self.recurrences, later.recurrences);
+    }
+}
+
+fn tally<'a>(counts: &mut Vec<(Cow<'a, str>, usize)>, value: Cow<'a, str>, n: usize) {
+    match counts.iter_mut().find(|(v, _)| *v == value) {
+        Some((_, count)) => *count += n,
+        None => counts.push((value, n)),
+    }
+}
+
+/// The [`Tally`] of one part of a store.
+fn tally_part(bytes: &[u8]) -> Tally<'_> {
     use std::sync::LazyLock;
     static NEEDS_REVIEW: LazyLock<memchr::memmem::Finder<'static>> =
         LazyLock::new(|| memchr::memmem::Finder::new(b"\"needs_review\":true"));
     static SEEN: LazyLock<memchr::memmem::Finder<'static>> =
         LazyLock::new(|| memchr::memmem::Finder::new(b"\"seen\""));
 
-    #[derive(Default)]
-    struct Tally<'a> {
-        total: usize,
-        pending: usize,
-        needs_review: usize,
-        // A handful of distinct values: a linear search beats hashing every line's.
-        by_status: Vec<(Cow<'a, str>, usize)>,
-        by_type: Vec<(Cow<'a, str>, usize)>,
-        oldest_captured: Option<Cow<'a, str>>,
-        newest: Option<Cow<'a, str>>,
-        /// Confidence and prior sightings of each signal, to fold recurrences in at the end.
-        confidence: Vec<(Cow<'a, str>, u8, u64)>,
-    }
-    impl<'a> Tally<'a> {
-        #[allow(clippy::too_many_arguments)]
-        fn add(
-            &mut self,
-            id: Cow<'a, str>,
-            status: Cow<'a, str>,
-            kind: Cow<'a, str>,
-            ts: Cow<'a, str>,
-            confidence: u8,
-            seen: u64,
-            review: bool,
-        ) {
-            self.total += 1;
-            if status == "captured" {
-                self.pending += 1;
-                if self.oldest_captured.as_ref().is_none_or(|o| ts < *o) {
-                    self.oldest_captured = Some(ts.clone());
-                }
-            }
-            if self.newest.as_ref().is_none_or(|n| ts > *n) {
-                self.newest = Some(ts);
-            }
-            self.needs_review += usize::from(review);
-            tally(&mut self.by_status, status);
-            tally(&mut self.by_type, kind);
-            self.confidence.push((id, confidence, seen));
-        }
-        fn add_signal(&mut self, s: &Signal) {
-            let review = s.meta.get("needs_review") == Some(&serde_json::Value::Bool(true));
-            let owned = |t: &str| Cow::Owned(t.to_string());
-            self.add(
-                owned(&s.id),
-                owned(s.status.as_str()),
-                owned(s.kind.as_str()),
-                owned(&s.timestamp),
-                s.confidence,
-                s.seen(),
-                review,
-            );
-        }
-    }
-
-    fn tally<'a>(counts: &mut Vec<(Cow<'a, str>, usize)>, value: Cow<'a, str>) {
-        match counts.iter_mut().find(|(v, _)| *v == value) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((value, 1)),
-        }
-    }
-
     let mut t = Tally::default();
-    let mut health = Health::default();
-    let mut recurrences = Recurrences::new();
     visit(bytes, |line, view| {
         if let Some((target, at)) = recurrence_of(line, &view) {
-            count_recurrence(&mut recurrences, &target, &at);
+            count_recurrence(&mut t.recurrences, &target, &at);
             return;
         }
         match view {
@@ -555,16 +713,26 @@ pub fn stats(bytes: &[u8]) -> crate::render::Stats {
                     }
                 }
             }
-            View::Fast(..) | View::Full(Record::Foreign) => health.foreign += 1,
+            View::Fast(..) | View::Full(Record::Foreign) => {}
             View::Full(Record::Signal(s)) => t.add_signal(&s),
             View::Full(Record::Legacy(s)) => {
-                health.legacy += 1;
+                t.legacy += 1;
                 t.add_signal(&s);
             }
-            View::Full(Record::Invalid) => health.invalid += 1,
+            View::Full(Record::Invalid) => t.invalid += 1,
             View::Full(Record::Recur(_)) => {}
         }
     });
+    t
+}
+
+/// [`stats`] over `n` parts of the store, merged in store order.
+fn stats_in_parts(bytes: &[u8], n: usize) -> crate::render::Stats {
+    let mut parts = each_part(bytes, n, tally_part).into_iter();
+    let mut t = parts.next().expect("at least one part");
+    for part in parts {
+        t.merge(part);
+    }
 
     let mut st = crate::render::Stats {
         total: t.total,
@@ -572,8 +740,8 @@ pub fn stats(bytes: &[u8]) -> crate::render::Stats {
         needs_review: t.needs_review,
         oldest_captured: t.oldest_captured.map(Cow::into_owned),
         newest: t.newest.map(Cow::into_owned),
-        invalid_lines: health.invalid,
-        legacy_lines: health.legacy,
+        invalid_lines: t.invalid,
+        legacy_lines: t.legacy,
         store_bytes: bytes.len() as u64,
         ..Default::default()
     };
@@ -585,17 +753,17 @@ pub fn stats(bytes: &[u8]) -> crate::render::Stats {
     };
     st.by_status = owned(t.by_status);
     st.by_type = owned(t.by_type);
-    let mut by_confidence: HashMap<u8, usize> = HashMap::new();
+    let mut by_confidence = [0usize; 256];
     for (id, confidence, seen) in t.confidence {
-        let folded = match recurrences.get(id.as_ref()) {
+        let folded = match t.recurrences.get(id.as_ref()) {
             Some((n, _)) => crate::signal::confidence_after(confidence, seen + n),
             None => confidence,
         };
-        *by_confidence.entry(folded).or_default() += 1;
+        by_confidence[usize::from(folded)] += 1;
     }
-    st.by_confidence = by_confidence
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
+    st.by_confidence = (0..=u8::MAX)
+        .filter(|&c| by_confidence[usize::from(c)] > 0)
+        .map(|c| (c.to_string(), by_confidence[usize::from(c)]))
         .collect();
     st
 }
@@ -807,6 +975,108 @@ mod tests {
         assert!(!filter.rejects_early(lines[3].as_bytes(), Some(&since)));
         assert!(!filter.rejects_early(lines[4].as_bytes(), Some(&since)));
         assert!(!filter.rejects_early(lines[8].as_bytes(), Some(&since)));
+    }
+
+    /// [`mixed_store`] with recurrences both before and after their signals, blank lines and a
+    /// torn last line, so that split points fall between a signal and its recurrences and next to
+    /// bad lines.
+    fn store_to_split() -> Vec<u8> {
+        let mixed = mixed_store();
+        let mut out = Vec::new();
+        for i in (0..400u32).step_by(9) {
+            let day = 1 + i % 28;
+            out.extend_from_slice(
+                format!("{{\"recur\":\"SIG-202611{day:02}-{i:010x}\",\"timestamp\":\"2026-11-{:02}T00:00:00Z\"}}\n", 1 + i % 9)
+                    .as_bytes(),
+            );
+        }
+        out.extend_from_slice(b"\n   \n");
+        out.extend_from_slice(&mixed);
+        out.extend_from_slice(b"\n\nnot json either\n");
+        out.extend_from_slice(&mixed);
+        out.extend_from_slice(b"{\"id\":\"SIG-torn\",\"type\":\"fa");
+        out
+    }
+
+    #[test]
+    fn split_lines_cuts_only_after_newlines_and_keeps_every_byte() {
+        let bytes = store_to_split();
+        for n in 1..40 {
+            let parts = split_lines(&bytes, n);
+            assert_eq!(
+                parts.len(),
+                n,
+                "a store of this size has room for {n} parts"
+            );
+            assert_eq!(parts.concat(), bytes);
+            for part in &parts[..n - 1] {
+                assert!(part.ends_with(b"\n"));
+            }
+        }
+        assert_eq!(split_lines(b"", 4), vec![&b""[..]]);
+        assert_eq!(split_lines(b"one line", 4), vec![&b"one line"[..]]);
+        assert_eq!(split_lines(b"a\nb\n", 8).concat(), b"a\nb\n");
+    }
+
+    #[test]
+    fn select_in_parts_gives_what_one_pass_gives() {
+        let bytes = store_to_split();
+        let t = |s: &str| crate::signal::parse_time(s).unwrap();
+        let filters = [
+            Filter::default(),
+            Filter {
+                statuses: vec![Status::Captured],
+                since: Some(t("2026-11-15T00:00:00Z")),
+                ..Filter::default()
+            },
+            Filter {
+                kinds: vec![Kind::Correction],
+                tags: vec!["t2".into(), "t3".into()],
+                ..Filter::default()
+            },
+        ];
+        for filter in &filters {
+            let one = select_in_parts(&bytes, filter, 1);
+            let folded = one.recurrences.values().filter(|(n, _)| *n > 1).count();
+            assert!(folded > 0, "recurrences must span the parts");
+            let (one_jsonl, one_signals) = (one.jsonl(), one.into_signals());
+            assert!(!one_signals.is_empty(), "{filter:?}");
+            for n in [2, 3, 4, 7, 16, 33] {
+                let many = select_in_parts(&bytes, filter, n);
+                assert_eq!(many.jsonl(), one_jsonl, "{filter:?} in {n} parts");
+                assert_eq!(many.into_signals(), one_signals, "{filter:?} in {n} parts");
+            }
+        }
+    }
+
+    #[test]
+    fn stats_in_parts_give_what_one_pass_gives() {
+        let bytes = store_to_split();
+        let one = serde_json::to_value(stats_in_parts(&bytes, 1)).unwrap();
+        assert!(
+            one["invalid_lines"].as_u64() > Some(3) && one["legacy_lines"].as_u64() > Some(1),
+            "{one}"
+        );
+        for n in [2, 3, 4, 7, 16, 33] {
+            assert_eq!(
+                serde_json::to_value(stats_in_parts(&bytes, n)).unwrap(),
+                one,
+                "{n} parts"
+            );
+        }
+        // And the one pass still agrees with the full parser on this store.
+        let snap = crate::store::Snapshot::parse(&bytes);
+        let slow = crate::render::Stats::collect(snap.signals(), &snap.health, bytes.len() as u64);
+        assert_eq!(one, serde_json::to_value(&slow).unwrap());
+    }
+
+    #[test]
+    fn id_hash_spreads_ids() {
+        use std::hash::BuildHasher;
+        let ids: std::collections::HashSet<u64> = (0..1000)
+            .map(|i| IdHash.hash_one(format!("SIG-20261122-{i:010x}")))
+            .collect();
+        assert_eq!(ids.len(), 1000);
     }
 
     #[test]

@@ -63,7 +63,21 @@ pub enum Key {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Fields<'a> {
     spans: [Option<&'a [u8]>; KEYS.len()],
+    /// The fields of [`SOURCE_KEYS`] when `source` is an object the line's walk went through
+    /// already (so [`shape`] need not walk it again).
+    source: Option<SourceSpans<'a>>,
+    /// Bit `k` set: the value of key `k` is a string with an escape (as the walk found it).
+    escaped: u32,
+    /// The whole line was checked to be UTF-8 (by [`Scanner::scan`]; not by [`leading_fields`]).
+    utf8: bool,
 }
+
+/// What [`Walk::object`] found: where the object ends, the value spans of the keys it was
+/// asked for, and which of them are strings with escapes (bit per key).
+type Walked<'b, const N: usize> = (usize, [Option<&'b [u8]>; N], u32);
+
+/// The value spans of a `source` object's [`SOURCE_KEYS`].
+type SourceSpans<'a> = [Option<&'a [u8]>; SOURCE_KEYS.len()];
 
 impl<'a> Fields<'a> {
     pub fn raw(&self, key: Key) -> Option<&'a [u8]> {
@@ -79,17 +93,21 @@ impl<'a> Fields<'a> {
     pub fn str(&self, key: Key) -> Option<&'a str> {
         let raw = self.raw(key)?;
         let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-        if inner.contains(&b'\\') {
+        if self.is_escaped_str(key) {
             return None;
         }
-        // The whole line was checked to be UTF-8 by `scan`.
-        std::str::from_utf8(inner).ok()
+        if self.utf8 {
+            // SAFETY: `scan` checked the whole line to be UTF-8, and `inner` is cut from it at
+            // two `"` bytes, which are ASCII and so never inside a multi-byte character.
+            Some(unsafe { std::str::from_utf8_unchecked(inner) })
+        } else {
+            std::str::from_utf8(inner).ok()
+        }
     }
 
     /// Whether a field is present and a JSON string with escapes (needs the full parser).
     pub fn is_escaped_str(&self, key: Key) -> bool {
-        self.raw(key)
-            .is_some_and(|r| r.first() == Some(&b'"') && r.contains(&b'\\'))
+        self.escaped & (1 << key as u32) != 0
     }
 
     /// A small non-negative integer field.
@@ -98,7 +116,8 @@ impl<'a> Fields<'a> {
         if raw.is_empty() || raw.len() > 19 || !raw.iter().all(u8::is_ascii_digit) {
             return None;
         }
-        std::str::from_utf8(raw).ok()?.parse().ok()
+        // At most 19 digits: below 10^19, which fits a u64.
+        Some(raw.iter().fold(0, |n, d| n * 10 + u64::from(d - b'0')))
     }
 
     /// The JSON type of a field's value, by its first byte.
@@ -114,10 +133,80 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Append the position of every `"` and `\` in `b` (shorter than 4 GiB) to `marks`, eight bytes
-/// at a time. In JSON these bytes are dense (a quote every few bytes), where a SIMD search that
-/// restarts after each match spends more on the restarts than it saves.
-fn index_marks(b: &[u8], marks: &mut Vec<u32>) {
+/// Append the position of every `"` and `\` in `b` (shorter than 4 GiB) to `marks`. In JSON
+/// these bytes are dense (a quote every few bytes), where a search that restarts after each match
+/// spends more on the restarts than it saves: one pass turns each block of bytes into a bit mask
+/// of the marks instead. The same pass says whether every byte is printable ASCII (0x20..0x80),
+/// the common case that needs no UTF-8 or control-byte check.
+fn index_marks(b: &[u8], marks: &mut Vec<u32>) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    let plain = index_marks_sse2(b, marks);
+    #[cfg(not(target_arch = "x86_64"))]
+    let plain = index_marks_swar(b, 0, marks);
+    plain
+}
+
+/// [`index_marks`] 32 bytes at a time with SSE2 (part of every x86_64 CPU).
+#[cfg(target_arch = "x86_64")]
+fn index_marks_sse2(b: &[u8], marks: &mut Vec<u32>) -> bool {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    let mut chunks = b.chunks_exact(32);
+    let mut base = 0u32;
+    // Room for every mark plus one block's worth of scratch: see the writes below.
+    marks.reserve(b.len() + 32);
+    let mut unusual = 0u32;
+    // SAFETY: SSE2 is part of the x86_64 baseline (every x86_64 CPU has it and the target enables
+    // it), so its intrinsics may be called; each chunk holds 32 readable bytes, so both 16-byte
+    // loads stay inside it, and `_mm_loadu_si128` needs no alignment. The writes: before a chunk,
+    // `marks` holds at most `start + base` entries (`start` = its length on entry), and the
+    // reserve above left capacity for `start + b.len() + 32 >= start + base + 32`, so writing up
+    // to 32 entries past the current length stays inside the allocation; `set_len` then covers
+    // only the `count` entries written with real positions (`u32` needs no drop).
+    unsafe {
+        let quote = _mm_set1_epi8(b'"' as i8);
+        let backslash = _mm_set1_epi8(b'\\' as i8);
+        let space = _mm_set1_epi8(b' ' as i8);
+        // Bit i is set when byte i of the 16 is below 0x20 or from 0x80 up (negative as `i8`).
+        let unprintable = |v: __m128i| _mm_movemask_epi8(_mm_cmplt_epi8(v, space)) as u32;
+        // Bit i of the result is set when byte i of the 16 is a mark.
+        let mask = |v: __m128i| {
+            _mm_movemask_epi8(_mm_or_si128(
+                _mm_cmpeq_epi8(v, quote),
+                _mm_cmpeq_epi8(v, backslash),
+            )) as u32
+        };
+        for chunk in &mut chunks {
+            let at = chunk.as_ptr().cast::<__m128i>();
+            let (low, high) = (_mm_loadu_si128(at), _mm_loadu_si128(at.add(1)));
+            unusual |= unprintable(low) | unprintable(high);
+            let mut hits = mask(low) | (mask(high) << 16);
+            // Write eight positions at a time whether or not that many bits are set, and count
+            // only the real ones: a loop that stops at the last bit mispredicts on every block.
+            let count = hits.count_ones() as usize;
+            let len = marks.len();
+            let out = marks.as_mut_ptr().add(len);
+            let mut written = 0;
+            while written < count {
+                for k in 0..8 {
+                    out.add(written + k).write(base + hits.trailing_zeros());
+                    hits &= hits.wrapping_sub(1);
+                }
+                written += 8;
+            }
+            marks.set_len(len + count);
+            base += 32;
+        }
+    }
+    let tail_plain = index_marks_swar(chunks.remainder(), base, marks);
+    unusual == 0 && tail_plain
+}
+
+/// [`index_marks`] eight bytes at a time in plain integers (other architectures, and the tail of
+/// the SIMD pass), the positions offset by `base`.
+fn index_marks_swar(b: &[u8], mut base: u32, marks: &mut Vec<u32>) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     // The high bit of each byte of the result is set exactly where that byte of `w` is `c`
@@ -127,7 +216,6 @@ fn index_marks(b: &[u8], marks: &mut Vec<u32>) {
         !(((t & LOW7) + LOW7) | t | LOW7)
     };
     let mut chunks = b.chunks_exact(8);
-    let mut base = 0u32;
     for chunk in &mut chunks {
         let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
         let mut hits = equal(w, b'"') | equal(w, b'\\');
@@ -142,6 +230,7 @@ fn index_marks(b: &[u8], marks: &mut Vec<u32>) {
             marks.push(base + i as u32);
         }
     }
+    b.iter().fold(true, |ok, &c| ok & (0x20..0x80).contains(&c))
 }
 
 /// One line being walked: its bytes and the positions of every `"` and `\` in it, found in one
@@ -150,6 +239,8 @@ struct Walk<'b, 'm> {
     b: &'b [u8],
     marks: &'m [u32],
     next: usize,
+    /// Set by [`Walk::skip_string`] when it passes an escape.
+    escapes: bool,
 }
 
 impl<'b> Walk<'b, '_> {
@@ -168,6 +259,7 @@ impl<'b> Walk<'b, '_> {
             if self.b[m] == b'"' {
                 return Some(m + 1);
             }
+            self.escapes = true;
             let after = match *self.b.get(m + 1)? {
                 b'"' | b'\\' => {
                     self.next += 1; // the escaped quote or backslash is a mark of its own
@@ -248,47 +340,77 @@ impl<'b> Walk<'b, '_> {
         }
     }
 
-    /// Walk the object starting at `i`, returning where it ends and the spans of the keys
-    /// `index` knows.
-    fn object<const N: usize>(
+    /// Walk the object starting at `i` (its values at nesting `depth`), returning where it ends
+    /// and the spans of the keys `index` knows. With `source`, a top-level `source` object is
+    /// walked for its own fields on the way, into `source`.
+    // `index` is a type parameter, not a `fn` pointer, so that each table's lookup is inlined
+    // into the walk (it runs for every key of every line).
+    fn object<const N: usize, I: Fn(&[u8], usize, usize) -> Option<usize> + Copy>(
         &mut self,
         i: usize,
-        index: fn(&[u8]) -> Option<usize>,
-    ) -> Option<(usize, [Option<&'b [u8]>; N])> {
+        index: I,
+        depth: usize,
+        mut source: Option<&mut Option<SourceSpans<'b>>>,
+    ) -> Option<Walked<'b, N>> {
         let b = self.b;
         let mut spans = [None; N];
+        let mut escaped = 0u32;
         if b.get(i) != Some(&b'{') {
             return None;
         }
         let mut i = skip_ws(b, i + 1);
         if b.get(i) == Some(&b'}') {
-            return Some((i + 1, spans));
+            return Some((i + 1, spans, escaped));
         }
         loop {
             if b.get(i) != Some(&b'"') {
                 return None;
             }
+            self.escapes = false;
             let key_end = self.skip_string(i)?;
-            let key = &b[i + 1..key_end - 1];
-            if key.contains(&b'\\') {
-                return None;
+            let key_start = i + 1;
+            if self.escapes {
+                return None; // a key with an escape: let the full parser decide what it says
             }
             i = skip_ws(b, key_end);
             if b.get(i) != Some(&b':') {
                 return None;
             }
             let start = skip_ws(b, i + 1);
-            let end = self.skip_value(start, 1)?;
-            if let Some(k) = index(key) {
+            let k = index(b, key_start, key_end - 1);
+            self.escapes = false;
+            let end = match source.as_deref_mut() {
+                Some(slot) if k == Some(Key::Source as usize) && b.get(start) == Some(&b'{') => {
+                    let before = self.next;
+                    match self.object(start, source_key_index_in, depth + 1, None) {
+                        Some((end, spans, _)) => {
+                            *slot = Some(spans);
+                            end
+                        }
+                        // Not a source the fields can be taken from (a repeated field, or not
+                        // valid at all): walk it as any value, and leave it to `source_ok`.
+                        None => {
+                            self.next = before;
+                            *slot = None;
+                            self.skip_value(start, depth)?
+                        }
+                    }
+                }
+                _ => self.skip_value(start, depth)?,
+            };
+            if let Some(k) = k {
                 if spans[k].is_some() {
                     return None; // a duplicate key: let the full parser decide
                 }
                 spans[k] = Some(&b[start..end]);
+                if self.escapes && b[start] == b'"' {
+                    escaped |= 1 << k;
+                }
             }
             i = skip_ws(b, end);
             match b.get(i) {
                 Some(b',') => i = skip_ws(b, i + 1),
-                Some(b'}') => return Some((i + 1, spans)),
+                Some(b'}') => return Some((i + 1, spans, escaped)),
                 _ => return None,
             }
         }
@@ -333,8 +455,31 @@ fn is_number(tok: &[u8]) -> bool {
     i == tok.len()
 }
 
+/// Whether a token ends before `b[at]` (a delimiter or the end of the line).
+fn token_ends(b: &[u8], at: usize) -> bool {
+    b.get(at)
+        .is_none_or(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'))
+}
+
 /// End of a literal (number, true, false, null) starting at `i`.
 fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
+    // The common tokens of a store, `null` and small plain integers, without the general path.
+    if b[i..].starts_with(b"null") && token_ends(b, i + 4) {
+        return Some(i + 4);
+    }
+    let digits = b[i..]
+        .iter()
+        .take(20)
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    if (digits == 1 || ((2..20).contains(&digits) && b[i] != b'0')) && token_ends(b, i + digits) {
+        return Some(i + digits);
+    }
+    skip_token(b, i)
+}
+
+/// [`skip_literal`] for any token.
+fn skip_token(b: &[u8], i: usize) -> Option<usize> {
     let end = i + b[i..]
         .iter()
         .position(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'))
@@ -368,27 +513,31 @@ impl Scanner {
     /// The top-level fields of one line, or `None` when the line is not a JSON object the
     /// scanner can vouch for (the caller then uses the full parser).
     pub fn scan<'b>(&mut self, line: &'b [u8]) -> Option<Fields<'b>> {
-        // Plain ASCII without control bytes is the norm; anything else is checked the slow way
-        // (raw control bytes are invalid inside JSON strings; tabs between tokens are rare).
-        let plain = line
-            .iter()
-            .fold(true, |ok, &c| ok & (0x20..0x80).contains(&c));
-        if !plain && (line.iter().any(|&c| c < 0x20) || std::str::from_utf8(line).is_err()) {
-            return None;
-        }
         if line.len() > u32::MAX as usize {
             return None;
         }
         self.marks.clear();
-        index_marks(line, &mut self.marks);
+        // Plain ASCII without control bytes is the norm; anything else is checked the slow way
+        // (raw control bytes are invalid inside JSON strings; tabs between tokens are rare).
+        let plain = index_marks(line, &mut self.marks);
+        if !plain && (line.iter().any(|&c| c < 0x20) || std::str::from_utf8(line).is_err()) {
+            return None;
+        }
         let mut walk = Walk {
             b: line,
             marks: &self.marks,
             next: 0,
+            escapes: false,
         };
         let start = skip_ws(line, 0);
-        let (end, spans) = walk.object(start, key_index)?;
-        (skip_ws(line, end) == line.len()).then_some(Fields { spans })
+        let mut source = None;
+        let (end, spans, escaped) = walk.object(start, key_index_in, 1, Some(&mut source))?;
+        (skip_ws(line, end) == line.len()).then_some(Fields {
+            spans,
+            source,
+            escaped,
+            utf8: true,
+        })
     }
 }
 
@@ -401,7 +550,12 @@ pub fn leading_fields(line: &[u8]) -> Fields<'_> {
     let b = line;
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&b'{') {
-        return Fields { spans };
+        return Fields {
+            spans,
+            source: None,
+            escaped: 0,
+            utf8: false,
+        };
     }
     i = skip_ws(b, i + 1);
     // The next `"` or `\` after `from`: a string without escapes ends at a quote.
@@ -442,7 +596,14 @@ pub fn leading_fields(line: &[u8]) -> Fields<'_> {
         }
         i = skip_ws(b, i + 1);
     }
-    Fields { spans }
+    // Every string taken above ended at the first `"` or `\\` after it opened, at a quote: none
+    // holds an escape.
+    Fields {
+        spans,
+        source: None,
+        escaped: 0,
+        utf8: false,
+    }
 }
 
 /// [`Scanner::scan`] with a scanner of its own (tests and one-off lines).
@@ -450,40 +611,131 @@ pub fn scan(line: &[u8]) -> Option<Fields<'_>> {
     Scanner::default().scan(line)
 }
 
-/// Position of a top-level key in [`KEYS`] (a `match` compiles to a length-then-bytes switch).
+/// Position of a top-level key in [`KEYS`].
+#[inline]
 fn key_index(key: &[u8]) -> Option<usize> {
-    Some(match key {
-        b"id" => 0,
-        b"version" => 1,
-        b"timestamp" => 2,
-        b"session_id" => 3,
-        b"project" => 4,
-        b"type" => 5,
-        b"status" => 6,
-        b"confidence" => 7,
-        b"source" => 8,
-        b"content" => 9,
-        b"context" => 10,
-        b"category" => 11,
-        b"tags" => 12,
-        b"related" => 13,
-        b"promoted_to" => 14,
-        b"meta" => 15,
-        b"recur" => 16,
-        b"ts" => 17,
-        b"sid" => 18,
-        b"tool_use_id" => 19,
-        _ => return None,
-    })
+    TOP_KEYS.find(key)
 }
 
+/// [`key_index`] of the key `b[start..end]`.
+#[inline]
+fn key_index_in(b: &[u8], start: usize, end: usize) -> Option<usize> {
+    TOP_KEYS.find_in(b, start, end)
+}
+
+static TOP_KEYS: KeyTable<20, 32> = KeyTable::new(KEYS, 0x9a6d_12ac_2c51_7519);
+
+/// The keys of a `source` object the full parser reads, in the order of its fields.
+const SOURCE_KEYS: [&str; 5] = ["hook", "line", "uuid", "turn", "file"];
+
+#[cfg(test)]
 fn source_key_index(key: &[u8]) -> Option<usize> {
-    Some(match key {
-        b"hook" => 0,
-        b"line" => 1,
-        b"uuid" => 2,
-        b"turn" => 3,
-        b"file" => 4,
+    SOURCE_KEY_TABLE.find(key)
+}
+
+#[inline]
+fn source_key_index_in(b: &[u8], start: usize, end: usize) -> Option<usize> {
+    SOURCE_KEY_TABLE.find_in(b, start, end)
+}
+
+static SOURCE_KEY_TABLE: KeyTable<5, 8> = KeyTable::new(SOURCE_KEYS, 0xe664_7066_3e99_3753);
+
+/// A perfect hash of `N` known keys (each at most 16 bytes) into `SLOTS` slots: every key of
+/// every line is looked up, and one multiply and two compares cost less than a string `match`
+/// (which compares bytes candidate by candidate). The multiplier is one found to put no two keys
+/// in one slot; `new` refuses, at compile time, one that does not.
+struct KeyTable<const N: usize, const SLOTS: usize> {
+    multiplier: u64,
+    /// Index + 1 of the key in each slot, 0 where none.
+    slots: [u8; SLOTS],
+    words: [(u64, u64); N],
+    lens: [usize; N],
+}
+
+impl<const N: usize, const SLOTS: usize> KeyTable<N, SLOTS> {
+    const fn new(keys: [&str; N], multiplier: u64) -> Self {
+        assert!(SLOTS.is_power_of_two() && SLOTS >= 2 && N < 255);
+        let mut table = KeyTable {
+            multiplier,
+            slots: [0; SLOTS],
+            words: [(0, 0); N],
+            lens: [0; N],
+        };
+        let mut k = 0;
+        while k < N {
+            let key = keys[k].as_bytes();
+            assert!(key.len() <= 16, "a key longer than 16 bytes");
+            let mut words = [0u64; 2];
+            let mut i = 0;
+            while i < key.len() {
+                words[i / 8] |= (key[i] as u64) << (8 * (i % 8));
+                i += 1;
+            }
+            let slot = table.slot(words[0], words[1]);
+            assert!(
+                table.slots[slot] == 0,
+                "two keys share a slot: pick another multiplier"
+            );
+            table.slots[slot] = k as u8 + 1;
+            table.words[k] = (words[0], words[1]);
+            table.lens[k] = key.len();
+            k += 1;
+        }
+        table
+    }
+
+    const fn slot(&self, low: u64, high: u64) -> usize {
+        ((low ^ high).wrapping_mul(self.multiplier) >> (64 - SLOTS.trailing_zeros())) as usize
+    }
+
+    #[inline]
+    fn find(&self, key: &[u8]) -> Option<usize> {
+        let (low, high) = words(key)?;
+        self.lookup(low, high, key.len())
+    }
+
+    /// [`KeyTable::find`] for the key `b[start..end]`, read with one 16-byte load where the
+    /// bytes after it allow (a key is followed by at least `":` and a value).
+    #[inline]
+    fn find_in(&self, b: &[u8], start: usize, end: usize) -> Option<usize> {
+        let len = end - start;
+        let (low, high) = match b.get(start..start + 16) {
+            Some(block) if len <= 16 => {
+                let w = u128::from_le_bytes(block.try_into().expect("sixteen bytes"));
+                let w = w & u128::MAX.checked_shr(8 * (16 - len) as u32).unwrap_or(0);
+                (w as u64, (w >> 64) as u64)
+            }
+            _ => words(&b[start..end])?,
+        };
+        self.lookup(low, high, len)
+    }
+
+    #[inline]
+    fn lookup(&self, low: u64, high: u64, len: usize) -> Option<usize> {
+        let k = usize::from(self.slots[self.slot(low, high)]).checked_sub(1)?;
+        (self.words[k] == (low, high) && self.lens[k] == len).then_some(k)
+    }
+}
+
+/// The bytes of a key of at most 16 bytes as two little-endian words, zero beyond its end, read
+/// with a few overlapping loads rather than byte by byte.
+#[inline]
+fn words(key: &[u8]) -> Option<(u64, u64)> {
+    let n = key.len();
+    let u64_at = |i: usize| u64::from_le_bytes(key[i..i + 8].try_into().expect("eight bytes"));
+    let u32_at = |i: usize| u64::from(u32::from_le_bytes(key[i..i + 4].try_into().expect("four")));
+    Some(match n {
+        0 => (0, 0),
+        // Overlapping bytes are ORed with themselves, so the overlap does no harm.
+        1..=3 => (
+            u64::from(key[0])
+                | u64::from(key[n / 2]) << (8 * (n / 2))
+                | u64::from(key[n - 1]) << (8 * (n - 1)),
+            0,
+        ),
+        4..=7 => (u32_at(0) | u32_at(n - 4) << (8 * (n - 4)), 0),
+        8 => (u64_at(0), 0),
+        9..=16 => (u64_at(0), u64_at(n - 8) >> (8 * (16 - n))),
         _ => return None,
     })
 }
@@ -491,10 +743,10 @@ fn source_key_index(key: &[u8]) -> Option<usize> {
 /// Walk a standalone object span (already validated as part of its line).
 fn sub_object<const N: usize>(
     span: &[u8],
-    index: fn(&[u8]) -> Option<usize>,
+    index: impl Fn(&[u8], usize, usize) -> Option<usize> + Copy,
 ) -> Option<[Option<&[u8]>; N]> {
     with_walk(span, |walk| {
-        let (end, spans) = walk.object(0, index)?;
+        let (end, spans, _) = walk.object(0, index, 1, None)?;
         (end == span.len()).then_some(spans)
     })
 }
@@ -513,6 +765,7 @@ fn with_walk<'b, R>(span: &'b [u8], f: impl FnOnce(&mut Walk<'b, '_>) -> R) -> R
             b: span,
             marks,
             next: 0,
+            escapes: false,
         })
     })
 }
@@ -539,14 +792,18 @@ fn string_array(span: &[u8]) -> bool {
     })
 }
 
-/// A `source` the full parser accepts: null, a string, or an object whose known fields have
-/// their types (`hook`, `uuid`, `file`: string or null; `line`, `turn`: integer or null).
-fn source_ok(span: &[u8]) -> bool {
+/// A `source` the full parser accepts: none, null, a string, or an object whose known fields
+/// have their types (`hook`, `uuid`, `file`: string or null; `line`, `turn`: integer or null).
+fn source_ok(f: &Fields) -> bool {
+    let Some(span) = f.raw(Key::Source) else {
+        return true;
+    };
     match span.first() {
         Some(b'"') => true,
         Some(b'n') => span == b"null",
         Some(b'{') => {
-            sub_object(span, source_key_index).is_some_and(|[hook, line, uuid, turn, file]| {
+            let fields = f.source.or_else(|| sub_object(span, source_key_index_in));
+            fields.is_some_and(|[hook, line, uuid, turn, file]| {
                 let text =
                     |v: Option<&[u8]>| v.is_none_or(|v| v == b"null" || v.first() == Some(&b'"'));
                 let int = |v: Option<&[u8]>| {
@@ -587,7 +844,7 @@ pub fn shape(f: &Fields) -> Option<Shape> {
             && matches!(f.kind(Key::Timestamp), None | Some(b'"'))
             && string_or_null(f, Key::SessionId)
             && string_or_null(f, Key::ToolUseId)
-            && f.raw(Key::Source).is_none_or(source_ok);
+            && source_ok(f);
         return ok.then_some(Shape::Recur);
     }
     if !f.has(Key::Id) {
@@ -613,7 +870,7 @@ pub fn shape(f: &Fields) -> Option<Shape> {
         && f.raw(Key::Related)
             .is_none_or(|r| r.first() == Some(&b'[') && string_array(r))
         && matches!(f.kind(Key::Meta), None | Some(b'{'))
-        && f.raw(Key::Source).is_none_or(source_ok);
+        && source_ok(f);
     (strings_ok && numbers_ok && nested_ok).then_some(Shape::Signal)
 }
 
@@ -654,12 +911,163 @@ mod tests {
                 })
                 .collect();
             let mut marks = Vec::new();
-            index_marks(&bytes, &mut marks);
+            let plain = bytes.iter().all(|c| (0x20..0x80).contains(c));
+            assert_eq!(index_marks(&bytes, &mut marks), plain, "{bytes:?}");
             let expected: Vec<u32> = memchr::memchr2_iter(b'"', b'\\', &bytes)
                 .map(|p| p as u32)
                 .collect();
             assert_eq!(marks, expected, "{bytes:?}");
+            let mut swar = Vec::new();
+            assert_eq!(index_marks_swar(&bytes, 0, &mut swar), plain, "{bytes:?}");
+            assert_eq!(swar, expected, "{bytes:?}");
         }
+    }
+
+    #[test]
+    fn mark_index_finds_a_mark_at_every_position() {
+        // Every length up to 100, with one quote or backslash at each position in turn (and all
+        // marks, and none): the block edges of the SIMD pass and its tail are where bugs hide.
+        for len in 0..100usize {
+            let mut cases = vec![vec![b'a'; len], vec![b'"'; len], vec![b'\\'; len]];
+            for at in 0..len {
+                for mark in [b'"', b'\\'] {
+                    let mut bytes = vec![b'x'; len];
+                    bytes[at] = mark;
+                    cases.push(bytes);
+                }
+            }
+            for bytes in cases {
+                let expected: Vec<u32> = (0..len as u32)
+                    .filter(|&i| matches!(bytes[i as usize], b'"' | b'\\'))
+                    .collect();
+                let mut marks = vec![7]; // appended to, not replaced
+                assert!(index_marks(&bytes, &mut marks));
+                assert_eq!(
+                    marks[1..],
+                    expected[..],
+                    "{}",
+                    String::from_utf8_lossy(&bytes)
+                );
+                let mut swar = Vec::new();
+                assert!(index_marks_swar(&bytes, 0, &mut swar));
+                assert_eq!(swar, expected, "{}", String::from_utf8_lossy(&bytes));
+            }
+        }
+        let mut offset = Vec::new();
+        index_marks_swar(b"a\"", 40, &mut offset);
+        assert_eq!(offset, [41]);
+        // One unprintable byte anywhere, at each block position: the line is not plain.
+        for len in 1..100usize {
+            for at in 0..len {
+                for odd in [0x00, 0x1f, 0x7f, 0x80, 0xc3, 0xff] {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = odd;
+                    let plain = odd == 0x7f;
+                    assert_eq!(
+                        index_marks(&bytes, &mut Vec::new()),
+                        plain,
+                        "{odd:#x} at {at}/{len}"
+                    );
+                    let swar = index_marks_swar(&bytes, 0, &mut Vec::new());
+                    assert_eq!(swar, plain, "{odd:#x} at {at}/{len}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn key_tables_find_exactly_their_keys() {
+        let position = |keys: &[&str], key: &[u8]| keys.iter().position(|k| k.as_bytes() == key);
+        let mut near_misses = vec![
+            b"".to_vec(),
+            b"i".to_vec(),
+            b"session_ids".to_vec(),
+            b"a_key_longer_than_sixteen".to_vec(),
+        ];
+        for key in KEYS.iter().chain(&SOURCE_KEYS) {
+            let key = key.as_bytes();
+            // A byte more, a byte less at either end, one byte changed, a NUL for padding.
+            near_misses.push([key, b"s"].concat());
+            near_misses.push([key, b"\0"].concat());
+            near_misses.push(key[1..].to_vec());
+            near_misses.push(key[..key.len() - 1].to_vec());
+            for at in 0..key.len() {
+                let mut changed = key.to_vec();
+                changed[at] ^= 0x20;
+                near_misses.push(changed);
+            }
+        }
+        for (i, key) in KEYS.iter().enumerate() {
+            assert_eq!(key_index(key.as_bytes()), Some(i), "{key}");
+        }
+        for (i, key) in SOURCE_KEYS.iter().enumerate() {
+            assert_eq!(source_key_index(key.as_bytes()), Some(i), "{key}");
+        }
+        for key in &near_misses {
+            let shown = String::from_utf8_lossy(key);
+            assert_eq!(key_index(key), position(&KEYS, key), "{shown}");
+            assert_eq!(
+                source_key_index(key),
+                position(&SOURCE_KEYS, key),
+                "{shown}"
+            );
+        }
+        assert!(near_misses.iter().any(|k| position(&KEYS, k).is_some()));
+        // The same keys read in place, with whatever bytes follow them (or none).
+        for key in &near_misses {
+            for after in [&b""[..], b"\":", b"\":\"0123456789abcdef0123\""] {
+                let b = [b"{\"", &key[..], after].concat();
+                let (start, end) = (2, 2 + key.len());
+                assert_eq!(key_index_in(&b, start, end), key_index(key));
+                assert_eq!(source_key_index_in(&b, start, end), source_key_index(key));
+            }
+        }
+    }
+
+    #[test]
+    fn key_words_are_the_zero_padded_bytes() {
+        for n in 0..=16usize {
+            let key: Vec<u8> = (1..=n as u8).collect();
+            let mut padded = [0u8; 16];
+            padded[..n].copy_from_slice(&key);
+            let low = u64::from_le_bytes(padded[..8].try_into().unwrap());
+            let high = u64::from_le_bytes(padded[8..].try_into().unwrap());
+            assert_eq!(words(&key), Some((low, high)), "{n} bytes");
+        }
+        assert_eq!(words(&[1; 17]), None);
+    }
+
+    #[test]
+    fn literal_shortcuts_agree_with_the_token_grammar() {
+        let tokens = [
+            "0",
+            "00",
+            "01",
+            "7",
+            "42",
+            "-1",
+            "1.5",
+            "1e5",
+            "12x",
+            "null",
+            "nullx",
+            "nul",
+            "true",
+            "1234567890123456789",
+            "12345678901234567890",
+            "123456789012345678901",
+        ];
+        for token in tokens {
+            for after in ["", ",", "}", "]", " ", "\t", "\r", "\n", "x", "\"", ".0"] {
+                let b = format!("{token}{after}");
+                assert_eq!(
+                    skip_literal(b.as_bytes(), 0),
+                    skip_token(b.as_bytes(), 0),
+                    "{b:?}"
+                );
+            }
+        }
+        assert_eq!(skip_literal(b"[12,", 1), Some(3));
     }
 
     #[test]
@@ -727,9 +1135,95 @@ mod tests {
             r#"{"id":"SIG-1","type":"x","content":"é \u00e9 \ud83d\ude00"}"#,
             r#"{"id":"SIG-1","type":"x","x":1.5e3,"y":-0.2,"z":[true,false,null]}"#,
             r#"{"id":"SIG-1" "type":"x"}"#,
+            r#"{"id":"SIG-1","type":"x","source":{"hook":"a","hook":"b"}}"#,
+            r#"{"id":"SIG-1","type":"x","source":{"hook":"a","x":{"line":"deep"}},"meta":{}}"#,
+            r#"{"id":"SIG-1","type":"x","source":{ "line" : 3 , "turn":null }}"#,
+            r#"{"id":"SIG-1","type":"x","source":{"line":-3}}"#,
+            r#"{"id":"SIG-1","type":"x","source":{"line":3,}}"#,
+            r#"{"source":{"hook":"a","hook":"b"},"other":1}"#,
+            r#"{"recur":"SIG-1","source":{"line":"x"}}"#,
+            r#"{"recur":"SIG-1","source":{"uuid":"u","uuid":null}}"#,
         ] {
             agrees(line);
         }
+    }
+
+    /// What the walk recorded about each string field is what its raw bytes say.
+    fn strings_read_as_written(f: &Fields) {
+        for key in ALL_KEYS {
+            let raw = f.raw(key);
+            let escaped = raw.is_some_and(|r| r.first() == Some(&b'"') && r.contains(&b'\\'));
+            assert_eq!(
+                f.is_escaped_str(key),
+                escaped,
+                "{:?}",
+                raw.map(String::from_utf8_lossy)
+            );
+            let text = raw
+                .and_then(|r| r.strip_prefix(b"\"")?.strip_suffix(b"\""))
+                .filter(|_| !escaped)
+                .map(|inner| std::str::from_utf8(inner).unwrap());
+            assert_eq!(f.str(key), text);
+        }
+    }
+
+    const ALL_KEYS: [Key; 20] = [
+        Key::Id,
+        Key::Version,
+        Key::Timestamp,
+        Key::SessionId,
+        Key::Project,
+        Key::Type,
+        Key::Status,
+        Key::Confidence,
+        Key::Source,
+        Key::Content,
+        Key::Context,
+        Key::Category,
+        Key::Tags,
+        Key::Related,
+        Key::PromotedTo,
+        Key::Meta,
+        Key::Recur,
+        Key::Ts,
+        Key::Sid,
+        Key::ToolUseId,
+    ];
+
+    #[test]
+    fn escapes_are_recorded_per_string_field() {
+        let f = scan(br#"{"id":"a\"b","type":"x","status":"ok","meta":{"k":"\n"},"tags":["\t"],"content":"\u00e9"}"#).unwrap();
+        strings_read_as_written(&f);
+        assert!(f.is_escaped_str(Key::Id) && f.is_escaped_str(Key::Content));
+        assert!(!f.is_escaped_str(Key::Meta) && !f.is_escaped_str(Key::Tags));
+        assert_eq!(f.str(Key::Status), Some("ok"));
+        for (i, key) in ALL_KEYS.iter().enumerate() {
+            assert_eq!(*key as usize, i);
+        }
+    }
+
+    #[test]
+    fn a_key_with_an_escape_is_left_to_the_full_parser() {
+        assert!(scan(br#"{"i\u0064":"x","type":"y"}"#).is_none());
+        assert!(scan(br#"{"id":"x","ty\"pe":"y"}"#).is_none());
+        // An escape in a value of the same line is no reason to refuse it.
+        assert!(scan(br#"{"id":"x\u0064","type":"y"}"#).is_some());
+    }
+
+    #[test]
+    fn a_source_object_is_read_on_the_line_walk() {
+        let f = scan(br#"{"id":"S","type":"x","source":{"hook":"h","line":3,"x":[1]},"tags":[]}"#)
+            .unwrap();
+        let source = f.source.expect("walked with the line");
+        assert_eq!(source[0], Some(&br#""h""#[..]));
+        assert_eq!(source[1], Some(&b"3"[..]));
+        assert_eq!(shape(&f), Some(Shape::Signal));
+        // A repeated field is left to the full parser, and the rest of the line still scans.
+        let f =
+            scan(br#"{"id":"S","type":"x","source":{"line":3,"line":4},"tags":["a"]}"#).unwrap();
+        assert!(f.source.is_none());
+        assert_eq!(f.raw(Key::Tags), Some(&br#"["a"]"#[..]));
+        assert_eq!(shape(&f), None);
     }
 
     #[test]
@@ -764,6 +1258,9 @@ mod tests {
                 }
             }
             agrees(&String::from_utf8_lossy(&line));
+            if let Some(f) = scan(&line) {
+                strings_read_as_written(&f);
+            }
             // Raw bytes too (the lossy copy above hides invalid UTF-8).
             if let Record::Invalid = parse_line(&line) {
                 assert!(
