@@ -177,3 +177,26 @@ fn since_never_matches_a_timestamp_that_is_no_time() {
     let ids: Vec<&str> = selected.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids, ["SIG-20261015-0000000003"]);
 }
+
+/// transcript, fifth finding (a mutated corpus line): the reader skipped a line unwalked when a
+/// `"uuid":"` near its end named an already seen record, but that one was nested in the line's
+/// tool output; the line's own uuid was new. A resumed read (which had not seen the earlier
+/// record) yielded the line, the whole read did not. Only the top-level uuid counts now.
+#[test]
+fn a_record_whose_tail_names_an_earlier_uuid_is_still_read() {
+    use reflect_core::transcript::{self, EventKind, Position};
+    let first = r#"{"type":"user","message":{"role":"user","content":"run the tests"},"uuid":"u-1","timestamp":"2026-01-01T00:00:00Z"}"#;
+    let second = r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"boom","is_error":true}]},"uuid":"u-2","timestamp":"2026-01-01T00:00:01Z","toolUseResult":{"parent":{"uuid":"u-1"}}}"#;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    std::fs::write(&path, format!("{first}\n{second}\n")).unwrap();
+    let mut file = std::fs::File::open(&path).unwrap();
+    let mut results = Vec::new();
+    transcript::read(&mut file, Position::default(), |e| {
+        if let EventKind::ToolResult { text, .. } = e.kind {
+            results.push((e.line, e.uuid.as_deref().map(str::to_string), text));
+        }
+    })
+    .unwrap();
+    assert_eq!(results, vec![(2, Some("u-2".to_string()), "boom".to_string())]);
+}

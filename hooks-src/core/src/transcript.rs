@@ -261,18 +261,13 @@ struct Batch {
 
 struct AheadLine {
     uuid: Option<Arc<str>>,
-    /// The tail uuid when it is not `uuid` (a nested one): it is checked too, as [`read`] does.
-    other_tail: Option<Box<str>>,
     events: usize,
 }
 
 /// A worker: parse `[start, end)` (to EOF when `end` is `None`) into batches; line numbers count
 /// from the segment's start.
 fn read_ahead(file: &File, start: u64, end: Option<u64>, tx: mpsc::SyncSender<Ahead>) {
-    let mut parser = LineParser {
-        ahead: true,
-        ..LineParser::default()
-    };
+    let mut parser = LineParser::default();
     let new_batch = || Batch {
         lines: Vec::with_capacity(BATCH_LINES),
         events: Vec::with_capacity(BATCH_LINES * 2),
@@ -281,15 +276,10 @@ fn read_ahead(file: &File, start: u64, end: Option<u64>, tx: mpsc::SyncSender<Ah
     let result = read_lines(file, start, end, |line, n| {
         let before = batch.events.len();
         let mut emit = |e: Event| batch.events.push(e);
-        if let Some((tail, uuid)) = parser.parse(line, n, &mut emit) {
+        if let Some(uuid) = parser.parse(line, n, &mut emit) {
             let events = batch.events.len() - before;
             if events > 0 || uuid.is_some() {
-                let other_tail = tail.filter(|&t| uuid.as_deref() != Some(t)).map(Box::from);
-                batch.lines.push(AheadLine {
-                    uuid,
-                    other_tail,
-                    events,
-                });
+                batch.lines.push(AheadLine { uuid, events });
             }
         }
         if batch.lines.len() >= BATCH_LINES {
@@ -409,29 +399,23 @@ impl Hasher for UuidHasher {
 /// Per-run state: the uuids already yielded (Claude Code re-writes some records on resume).
 #[derive(Default)]
 struct LineParser {
+    /// A worker parsing a later segment ahead knows only its own segment's uuids; the calling
+    /// thread checks the lines it keeps against all earlier ones in [`LineParser::merge`].
     seen_uuids: HashSet<Arc<str>, BuildHasherDefault<UuidHasher>>,
-    /// Parsing a later segment ahead, without the uuids of the lines before it: a line's uuid
-    /// only joins the set when the line's tail uuid is that uuid, so every uuid in the set is
-    /// also in the sequential read's set, and a line dropped here is dropped there too (the
-    /// calling thread re-checks the kept ones in [`LineParser::merge`]).
-    ahead: bool,
 }
 
 /// `"type":"` — inside a JSON string every quote is escaped, so this byte pattern only matches
 /// the document's structure.
 const TYPE_KEY: &[u8] = b"\"type\":\"";
 const MESSAGE_KEY: &[u8] = b"\"message\":";
-const UUID_KEY: &[u8] = b"\"uuid\":\"";
-/// How far into a line its top-level `type` is looked for, and how far back from its end its
-/// `uuid`: both sit within a few hundred bytes of their end of the line when they sit there.
+/// How far into a line its top-level `type` is looked for: it sits within a few hundred bytes of
+/// the start when it sits there.
 const PEEK: usize = 1024;
 
 static TYPE_FINDER: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new(TYPE_KEY));
 static MESSAGE_FINDER: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new(MESSAGE_KEY));
-static UUID_FINDER: LazyLock<memmem::Finder<'static>> =
-    LazyLock::new(|| memmem::Finder::new(UUID_KEY));
 
 /// Whether a line may hold an entry the reader yields, judged from its head alone. User and
 /// system entries name their `type` before their `message`; progress, snapshots, titles,
@@ -452,36 +436,21 @@ fn may_matter(line: &[u8]) -> bool {
         || value.starts_with(b"system\"")
 }
 
-/// The uuid of a line whose `uuid` is written near its end (assistant entries, most others),
-/// found without walking the line; `None` when it is not there.
-fn tail_uuid(line: &[u8]) -> Option<&[u8]> {
-    let from = line.len().saturating_sub(PEEK);
-    // The last match, found forwards: the vectorized forward search beats a reverse one, and
-    // the tail holds one or two matches.
-    let at = from + UUID_FINDER.find_iter(&line[from..]).last()? + UUID_KEY.len();
-    let len = memchr::memchr(b'"', &line[at..])?;
-    Some(&line[at..at + len])
-}
-
 impl LineParser {
     fn line(&mut self, line: &[u8], number: u64, on_event: &mut impl FnMut(Event)) {
         self.parse(line, number, on_event);
     }
 
     /// Hand on a worker's lines parsed ahead, as [`LineParser::line`] would have: a line whose
-    /// (tail) uuid was seen before is dropped; `before` is the number of lines before the
-    /// worker's segment.
+    /// uuid was seen before is dropped; `before` is the number of lines before the worker's
+    /// segment.
     fn merge(&mut self, batch: Batch, before: u64, on_event: &mut impl FnMut(Event)) {
         let mut events = batch.events.into_iter();
         for line in batch.lines {
-            let keep = !line
-                .other_tail
-                .as_deref()
-                .is_some_and(|t| self.seen_uuids.contains(t))
-                && line
-                    .uuid
-                    .as_ref()
-                    .is_none_or(|u| self.seen_uuids.insert(u.clone()));
+            let keep = line
+                .uuid
+                .as_ref()
+                .is_none_or(|u| self.seen_uuids.insert(u.clone()));
             for mut event in events.by_ref().take(line.events) {
                 if keep {
                     event.line += before;
@@ -491,20 +460,18 @@ impl LineParser {
         }
     }
 
-    /// Parse one line, passing its events to `on_event`; returns the line's tail uuid and uuid,
-    /// or `None` when the line is dropped (irrelevant, malformed, sub-agent, already seen).
-    fn parse<'l>(
+    /// Parse one line, passing its events to `on_event`; returns the line's uuid, or `None` when
+    /// the line is dropped (irrelevant, malformed, sub-agent, already seen). A record written
+    /// again (on resume) is known by its top-level uuid only after the walk: a look for a
+    /// `"uuid":"` near the end of the line to skip the walk would also find a nested one, and
+    /// drop a new record whose output happens to name an earlier record's uuid.
+    fn parse(
         &mut self,
-        line: &'l [u8],
+        line: &[u8],
         number: u64,
         on_event: &mut impl FnMut(Event),
-    ) -> Option<(Option<&'l str>, Option<Arc<str>>)> {
+    ) -> Option<Option<Arc<str>>> {
         if !may_matter(line) {
-            return None;
-        }
-        // A record written again (on resume) is skipped before it costs a walk.
-        let tail = tail_uuid(line).and_then(|raw| std::str::from_utf8(raw).ok());
-        if tail.is_some_and(|t| self.seen_uuids.contains(t)) {
             return None;
         }
         let entry = Entry::walk(line)?;
@@ -513,11 +480,8 @@ impl LineParser {
         }
         let uuid: Option<Arc<str>> = entry.uuid.map(|raw| Arc::from(decode_str(raw)));
         if let Some(uuid) = &uuid {
-            if self.seen_uuids.contains(&**uuid) {
+            if !self.seen_uuids.insert(uuid.clone()) {
                 return None;
-            }
-            if !self.ahead || tail.is_none_or(|t| t == &**uuid) {
-                self.seen_uuids.insert(uuid.clone());
             }
         }
         let timestamp: Option<Arc<str>> = entry.timestamp.map(|raw| Arc::from(decode_str(raw)));
@@ -552,10 +516,10 @@ impl LineParser {
                 if entry.compact_summary {
                     // CC 1.0.x marks a compaction only by its summary line.
                     emit(EventKind::CompactBoundary);
-                    return Some((tail, uuid));
+                    return Some(uuid);
                 }
                 if entry.meta || entry.transcript_only {
-                    return Some((tail, uuid));
+                    return Some(uuid);
                 }
                 let blocks = entry.blocks(TEXT_MAX);
                 let has_results = blocks.iter().any(|b| matches!(b, Block::ToolResult { .. }));
@@ -571,7 +535,7 @@ impl LineParser {
                             emit(tool_result_event(tool_use_id, is_error, text));
                         }
                     }
-                    return Some((tail, uuid));
+                    return Some(uuid);
                 }
                 let mut typed = String::new();
                 for block in blocks {
@@ -588,7 +552,7 @@ impl LineParser {
             }
             _ => {}
         }
-        Some((tail, uuid))
+        Some(uuid)
     }
 }
 
@@ -1541,8 +1505,9 @@ mod tests {
 
     #[test]
     fn a_split_read_drops_records_seen_in_an_earlier_segment() {
-        // Line 3 repeats line 1; line 4 names uuid `c` early and an earlier uuid `a` nested at
-        // its tail (so a one-thread read drops it unwalked and never records `c`); line 5 is `c`.
+        // Line 3 repeats line 1; line 4 is a new record `c` whose tail names the earlier uuid `a`
+        // in a nested object (it is yielded: only the top-level uuid counts, as the fuzzer
+        // taught); line 5 repeats `c`.
         let nested = r#"{"uuid":"c","type":"user","message":{"role":"user","content":"hidden"},"timestamp":"t","extra":{"uuid":"a"}}"#;
         let lines = [
             user("a", r#""one""#),
@@ -1563,7 +1528,7 @@ mod tests {
         let lines_said: Vec<_> = whole.0.iter().map(|(l, _, k)| (*l, k.clone())).collect();
         assert_eq!(
             lines_said,
-            vec![(1, said("one")), (2, said("two")), (5, said("three"))]
+            vec![(1, said("one")), (2, said("two")), (4, said("hidden"))]
         );
         for splits in [
             vec![at(1)],
