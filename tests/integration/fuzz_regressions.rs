@@ -198,5 +198,8 @@ fn a_record_whose_tail_names_an_earlier_uuid_is_still_read() {
         }
     })
     .unwrap();
-    assert_eq!(results, vec![(2, Some("u-2".to_string()), "boom".to_string())]);
+    assert_eq!(
+        results,
+        vec![(2, Some("u-2".to_string()), "boom".to_string())]
+    );
 }
