@@ -15,6 +15,9 @@ import random
 import re
 from datetime import datetime, timedelta, timezone
 
+# The baseline's own key, so generated stores dedup as the Python memory-store (and ours) would.
+from memory_store import dedup_key
+
 KINDS = [
     ("failure", 35), ("correction", 15), ("convention", 8), ("preference", 6), ("command", 6),
     ("gotcha", 6), ("discovery", 6), ("pattern", 4), ("project_friction", 4), ("summary", 7),
@@ -72,31 +75,6 @@ def _uuid(rng):
 
 def _fmt(t):
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _normalize(text):
-    out, gap = [], False
-    for c in text:
-        if c.isalnum():
-            if gap and out:
-                out.append(" ")
-            gap = False
-            out.append(c.lower())
-        else:
-            gap = True
-    return "".join(out)[:240]
-
-
-def fnv1a(data):
-    h = 0xCBF29CE484222325
-    for b in data:
-        h ^= b
-        h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return h
-
-
-def dedup_key(kind, project, content):
-    return "%016x" % fnv1a(f"{kind}\0{project or ''}\0{_normalize(content)}".encode())
 
 
 def _content(rng, kind):

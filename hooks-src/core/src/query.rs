@@ -425,24 +425,7 @@ pub struct Selection<'a> {
 }
 
 /// The fields every line written by reflect holds: such a line prints as it is.
-const COMPLETE: [Key; 16] = [
-    Key::Id,
-    Key::Version,
-    Key::Timestamp,
-    Key::SessionId,
-    Key::Project,
-    Key::Type,
-    Key::Status,
-    Key::Confidence,
-    Key::Source,
-    Key::Content,
-    Key::Context,
-    Key::Category,
-    Key::Tags,
-    Key::Related,
-    Key::PromotedTo,
-    Key::Meta,
-];
+const COMPLETE: &[Key] = Key::ALL.as_slice().split_at(scan::V1_KEY_COUNT).0;
 
 /// Select the signals of a store's bytes that match `filter`, in one pass (split over the cores
 /// for a large store).

@@ -8,8 +8,11 @@
 //! falls back to the full parser, so the fast path and [`crate::store::parse_line`] agree on what
 //! a line is. Callers still fully parse a line before they print more than its scanned fields.
 
-/// The top-level keys the scanner reports: the 16 of a v1 signal in schema order (`signal.rs`
-/// relies on that), then the recurrence and v2 keys.
+/// How many of [`KEYS`] (and of [`Key::ALL`]) are a v1 signal's: they come first.
+pub const V1_KEY_COUNT: usize = 16;
+
+/// The top-level keys the scanner reports: the [`V1_KEY_COUNT`] of a v1 signal in schema order
+/// (`signal.rs` and `query.rs` rely on that), then the recurrence and v2 keys.
 pub const KEYS: [&str; 20] = [
     "id",
     "version",
@@ -57,6 +60,32 @@ pub enum Key {
     Ts,
     Sid,
     ToolUseId,
+}
+
+impl Key {
+    /// Every key, in [`KEYS`] order.
+    pub const ALL: [Key; KEYS.len()] = [
+        Key::Id,
+        Key::Version,
+        Key::Timestamp,
+        Key::SessionId,
+        Key::Project,
+        Key::Type,
+        Key::Status,
+        Key::Confidence,
+        Key::Source,
+        Key::Content,
+        Key::Context,
+        Key::Category,
+        Key::Tags,
+        Key::Related,
+        Key::PromotedTo,
+        Key::Meta,
+        Key::Recur,
+        Key::Ts,
+        Key::Sid,
+        Key::ToolUseId,
+    ];
 }
 
 /// The raw value spans (as written, strings with their quotes) of the [`KEYS`] a line holds.
@@ -1150,7 +1179,7 @@ mod tests {
 
     /// What the walk recorded about each string field is what its raw bytes say.
     fn strings_read_as_written(f: &Fields) {
-        for key in ALL_KEYS {
+        for key in Key::ALL {
             let raw = f.raw(key);
             let escaped = raw.is_some_and(|r| r.first() == Some(&b'"') && r.contains(&b'\\'));
             assert_eq!(
@@ -1167,29 +1196,6 @@ mod tests {
         }
     }
 
-    const ALL_KEYS: [Key; 20] = [
-        Key::Id,
-        Key::Version,
-        Key::Timestamp,
-        Key::SessionId,
-        Key::Project,
-        Key::Type,
-        Key::Status,
-        Key::Confidence,
-        Key::Source,
-        Key::Content,
-        Key::Context,
-        Key::Category,
-        Key::Tags,
-        Key::Related,
-        Key::PromotedTo,
-        Key::Meta,
-        Key::Recur,
-        Key::Ts,
-        Key::Sid,
-        Key::ToolUseId,
-    ];
-
     #[test]
     fn escapes_are_recorded_per_string_field() {
         let f = scan(br#"{"id":"a\"b","type":"x","status":"ok","meta":{"k":"\n"},"tags":["\t"],"content":"\u00e9"}"#).unwrap();
@@ -1197,7 +1203,7 @@ mod tests {
         assert!(f.is_escaped_str(Key::Id) && f.is_escaped_str(Key::Content));
         assert!(!f.is_escaped_str(Key::Meta) && !f.is_escaped_str(Key::Tags));
         assert_eq!(f.str(Key::Status), Some("ok"));
-        for (i, key) in ALL_KEYS.iter().enumerate() {
+        for (i, key) in Key::ALL.iter().enumerate() {
             assert_eq!(*key as usize, i);
         }
     }

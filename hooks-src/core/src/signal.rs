@@ -294,7 +294,7 @@ impl Signal {
 
 /// The top-level keys of a v1 signal (what `extra` must never hold): the scanner's keys list
 /// them first, in schema order.
-const V1_FIELDS: &[&str] = crate::scan::KEYS.split_at(16).0;
+const V1_FIELDS: &[&str] = crate::scan::KEYS.split_at(crate::scan::V1_KEY_COUNT).0;
 
 /// A sighting of an already-captured signal, appended instead of rewriting the store on a hook's
 /// path. Readers fold these into the target's `meta.seen` and confidence; a rewrite materializes them.
