@@ -88,12 +88,11 @@ impl Tally {
                 }
                 if EDITING_TOOLS.contains(&name) {
                     let path = input
-                        .get("file_path")
-                        .or_else(|| input.get("notebook_path"))
-                        .and_then(Value::as_str)
+                        .str_field("file_path")
+                        .or_else(|| input.str_field("notebook_path"))
                         .filter(|p| !p.is_empty());
                     if let Some(path) = path {
-                        self.touch(path);
+                        self.touch(&path);
                     }
                 }
             }
@@ -278,7 +277,7 @@ mod tests {
         EventKind::ToolUse {
             id: "t".into(),
             name: name.into(),
-            input,
+            input: crate::transcript::ToolInput::from(&input),
         }
     }
 

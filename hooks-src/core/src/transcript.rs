@@ -80,7 +80,7 @@ pub enum EventKind {
     ToolUse {
         id: String,
         name: String,
-        input: Value,
+        input: ToolInput,
     },
     /// `text` is at most [`TOOL_RESULT_TEXT_MAX`] bytes for an error and
     /// [`TOOL_OUTPUT_TEXT_MAX`] otherwise (cut on a character boundary).
@@ -805,7 +805,7 @@ enum Block {
     ToolUse {
         id: String,
         name: String,
-        input: Value,
+        input: ToolInput,
     },
     ToolResult {
         tool_use_id: String,
@@ -829,7 +829,7 @@ impl Block {
             Some(b"\"tool_use\"") => Block::ToolUse {
                 id: string(f.id),
                 name: string(f.name),
-                input: f.input.map(bounded_value).unwrap_or(Value::Null),
+                input: f.input.map(ToolInput::from_raw).unwrap_or_default(),
             },
             Some(b"\"tool_result\"") => Block::ToolResult {
                 tool_use_id: string(f.tool_use_id),
@@ -878,32 +878,80 @@ fn result_text(raw: &[u8], max: usize) -> String {
     }
 }
 
-/// A tool input as a JSON value; a huge input keeps its keys with strings cut to a bound.
-fn bounded_value(raw: &[u8]) -> Value {
-    if raw.len() <= INPUT_WHOLE_MAX {
-        if let Ok(value) = serde_json::from_slice(raw) {
-            return value;
-        }
-        if let Ok(value) = serde_json::from_str(&String::from_utf8_lossy(raw)) {
-            return value;
-        }
+/// A tool call's input, kept as JSON text and read on demand. Detectors look at a field or two
+/// of a few calls (an edited file, the command of a failed call), so parsing every input of a
+/// transcript into a [`Value`] would be most of the reader's allocations for nothing. An input
+/// over [`INPUT_WHOLE_MAX`] bytes keeps its members with strings cut to [`INPUT_STRING_MAX`] and
+/// large other values as `null`: still valid JSON, and bounded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolInput(Box<str>);
+
+impl Default for ToolInput {
+    fn default() -> ToolInput {
+        ToolInput("null".into())
     }
-    if raw.first() != Some(&b'{') {
-        return Value::Null;
+}
+
+impl From<&Value> for ToolInput {
+    fn from(value: &Value) -> ToolInput {
+        ToolInput(value.to_string().into())
     }
-    let mut map = serde_json::Map::new();
-    members(raw, |key, value| {
-        let value = match value.first() {
-            Some(b'"') => Value::String(decode_bounded(value, INPUT_STRING_MAX)),
-            _ if value.len() <= INPUT_WHOLE_MAX => {
-                serde_json::from_slice(value).unwrap_or(Value::Null)
+}
+
+impl ToolInput {
+    /// The input from its raw JSON span in a transcript line.
+    fn from_raw(raw: &[u8]) -> ToolInput {
+        if raw.len() <= INPUT_WHOLE_MAX {
+            return ToolInput(String::from_utf8_lossy(raw).into());
+        }
+        if raw.first() != Some(&b'{') {
+            return ToolInput::default();
+        }
+        let mut out = Vec::with_capacity(INPUT_WHOLE_MAX);
+        out.push(b'{');
+        members_at(raw, 0, |key, at| {
+            let end = skip_value(raw, at)?;
+            let value = &raw[at..end];
+            if out.len() > 1 {
+                out.push(b',');
             }
-            _ => Value::Null,
-        };
-        map.insert(String::from_utf8_lossy(key).into_owned(), value);
-        true
-    });
-    Value::Object(map)
+            out.push(b'"');
+            out.extend_from_slice(key);
+            out.extend_from_slice(b"\":");
+            match value.first() {
+                Some(b'"') => out.extend_from_slice(&string_head(value, INPUT_STRING_MAX)),
+                _ if value.len() <= INPUT_WHOLE_MAX => out.extend_from_slice(value),
+                _ => out.extend_from_slice(b"null"),
+            }
+            Some(Step::To(end))
+        });
+        out.push(b'}');
+        ToolInput(String::from_utf8_lossy(&out).into())
+    }
+
+    /// The JSON text.
+    pub fn json(&self) -> &str {
+        &self.0
+    }
+
+    /// The decoded value of the top-level member `key` when it is a string (the last one, as a
+    /// JSON parser keeps).
+    pub fn str_field(&self, key: &str) -> Option<Cow<'_, str>> {
+        let raw = self.0.as_bytes();
+        let mut found = None;
+        members(raw, |k, value| {
+            if k == key.as_bytes() {
+                found = Some(value);
+            }
+            true
+        });
+        found.filter(|v| v.first() == Some(&b'"')).map(decode_str)
+    }
+
+    /// The input as a JSON value (`null` when it is not valid JSON).
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(&self.0).unwrap_or(Value::Null)
+    }
 }
 
 /// A JSON string (with its quotes) decoded; invalid UTF-8 is replaced, not fatal.
@@ -1001,6 +1049,20 @@ fn decode_bounded(raw: &[u8], max: usize) -> String {
     if raw.len() <= max + 2 {
         return truncate(&decode_str(raw), max).to_string();
     }
+    let head = string_head(raw, max);
+    let mut text = decode_str(&head).into_owned();
+    let keep = truncate(&text, max).len();
+    text.truncate(keep);
+    text
+}
+
+/// A JSON string (with its quotes) cut to its first `max + 1` or so raw bytes, never inside an
+/// escape or a UTF-8 character, and closed again: still a JSON string, which decodes to at most
+/// about `max` bytes.
+fn string_head(raw: &[u8], max: usize) -> Cow<'_, [u8]> {
+    if raw.len() <= max + 2 {
+        return Cow::Borrowed(raw);
+    }
     let mut i = 1;
     let mut cut = 1;
     while i < raw.len() - 1 && i <= max {
@@ -1022,10 +1084,7 @@ fn decode_bounded(raw: &[u8], max: usize) -> String {
     let mut head = Vec::with_capacity(cut + 1);
     head.extend_from_slice(&raw[..cut]);
     head.push(b'"');
-    let mut text = decode_str(&head).into_owned();
-    let keep = truncate(&text, max).len();
-    text.truncate(keep);
-    text
+    Cow::Owned(head)
 }
 
 /// What a member callback did with its value.
@@ -1362,7 +1421,7 @@ mod tests {
                     EventKind::ToolUse {
                         id: "t1".into(),
                         name: "Bash".into(),
-                        input: serde_json::json!({"command": "npm test"})
+                        input: ToolInput::from(&serde_json::json!({"command":"npm test"}))
                     }
                 ),
                 (
@@ -1706,5 +1765,41 @@ mod tests {
             ]
         );
         assert!(members(br#"{"a":"unterminated}"#, |_, _| true).is_none());
+    }
+
+    #[test]
+    fn tool_input_fields_are_read_from_its_json_and_a_huge_input_stays_bounded_json() {
+        let small = ToolInput::from_raw(br#"{"file_path":"a\"b.rs","n":1,"file_path":"c.rs"}"#);
+        assert_eq!(small.str_field("file_path").as_deref(), Some("c.rs"));
+        assert_eq!(small.str_field("n"), None);
+        assert_eq!(small.str_field("missing"), None);
+        let escaped = ToolInput::from_raw(br#"{"command":"echo \"hi\"\n\u00e9"}"#);
+        assert_eq!(
+            escaped.str_field("command").as_deref(),
+            Some("echo \"hi\"\n\u{e9}")
+        );
+
+        let content = "x\\\"y".repeat(2000);
+        let nested = format!("[{}]", "1,".repeat(1000) + "1");
+        let raw = format!(
+            r#"{{"file_path":"/src/big.rs","content":"{content}","list":{nested},"flag":true}}"#
+        );
+        let big = ToolInput::from_raw(raw.as_bytes());
+        assert!(big.json().len() < INPUT_WHOLE_MAX, "{}", big.json().len());
+        let value = big.to_value();
+        assert_eq!(value["file_path"], "/src/big.rs");
+        assert_eq!(value["flag"], true);
+        assert_eq!(value["list"], Value::Null);
+        let cut = value["content"].as_str().unwrap();
+        // The raw text is cut (4 raw bytes a repeat, 3 decoded), as decode_bounded cuts it.
+        assert!(cut.len() <= INPUT_STRING_MAX && cut.len() > INPUT_STRING_MAX * 3 / 4 - 8);
+        assert!("x\"y".repeat(2000).starts_with(cut));
+
+        let big_array = format!("[{}]", "\"s\",".repeat(600) + "\"s\"");
+        assert_eq!(
+            ToolInput::from_raw(big_array.as_bytes()).to_value(),
+            Value::Null
+        );
+        assert_eq!(ToolInput::default().to_value(), Value::Null);
     }
 }

@@ -24,7 +24,7 @@ use serde_json::Value;
 use crate::failure::{error_head, input_summary};
 use crate::render::one_line;
 use crate::signal::{Kind, Signal};
-use crate::transcript::{Event, EventKind};
+use crate::transcript::{Event, EventKind, ToolInput};
 
 use text::Situation;
 
@@ -61,7 +61,7 @@ pub struct Detector {
 struct Call {
     name: String,
     /// The call's input; summarized (and redacted) only when a signal quotes it, which is rare.
-    input: Value,
+    input: ToolInput,
 }
 
 impl Call {
@@ -70,7 +70,7 @@ impl Call {
         if self.name.is_empty() {
             return String::new();
         }
-        input_summary(&self.name, &self.input)
+        input_summary(&self.name, &self.input.to_value())
     }
 }
 
@@ -196,7 +196,7 @@ impl Detector {
         self.searches.reset();
     }
 
-    fn tool_use(&mut self, id: &str, name: &str, input: Cow<'_, Value>) {
+    fn tool_use(&mut self, id: &str, name: &str, input: Cow<'_, ToolInput>) {
         self.turn.situation.actions += 1;
         self.turn.tools.push(name.to_string());
         if !matches!(
@@ -207,10 +207,9 @@ impl Detector {
         }
         let edited_file = match name {
             "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => input
-                .get("file_path")
-                .or_else(|| input.get("notebook_path"))
-                .and_then(Value::as_str)
-                .map(str::to_string),
+                .str_field("file_path")
+                .or_else(|| input.str_field("notebook_path"))
+                .map(Cow::into_owned),
             _ => None,
         };
         // Plan files are rewritten as a plan evolves; that is no struggle with the code.
@@ -491,7 +490,7 @@ mod tests {
         EventKind::ToolUse {
             id: id.into(),
             name: name.into(),
-            input,
+            input: ToolInput::from(&input),
         }
     }
     fn result(id: &str, is_error: bool, text: &str) -> EventKind {
