@@ -1861,4 +1861,32 @@ mod tests {
         );
         assert_eq!(ToolInput::default().to_value(), Value::Null);
     }
+
+    #[test]
+    fn inline_byte_search_equals_a_plain_search_at_every_position() {
+        for len in 0..200usize {
+            for hit in (0..len).chain([usize::MAX]) {
+                let mut raw = vec![b'a'; len];
+                if hit < len {
+                    raw[hit] = b'"';
+                }
+                for from in [0, 1, 15, 16, 17, 63, 64, 65, 100]
+                    .into_iter()
+                    .filter(|&f| f <= len)
+                {
+                    let plain = raw[from..]
+                        .iter()
+                        .position(|&b| b == b'"')
+                        .map(|p| from + p);
+                    assert_eq!(
+                        find_byte(&raw, from, b'"'),
+                        plain,
+                        "len {len} hit {hit} from {from}"
+                    );
+                    assert_eq!(find_byte3(&raw, from, b'{', b'"', b'}'), plain);
+                }
+            }
+        }
+        assert_eq!(find_byte(b"ab", 3, b'"'), None);
+    }
 }
