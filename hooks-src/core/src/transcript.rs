@@ -902,7 +902,7 @@ impl ToolInput {
     /// The input from its raw JSON span in a transcript line.
     fn from_raw(raw: &[u8]) -> ToolInput {
         if raw.len() <= INPUT_WHOLE_MAX {
-            return ToolInput(String::from_utf8_lossy(raw).into());
+            return ToolInput(utf8_lossy(raw).into());
         }
         if raw.first() != Some(&b'{') {
             return ToolInput::default();
@@ -926,7 +926,7 @@ impl ToolInput {
             Some(Step::To(end))
         });
         out.push(b'}');
-        ToolInput(String::from_utf8_lossy(&out).into())
+        ToolInput(utf8_lossy(&out).into())
     }
 
     /// The JSON text.
@@ -954,6 +954,15 @@ impl ToolInput {
     }
 }
 
+/// `bytes` as text, invalid UTF-8 replaced: `from_utf8_lossy` walks by chunks even when all is
+/// valid; a plain check first is faster.
+fn utf8_lossy(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 /// A JSON string (with its quotes) decoded; invalid UTF-8 is replaced, not fatal.
 fn decode_str(raw: &[u8]) -> Cow<'_, str> {
     let inner = raw
@@ -961,11 +970,7 @@ fn decode_str(raw: &[u8]) -> Cow<'_, str> {
         .and_then(|r| r.strip_suffix(b"\""))
         .unwrap_or(raw);
     if memchr::memchr(b'\\', inner).is_none() {
-        // `from_utf8_lossy` walks by chunks even when all is valid; a plain check is faster.
-        return match std::str::from_utf8(inner) {
-            Ok(text) => Cow::Borrowed(text),
-            Err(_) => String::from_utf8_lossy(inner),
-        };
+        return utf8_lossy(inner);
     }
     if raw.len() >= 2 && raw[0] == b'"' && raw[raw.len() - 1] == b'"' {
         if let Some(text) = unescape(inner) {
@@ -1063,21 +1068,8 @@ fn string_head(raw: &[u8], max: usize) -> Cow<'_, [u8]> {
     if raw.len() <= max + 2 {
         return Cow::Borrowed(raw);
     }
-    let mut i = 1;
-    let mut cut = 1;
-    while i < raw.len() - 1 && i <= max {
-        cut = i;
-        i += match raw[i] {
-            // A surrogate pair (`\ud83d\ude00`) is one character: never cut between its halves.
-            b'\\' if raw.get(i + 1) == Some(&b'u') && is_high_surrogate(&raw[i..]) => 12,
-            b'\\' if raw.get(i + 1) == Some(&b'u') => 6,
-            b'\\' => 2,
-            _ => 1,
-        };
-    }
-    if i <= max + 1 {
-        cut = i.min(raw.len() - 1);
-    }
+    let cut = escape_boundary_at_most(raw, max + 1);
+    let mut cut = cut;
     while cut > 1 && raw[cut] & 0xC0 == 0x80 {
         cut -= 1;
     }
@@ -1085,6 +1077,33 @@ fn string_head(raw: &[u8], max: usize) -> Cow<'_, [u8]> {
     head.extend_from_slice(&raw[..cut]);
     head.push(b'"');
     Cow::Owned(head)
+}
+
+/// The last index at most `limit` (and at most the closing quote's) at which a JSON string `raw`
+/// (with its quotes, longer than `limit`) can be cut without splitting an escape; plain runs are
+/// jumped over with memchr.
+fn escape_boundary_at_most(raw: &[u8], limit: usize) -> usize {
+    let close = raw.len() - 1;
+    let mut at = 1;
+    loop {
+        let end = limit.min(close);
+        let Some(slash) = memchr::memchr(b'\\', &raw[at.min(end)..end]).map(|p| at + p) else {
+            return end.max(at.min(close));
+        };
+        let step = match raw.get(slash + 1) {
+            // A surrogate pair (`\ud83d\ude00`) is one character: never cut between its halves.
+            Some(b'u') if is_high_surrogate(&raw[slash..]) => 12,
+            Some(b'u') => 6,
+            _ => 2,
+        };
+        if slash + step > limit {
+            return slash;
+        }
+        at = slash + step;
+        if at >= close {
+            return close;
+        }
+    }
 }
 
 /// What a member callback did with its value.
@@ -1888,5 +1907,59 @@ mod tests {
             }
         }
         assert_eq!(find_byte(b"ab", 3, b'"'), None);
+    }
+
+    /// The cut [`escape_boundary_at_most`] must find, one byte at a time.
+    fn escape_boundary_reference(raw: &[u8], max: usize) -> usize {
+        let mut i = 1;
+        let mut cut = 1;
+        while i < raw.len() - 1 && i <= max {
+            cut = i;
+            i += match raw[i] {
+                b'\\' if raw.get(i + 1) == Some(&b'u') && is_high_surrogate(&raw[i..]) => 12,
+                b'\\' if raw.get(i + 1) == Some(&b'u') => 6,
+                b'\\' => 2,
+                _ => 1,
+            };
+        }
+        if i <= max + 1 {
+            cut = i.min(raw.len() - 1);
+        }
+        cut
+    }
+
+    #[test]
+    fn string_cuts_jump_plain_runs_and_land_where_a_byte_walk_lands() {
+        let pieces: [&[u8]; 9] = [
+            b"a",
+            b"bcdefgh",
+            br"\n",
+            br"\\",
+            b"\\\"",
+            br"\u00e9",
+            br"\ud83d\ude00",
+            "é".as_bytes(),
+            br"\ud83d",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let mut raw = vec![b'"'];
+            let parts = (seed % 12) as usize;
+            for _ in 0..parts {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                raw.extend_from_slice(pieces[(seed % pieces.len() as u64) as usize]);
+            }
+            raw.push(b'"');
+            for max in 0..raw.len().saturating_sub(2) {
+                assert_eq!(
+                    escape_boundary_at_most(&raw, max + 1),
+                    escape_boundary_reference(&raw, max),
+                    "{} max {max}",
+                    String::from_utf8_lossy(&raw)
+                );
+            }
+        }
     }
 }
