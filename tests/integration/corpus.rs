@@ -297,6 +297,9 @@ fn a_read_split_across_threads_equals_the_one_thread_read() {
     let mut sets = split_sets(len);
     // Cuts inside the duplicated tail and inside the torn line.
     sets.push(vec![complete - 2_000_000.min(complete / 2), len - 100]);
+    // Many more segments than the claim window: the calling thread parses some ahead, workers
+    // wait for the window, and every segment is handed on in order.
+    sets.push((1..64).map(|k| len * k / 64).collect());
     assert!(assert_splits_read_alike(&all, &sets) >= events);
     assert_eq!(read_events(&all, &[len / 2]).1.offset, complete);
 }

@@ -102,51 +102,56 @@ pub enum EventKind {
 pub const PARALLEL_MIN: u64 = 8 << 20;
 /// At most this many threads read one range.
 const MAX_THREADS: usize = 4;
-/// The calling thread also runs `on_event` (the detectors), so it reads the smaller share: this
-/// many parts of `CALLER_PARTS + WORKER_PARTS * workers`.
-const CALLER_PARTS: u64 = 1;
-const WORKER_PARTS: u64 = 2;
+/// A parallel read cuts its range into segments of about this size, claimed one at a time by
+/// whichever thread is free: the calling thread also runs `on_event` (the detectors), so how much
+/// it can parse is not known in advance.
+const SEGMENT: u64 = 4 << 20;
+/// Segments may be parsed at most this far ahead of the one being handed on: what a read holds
+/// in memory beyond the one-thread read is the events of at most this many segments.
+const WINDOW: usize = 4;
 /// Parsed lines a worker sends at once.
 const BATCH_LINES: usize = 256;
-/// Batches a worker may be ahead of the calling thread: its lead is the only memory a split
-/// read adds. On real transcripts a batch holds about 100 KB of events, so this caps a worker
-/// near 13 MB, above what the whole later two thirds of a 100 MB transcript make (its ~90
-/// batches), so there the worker never waits.
-const CHANNEL_BATCHES: usize = 128;
+/// Batches a worker may be ahead of the calling thread within one segment (a 4 MB segment of a
+/// real transcript makes about 5); a bound, not a tuning.
+const CHANNEL_BATCHES: usize = 64;
 
 /// Read complete lines from `from` on, calling `on_event` for each event; returns the position
 /// after the last COMPLETE line (a torn last line without its newline is not consumed, so the
 /// next run reads it whole).
 ///
-/// A large unread range is split at line starts into one segment per core (at most
-/// `MAX_THREADS`): worker threads parse the later segments ahead while this thread parses the
-/// first and calls `on_event`, then hands on the workers' events in order. The events, their line
-/// numbers and the returned position are exactly those of a read on one thread.
+/// A large unread range is cut at line starts into segments that the calling thread and up to
+/// `MAX_THREADS - 1` workers claim in order (see [`read_split`]). The events, their line numbers
+/// and the returned position are exactly those of a read on one thread.
 pub fn read(file: &mut File, from: Position, on_event: impl FnMut(Event)) -> io::Result<Position> {
     let file: &File = file;
     let unread = file.metadata()?.len().saturating_sub(from.offset);
-    let threads = if unread < PARALLEL_MIN {
-        1
+    let splits: Vec<u64> = if unread < PARALLEL_MIN || worker_count() == 0 {
+        Vec::new()
     } else {
-        std::thread::available_parallelism()
-            .map_or(1, std::num::NonZero::get)
-            .min(MAX_THREADS)
+        let segments = unread.div_ceil(SEGMENT);
+        (1..segments)
+            .map(|k| from.offset + unread * k / segments)
+            .collect()
     };
-    let mut splits = Vec::new();
-    if threads > 1 {
-        let parts = CALLER_PARTS + WORKER_PARTS * (threads as u64 - 1);
-        let mut at = from.offset + unread * CALLER_PARTS / parts;
-        for _ in 1..threads {
-            splits.push(at);
-            at += unread * WORKER_PARTS / parts;
-        }
-    }
     read_split(file, from, &splits, on_event)
 }
 
-/// [`read`] with the unread range split at the first line start at or after each of `splits`
-/// (ascending byte offsets; ones at or past the end are dropped), one thread per segment. Tests
-/// use it to force splits anywhere; [`read`] picks the splits itself.
+/// Threads a split read starts besides the calling one.
+fn worker_count() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(MAX_THREADS)
+        - 1
+}
+
+/// [`read`] with the unread range cut into segments at the first line start at or after each of
+/// `splits` (ascending byte offsets; ones at or past the end are dropped). Tests use it to force
+/// cuts anywhere; [`read`] picks them itself.
+///
+/// Segments are claimed in order, at most [`WINDOW`] ahead of the one being handed on. Workers
+/// parse the segments they claim into batches of events; the calling thread hands segments on in
+/// order: one it gets to first it parses itself, straight to `on_event`; while the one it waits
+/// for is still being parsed, it parses the next unclaimed one ahead instead of idling.
 pub fn read_split(
     file: &File,
     from: Position,
@@ -155,8 +160,10 @@ pub fn read_split(
 ) -> io::Result<Position> {
     let starts = segment_starts(file, from.offset, splits)?;
     let mut parser = LineParser::default();
-    let Some(&first_end) = starts.first() else {
-        let (offset, lines) = read_lines(file, from.offset, None, |line, n| {
+    let mut buf = Vec::new();
+    let workers = worker_count().max(1).min(starts.len());
+    if starts.is_empty() {
+        let (offset, lines) = read_lines(file, from.offset, None, &mut buf, |line, n| {
             parser.line(line, from.line + n, &mut on_event);
             true
         })?;
@@ -164,49 +171,214 @@ pub fn read_split(
             offset,
             line: from.line + lines,
         });
-    };
+    }
+    let segments: Vec<(u64, Option<u64>)> = std::iter::once(from.offset)
+        .chain(starts.iter().copied())
+        .zip(starts.iter().map(|&s| Some(s)).chain([None]))
+        .collect();
+    let claims = Claims::new(segments.len());
+    let mut senders = Vec::with_capacity(segments.len());
+    let mut receivers = Vec::with_capacity(segments.len());
+    for _ in &segments {
+        let (tx, rx) = mpsc::sync_channel(CHANNEL_BATCHES);
+        senders.push(std::sync::Mutex::new(Some(tx)));
+        receivers.push(rx);
+    }
     std::thread::scope(|scope| {
-        let mut workers = Vec::with_capacity(starts.len());
-        for (i, &start) in starts.iter().enumerate() {
-            let end = starts.get(i + 1).copied();
-            let (tx, rx) = mpsc::sync_channel(CHANNEL_BATCHES);
-            scope.spawn(move || read_ahead(file, start, end, tx));
-            workers.push((start, rx));
+        for _ in 0..workers {
+            scope.spawn(|| {
+                let mut buf = Vec::new();
+                while let Some(k) = claims.wait_for_any() {
+                    let Some(tx) = senders[k].lock().ok().and_then(|mut tx| tx.take()) else {
+                        return;
+                    };
+                    let (start, end) = segments[k];
+                    parse_ahead(file, start, end, &mut buf, |ahead| tx.send(ahead).is_ok());
+                }
+            });
         }
-        let (offset, lines) = read_lines(file, from.offset, Some(first_end), |line, n| {
-            parser.line(line, from.line + n, &mut on_event);
-            true
-        })?;
-        let mut pos = Position {
-            offset,
-            line: from.line + lines,
-        };
-        // Dropping a receiver stops its worker (its next send fails).
-        for (start, rx) in workers {
-            if pos.offset != start {
-                // The file shrank under the read: stop after the last whole segment.
-                break;
-            }
+        let result = hand_on(
+            file,
+            from,
+            &segments,
+            &claims,
+            &receivers,
+            &mut parser,
+            &mut on_event,
+        );
+        // Whatever happened, let the workers go: no more claims, and dropping the receivers
+        // ends any send they are blocked in.
+        claims.close();
+        drop(receivers);
+        result
+    })
+}
+
+/// The calling thread's part of [`read_split`]: every segment's events to `on_event`, in order.
+fn hand_on(
+    file: &File,
+    from: Position,
+    segments: &[(u64, Option<u64>)],
+    claims: &Claims,
+    receivers: &[mpsc::Receiver<Ahead>],
+    parser: &mut LineParser,
+    on_event: &mut impl FnMut(Event),
+) -> io::Result<Position> {
+    let mut buf = Vec::new();
+    let mut pos = from;
+    // Segments this thread parsed ahead, waiting for their turn.
+    let mut parsed_ahead: Vec<(usize, Vec<Ahead>)> = Vec::new();
+    for (k, &(start, end)) in segments.iter().enumerate() {
+        if pos.offset != start {
+            // The file shrank under the read: stop after the last whole segment.
+            break;
+        }
+        if claims.take(k) {
             let before = pos.line;
-            loop {
-                match rx.recv() {
-                    Ok(Ahead::Batch(batch)) => parser.merge(batch, before, &mut on_event),
-                    Ok(Ahead::Done(result)) => {
-                        let (offset, lines) = result?;
-                        pos = Position {
-                            offset,
-                            line: before + lines,
-                        };
-                        break;
+            let (offset, lines) = read_lines(file, start, end, &mut buf, |line, n| {
+                parser.line(line, before + n, on_event);
+                true
+            })?;
+            pos = Position {
+                offset,
+                line: before + lines,
+            };
+            claims.handed_on(k);
+            continue;
+        }
+        let mut take_ahead = parsed_ahead
+            .iter()
+            .position(|(j, _)| *j == k)
+            .map(|i| parsed_ahead.swap_remove(i).1.into_iter());
+        let before = pos.line;
+        loop {
+            let next = match &mut take_ahead {
+                Some(ahead) => ahead.next().ok_or(mpsc::TryRecvError::Disconnected),
+                None => receivers[k].try_recv(),
+            };
+            let ahead = match next {
+                Ok(ahead) => ahead,
+                Err(mpsc::TryRecvError::Empty) => {
+                    if let Some(j) = claims.take_any() {
+                        let mut batches = Vec::new();
+                        let (start, end) = segments[j];
+                        parse_ahead(file, start, end, &mut buf, |ahead| {
+                            batches.push(ahead);
+                            true
+                        });
+                        parsed_ahead.push((j, batches));
+                        continue;
                     }
-                    Err(mpsc::RecvError) => {
-                        return Err(io::Error::other("a transcript reader thread stopped"))
-                    }
+                    receivers[k]
+                        .recv()
+                        .map_err(|_| io::Error::other("a transcript reader thread stopped"))?
+                }
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    return Err(io::Error::other("a transcript reader thread stopped"))
+                }
+            };
+            match ahead {
+                Ahead::Batch(batch) => parser.merge(batch, before, on_event),
+                Ahead::Done(result) => {
+                    let (offset, lines) = result?;
+                    pos = Position {
+                        offset,
+                        line: before + lines,
+                    };
+                    break;
                 }
             }
         }
-        Ok(pos)
-    })
+        claims.handed_on(k);
+    }
+    Ok(pos)
+}
+
+/// Which segments of a split read are claimed, and how far they were handed on; workers wait
+/// here while the window is full.
+struct Claims {
+    state: std::sync::Mutex<ClaimState>,
+    moved: std::sync::Condvar,
+}
+
+struct ClaimState {
+    /// The first segment nobody claimed.
+    next: usize,
+    /// Segments handed on so far: claims stay below `handed_on + WINDOW`.
+    handed_on: usize,
+    segments: usize,
+}
+
+impl Claims {
+    fn new(segments: usize) -> Claims {
+        Claims {
+            state: std::sync::Mutex::new(ClaimState {
+                next: 0,
+                handed_on: 0,
+                segments,
+            }),
+            moved: std::sync::Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ClaimState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Claim segment `k` if nobody has.
+    fn take(&self, k: usize) -> bool {
+        let mut state = self.lock();
+        if state.next != k {
+            return false;
+        }
+        state.next += 1;
+        true
+    }
+
+    /// Claim the next segment if the window has room.
+    fn take_any(&self) -> Option<usize> {
+        let mut state = self.lock();
+        let k = state.next;
+        if k >= state.segments || k >= state.handed_on + WINDOW {
+            return None;
+        }
+        state.next += 1;
+        Some(k)
+    }
+
+    /// Claim the next segment, waiting while the window is full; `None` once all are claimed.
+    fn wait_for_any(&self) -> Option<usize> {
+        let mut state = self.lock();
+        loop {
+            let k = state.next;
+            if k >= state.segments {
+                return None;
+            }
+            if k < state.handed_on + WINDOW {
+                state.next += 1;
+                return Some(k);
+            }
+            state = self
+                .moved
+                .wait(state)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+
+    fn handed_on(&self, k: usize) {
+        self.lock().handed_on = k + 1;
+        self.moved.notify_all();
+    }
+
+    /// No more claims (the read is over, or failed).
+    fn close(&self) {
+        let mut state = self.lock();
+        state.next = state.segments;
+        drop(state);
+        self.moved.notify_all();
+    }
 }
 
 /// The first line start at or after each split that leaves a non-empty segment after `from`.
@@ -264,16 +436,22 @@ struct AheadLine {
     events: usize,
 }
 
-/// A worker: parse `[start, end)` (to EOF when `end` is `None`) into batches; line numbers count
-/// from the segment's start.
-fn read_ahead(file: &File, start: u64, end: Option<u64>, tx: mpsc::SyncSender<Ahead>) {
+/// Parse `[start, end)` (to EOF when `end` is `None`) into batches for `send`, which returns
+/// false when nobody wants more; line numbers count from the segment's start.
+fn parse_ahead(
+    file: &File,
+    start: u64,
+    end: Option<u64>,
+    buf: &mut Vec<u8>,
+    mut send: impl FnMut(Ahead) -> bool,
+) {
     let mut parser = LineParser::default();
     let new_batch = || Batch {
         lines: Vec::with_capacity(BATCH_LINES),
         events: Vec::with_capacity(BATCH_LINES * 2),
     };
     let mut batch = new_batch();
-    let result = read_lines(file, start, end, |line, n| {
+    let result = read_lines(file, start, end, buf, |line, n| {
         let before = batch.events.len();
         let mut emit = |e: Event| batch.events.push(e);
         if let Some(uuid) = parser.parse(line, n, &mut emit) {
@@ -283,16 +461,14 @@ fn read_ahead(file: &File, start: u64, end: Option<u64>, tx: mpsc::SyncSender<Ah
             }
         }
         if batch.lines.len() >= BATCH_LINES {
-            return tx
-                .send(Ahead::Batch(std::mem::replace(&mut batch, new_batch())))
-                .is_ok();
+            return send(Ahead::Batch(std::mem::replace(&mut batch, new_batch())));
         }
         true
     });
-    if !batch.lines.is_empty() && tx.send(Ahead::Batch(batch)).is_err() {
+    if !batch.lines.is_empty() && !send(Ahead::Batch(batch)) {
         return;
     }
-    let _ = tx.send(Ahead::Done(result));
+    send(Ahead::Done(result));
 }
 
 /// Split `[start, end)` (to EOF when `end` is `None`; `end` is a line start) into lines and call
@@ -302,14 +478,17 @@ fn read_lines(
     file: &File,
     start: u64,
     end: Option<u64>,
+    buf: &mut Vec<u8>,
     mut on_line: impl FnMut(&[u8], u64) -> bool,
 ) -> io::Result<(u64, u64)> {
     let mut offset = start;
     let mut lines = 0u64;
     let mut next_read = start;
     // `buf[..filled]` holds read bytes; a line that does not fit makes it grow (up to about
-    // MAX_LINE + CHUNK), never the whole file.
-    let mut buf: Vec<u8> = vec![0; 2 * CHUNK];
+    // MAX_LINE + CHUNK), never the whole file. The caller's buffer is reused across segments.
+    if buf.len() < 2 * CHUNK {
+        buf.resize(2 * CHUNK, 0);
+    }
     let mut filled = 0;
     // While skipping an oversized line: how many of its bytes were already dropped.
     let mut skipping: Option<u64> = None;
