@@ -11,7 +11,7 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use crate::signal::Kind;
 
@@ -342,7 +342,7 @@ const PROSE_MAX: usize = 600;
 
 /// Classify one user message typed after `situation`.
 pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
-    if text.contains("<user-memory-input>") {
+    if memchr::memmem::find(text.as_bytes(), b"<user-memory-input>").is_some() {
         return Some(Verdict {
             kind: Kind::Remember,
             confidence: 3,
@@ -357,28 +357,29 @@ pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
     let after_action = situation.actions > 0;
 
     let found = scores(&words, &raw);
-    let mut correction =
-        (found[Cue::Correction as usize] + opener(&words) + challenge(prose, &words))
+    // The checks that only lower a score are skipped for a score already under the threshold:
+    // it cannot win either way, and most messages have no cue at all.
+    let mut correction = 0;
+    if after_action {
+        correction = (found[Cue::Correction as usize] + opener(&words) + challenge(prose, &words))
             .min(2 * STRONG);
-    if situation.rejected {
-        correction += WEAK;
+        if situation.rejected {
+            correction += WEAK;
+        }
+        if correction >= THRESHOLD && is_hedged_or_for_now(&words) {
+            // "we may want X instead?", "don't commit yet": a suggestion or a one-off hold.
+            correction -= STRONG;
+        }
     }
-    if is_hedged_or_for_now(&words) {
-        // "we may want X instead?", "don't commit yet": a suggestion or a one-off hold.
-        correction -= STRONG;
-    }
-    if !after_action {
-        // Nothing was done yet that could be corrected.
-        correction = 0;
-    }
+    // Without an action before it there is nothing a correction could correct.
     let mut convention = found[Cue::Convention as usize];
-    if describes_behaviour(&words) {
+    if convention >= THRESHOLD && describes_behaviour(&words) {
         // "the spinner never disappears" reports what happens; it sets no rule.
         convention -= STRONG;
     }
     let preference = found[Cue::Preference as usize];
     let remember = found[Cue::Remember as usize];
-    if is_question(prose) && !words.starts_with(" no ") {
+    if convention >= THRESHOLD && is_question(prose) && !words.starts_with(" no ") {
         // "Should we always …?" asks; it does not state a rule.
         convention -= WEAK;
     }
@@ -489,7 +490,12 @@ static CUES: LazyLock<Cues> = LazyLock::new(|| {
                 meta.push((*cue, *weight));
             }
         }
-        let automaton = AhoCorasick::new(&patterns).expect("cue phrases are plain literals");
+        // A DFA (what the builder picks for a few dozen patterns) takes longer to build than a
+        // run's few hundred short messages take to search; the automata find the same matches.
+        let automaton = AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .build(&patterns)
+            .expect("cue phrases are plain literals");
         (automaton, meta)
     };
     let (spaced, spaced_meta) = build(&spaced_tables);
@@ -639,31 +645,39 @@ pub fn prose(text: &str) -> &str {
 /// Lowercase words separated by single spaces, with a space at both ends so phrases match on
 /// word boundaries; apostrophes vanish ("don't" → "dont").
 pub fn normalize(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push(' ');
-    for c in text.chars() {
-        if c == '\'' || c == '’' || c == '`' {
-            continue;
-        }
-        // Most text is ASCII: its letters lower-case to one byte, no table look-up.
-        if c.is_ascii() {
-            if c.is_ascii_alphanumeric() {
-                out.push(c.to_ascii_lowercase());
-            } else if !out.ends_with(' ') {
-                out.push(' ');
+    let mut out: Vec<u8> = Vec::with_capacity(text.len() + 2);
+    out.push(b' ');
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        // Most text is ASCII: a byte at a time, its letters lower-cased without a table look-up.
+        if b.is_ascii() {
+            at += 1;
+            if b.is_ascii_alphanumeric() {
+                out.push(b.to_ascii_lowercase());
+            } else if b != b'\'' && b != b'`' && out.last() != Some(&b' ') {
+                out.push(b' ');
             }
             continue;
         }
+        let c = text[at..].chars().next().expect("a character starts here");
+        at += c.len_utf8();
+        if c == '’' {
+            continue;
+        }
         if c.is_alphanumeric() {
-            out.extend(c.to_lowercase());
-        } else if !out.ends_with(' ') {
-            out.push(' ');
+            for lower in c.to_lowercase() {
+                out.extend_from_slice(lower.encode_utf8(&mut [0; 4]).as_bytes());
+            }
+        } else if out.last() != Some(&b' ') {
+            out.push(b' ');
         }
     }
-    if !out.ends_with(' ') {
-        out.push(' ');
+    if out.last() != Some(&b' ') {
+        out.push(b' ');
     }
-    out
+    String::from_utf8(out).expect("whole characters of a str")
 }
 
 /// Words of approval that open a message ("Great, that works").
@@ -715,6 +729,8 @@ pub fn shared_command(text: &str) -> Option<String> {
         return (!cmd.is_empty()).then(|| cmd.to_string());
     }
     let prose = prose(text);
+    // Every verb below ends in a backtick.
+    memchr::memchr(b'`', prose.as_bytes())?;
     let lower = prose.to_lowercase();
     for verb in ["run `", "use `", "execute `", "try `", "with `"] {
         if let Some(at) = lower.find(verb) {
@@ -882,6 +898,42 @@ mod tests {
         assert_eq!(prose("Getting this:\nnever always wrong"), "Getting this");
         assert_eq!(prose("see ```never``` here"), "see ");
         assert_eq!(normalize("Don't   STOP!"), " dont stop ");
+    }
+
+    /// `normalize` as it was before its byte-at-a-time ASCII path: a char at a time.
+    fn normalize_by_chars(text: &str) -> String {
+        let mut out = String::from(" ");
+        for c in text.chars() {
+            if c == '\'' || c == '’' || c == '`' {
+                continue;
+            }
+            if c.is_alphanumeric() {
+                out.extend(c.to_lowercase());
+            } else if !out.ends_with(' ') {
+                out.push(' ');
+            }
+        }
+        if !out.ends_with(' ') {
+            out.push(' ');
+        }
+        out
+    }
+
+    #[test]
+    fn normalize_reads_ascii_and_other_scripts_alike() {
+        for text in [
+            "",
+            "'",
+            "Don't   STOP!",
+            "it`s `code` here",
+            "Ünïcode ÄÖÜ ẞ İstanbul ΣΑΣ",
+            "don’t — use “quotes” …",
+            "日本語、テキスト。違う",
+            "mixed123_abc-DEF\tGHI\n\u{3000}jkl",
+            "ﬁ ligature and ǅ titlecase",
+        ] {
+            assert_eq!(normalize(text), normalize_by_chars(text), "{text:?}");
+        }
     }
 
     #[test]
