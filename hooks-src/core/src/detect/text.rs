@@ -342,38 +342,60 @@ const PROSE_MAX: usize = 600;
 
 /// Classify one user message typed after `situation`.
 pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
+    let prose = prose(text);
+    classify_read(text, &Reading::of(prose), situation)
+}
+
+/// The user's prose of a message and its [`normalize`]d words, made once for [`classify`] and
+/// [`is_praise`].
+pub struct Reading<'a> {
+    pub prose: &'a str,
+    pub words: String,
+}
+
+impl Reading<'_> {
+    pub fn of(prose: &str) -> Reading<'_> {
+        Reading {
+            prose,
+            words: normalize(prose),
+        }
+    }
+}
+
+/// [`classify`] of `text` whose prose was already read.
+pub fn classify_read(text: &str, read: &Reading, situation: &Situation) -> Option<Verdict> {
     if memchr::memmem::find(text.as_bytes(), b"<user-memory-input>").is_some() {
         return Some(Verdict {
             kind: Kind::Remember,
             confidence: 3,
         });
     }
-    let prose = prose(text);
-    let words = normalize(prose);
+    let prose = read.prose;
+    let words = read.words.as_str();
     if words.trim().is_empty() {
         return None;
     }
     let raw = prose.to_lowercase();
     let after_action = situation.actions > 0;
 
-    let found = scores(&words, &raw);
+    let found = scores(words, &raw);
     // The checks that only lower a score are skipped for a score already under the threshold:
     // it cannot win either way, and most messages have no cue at all.
     let mut correction = 0;
     if after_action {
-        correction = (found[Cue::Correction as usize] + opener(&words) + challenge(prose, &words))
+        correction = (found[Cue::Correction as usize] + opener(words) + challenge(prose, words))
             .min(2 * STRONG);
         if situation.rejected {
             correction += WEAK;
         }
-        if correction >= THRESHOLD && is_hedged_or_for_now(&words) {
+        if correction >= THRESHOLD && is_hedged_or_for_now(words) {
             // "we may want X instead?", "don't commit yet": a suggestion or a one-off hold.
             correction -= STRONG;
         }
     }
     // Without an action before it there is nothing a correction could correct.
     let mut convention = found[Cue::Convention as usize];
-    if convention >= THRESHOLD && describes_behaviour(&words) {
+    if convention >= THRESHOLD && describes_behaviour(words) {
         // "the spinner never disappears" reports what happens; it sets no rule.
         convention -= STRONG;
     }
@@ -398,7 +420,7 @@ pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
         return None;
     }
     let confidence = match best.0 {
-        Kind::Correction if is_replacement(&words, &raw) => 3,
+        Kind::Correction if is_replacement(words, &raw) => 3,
         Kind::Remember => 2,
         _ if best.1 >= 2 * STRONG => 2,
         _ => 1,
@@ -628,18 +650,24 @@ pub fn prose(text: &str) -> &str {
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    let mut prose = &text[..end];
-    // Byte searches (memmem) find what `str::find` finds, without building a searcher per call;
-    // every marker is ASCII, so a match starts on a character boundary.
-    if let Some(at) = memchr::memmem::find(prose.as_bytes(), b"```") {
-        prose = &prose[..at];
-    }
-    for paste in [":\n", ":\\\n", ": \\\n", ":\r\n"] {
-        if let Some(at) = memchr::memmem::find(prose.as_bytes(), paste.as_bytes()) {
-            prose = &prose[..at];
+    let bytes = &text.as_bytes()[..end];
+    // Byte searches find what `str::find` finds; every marker is ASCII, so a match starts on a
+    // character boundary. The cut is the earliest marker: no marker can straddle the start of
+    // another (a paste marker holds `:` only first, and no backtick), so cutting at each in
+    // turn, as this once did, comes to the same.
+    let mut cut = memchr::memmem::find(bytes, b"```").unwrap_or(end);
+    let fenced = &bytes[..cut];
+    for colon in memchr::memchr_iter(b':', fenced) {
+        let rest = &fenced[colon..];
+        if [&b":\n"[..], b":\\\n", b": \\\n", b":\r\n"]
+            .iter()
+            .any(|paste| rest.starts_with(paste))
+        {
+            cut = colon;
+            break;
         }
     }
-    prose
+    &text[..cut]
 }
 
 /// Lowercase words separated by single spaces, with a space at both ends so phrases match on
@@ -711,8 +739,13 @@ const PRAISE_CJK: &[&str] = &["完璧", "素晴らしい", "いいね", "ばっ�
 
 /// Praise for what the assistant just did, without a "but".
 pub fn is_praise(text: &str) -> bool {
-    let prose = prose(text);
-    let words = normalize(prose);
+    is_praise_read(&Reading::of(prose(text)))
+}
+
+/// [`is_praise`] of a message whose prose was already read.
+pub fn is_praise_read(read: &Reading) -> bool {
+    let prose = read.prose;
+    let words = read.words.as_str();
     let body = words.trim_start();
     let opens = PRAISE_OPENERS.iter().any(|p| {
         body.strip_prefix(p)
@@ -891,6 +924,43 @@ mod tests {
         assert_eq!((v.kind, v.confidence), (Kind::Correction, 3));
         let v = classify("no, that is wrong", &after_action()).unwrap();
         assert!(v.confidence < 3);
+    }
+
+    /// `prose` as it was: a cut at each marker in turn.
+    fn prose_cut_in_turn(text: &str) -> &str {
+        let mut end = text.len().min(PROSE_MAX);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut prose = &text[..end];
+        for marker in ["```", ":\n", ":\\\n", ": \\\n", ":\r\n"] {
+            if let Some(at) = prose.find(marker) {
+                prose = &prose[..at];
+            }
+        }
+        prose
+    }
+
+    #[test]
+    fn prose_cuts_at_the_earliest_marker() {
+        let long = format!("{}:\nlog", "word ".repeat(119));
+        for text in [
+            "",
+            "plain words",
+            "see: this",
+            "Getting this:\nlog",
+            "a: \\\nb:\nc",
+            "x:\\\ny",
+            "w:\r\nz",
+            "code ```a:\nb``` after: \\\n",
+            "ratio 3:1 then:\nthe paste",
+            "::\n",
+            "ends with a colon:",
+            "é:\nü",
+            long.as_str(),
+        ] {
+            assert_eq!(prose(text), prose_cut_in_turn(text), "{text:?}");
+        }
     }
 
     #[test]
