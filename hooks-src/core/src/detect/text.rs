@@ -484,26 +484,12 @@ enum Cue {
 /// Every cue phrase in one automaton (one pass over a message instead of one `contains` per
 /// phrase), with the kind and weight of each pattern.
 struct Cues {
-    spaced: AhoCorasick,
-    spaced_meta: Vec<(Cue, i32)>,
-    unspaced: AhoCorasick,
-    unspaced_meta: Vec<(Cue, i32)>,
+    automaton: AhoCorasick,
+    meta: Vec<(Cue, i32)>,
 }
 
-static CUES: LazyLock<Cues> = LazyLock::new(|| {
-    let spaced_tables = [
-        (Cue::Correction, CORRECTION),
-        (Cue::Convention, CONVENTION),
-        (Cue::Preference, PREFERENCE),
-        (Cue::Remember, REMEMBER),
-    ];
-    let unspaced_tables = [
-        (Cue::Correction, CORRECTION_CJK),
-        (Cue::Convention, CONVENTION_CJK),
-        (Cue::Preference, PREFERENCE_CJK),
-        (Cue::Remember, REMEMBER_CJK),
-    ];
-    let build = |tables: &[(Cue, &[(&str, i32)])]| {
+impl Cues {
+    fn build(tables: &[(Cue, &[(&str, i32)])]) -> Cues {
         let mut patterns = Vec::new();
         let mut meta = Vec::new();
         for (cue, table) in tables {
@@ -518,16 +504,27 @@ static CUES: LazyLock<Cues> = LazyLock::new(|| {
             .kind(Some(AhoCorasickKind::ContiguousNFA))
             .build(&patterns)
             .expect("cue phrases are plain literals");
-        (automaton, meta)
-    };
-    let (spaced, spaced_meta) = build(&spaced_tables);
-    let (unspaced, unspaced_meta) = build(&unspaced_tables);
-    Cues {
-        spaced,
-        spaced_meta,
-        unspaced,
-        unspaced_meta,
+        Cues { automaton, meta }
     }
+}
+
+static SPACED_CUES: LazyLock<Cues> = LazyLock::new(|| {
+    Cues::build(&[
+        (Cue::Correction, CORRECTION),
+        (Cue::Convention, CONVENTION),
+        (Cue::Preference, PREFERENCE),
+        (Cue::Remember, REMEMBER),
+    ])
+});
+
+/// Built only when a message is not all ASCII.
+static UNSPACED_CUES: LazyLock<Cues> = LazyLock::new(|| {
+    Cues::build(&[
+        (Cue::Correction, CORRECTION_CJK),
+        (Cue::Convention, CONVENTION_CJK),
+        (Cue::Preference, PREFERENCE_CJK),
+        (Cue::Remember, REMEMBER_CJK),
+    ])
 });
 
 /// Cue weight per kind, indexed by [`Cue`].
@@ -536,21 +533,20 @@ type Scores = [i32; 4];
 /// Sum the weights of the distinct cue phrases found in `words` (normalized) and `raw` (for
 /// scripts without spaces). Several cues of one kind do not make a message more than certain.
 fn scores(words: &str, raw: &str) -> Scores {
-    let cues = &*CUES;
     let mut scores = [0; 4];
-    let mut add = |automaton: &AhoCorasick, meta: &[(Cue, i32)], hay: &str| {
-        let mut seen = vec![false; meta.len()];
-        for found in automaton.find_overlapping_iter(hay) {
+    let mut add = |cues: &Cues, hay: &str| {
+        let mut seen = vec![false; cues.meta.len()];
+        for found in cues.automaton.find_overlapping_iter(hay) {
             let id = found.pattern().as_usize();
             if !std::mem::replace(&mut seen[id], true) {
-                let (cue, weight) = meta[id];
+                let (cue, weight) = cues.meta[id];
                 scores[cue as usize] += weight;
             }
         }
     };
-    add(&cues.spaced, &cues.spaced_meta, words);
+    add(&SPACED_CUES, words);
     if !raw.is_ascii() {
-        add(&cues.unspaced, &cues.unspaced_meta, raw);
+        add(&UNSPACED_CUES, raw);
     }
     scores.map(|s| s.min(2 * STRONG))
 }
