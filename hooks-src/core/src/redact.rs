@@ -192,9 +192,45 @@ fn drop_private(text: &str) -> Cow<'_, str> {
 }
 
 /// The text the pre-checks look at, with its ASCII-lowercase copy made on first use.
+///
+/// It also knows which byte values occur in the text (one pass): a needle with a byte the text
+/// lacks cannot occur in it, so most of the pre-checks' ~45 substring searches on a text with
+/// nothing secret-looking are skipped without a search.
 struct Probe<'a> {
     text: &'a str,
     lower: OnceCell<String>,
+    bytes: ByteSet,
+}
+
+/// Which of the 256 byte values occur in a text.
+#[derive(Clone, Copy, PartialEq, Debug)]
+struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    fn of(text: &[u8]) -> ByteSet {
+        let mut set = [0u64; 4];
+        for &b in text {
+            set[usize::from(b >> 6)] |= 1 << (b & 63);
+        }
+        ByteSet(set)
+    }
+
+    /// The set of the text's ASCII-lowercase copy: `A`..=`Z` (bits 1..=26 of the second word)
+    /// become `a`..=`z` (bits 33..=58), nothing else changes.
+    fn ascii_lowercase(self) -> ByteSet {
+        const UPPER: u64 = ((1 << 26) - 1) << 1;
+        let [a, b, c, d] = self.0;
+        ByteSet([a, (b & !UPPER) | ((b & UPPER) << 32), c, d])
+    }
+
+    fn contains(self, b: u8) -> bool {
+        self.0[usize::from(b >> 6)] & (1 << (b & 63)) != 0
+    }
+
+    /// Every byte of `needle` occurs (a necessary condition for `needle` to occur).
+    fn may_hold(self, needle: &[u8]) -> bool {
+        needle.iter().all(|&b| self.contains(b))
+    }
 }
 
 impl<'a> Probe<'a> {
@@ -202,11 +238,12 @@ impl<'a> Probe<'a> {
         Probe {
             text,
             lower: OnceCell::new(),
+            bytes: ByteSet::of(text.as_bytes()),
         }
     }
 
     fn has(&self, needle: &memmem::Finder) -> bool {
-        needle.find(self.text.as_bytes()).is_some()
+        self.bytes.may_hold(needle.needle()) && needle.find(self.text.as_bytes()).is_some()
     }
 
     fn has_any(&self, needles: &[&memmem::Finder]) -> bool {
@@ -217,8 +254,13 @@ impl<'a> Probe<'a> {
         self.lower.get_or_init(|| self.text.to_ascii_lowercase())
     }
 
+    /// Whether the lowercase copy may hold `needle` (no copy is made to tell).
+    fn lower_may_hold(&self, needle: &[u8]) -> bool {
+        self.bytes.ascii_lowercase().may_hold(needle)
+    }
+
     fn lower_has(&self, needle: &memmem::Finder) -> bool {
-        needle.find(self.lower().as_bytes()).is_some()
+        self.lower_may_hold(needle.needle()) && needle.find(self.lower().as_bytes()).is_some()
     }
 }
 
@@ -970,8 +1012,14 @@ const SECRET_WORDS: &[&str] = &[
 /// Pre-check for `secret-assignment`: some secret word directly followed by an optional quote,
 /// blanks and `=` or `:`.
 fn has_secret_assignment(p: &Probe) -> bool {
-    let lower = p.lower().as_bytes();
+    if !(p.bytes.contains(b'=') || p.bytes.contains(b':')) {
+        return false;
+    }
     SECRET_WORD_FINDERS.iter().any(|word| {
+        if !p.lower_may_hold(word.needle()) {
+            return false;
+        }
+        let lower = p.lower().as_bytes();
         word.find_iter(lower).any(|at| {
             let rest = &lower[at + word.needle().len()..];
             let rest = rest
@@ -989,6 +1037,9 @@ fn has_secret_assignment(p: &Probe) -> bool {
 
 /// Pre-check for `env-secret`: some `=` right after an `UPPER_SNAKE` secret name.
 fn has_env_secret(p: &Probe) -> bool {
+    if !p.bytes.contains(b'=') {
+        return false;
+    }
     let bytes = p.text.as_bytes();
     memchr::memchr_iter(b'=', bytes).any(|eq| {
         let before = bytes[..eq].trim_ascii_end();
@@ -1003,6 +1054,9 @@ fn has_env_secret(p: &Probe) -> bool {
 
 /// Pre-check for `url-password`: a `scheme://` whose authority has `:` before `@`.
 fn has_url_password(p: &Probe) -> bool {
+    if !p.bytes.may_hold(b"://") {
+        return false;
+    }
     let bytes = p.text.as_bytes();
     finder!("://").find_iter(bytes).any(|at| {
         let authority = &bytes[at + 3..];
@@ -1779,6 +1833,85 @@ mod tests {
             "seen",
         ] {
             assert!(!is_secret_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn byte_sets_skip_only_needles_that_cannot_occur() {
+        let texts = [
+            "",
+            "plain prose without anything",
+            "MiXeD CaSe Text With ÜNICODE and AKIA and Bearer xyz",
+            "password = hunter2; API_KEY=abc; https://u:p@host/",
+            "\u{0}\u{7f}\u{80}\u{ff} bytes at the ends of the ranges @[`{",
+        ];
+        let needles = [
+            "a",
+            "Z",
+            "z",
+            "@",
+            "[",
+            "`",
+            "{",
+            "AKIA",
+            "akia",
+            "bearer",
+            "Bearer",
+            "://",
+            "=",
+            "\u{ff}",
+            "secret",
+            "ü",
+            "Ü",
+            "prose with",
+        ];
+        for text in texts {
+            let probe = Probe::new(text);
+            let lower = text.to_ascii_lowercase();
+            for needle in needles {
+                let finder = memmem::Finder::new(needle);
+                assert_eq!(
+                    probe.has(&finder),
+                    text.contains(needle),
+                    "{text:?} {needle:?}"
+                );
+                assert_eq!(
+                    probe.lower_has(&finder),
+                    lower.contains(needle),
+                    "{text:?} {needle:?}"
+                );
+            }
+            assert_eq!(
+                probe.bytes.ascii_lowercase(),
+                ByteSet::of(lower.as_bytes()),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_byte_set_never_skips_a_rule_the_plain_pre_checks_run() {
+        // A probe whose set claims every byte skips nothing: what the pre-checks did before.
+        let due = |probe: &Probe| -> Vec<&str> {
+            RULES
+                .iter()
+                .filter(|r| (r.may_match)(probe))
+                .map(|r| r.kind)
+                .collect()
+        };
+        for case in CASES {
+            let mut plain = Probe::new(case.input);
+            plain.bytes = ByteSet([u64::MAX; 4]);
+            let fast = Probe::new(case.input);
+            assert_eq!(due(&fast), due(&plain), "{}: {:?}", case.kind, case.input);
+            if case.expected.is_some() {
+                assert!(
+                    due(&fast).contains(&case.kind),
+                    "{}: {:?}",
+                    case.kind,
+                    case.input
+                );
+            }
         }
     }
 

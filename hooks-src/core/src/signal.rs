@@ -333,12 +333,22 @@ pub fn normalize(text: &str) -> String {
     let mut out = String::with_capacity(text.len().min(256));
     let mut gap = false;
     for c in text.chars() {
-        if c.is_alphanumeric() {
+        // ASCII first: the same test and lowercase without the Unicode tables.
+        let alphanumeric = if c.is_ascii() {
+            c.is_ascii_alphanumeric()
+        } else {
+            c.is_alphanumeric()
+        };
+        if alphanumeric {
             if gap && !out.is_empty() {
                 out.push(' ');
             }
             gap = false;
-            out.extend(c.to_lowercase());
+            if c.is_ascii() {
+                out.push(c.to_ascii_lowercase());
+            } else {
+                out.extend(c.to_lowercase());
+            }
             if out.len() >= 240 {
                 break;
             }

@@ -75,17 +75,27 @@ impl Tally {
         match &event.kind {
             EventKind::UserText { .. } => self.turns += 1,
             EventKind::ToolUse { name, input, .. } => {
-                let name = if self.tools.len() < MAX_TOOLS || self.tools.contains_key(name) {
-                    name.as_str()
-                } else {
-                    "other"
-                };
-                match self.tools.get_mut(name) {
-                    Some(count) => *count += 1,
-                    None => {
-                        self.tools.insert(name.to_string(), 1);
+                // One look-up for a tool already counted (nearly every call).
+                let room = self.tools.len() < MAX_TOOLS;
+                let name = match self.tools.get_mut(name.as_str()) {
+                    Some(count) => {
+                        *count += 1;
+                        name.as_str()
                     }
-                }
+                    None if room => {
+                        self.tools.insert(name.clone(), 1);
+                        name.as_str()
+                    }
+                    None => {
+                        match self.tools.get_mut("other") {
+                            Some(count) => *count += 1,
+                            None => {
+                                self.tools.insert("other".into(), 1);
+                            }
+                        }
+                        "other"
+                    }
+                };
                 if EDITING_TOOLS.contains(&name) {
                     let path = input
                         .str_field("file_path")
@@ -377,6 +387,24 @@ mod tests {
         );
         assert_eq!(relative_to("/w/app", Some("/w/app")), "/w/app");
         assert_eq!(relative_to("x.rs", None), "x.rs");
+    }
+
+    #[test]
+    fn tool_names_past_the_bound_count_as_other() {
+        let mut t = Tally::default();
+        for i in 0..MAX_TOOLS {
+            t.observe(&ev(1, None, tool(&format!("mcp__t{i}"), json!({}))));
+        }
+        // Counted names go on counting; new ones, editing tools included, go under "other".
+        t.observe(&ev(2, None, tool("mcp__t7", json!({}))));
+        t.observe(&ev(3, None, tool("Bash", json!({"command": "ls"}))));
+        t.observe(&ev(4, None, tool("Write", json!({"file_path": "/a"}))));
+        assert_eq!(t.tools.len(), MAX_TOOLS + 1);
+        assert_eq!(t.tools["mcp__t7"], 2);
+        assert_eq!(t.tools["other"], 2);
+        assert!(!t.tools.contains_key("Bash"));
+        assert!(t.files.is_empty(), "{:?}", t.files);
+        assert_eq!(t.tool_calls(), MAX_TOOLS as u64 + 3);
     }
 
     #[test]

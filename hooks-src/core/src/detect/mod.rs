@@ -17,7 +17,9 @@ pub mod eval;
 pub mod text;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -44,22 +46,64 @@ const EMPTY_SEARCHES: u32 = 3;
 pub struct Detector {
     signals: Vec<Signal>,
     /// Tool calls of the current turn, by id; results follow their call within the turn.
-    calls: HashMap<String, Call>,
+    calls: CallMap,
     /// The previous turn's calls, for a result written after the user's next message. Older
     /// calls are dropped, so a long transcript never grows this state.
-    earlier_calls: HashMap<String, Call>,
+    earlier_calls: CallMap,
+    /// Every tool name seen, shared by the calls and turns that name it: a transcript calls a
+    /// few dozen tools thousands of times.
+    tool_names: HashSet<Arc<str>, BuildHasherDefault<IdHasher>>,
     /// What the assistant did since the user last spoke.
     turn: Turn,
     failures: Streak,
     edits: Streak,
     searches: Streak,
     /// Line and uuid of the event being fed, for signals raised by a streak.
-    at: (u64, Option<std::sync::Arc<str>>),
+    at: (u64, Option<Arc<str>>),
+}
+
+/// Calls by their `tool_use_id`.
+type CallMap = HashMap<String, Call, BuildHasherDefault<IdHasher>>;
+
+/// A few multiply-rotate steps per word for the short ids and names the detector looks up: the
+/// maps need no DoS resistance (the transcript is the user's own file), and SipHash cost more
+/// than the rest of a tool call's bookkeeping.
+#[derive(Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl IdHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            self.add(u64::from_le_bytes(word.try_into().expect("8 bytes")));
+        }
+        for &byte in words.remainder() {
+            self.add(u64::from(byte));
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 #[derive(Clone, Default)]
 struct Call {
-    name: String,
+    name: Arc<str>,
     /// The call's input; summarized (and redacted) only when a signal quotes it, which is rare.
     input: ToolInput,
 }
@@ -78,7 +122,7 @@ impl Call {
 struct Turn {
     situation: Situation,
     /// Tools called, in order.
-    tools: Vec<String>,
+    tools: Vec<Arc<str>>,
     /// The last line of the assistant's last text, cut to what [`quote`] reads of it: quoted
     /// only when a signal needs it.
     last_text: Option<String>,
@@ -98,16 +142,17 @@ impl Streak {
     /// Count one more occurrence of `key`; returns the new length of the run.
     fn bump(&mut self, key: &str) -> u32 {
         if self.key != key {
-            *self = Streak {
-                key: key.to_string(),
-                ..Streak::default()
-            };
+            self.reset();
+            self.key.push_str(key);
         }
         self.count += 1;
         self.count
     }
+    /// Back to no run (the key's buffer is kept for the next one).
     fn reset(&mut self) {
-        *self = Streak::default();
+        self.key.clear();
+        self.count = 0;
+        self.signal = None;
     }
 }
 
@@ -123,10 +168,19 @@ impl Detector {
             EventKind::AssistantText { text } => {
                 self.turn.situation.actions += 1;
                 let last = text.lines().rev().find(|l| !l.trim().is_empty());
-                self.turn.last_text =
-                    last.map(|l| crate::transcript::truncate(l, 200 * 4 + 64).to_string());
+                match last {
+                    Some(line) => {
+                        let line = crate::transcript::truncate(line, 200 * 4 + 64);
+                        let kept = self.turn.last_text.get_or_insert_with(String::new);
+                        kept.clear();
+                        kept.push_str(line);
+                    }
+                    None => self.turn.last_text = None,
+                }
             }
-            EventKind::ToolUse { id, name, input } => self.tool_use(id, name, Cow::Borrowed(input)),
+            EventKind::ToolUse { id, name, input } => {
+                self.tool_use(id.clone(), name, Cow::Borrowed(input))
+            }
             EventKind::ToolResult {
                 tool_use_id,
                 is_error,
@@ -134,7 +188,7 @@ impl Detector {
             } => self.tool_result(tool_use_id, *is_error, text, event),
             EventKind::Rejection { tool_use_id, text } => self.rejection(tool_use_id, text, event),
             EventKind::CompactBoundary => {
-                self.turn = Turn::default();
+                self.turn.reset();
                 self.failures.reset();
                 self.edits.reset();
                 self.searches.reset();
@@ -148,7 +202,7 @@ impl Detector {
         match event.kind {
             EventKind::ToolUse { id, name, input } => {
                 self.at = (event.line, event.uuid);
-                self.tool_use(&id, &name, Cow::Owned(input));
+                self.tool_use(id, &name, Cow::Owned(input));
             }
             _ => self.feed(&event),
         }
@@ -159,8 +213,17 @@ impl Detector {
     }
 
     fn user_text(&mut self, text: &str, event: &Event) {
-        let answered = self.answered();
-        if let Some(verdict) = text::classify(text, &self.turn.situation) {
+        let read = text::Reading::of(text::prose(text));
+        let verdict = text::classify_read(text, &read, &self.turn.situation);
+        let praise = verdict.is_none() && self.turn.substantive && text::is_praise_read(&read);
+        let command = text::shared_command(text);
+        // Most messages raise nothing: what they answered is quoted only for a signal.
+        let answered = if verdict.is_some() || praise || command.is_some() {
+            self.answered()
+        } else {
+            String::new()
+        };
+        if let Some(verdict) = verdict {
             let content = match verdict.kind {
                 Kind::Remember => quote(&strip_memory_tags(text), CONTENT_CHARS),
                 _ => quote(text, CONTENT_CHARS),
@@ -171,7 +234,7 @@ impl Detector {
             sig.tags = self.turn_tags();
             set_source(&mut sig, event);
             self.signals.push(sig);
-        } else if self.turn.substantive && text::is_praise(text) {
+        } else if praise {
             let mut sig = Signal::new(
                 Kind::Pattern,
                 format!("User approved: {}", one_line(&answered, 200)),
@@ -181,35 +244,37 @@ impl Detector {
             set_source(&mut sig, event);
             self.signals.push(sig);
         }
-        if let Some(command) = text::shared_command(text) {
+        if let Some(command) = command {
             let mut sig = Signal::new(Kind::Command, command);
             sig.context = user_context(text, &answered);
             sig.category = Some("command".into());
             set_source(&mut sig, event);
             self.signals.push(sig);
         }
-        self.turn = Turn::default();
-        self.earlier_calls = std::mem::take(&mut self.calls);
+        self.turn.reset();
+        // The maps trade places, so neither is rebuilt turn after turn.
+        std::mem::swap(&mut self.earlier_calls, &mut self.calls);
+        self.calls.clear();
         // A user message ends a run of attempts: what follows is a new try.
         self.failures.reset();
         self.edits.reset();
         self.searches.reset();
     }
 
-    fn tool_use(&mut self, id: &str, name: &str, input: Cow<'_, ToolInput>) {
+    fn tool_use(&mut self, id: String, name: &str, input: Cow<'_, ToolInput>) {
+        let name = self.tool_name(name);
         self.turn.situation.actions += 1;
-        self.turn.tools.push(name.to_string());
+        self.turn.tools.push(name.clone());
         if !matches!(
-            name,
+            &*name,
             "Read" | "Glob" | "Grep" | "LS" | "TodoWrite" | "WebFetch" | "WebSearch" | "Task"
         ) {
             self.turn.substantive = true;
         }
-        let edited_file = match name {
+        let edited_file = match &*name {
             "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => input
                 .str_field("file_path")
-                .or_else(|| input.str_field("notebook_path"))
-                .map(Cow::into_owned),
+                .or_else(|| input.str_field("notebook_path")),
             _ => None,
         };
         // Plan files are rewritten as a plan evolves; that is no struggle with the code.
@@ -224,18 +289,29 @@ impl Detector {
                 self.streak_signal(StreakKind::Edits, content, context, count);
             }
         }
+        drop(edited_file);
         self.calls.insert(
-            id.to_string(),
+            id,
             Call {
-                name: name.to_string(),
+                name,
                 input: input.into_owned(),
             },
         );
     }
 
+    /// The shared copy of a tool name.
+    fn tool_name(&mut self, name: &str) -> Arc<str> {
+        if let Some(known) = self.tool_names.get(name) {
+            return known.clone();
+        }
+        let name: Arc<str> = name.into();
+        self.tool_names.insert(name.clone());
+        name
+    }
+
     fn tool_result(&mut self, tool_use_id: &str, is_error: bool, text: &str, event: &Event) {
         let name = self.call_name(tool_use_id);
-        let is_search = matches!(name.as_str(), "Glob" | "Grep");
+        let is_search = matches!(&*name, "Glob" | "Grep");
         if is_search && !is_error && is_empty_search(text) {
             let count = self.searches.bump("search");
             if count >= EMPTY_SEARCHES {
@@ -252,7 +328,7 @@ impl Detector {
         }
         if !is_error {
             // A tool that worked ends a run of its failures.
-            if !name.is_empty() && name == self.failures.key {
+            if !name.is_empty() && *name == *self.failures.key {
                 self.failures.reset();
             }
             return;
@@ -261,11 +337,7 @@ impl Detector {
             return;
         }
         let summary = self.call_summary(tool_use_id);
-        let tool = if name.is_empty() {
-            "tool"
-        } else {
-            name.as_str()
-        };
+        let tool = if name.is_empty() { "tool" } else { &*name };
         let error = strip_error_tags(text);
         let mut content = format!("{tool} failed: {}", error_head(&error));
         if !summary.is_empty() {
@@ -307,7 +379,7 @@ impl Detector {
         let tool = if name.is_empty() {
             "a tool call"
         } else {
-            name.as_str()
+            &*name
         };
         let content = if reason.is_empty() {
             format!("User refused {tool}: {}", one_line(&summary, 160))
@@ -370,10 +442,10 @@ impl Detector {
     }
 
     /// The tool name of a call (empty when it was never seen).
-    fn call_name(&self, id: &str) -> String {
+    fn call_name(&self, id: &str) -> Arc<str> {
         self.find_call(id)
             .map(|c| c.name.clone())
-            .unwrap_or_default()
+            .unwrap_or_else(|| Arc::from(""))
     }
 
     /// The redacted one-line summary of a call's input (empty when it was never seen).
@@ -396,7 +468,7 @@ impl Detector {
         let mut tags: Vec<String> = Vec::new();
         for tool in self.turn.tools.iter().rev() {
             let tag = tool.to_ascii_lowercase();
-            if !tags.contains(&tag) && !tool.starts_with("mcp__") && tool != "TodoWrite" {
+            if !tags.contains(&tag) && !tool.starts_with("mcp__") && &**tool != "TodoWrite" {
                 tags.push(tag);
             }
             if tags.len() == 3 {
@@ -404,6 +476,16 @@ impl Detector {
             }
         }
         tags
+    }
+}
+
+impl Turn {
+    /// A new turn; the buffers of the last one are kept.
+    fn reset(&mut self) {
+        self.situation = Situation::default();
+        self.tools.clear();
+        self.last_text = None;
+        self.substantive = false;
     }
 }
 
@@ -760,6 +842,41 @@ mod tests {
         assert!(signals
             .iter()
             .all(|s| s.category.as_deref() != Some("repeated-failure")));
+    }
+
+    #[test]
+    fn calls_are_found_by_id_across_a_turn_among_many() {
+        // Ids that differ in one byte, past the first word and in the tail the hasher reads
+        // byte by byte; the maps trade places at every user message.
+        let ids: Vec<String> = (0..300)
+            .map(|i| format!("toolu_01ABCDEFGH{i:03}"))
+            .collect();
+        let mut kinds = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            let tool = ["Bash", "Read", "Grep"][i % 3];
+            kinds.push(call(id, tool, json!({"command": format!("cmd {i}")})));
+        }
+        kinds.push(user("go on"));
+        kinds.push(result(&ids[7], true, "Exit code 1"));
+        kinds.push(result(&ids[299], true, "Exit code 2"));
+        kinds.push(call("x", "Write", json!({"file_path": "/a"})));
+        kinds.push(user("and on"));
+        kinds.push(result("x", true, "denied"));
+        kinds.push(result(&ids[10], true, "Exit code 3"));
+        let contents: Vec<_> = of_kind(&run(kinds), &Kind::Failure)
+            .iter()
+            .filter(|s| s.category.as_deref() == Some("tool-failure"))
+            .map(|s| s.content.clone())
+            .collect();
+        assert_eq!(
+            contents,
+            vec![
+                "Read failed: Exit code 1 (on `cmd 7`)",
+                "Grep failed: Exit code 2 (on `cmd 299`)",
+                "Write failed: denied (on `/a`)",
+                "tool failed: Exit code 3",
+            ]
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use crate::signal::Kind;
 
@@ -342,43 +342,66 @@ const PROSE_MAX: usize = 600;
 
 /// Classify one user message typed after `situation`.
 pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
-    if text.contains("<user-memory-input>") {
+    let prose = prose(text);
+    classify_read(text, &Reading::of(prose), situation)
+}
+
+/// The user's prose of a message and its [`normalize`]d words, made once for [`classify`] and
+/// [`is_praise`].
+pub struct Reading<'a> {
+    pub prose: &'a str,
+    pub words: String,
+}
+
+impl Reading<'_> {
+    pub fn of(prose: &str) -> Reading<'_> {
+        Reading {
+            prose,
+            words: normalize(prose),
+        }
+    }
+}
+
+/// [`classify`] of `text` whose prose was already read.
+pub fn classify_read(text: &str, read: &Reading, situation: &Situation) -> Option<Verdict> {
+    if memchr::memmem::find(text.as_bytes(), b"<user-memory-input>").is_some() {
         return Some(Verdict {
             kind: Kind::Remember,
             confidence: 3,
         });
     }
-    let prose = prose(text);
-    let words = normalize(prose);
+    let prose = read.prose;
+    let words = read.words.as_str();
     if words.trim().is_empty() {
         return None;
     }
     let raw = prose.to_lowercase();
     let after_action = situation.actions > 0;
 
-    let found = scores(&words, &raw);
-    let mut correction =
-        (found[Cue::Correction as usize] + opener(&words) + challenge(prose, &words))
+    let found = scores(words, &raw);
+    // The checks that only lower a score are skipped for a score already under the threshold:
+    // it cannot win either way, and most messages have no cue at all.
+    let mut correction = 0;
+    if after_action {
+        correction = (found[Cue::Correction as usize] + opener(words) + challenge(prose, words))
             .min(2 * STRONG);
-    if situation.rejected {
-        correction += WEAK;
+        if situation.rejected {
+            correction += WEAK;
+        }
+        if correction >= THRESHOLD && is_hedged_or_for_now(words) {
+            // "we may want X instead?", "don't commit yet": a suggestion or a one-off hold.
+            correction -= STRONG;
+        }
     }
-    if is_hedged_or_for_now(&words) {
-        // "we may want X instead?", "don't commit yet": a suggestion or a one-off hold.
-        correction -= STRONG;
-    }
-    if !after_action {
-        // Nothing was done yet that could be corrected.
-        correction = 0;
-    }
+    // Without an action before it there is nothing a correction could correct.
     let mut convention = found[Cue::Convention as usize];
-    if describes_behaviour(&words) {
+    if convention >= THRESHOLD && describes_behaviour(words) {
         // "the spinner never disappears" reports what happens; it sets no rule.
         convention -= STRONG;
     }
     let preference = found[Cue::Preference as usize];
     let remember = found[Cue::Remember as usize];
-    if is_question(prose) && !words.starts_with(" no ") {
+    if convention >= THRESHOLD && is_question(prose) && !words.starts_with(" no ") {
         // "Should we always …?" asks; it does not state a rule.
         convention -= WEAK;
     }
@@ -397,7 +420,7 @@ pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
         return None;
     }
     let confidence = match best.0 {
-        Kind::Correction if is_replacement(&words, &raw) => 3,
+        Kind::Correction if is_replacement(words, &raw) => 3,
         Kind::Remember => 2,
         _ if best.1 >= 2 * STRONG => 2,
         _ => 1,
@@ -461,26 +484,12 @@ enum Cue {
 /// Every cue phrase in one automaton (one pass over a message instead of one `contains` per
 /// phrase), with the kind and weight of each pattern.
 struct Cues {
-    spaced: AhoCorasick,
-    spaced_meta: Vec<(Cue, i32)>,
-    unspaced: AhoCorasick,
-    unspaced_meta: Vec<(Cue, i32)>,
+    automaton: AhoCorasick,
+    meta: Vec<(Cue, i32)>,
 }
 
-static CUES: LazyLock<Cues> = LazyLock::new(|| {
-    let spaced_tables = [
-        (Cue::Correction, CORRECTION),
-        (Cue::Convention, CONVENTION),
-        (Cue::Preference, PREFERENCE),
-        (Cue::Remember, REMEMBER),
-    ];
-    let unspaced_tables = [
-        (Cue::Correction, CORRECTION_CJK),
-        (Cue::Convention, CONVENTION_CJK),
-        (Cue::Preference, PREFERENCE_CJK),
-        (Cue::Remember, REMEMBER_CJK),
-    ];
-    let build = |tables: &[(Cue, &[(&str, i32)])]| {
+impl Cues {
+    fn build(tables: &[(Cue, &[(&str, i32)])]) -> Cues {
         let mut patterns = Vec::new();
         let mut meta = Vec::new();
         for (cue, table) in tables {
@@ -489,17 +498,33 @@ static CUES: LazyLock<Cues> = LazyLock::new(|| {
                 meta.push((*cue, *weight));
             }
         }
-        let automaton = AhoCorasick::new(&patterns).expect("cue phrases are plain literals");
-        (automaton, meta)
-    };
-    let (spaced, spaced_meta) = build(&spaced_tables);
-    let (unspaced, unspaced_meta) = build(&unspaced_tables);
-    Cues {
-        spaced,
-        spaced_meta,
-        unspaced,
-        unspaced_meta,
+        // A DFA (what the builder picks for a few dozen patterns) takes longer to build than a
+        // run's few hundred short messages take to search; the automata find the same matches.
+        let automaton = AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .build(&patterns)
+            .expect("cue phrases are plain literals");
+        Cues { automaton, meta }
     }
+}
+
+static SPACED_CUES: LazyLock<Cues> = LazyLock::new(|| {
+    Cues::build(&[
+        (Cue::Correction, CORRECTION),
+        (Cue::Convention, CONVENTION),
+        (Cue::Preference, PREFERENCE),
+        (Cue::Remember, REMEMBER),
+    ])
+});
+
+/// Built only when a message is not all ASCII.
+static UNSPACED_CUES: LazyLock<Cues> = LazyLock::new(|| {
+    Cues::build(&[
+        (Cue::Correction, CORRECTION_CJK),
+        (Cue::Convention, CONVENTION_CJK),
+        (Cue::Preference, PREFERENCE_CJK),
+        (Cue::Remember, REMEMBER_CJK),
+    ])
 });
 
 /// Cue weight per kind, indexed by [`Cue`].
@@ -508,21 +533,20 @@ type Scores = [i32; 4];
 /// Sum the weights of the distinct cue phrases found in `words` (normalized) and `raw` (for
 /// scripts without spaces). Several cues of one kind do not make a message more than certain.
 fn scores(words: &str, raw: &str) -> Scores {
-    let cues = &*CUES;
     let mut scores = [0; 4];
-    let mut add = |automaton: &AhoCorasick, meta: &[(Cue, i32)], hay: &str| {
-        let mut seen = vec![false; meta.len()];
-        for found in automaton.find_overlapping_iter(hay) {
+    let mut add = |cues: &Cues, hay: &str| {
+        let mut seen = vec![false; cues.meta.len()];
+        for found in cues.automaton.find_overlapping_iter(hay) {
             let id = found.pattern().as_usize();
             if !std::mem::replace(&mut seen[id], true) {
-                let (cue, weight) = meta[id];
+                let (cue, weight) = cues.meta[id];
                 scores[cue as usize] += weight;
             }
         }
     };
-    add(&cues.spaced, &cues.spaced_meta, words);
+    add(&SPACED_CUES, words);
     if !raw.is_ascii() {
-        add(&cues.unspaced, &cues.unspaced_meta, raw);
+        add(&UNSPACED_CUES, raw);
     }
     scores.map(|s| s.min(2 * STRONG))
 }
@@ -622,48 +646,62 @@ pub fn prose(text: &str) -> &str {
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    let mut prose = &text[..end];
-    // Byte searches (memmem) find what `str::find` finds, without building a searcher per call;
-    // every marker is ASCII, so a match starts on a character boundary.
-    if let Some(at) = memchr::memmem::find(prose.as_bytes(), b"```") {
-        prose = &prose[..at];
-    }
-    for paste in [":\n", ":\\\n", ": \\\n", ":\r\n"] {
-        if let Some(at) = memchr::memmem::find(prose.as_bytes(), paste.as_bytes()) {
-            prose = &prose[..at];
+    let bytes = &text.as_bytes()[..end];
+    // Byte searches find what `str::find` finds; every marker is ASCII, so a match starts on a
+    // character boundary. The cut is the earliest marker: no marker can straddle the start of
+    // another (a paste marker holds `:` only first, and no backtick), so cutting at each in
+    // turn, as this once did, comes to the same.
+    let mut cut = memchr::memmem::find(bytes, b"```").unwrap_or(end);
+    let fenced = &bytes[..cut];
+    for colon in memchr::memchr_iter(b':', fenced) {
+        let rest = &fenced[colon..];
+        if [&b":\n"[..], b":\\\n", b": \\\n", b":\r\n"]
+            .iter()
+            .any(|paste| rest.starts_with(paste))
+        {
+            cut = colon;
+            break;
         }
     }
-    prose
+    &text[..cut]
 }
 
 /// Lowercase words separated by single spaces, with a space at both ends so phrases match on
 /// word boundaries; apostrophes vanish ("don't" → "dont").
 pub fn normalize(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push(' ');
-    for c in text.chars() {
-        if c == '\'' || c == '’' || c == '`' {
-            continue;
-        }
-        // Most text is ASCII: its letters lower-case to one byte, no table look-up.
-        if c.is_ascii() {
-            if c.is_ascii_alphanumeric() {
-                out.push(c.to_ascii_lowercase());
-            } else if !out.ends_with(' ') {
-                out.push(' ');
+    let mut out: Vec<u8> = Vec::with_capacity(text.len() + 2);
+    out.push(b' ');
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        // Most text is ASCII: a byte at a time, its letters lower-cased without a table look-up.
+        if b.is_ascii() {
+            at += 1;
+            if b.is_ascii_alphanumeric() {
+                out.push(b.to_ascii_lowercase());
+            } else if b != b'\'' && b != b'`' && out.last() != Some(&b' ') {
+                out.push(b' ');
             }
             continue;
         }
+        let c = text[at..].chars().next().expect("a character starts here");
+        at += c.len_utf8();
+        if c == '’' {
+            continue;
+        }
         if c.is_alphanumeric() {
-            out.extend(c.to_lowercase());
-        } else if !out.ends_with(' ') {
-            out.push(' ');
+            for lower in c.to_lowercase() {
+                out.extend_from_slice(lower.encode_utf8(&mut [0; 4]).as_bytes());
+            }
+        } else if out.last() != Some(&b' ') {
+            out.push(b' ');
         }
     }
-    if !out.ends_with(' ') {
-        out.push(' ');
+    if out.last() != Some(&b' ') {
+        out.push(b' ');
     }
-    out
+    String::from_utf8(out).expect("whole characters of a str")
 }
 
 /// Words of approval that open a message ("Great, that works").
@@ -697,8 +735,13 @@ const PRAISE_CJK: &[&str] = &["完璧", "素晴らしい", "いいね", "ばっ�
 
 /// Praise for what the assistant just did, without a "but".
 pub fn is_praise(text: &str) -> bool {
-    let prose = prose(text);
-    let words = normalize(prose);
+    is_praise_read(&Reading::of(prose(text)))
+}
+
+/// [`is_praise`] of a message whose prose was already read.
+pub fn is_praise_read(read: &Reading) -> bool {
+    let prose = read.prose;
+    let words = read.words.as_str();
     let body = words.trim_start();
     let opens = PRAISE_OPENERS.iter().any(|p| {
         body.strip_prefix(p)
@@ -715,6 +758,8 @@ pub fn shared_command(text: &str) -> Option<String> {
         return (!cmd.is_empty()).then(|| cmd.to_string());
     }
     let prose = prose(text);
+    // Every verb below ends in a backtick.
+    memchr::memchr(b'`', prose.as_bytes())?;
     let lower = prose.to_lowercase();
     for verb in ["run `", "use `", "execute `", "try `", "with `"] {
         if let Some(at) = lower.find(verb) {
@@ -877,11 +922,84 @@ mod tests {
         assert!(v.confidence < 3);
     }
 
+    /// `prose` as it was: a cut at each marker in turn.
+    fn prose_cut_in_turn(text: &str) -> &str {
+        let mut end = text.len().min(PROSE_MAX);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut prose = &text[..end];
+        for marker in ["```", ":\n", ":\\\n", ": \\\n", ":\r\n"] {
+            if let Some(at) = prose.find(marker) {
+                prose = &prose[..at];
+            }
+        }
+        prose
+    }
+
+    #[test]
+    fn prose_cuts_at_the_earliest_marker() {
+        let long = format!("{}:\nlog", "word ".repeat(119));
+        for text in [
+            "",
+            "plain words",
+            "see: this",
+            "Getting this:\nlog",
+            "a: \\\nb:\nc",
+            "x:\\\ny",
+            "w:\r\nz",
+            "code ```a:\nb``` after: \\\n",
+            "ratio 3:1 then:\nthe paste",
+            "::\n",
+            "ends with a colon:",
+            "é:\nü",
+            long.as_str(),
+        ] {
+            assert_eq!(prose(text), prose_cut_in_turn(text), "{text:?}");
+        }
+    }
+
     #[test]
     fn only_the_prose_before_a_paste_is_read() {
         assert_eq!(prose("Getting this:\nnever always wrong"), "Getting this");
         assert_eq!(prose("see ```never``` here"), "see ");
         assert_eq!(normalize("Don't   STOP!"), " dont stop ");
+    }
+
+    /// `normalize` as it was before its byte-at-a-time ASCII path: a char at a time.
+    fn normalize_by_chars(text: &str) -> String {
+        let mut out = String::from(" ");
+        for c in text.chars() {
+            if c == '\'' || c == '’' || c == '`' {
+                continue;
+            }
+            if c.is_alphanumeric() {
+                out.extend(c.to_lowercase());
+            } else if !out.ends_with(' ') {
+                out.push(' ');
+            }
+        }
+        if !out.ends_with(' ') {
+            out.push(' ');
+        }
+        out
+    }
+
+    #[test]
+    fn normalize_reads_ascii_and_other_scripts_alike() {
+        for text in [
+            "",
+            "'",
+            "Don't   STOP!",
+            "it`s `code` here",
+            "Ünïcode ÄÖÜ ẞ İstanbul ΣΑΣ",
+            "don’t — use “quotes” …",
+            "日本語、テキスト。違う",
+            "mixed123_abc-DEF\tGHI\n\u{3000}jkl",
+            "ﬁ ligature and ǅ titlecase",
+        ] {
+            assert_eq!(normalize(text), normalize_by_chars(text), "{text:?}");
+        }
     }
 
     #[test]
