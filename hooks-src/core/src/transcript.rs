@@ -25,10 +25,10 @@
 //! Resumption: [`read`] starts at a [`Position`] and returns the position after the last complete
 //! line. A torn last line (no newline yet; Claude Code may be mid-write) is left for the next run.
 
+use crate::hash::ShortKeys;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs::File;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::sync::{mpsc, Arc, LazyLock};
@@ -548,39 +548,12 @@ fn read_some_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     }
 }
 
-/// A few multiply-rotate steps per word: uuids are short, and the hash needs no DoS resistance
-/// (the transcript is the user's own file).
-#[derive(Default, Clone, Copy)]
-struct UuidHasher(u64);
-
-impl UuidHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for UuidHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for word in &mut words {
-            self.add(u64::from_le_bytes(word.try_into().expect("8 bytes")));
-        }
-        for &byte in words.remainder() {
-            self.add(u64::from(byte));
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// Per-run state: the uuids already yielded (Claude Code re-writes some records on resume).
 #[derive(Default)]
 struct LineParser {
     /// A worker parsing a later segment ahead knows only its own segment's uuids; the calling
     /// thread checks the lines it keeps against all earlier ones in [`LineParser::merge`].
-    seen_uuids: HashSet<Arc<str>, BuildHasherDefault<UuidHasher>>,
+    seen_uuids: HashSet<Arc<str>, ShortKeys>,
 }
 
 /// `"type":"` — inside a JSON string every quote is escaped, so this byte pattern only matches

@@ -16,9 +16,9 @@
 pub mod eval;
 pub mod text;
 
+use crate::hash::ShortKeys;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -52,7 +52,7 @@ pub struct Detector {
     earlier_calls: CallMap,
     /// Every tool name seen, shared by the calls and turns that name it: a transcript calls a
     /// few dozen tools thousands of times.
-    tool_names: HashSet<Arc<str>, BuildHasherDefault<IdHasher>>,
+    tool_names: HashSet<Arc<str>, ShortKeys>,
     /// What the assistant did since the user last spoke.
     turn: Turn,
     failures: Streak,
@@ -63,43 +63,7 @@ pub struct Detector {
 }
 
 /// Calls by their `tool_use_id`.
-type CallMap = HashMap<String, Call, BuildHasherDefault<IdHasher>>;
-
-/// A few multiply-rotate steps per word for the short ids and names the detector looks up: the
-/// maps need no DoS resistance (the transcript is the user's own file), and SipHash cost more
-/// than the rest of a tool call's bookkeeping.
-#[derive(Default, Clone, Copy)]
-struct IdHasher(u64);
-
-impl IdHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for IdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for word in &mut words {
-            self.add(u64::from_le_bytes(word.try_into().expect("8 bytes")));
-        }
-        for &byte in words.remainder() {
-            self.add(u64::from(byte));
-        }
-    }
-
-    fn write_u8(&mut self, byte: u8) {
-        self.add(u64::from(byte));
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+type CallMap = HashMap<String, Call, ShortKeys>;
 
 #[derive(Clone, Default)]
 struct Call {
