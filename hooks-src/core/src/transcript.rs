@@ -1240,7 +1240,7 @@ fn escape_boundary_at_most(raw: &[u8], limit: usize) -> usize {
     loop {
         let end = limit.min(close);
         let Some(slash) = memchr::memchr(b'\\', &raw[at.min(end)..end]).map(|p| at + p) else {
-            return end.max(at.min(close));
+            return end;
         };
         let step = match raw.get(slash + 1) {
             // A surrogate pair (`\ud83d\ude00`) is one character: never cut between its halves.
