@@ -1,10 +1,10 @@
-//! A hasher for the short keys of in-memory maps (uuids, tool-use ids, tool names).
+//! A hasher for the short keys of in-memory maps (uuids, tool-use ids, tool names, signal ids).
 
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// A few multiply-rotate steps per word: the keys are short, and the maps need no DoS resistance
-/// (their keys come from the user's own transcript); SipHash cost more than the rest of the
-/// bookkeeping around a look-up.
+/// One folded multiply per 8-byte word (the tail packed into one more word, with its length).
+/// The keys are short, and the maps need no DoS resistance (their keys come from the user's own
+/// transcript and store); SipHash cost more than the rest of the bookkeeping around a look-up.
 #[derive(Default, Clone, Copy)]
 pub struct ShortKeyHasher(u64);
 
@@ -13,7 +13,11 @@ pub type ShortKeys = BuildHasherDefault<ShortKeyHasher>;
 
 impl ShortKeyHasher {
     fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        // The full 128-bit product, folded: a plain 64-bit product carries a difference in its
+        // factors only upwards, so two keys differing high in one word and low in the next
+        // could cancel out.
+        let product = u128::from(self.0 ^ word) * 0x51_7c_c1_b7_27_22_0a_95;
+        self.0 = (product as u64) ^ (product >> 64) as u64;
     }
 }
 
@@ -23,8 +27,13 @@ impl Hasher for ShortKeyHasher {
         for word in &mut words {
             self.add(u64::from_le_bytes(word.try_into().expect("8 bytes")));
         }
-        for &byte in words.remainder() {
-            self.add(u64::from(byte));
+        let tail = words.remainder();
+        if !tail.is_empty() {
+            // One step for the whole tail: byte by byte, two differences could cancel. Its
+            // length goes in the top byte, which 7 bytes never reach.
+            let mut word = [0u8; 8];
+            word[..tail.len()].copy_from_slice(tail);
+            self.add(u64::from_le_bytes(word) | (tail.len() as u64) << 56);
         }
     }
 
@@ -47,10 +56,24 @@ mod tests {
     use std::collections::HashSet;
 
     #[test]
-    fn distinct_short_keys_stay_distinct() {
-        let keys: Vec<String> = (0..10_000).map(|i| format!("toolu_{i:020}")).collect();
-        let set: HashSet<&str, ShortKeys> = keys.iter().map(String::as_str).collect();
-        assert_eq!(set.len(), keys.len());
-        assert!(keys.iter().all(|k| set.contains(k.as_str())));
+    fn distinct_short_keys_hash_apart() {
+        use std::hash::BuildHasher;
+        for keys in [
+            (0..10_000)
+                .map(|i| format!("toolu_{i:020}"))
+                .collect::<Vec<_>>(),
+            (0..10_000)
+                .map(|i| format!("SIG-20261122-{i:010x}"))
+                .collect(),
+            (0..10_000)
+                .map(|i| format!("{i:08x}-1b2c-4d5e-8f90-a1b2c3d4e5f6"))
+                .collect(),
+        ] {
+            let hashes: HashSet<u64> = keys
+                .iter()
+                .map(|k| ShortKeys::default().hash_one(k))
+                .collect();
+            assert_eq!(hashes.len(), keys.len(), "{}", keys[0]);
+        }
     }
 }

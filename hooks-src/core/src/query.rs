@@ -112,6 +112,7 @@ pub fn absolute_project(dir: &Path) -> PathBuf {
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use crate::hash::ShortKeys;
 use crate::scan::{self, Fields, Key, Shape};
 use crate::store::{parse_line, Record};
 
@@ -172,33 +173,7 @@ pub fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
 }
 
 /// Recurrence counts by target id, with the newest sighting's time.
-pub type Recurrences = HashMap<String, (u64, String), IdHash>;
-
-/// FNV-1a for maps keyed by signal ids: short keys from our own store, where SipHash's
-/// flood resistance buys nothing and costs more than the lookups around it.
-#[derive(Clone, Copy, Default)]
-pub struct IdHash;
-
-impl std::hash::BuildHasher for IdHash {
-    type Hasher = Fnv;
-    fn build_hasher(&self) -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-/// The FNV-1a state of [`IdHash`].
-pub struct Fnv(u64);
-
-impl std::hash::Hasher for Fnv {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+pub type Recurrences = HashMap<String, (u64, String), ShortKeys>;
 
 /// Add the recurrences counted over a later part of the store to those of an earlier one: the
 /// counts add up and the newest time wins, as if one pass had seen both parts.
@@ -1051,15 +1026,6 @@ mod tests {
         let snap = crate::store::Snapshot::parse(&bytes);
         let slow = crate::render::Stats::collect(snap.signals(), &snap.health, bytes.len() as u64);
         assert_eq!(one, serde_json::to_value(&slow).unwrap());
-    }
-
-    #[test]
-    fn id_hash_spreads_ids() {
-        use std::hash::BuildHasher;
-        let ids: std::collections::HashSet<u64> = (0..1000)
-            .map(|i| IdHash.hash_one(format!("SIG-20261122-{i:010x}")))
-            .collect();
-        assert_eq!(ids.len(), 1000);
     }
 
     #[test]
