@@ -181,11 +181,7 @@ fn run(command: Command) -> Result<()> {
     match command {
         Command::Append { json } => append(&store, &json),
         Command::Get { id } => {
-            let found = match store.load()?.get(&id) {
-                Some(s) => Some(s.clone()),
-                None => store.load_archive()?.get(&id).cloned(),
-            };
-            let sig = found.ok_or_else(|| not_found(&paths, &id))?;
+            let sig = store.find(&id)?.ok_or_else(|| not_found(&paths, &id))?;
             emit(&(serde_json::to_string_pretty(&sig).expect("serializes") + "\n"));
             Ok(())
         }

@@ -727,7 +727,7 @@ fn stats_in_parts(bytes: &[u8], n: usize) -> crate::render::Stats {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -773,7 +773,7 @@ mod tests {
     }
 
     /// A store of every kind of line the fast path must agree with the full parser on.
-    fn mixed_store() -> Vec<u8> {
+    pub(crate) fn mixed_store() -> Vec<u8> {
         let mut out = String::new();
         let kinds = ["correction", "convention", "failure", "summary"];
         let statuses = ["captured", "analyzed", "promoted", "dismissed"];

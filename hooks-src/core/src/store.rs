@@ -553,6 +553,22 @@ impl Store {
         Ok(signals)
     }
 
+    /// The signal `id` as the store and then the archive hold it, recurrences folded in, as
+    /// [`Snapshot::get`] gives it, without parsing every line (`memory-store get`, which the
+    /// /reflect skill runs once per signal it looks at).
+    pub fn find(&self, id: &str) -> Result<Option<Signal>> {
+        if !spelled_verbatim(id) {
+            return Ok(match self.load()?.get(id) {
+                Some(s) => Some(s.clone()),
+                None => self.load_archive()?.get(id).cloned(),
+            });
+        }
+        if let Some(s) = find_in(&self.view_bytes()?, id) {
+            return Ok(Some(s));
+        }
+        Ok(find_in(&read_or_empty(&self.paths.archive())?, id))
+    }
+
     /// Read the archive file (no lock needed for a consistent view: it only changes by rename).
     pub fn load_archive(&self) -> Result<Snapshot> {
         Ok(Snapshot::parse(&read_or_empty(&self.paths.archive())?))
@@ -761,6 +777,48 @@ fn read_or_empty(path: &Path) -> Result<Vec<u8>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(Error::io("cannot read", path, e)),
     }
+}
+
+/// Whether every line whose `id` or `recur` is `id` holds `id`'s bytes verbatim. A JSON string
+/// spells these characters either as themselves or as a `\u` escape ([`find_in`] parses the lines
+/// with one); a v2 line's id is derived from the line, which does not hold it.
+fn spelled_verbatim(id: &str) -> bool {
+    !id.is_empty()
+        && !id.contains("-v2")
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+}
+
+/// [`Snapshot::parse`] then [`Snapshot::get`] for an id that is [`spelled_verbatim`], parsing only
+/// the lines that hold it or a `\u` escape: no other line can hold a string equal to it.
+fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
+    let finder = memchr::memmem::Finder::new(id.as_bytes());
+    let escape = memchr::memmem::Finder::new(b"\\u");
+    let mut found: Option<Signal> = None;
+    let (mut sightings, mut last_seen) = (0, String::new());
+    for line in crate::query::lines(bytes) {
+        if finder.find(line).is_none() && escape.find(line).is_none() {
+            continue;
+        }
+        match parse_line(line) {
+            Record::Signal(s) | Record::Legacy(s) if found.is_none() && s.id == id => {
+                found = Some(*s)
+            }
+            Record::Recur(r) if r.recur == id => {
+                sightings += 1;
+                if r.timestamp > last_seen {
+                    last_seen = r.timestamp;
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut signal = found?;
+    if sightings > 0 {
+        signal.fold_recurrences(sightings, &last_seen);
+    }
+    Some(signal)
 }
 
 /// A store's bytes as [`Store::view_bytes`] gives them.
@@ -1057,6 +1115,66 @@ mod tests {
             fs::write(path.with_extension("new"), b"other").unwrap();
             fs::rename(path.with_extension("new"), &path).unwrap();
             assert!(*view == bytes[..], "{len} bytes after a rename");
+        }
+    }
+
+    #[test]
+    fn find_agrees_with_the_full_parser() {
+        let mut bytes = crate::query::tests::mixed_store();
+        // An id and a recurrence spelled with escapes, an id written twice (the first one is
+        // found), a recurrence with an earlier time, a torn last line naming an id.
+        bytes.extend_from_slice(
+            b"{\"id\":\"\\u0053IG-20261130-00000000aa\",\"type\":\"gotcha\",\"content\":\"escaped\"}\n\
+              {\"recur\":\"SIG-20261130-00000000a\\u0061\",\"timestamp\":\"2026-11-30T01:00:00Z\"}\n\
+              {\"id\":\"SIG-20261101-0000000000\",\"type\":\"gotcha\",\"content\":\"second copy\"}\n\
+              {\"recur\":\"SIG-20261101-0000000000\",\"timestamp\":\"2020-01-01T00:00:00Z\"}\n\
+              {\"recur\":\"SIG-20261102-0000000001\",\"timest",
+        );
+        let snap = Snapshot::parse(&bytes);
+        let mut ids: Vec<String> = snap.signals().map(|s| s.id.clone()).collect();
+        ids.extend(["SIG-20991231-ffffffffff".to_string(), "nope".into()]);
+        assert!(
+            ids.iter().any(|id| id.contains("-v2")),
+            "a v2 line is among them"
+        );
+        for id in &ids {
+            let full = snap.get(id).map(|s| serde_json::to_value(s).unwrap());
+            if spelled_verbatim(id) {
+                let fast = find_in(&bytes, id).map(|s| serde_json::to_value(&s).unwrap());
+                assert_eq!(fast, full, "{id}");
+            }
+        }
+        let found = |id: &str| find_in(&bytes, id).unwrap();
+        assert_eq!(found("SIG-20261130-00000000aa").content, "escaped");
+        assert_eq!(found("SIG-20261130-00000000aa").seen(), 2);
+        assert_ne!(found("SIG-20261101-0000000000").content, "second copy");
+        assert!(find_in(&bytes, "SIG-20991231-ffffffffff").is_none());
+
+        // Through the store: the archive is looked at when the store has no such id; v2 ids
+        // take the full parse.
+        let (_d, store) = store();
+        fs::create_dir_all(&store.paths.data_dir).unwrap();
+        fs::write(store.paths.store(), &bytes).unwrap();
+        fs::write(
+            store.paths.archive(),
+            "{\"id\":\"SIG-20261001-00000000bb\",\"type\":\"gotcha\",\"content\":\"archived\"}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            store
+                .find("SIG-20261001-00000000bb")
+                .unwrap()
+                .unwrap()
+                .content,
+            "archived"
+        );
+        for id in &ids {
+            let via_store = store
+                .find(id)
+                .unwrap()
+                .map(|s| serde_json::to_value(&s).unwrap());
+            let full = snap.get(id).map(|s| serde_json::to_value(s).unwrap());
+            assert_eq!(via_store, full, "{id}");
         }
     }
 
