@@ -444,12 +444,15 @@ impl Detector {
 }
 
 impl Turn {
-    /// A new turn; the buffers of the last one are kept.
+    /// A new turn: every field back to its default (a field added later too), only the tool
+    /// list's buffer kept.
     fn reset(&mut self) {
-        self.situation = Situation::default();
-        self.tools.clear();
-        self.last_text = None;
-        self.substantive = false;
+        let mut tools = std::mem::take(&mut self.tools);
+        tools.clear();
+        *self = Turn {
+            tools,
+            ..Turn::default()
+        };
     }
 }
 
