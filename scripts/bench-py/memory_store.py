@@ -47,8 +47,8 @@ def confidence_after(confidence, seen):
     return confidence if confidence >= 4 else max(confidence, earned)
 
 
-def read_store():
-    """Every record of the store: (raw line, parsed object or None)."""
+def read_store(wanted=lambda raw: True):
+    """Every record of the store that `wanted` lets through: (raw line, parsed object or None)."""
     path = os.path.join(data_dir(), "signals.jsonl")
     try:
         fh = open(path, "rb")
@@ -56,7 +56,7 @@ def read_store():
         return
     with fh:
         for raw in fh:
-            if not raw.strip():
+            if not raw.strip() or not wanted(raw):
                 continue
             try:
                 obj = json.loads(raw)
@@ -279,6 +279,23 @@ def append_signals(batch, program="memory-store"):
     return written
 
 
+def get(args):
+    """The signal with id args[0], recurrences folded in; only lines holding it (or a \\u escape) are parsed."""
+    want = args[0]
+    needle = want.encode()
+    found, n, last = None, 0, ""
+    for raw, obj in read_store(lambda raw: needle in raw or b"\\u" in raw):
+        if obj is None:
+            continue
+        if obj.get("recur") == want:
+            n, last = n + 1, max(last, obj.get("timestamp", ""))
+        elif found is None and obj.get("id") == want:
+            found = obj
+    if found is None:
+        sys.exit(f"memory-store: no signal {want}")
+    sys.stdout.write(json.dumps(fold(found, {want: (n, last)}), indent=2, ensure_ascii=False) + "\n")
+
+
 def append(args):
     text = sys.stdin.read() if args[0] == "-" else args[0]
     obj = json.loads(text)
@@ -287,4 +304,4 @@ def append(args):
 
 
 if __name__ == "__main__":
-    {"query": query, "stats": stats, "append": append}[sys.argv[1]](sys.argv[2:])
+    {"query": query, "stats": stats, "get": get, "append": append}[sys.argv[1]](sys.argv[2:])
