@@ -177,10 +177,10 @@ impl Detector {
     }
 
     fn user_text(&mut self, text: &str, event: &Event) {
-        let read = text::Reading::of(text::prose(text));
-        let verdict = text::classify_read(text, &read, &self.turn.situation);
-        let praise = verdict.is_none() && self.turn.substantive && text::is_praise_read(&read);
-        let command = text::shared_command(text);
+        let read = text::Reading::of(text);
+        let verdict = text::classify(&read, &self.turn.situation);
+        let praise = verdict.is_none() && self.turn.substantive && text::is_praise(&read);
+        let command = text::shared_command(&read);
         // Most messages raise nothing: what they answered is quoted only for a signal.
         let answered = if verdict.is_some() || praise || command.is_some() {
             self.answered()

@@ -340,31 +340,28 @@ const REMEMBER_CJK: &[(&str, i32)] = &[
 /// Longest stretch of a message read for cues: the user's words come first, pastes after.
 const PROSE_MAX: usize = 600;
 
-/// Classify one user message typed after `situation`.
-pub fn classify(text: &str, situation: &Situation) -> Option<Verdict> {
-    let prose = prose(text);
-    classify_read(text, &Reading::of(prose), situation)
-}
-
-/// The user's prose of a message and its [`normalize`]d words, made once for [`classify`] and
-/// [`is_praise`].
+/// One user message, its [`prose`] and the prose's [`normalize`]d words, read once for
+/// [`classify`], [`is_praise`] and [`shared_command`].
 pub struct Reading<'a> {
+    pub text: &'a str,
     pub prose: &'a str,
     pub words: String,
 }
 
 impl Reading<'_> {
-    pub fn of(prose: &str) -> Reading<'_> {
+    pub fn of(text: &str) -> Reading<'_> {
+        let prose = prose(text);
         Reading {
+            text,
             prose,
             words: normalize(prose),
         }
     }
 }
 
-/// [`classify`] of `text` whose prose was already read.
-pub fn classify_read(text: &str, read: &Reading, situation: &Situation) -> Option<Verdict> {
-    if memchr::memmem::find(text.as_bytes(), b"<user-memory-input>").is_some() {
+/// Classify one user message typed after `situation`.
+pub fn classify(read: &Reading, situation: &Situation) -> Option<Verdict> {
+    if memchr::memmem::find(read.text.as_bytes(), b"<user-memory-input>").is_some() {
         return Some(Verdict {
             kind: Kind::Remember,
             confidence: 3,
@@ -734,12 +731,7 @@ const PRAISE_OPENERS: &[&str] = &[
 const PRAISE_CJK: &[&str] = &["完璧", "素晴らしい", "いいね", "ばっちり", "完美", "太好了"];
 
 /// Praise for what the assistant just did, without a "but".
-pub fn is_praise(text: &str) -> bool {
-    is_praise_read(&Reading::of(prose(text)))
-}
-
-/// [`is_praise`] of a message whose prose was already read.
-pub fn is_praise_read(read: &Reading) -> bool {
+pub fn is_praise(read: &Reading) -> bool {
     let prose = read.prose;
     let words = read.words.as_str();
     let body = words.trim_start();
@@ -752,12 +744,12 @@ pub fn is_praise_read(read: &Reading) -> bool {
 
 /// A command the user shares for the assistant to run: bash mode (`!cmd`), or an imperative
 /// "run `…`" / "use `…`" naming it in backticks.
-pub fn shared_command(text: &str) -> Option<String> {
-    if let Some(rest) = text.trim().strip_prefix("<bash-input>") {
+pub fn shared_command(read: &Reading) -> Option<String> {
+    if let Some(rest) = read.text.trim().strip_prefix("<bash-input>") {
         let cmd = rest.split("</bash-input>").next().unwrap_or("").trim();
         return (!cmd.is_empty()).then(|| cmd.to_string());
     }
-    let prose = prose(text);
+    let prose = read.prose;
     // Every verb below ends in a backtick.
     memchr::memchr(b'`', prose.as_bytes())?;
     let lower = prose.to_lowercase();
@@ -787,7 +779,7 @@ mod tests {
     }
 
     fn kind_of(text: &str, situation: &Situation) -> Option<Kind> {
-        classify(text, situation).map(|v| v.kind)
+        classify(&Reading::of(text), situation).map(|v| v.kind)
     }
 
     /// Learning moments, each with the kind it must get (written for these tests).
@@ -916,9 +908,9 @@ mod tests {
 
     #[test]
     fn replacements_are_high_confidence() {
-        let v = classify("use yarn instead of npm", &after_action()).unwrap();
+        let v = classify(&Reading::of("use yarn instead of npm"), &after_action()).unwrap();
         assert_eq!((v.kind, v.confidence), (Kind::Correction, 3));
-        let v = classify("no, that is wrong", &after_action()).unwrap();
+        let v = classify(&Reading::of("no, that is wrong"), &after_action()).unwrap();
         assert!(v.confidence < 3);
     }
 
@@ -1004,18 +996,20 @@ mod tests {
 
     #[test]
     fn praise_and_shared_commands() {
-        assert!(is_praise("Perfect, that works"));
-        assert!(is_praise("genau so"));
-        assert!(!is_praise("great, but the test still fails"));
-        assert!(!is_praise("greatly reduce the size"));
+        let praise = |text| is_praise(&Reading::of(text));
+        assert!(praise("Perfect, that works"));
+        assert!(praise("genau so"));
+        assert!(!praise("great, but the test still fails"));
+        assert!(!praise("greatly reduce the size"));
+        let command = |text| shared_command(&Reading::of(text));
         assert_eq!(
-            shared_command("please run `cargo test -p core` first").as_deref(),
+            command("please run `cargo test -p core` first").as_deref(),
             Some("cargo test -p core")
         );
         assert_eq!(
-            shared_command("<bash-input>make lint</bash-input>").as_deref(),
+            command("<bash-input>make lint</bash-input>").as_deref(),
             Some("make lint")
         );
-        assert_eq!(shared_command("use `foo.rs`"), None);
+        assert_eq!(command("use `foo.rs`"), None);
     }
 }
