@@ -87,12 +87,7 @@ impl Tally {
                         name.as_str()
                     }
                     None => {
-                        match self.tools.get_mut("other") {
-                            Some(count) => *count += 1,
-                            None => {
-                                self.tools.insert("other".into(), 1);
-                            }
-                        }
+                        *self.tools.entry("other".into()).or_default() += 1;
                         "other"
                     }
                 };
