@@ -813,8 +813,8 @@ mod tests {
 
     #[test]
     fn calls_are_found_by_id_across_a_turn_among_many() {
-        // Ids that differ in one byte, past the first word and in the tail the hasher reads
-        // byte by byte; the maps trade places at every user message.
+        // Ids that differ in one byte, past the first word and in the tail the hasher packs
+        // into one word; the maps trade places at every user message.
         let ids: Vec<String> = (0..300)
             .map(|i| format!("toolu_01ABCDEFGH{i:03}"))
             .collect();
