@@ -384,3 +384,58 @@ fn runner_builds_from_source_under_the_data_dir() {
         Some("reflect-toggle 0.1.0")
     );
 }
+
+#[test]
+fn doctor_says_when_the_installed_binaries_are_older_than_the_plugin() {
+    let env = Env::new();
+    let root = plugin(&env, "0.2.0");
+    stand_ins(&env.data.join("bin"), "0.1.0", "installed");
+    let doctor = |plugin_root: Option<&Path>| {
+        let mut cmd = env.cmd("memory-store");
+        if let Some(r) = plugin_root {
+            cmd.env("CLAUDE_PLUGIN_ROOT", r);
+        }
+        stdout(&cmd.arg("doctor").output().unwrap())
+    };
+    let text = doctor(Some(&root));
+    assert!(
+        text.contains("are version 0.1.0, older than the plugin (0.2.0)")
+            && text.contains("fix: run /reflect-toggle on"),
+        "{text}"
+    );
+    // Without the plugin's root, the installed set is judged on its own.
+    let text = doctor(None);
+    assert!(text.contains("ok    binaries 0.1.0 installed in"), "{text}");
+    stand_ins(&env.data.join("bin"), "0.2.0", "installed");
+    let text = doctor(Some(&root));
+    assert!(text.contains("ok    binaries 0.2.0 installed in"), "{text}");
+    // A set of mixed versions is reported too.
+    exe(
+        &env.data.join("bin/inject-signals"),
+        "#!/bin/sh\necho 'inject-signals 0.1.5'\n",
+    );
+    let text = doctor(Some(&root));
+    assert!(
+        text.contains("older than the plugin (0.2.0)") && text.contains("0.1.5"),
+        "{text}"
+    );
+    let text = doctor(None);
+    assert!(text.contains("are of different versions"), "{text}");
+}
+
+#[test]
+fn memory_store_launcher_names_its_plugin_for_doctor() {
+    let env = Env::new();
+    let root = fake_plugin(&env, "skills/self-reflect/memory-store");
+    exe(
+        &env.data.join("bin/memory-store"),
+        "#!/bin/sh\necho \"root=$CLAUDE_PLUGIN_ROOT\"\n",
+    );
+    let out = sh(
+        &env,
+        &root.join("skills/self-reflect/memory-store"),
+        &["doctor"],
+        &[],
+    );
+    assert_eq!(stdout(&out), format!("root={}\n", root.display()));
+}
