@@ -222,12 +222,13 @@ pub fn with_lock<T>(
     on_wait: &mut dyn FnMut(),
     f: impl FnOnce() -> Result<T>,
 ) -> Result<T> {
-    let error_log = crate::paths::Paths::from_env().ok().map(|p| p.error_log());
+    // The environment's error log, looked up only on a file system that cannot lock.
+    let error_log = || crate::paths::Paths::from_env().ok().map(|p| p.error_log());
     locked_by(
         lock_path,
         wait,
         on_wait,
-        error_log.as_deref(),
+        error_log,
         fd_lock::RwLock::try_write,
         f,
     )
@@ -238,7 +239,7 @@ fn locked_by<T>(
     lock_path: &Path,
     wait: LockWait,
     on_wait: &mut dyn FnMut(),
-    error_log: Option<&Path>,
+    error_log: impl FnOnce() -> Option<PathBuf>,
     try_lock: impl for<'a> Fn(
         &'a mut fd_lock::RwLock<File>,
     ) -> io::Result<fd_lock::RwLockWriteGuard<'a, File>>,
@@ -278,8 +279,8 @@ fn locked_by<T>(
                 pause = (pause * 2).min(Duration::from_millis(20));
             }
             Err(e) if locking_unsupported(&e) => {
-                if let Some(log) = error_log {
-                    note_no_locking(log, lock_path, &e);
+                if let Some(log) = error_log() {
+                    note_no_locking(&log, lock_path, &e);
                 }
                 return f();
             }
@@ -476,7 +477,7 @@ mod tests {
                 &lock,
                 LockWait::HOOK,
                 &mut || {},
-                Some(&log),
+                || Some(log.clone()),
                 attempt,
                 || {
                     ran += 1;
@@ -502,7 +503,7 @@ mod tests {
             &lock,
             LockWait::HOOK,
             &mut || {},
-            Some(&log),
+            || Some(log.clone()),
             broken,
             || {
                 ran = true;
