@@ -11,14 +11,8 @@ use std::process::Command;
 use crate::skills::{fake_plugin, repo, sh};
 use crate::util::{stdout, Env};
 
-const BINS: [&str; 6] = [
-    "capture-signals",
-    "capture-failure",
-    "capture-session-summary",
-    "inject-signals",
-    "memory-store",
-    "reflect-toggle",
-];
+use reflect_core::doctor::BINARIES as BINS;
+
 const RUNNER: &str = "skills/self-reflect-toggle/run-toggle";
 
 /// The Rust target triple the runner asks for on this machine.
@@ -142,10 +136,21 @@ fn run(env: &Env, root: &Path, args: &[&str], vars: &[(&str, &Path)]) -> String 
     stdout(&out)
 }
 
-fn installed_version(env: &Env) -> Option<String> {
-    let toggle = env.data.join("bin/reflect-toggle");
-    let out = Command::new(&toggle).arg("--version").output().ok()?;
-    Some(stdout(&out).trim().to_string())
+/// The installed reflect-toggle reports `version`.
+fn assert_installed(env: &Env, version: &str) {
+    let out = Command::new(env.data.join("bin/reflect-toggle"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out).trim(), format!("reflect-toggle {version}"));
+}
+
+/// The runner said `why`, that nothing was installed and what to do, and nothing was.
+fn assert_refused(env: &Env, text: &str, why: &str) {
+    assert!(text.contains(why), "{text}");
+    assert!(text.contains("Nothing was installed"), "{text}");
+    assert!(text.contains("What to do"), "{text}");
+    assert_nothing_installed(env);
 }
 
 /// Nothing of an install attempt is left: no staging dir in the data dir, no bin/.
@@ -204,10 +209,7 @@ fn runner_installs_the_pinned_archive_then_the_next_version_on_update() {
     let text = run(&env, &root, &["on"], &vars);
     assert!(text.contains("SHA-256 verified"), "{text}");
     assert!(text.ends_with("release: reflect-toggle on\n"), "{text}");
-    assert_eq!(
-        installed_version(&env).as_deref(),
-        Some("reflect-toggle 0.1.0")
-    );
+    assert_installed(&env, "0.1.0");
     for b in BINS {
         let mode = fs::metadata(env.data.join("bin").join(b)).unwrap();
         assert_eq!(
@@ -239,16 +241,10 @@ fn runner_installs_the_pinned_archive_then_the_next_version_on_update() {
     pin(&root, &publish(&env, "0.2.0", "0.2.0"));
     let text = run(&env, &root, &["status"], &vars);
     assert!(text.contains("older than the plugin (0.2.0)"), "{text}");
-    assert_eq!(
-        installed_version(&env).as_deref(),
-        Some("reflect-toggle 0.1.0")
-    );
+    assert_installed(&env, "0.1.0");
     let text = run(&env, &root, &["on"], &vars);
     assert!(text.contains("Installed reflect 0.2.0"), "{text}");
-    assert_eq!(
-        installed_version(&env).as_deref(),
-        Some("reflect-toggle 0.2.0")
-    );
+    assert_installed(&env, "0.2.0");
 }
 
 #[test]
@@ -264,10 +260,7 @@ fn runner_installs_nothing_from_a_corrupted_archive() {
     fs::write(&archive, bytes).unwrap();
     let url = url(&env);
     let text = run(&env, &root, &["on"], &[("REFLECT_RELEASE_URL", &url)]);
-    assert!(text.contains("does not match the one pinned"), "{text}");
-    assert!(text.contains("Nothing was installed"), "{text}");
-    assert!(text.contains("What to do"), "{text}");
-    assert_nothing_installed(&env);
+    assert_refused(&env, &text, "does not match the one pinned");
 }
 
 #[test]
@@ -278,9 +271,7 @@ fn runner_refuses_an_archive_of_another_version() {
     pin(&root, &publish(&env, "0.3.0", "0.2.0"));
     let url = url(&env);
     let text = run(&env, &root, &["on"], &[("REFLECT_RELEASE_URL", &url)]);
-    assert!(text.contains("another version; refused"), "{text}");
-    assert!(text.contains("Nothing was installed"), "{text}");
-    assert_nothing_installed(&env);
+    assert_refused(&env, &text, "another version; refused");
 }
 
 #[test]
@@ -291,24 +282,23 @@ fn runner_says_what_to_do_when_no_archive_can_be_had() {
     let vars = [("REFLECT_RELEASE_URL", url.as_path())];
     // No pin for this version: nothing may be downloaded; building from source is offered.
     let text = run(&env, &root, &["on"], &vars);
-    assert!(text.contains("pins no checksum"), "{text}");
+    assert_refused(&env, &text, "pins no checksum");
     assert!(text.contains("REFLECT_BUILD=1"), "{text}");
-    assert_nothing_installed(&env);
 
     // Pinned, but the server does not answer.
     pin(&root, &publish(&env, "0.1.0", "0.1.0"));
     let gone = PathBuf::from("file:///nonexistent-release-server");
     let text = run(&env, &root, &["on"], &[("REFLECT_RELEASE_URL", &gone)]);
-    assert!(
-        text.contains("the download of file:///nonexistent-release-server/download/v0.1.0/"),
-        "{text}"
+    assert_refused(
+        &env,
+        &text,
+        "the download of file:///nonexistent-release-server/download/v0.1.0/",
     );
     assert!(text.contains("check the network connection"), "{text}");
-    assert_nothing_installed(&env);
 
     // Pinned, but no release server is known at all.
     let text = run(&env, &root, &["on"], &[]);
-    assert!(text.contains("no release server is known"), "{text}");
+    assert_refused(&env, &text, "no release server is known");
 
     // A platform no archive is built for (uname says so).
     let fake = env.dir.path().join("fakebin");
@@ -327,11 +317,7 @@ fn runner_says_what_to_do_when_no_archive_can_be_had() {
         &["on"],
         &[("REFLECT_RELEASE_URL", &url), ("PATH", Path::new(&path))],
     );
-    assert!(
-        text.contains("no release archive is built for Plan9 mips"),
-        "{text}"
-    );
-    assert_nothing_installed(&env);
+    assert_refused(&env, &text, "no release archive is built for Plan9 mips");
 }
 
 #[test]
@@ -379,10 +365,7 @@ fn runner_builds_from_source_under_the_data_dir() {
         before,
         "nothing is written into the plugin folder"
     );
-    assert_eq!(
-        installed_version(&env).as_deref(),
-        Some("reflect-toggle 0.1.0")
-    );
+    assert_installed(&env, "0.1.0");
 }
 
 #[test]
