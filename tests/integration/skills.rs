@@ -390,7 +390,7 @@ pub(crate) fn sh(
     vars: &[(&str, &Path)],
 ) -> std::process::Output {
     let busy = |out: &std::io::Result<std::process::Output>| match out {
-        Err(e) => e.raw_os_error() == Some(26),
+        Err(e) => e.kind() == std::io::ErrorKind::ExecutableFileBusy,
         Ok(o) => {
             o.status.code() == Some(126) && String::from_utf8_lossy(&o.stderr).contains("busy")
         }
