@@ -213,11 +213,36 @@ impl LockWait {
 
 /// Run `f` while holding an exclusive lock on the sidecar file `lock_path` (created if missing,
 /// never renamed, never written). Waits at most `wait.timeout`; `on_wait` is called once if the
-/// lock is busy, so a CLI can say that it is waiting.
+/// lock is busy, so a CLI can say that it is waiting. On a file system that cannot lock at all
+/// (flock fails with ENOTSUP/EOPNOTSUPP or ENOSYS: some network and FUSE mounts) `f` runs without
+/// the lock, as cargo does there, and the error log says so once.
 pub fn with_lock<T>(
     lock_path: &Path,
     wait: LockWait,
     on_wait: &mut dyn FnMut(),
+    f: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    // The environment's error log, looked up only on a file system that cannot lock.
+    let error_log = || crate::paths::Paths::from_env().ok().map(|p| p.error_log());
+    locked_by(
+        lock_path,
+        wait,
+        on_wait,
+        error_log,
+        fd_lock::RwLock::try_write,
+        f,
+    )
+}
+
+/// [`with_lock`] with the lock attempt and the error log given (tests inject flock's errors).
+fn locked_by<T>(
+    lock_path: &Path,
+    wait: LockWait,
+    on_wait: &mut dyn FnMut(),
+    error_log: impl FnOnce() -> Option<PathBuf>,
+    try_lock: impl for<'a> Fn(
+        &'a mut fd_lock::RwLock<File>,
+    ) -> io::Result<fd_lock::RwLockWriteGuard<'a, File>>,
     f: impl FnOnce() -> Result<T>,
 ) -> Result<T> {
     if let Some(dir) = lock_path.parent() {
@@ -236,7 +261,7 @@ pub fn with_lock<T>(
     let mut pause = Duration::from_micros(200);
     let mut told = false;
     loop {
-        match lock.try_write() {
+        match try_lock(&mut lock) {
             Ok(_guard) => return f(),
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 if start.elapsed() >= wait.timeout {
@@ -253,8 +278,51 @@ pub fn with_lock<T>(
                 thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(20));
             }
+            Err(e) if locking_unsupported(&e) => {
+                if let Some(log) = error_log() {
+                    note_no_locking(&log, lock_path, &e);
+                }
+                return f();
+            }
             Err(e) => return Err(Error::io("cannot lock", lock_path, e)),
         }
+    }
+}
+
+/// flock's answers for "this file system does not lock" (the errno values differ between
+/// platforms: ENOTSUP and EOPNOTSUPP are one on Linux, two on macOS).
+fn locking_unsupported(e: &io::Error) -> bool {
+    e.raw_os_error()
+        .is_some_and(|c| c == libc::ENOTSUP || c == libc::EOPNOTSUPP || c == libc::ENOSYS)
+}
+
+/// Marker beside the error log: the lock-less file system has been noted already.
+const NO_LOCKING_MARKER: &str = "lock-unsupported";
+
+/// Note once in `log` that locks are skipped: the first writer to create the marker beside the log
+/// writes the line, every later one (in any process) stays quiet.
+fn note_no_locking(log: &Path, lock_path: &Path, e: &io::Error) {
+    let marker = log.with_file_name(NO_LOCKING_MARKER);
+    if let Some(dir) = marker.parent() {
+        let _ = ensure_private_dir(dir);
+    }
+    let first = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(PRIVATE_FILE)
+        .open(&marker)
+        .is_ok();
+    if first {
+        log_error(
+            log,
+            "reflect",
+            &format!(
+                "cannot lock {} ({e}): this file system does not support locks, so reflect writes \
+                 without them (noted once; remove {} to be told again)",
+                lock_path.display(),
+                marker.display()
+            ),
+        );
     }
 }
 
@@ -378,5 +446,73 @@ mod tests {
         let text = fs::read_to_string(&log).unwrap();
         assert!(text.ends_with("test: boom line\n"), "{text}");
         assert!(dir.path().join("d/errors.log.1").exists());
+    }
+
+    fn unsupported(
+        _: &mut fd_lock::RwLock<File>,
+    ) -> io::Result<fd_lock::RwLockWriteGuard<'_, File>> {
+        Err(io::Error::from_raw_os_error(libc::ENOTSUP))
+    }
+
+    fn no_such_call(
+        _: &mut fd_lock::RwLock<File>,
+    ) -> io::Result<fd_lock::RwLockWriteGuard<'_, File>> {
+        Err(io::Error::from_raw_os_error(libc::ENOSYS))
+    }
+
+    fn broken(_: &mut fd_lock::RwLock<File>) -> io::Result<fd_lock::RwLockWriteGuard<'_, File>> {
+        Err(io::Error::from_raw_os_error(libc::EIO))
+    }
+
+    /// A file system without flock (ENOTSUP) used to fail every append: now the write goes
+    /// ahead, and the error log says so once, however many writers follow.
+    #[test]
+    fn lock_unsupported_failed_every_append() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("signals.lock");
+        let log = dir.path().join("errors.log");
+        let mut ran = 0;
+        for attempt in [unsupported, no_such_call, unsupported] {
+            let out = locked_by(
+                &lock,
+                LockWait::HOOK,
+                &mut || {},
+                || Some(log.clone()),
+                attempt,
+                || {
+                    ran += 1;
+                    Ok(ran)
+                },
+            );
+            assert_eq!(out.unwrap(), ran, "the write runs without the lock");
+        }
+        assert_eq!(ran, 3);
+        let text = fs::read_to_string(&log).unwrap();
+        assert_eq!(text.lines().count(), 1, "noted once: {text}");
+        assert!(text.contains("does not support locks"), "{text}");
+        assert!(text.contains(&lock.display().to_string()), "{text}");
+    }
+
+    #[test]
+    fn lock_error_other_than_unsupported_still_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("signals.lock");
+        let log = dir.path().join("errors.log");
+        let mut ran = false;
+        let err = locked_by(
+            &lock,
+            LockWait::HOOK,
+            &mut || {},
+            || Some(log.clone()),
+            broken,
+            || {
+                ran = true;
+                Ok(())
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("cannot lock"), "{err}");
+        assert!(!ran, "an I/O error is not a reason to write unlocked");
+        assert!(!log.exists());
     }
 }

@@ -15,8 +15,9 @@ use crate::fsutil;
 use crate::hookio::{self, Payload, MAX_PAYLOAD_BYTES};
 use crate::paths::{self, Paths};
 
-/// O_NONBLOCK, so opening a FIFO never waits for a writer.
-const O_NONBLOCK: i32 = 0o4000;
+/// Flags of every transcript open: O_NONBLOCK, so opening a FIFO never waits for a writer. The value
+/// differs between platforms (0o4000 on Linux is O_EXCL on macOS), hence libc's.
+const READ_FLAGS: i32 = libc::O_NONBLOCK;
 
 /// `--help`/`-h` print `help`, `--version`/`-V` the version; returns true when one was answered.
 /// Hooks take no other arguments in hook mode, so this is all the flag parsing they pay for.
@@ -87,7 +88,7 @@ pub fn open_regular_file(path: &Path) -> io::Result<File> {
     }
     let file = OpenOptions::new()
         .read(true)
-        .custom_flags(O_NONBLOCK)
+        .custom_flags(READ_FLAGS)
         .open(path)?;
     // The path may have been swapped between the check and the open.
     let meta = file.metadata()?;
@@ -129,5 +130,41 @@ mod tests {
         let file = dir.path().join("t.jsonl");
         std::fs::write(&file, "{}\n").unwrap();
         assert!(open_regular_file(&file).is_ok());
+    }
+
+    /// The flags were once typed by hand as 0o4000, which is O_NONBLOCK on Linux and O_EXCL on
+    /// macOS: there a FIFO swapped in after the type check would hang the hook until a writer came.
+    #[test]
+    fn fifo_open_with_hand_typed_flag_hung_on_macos() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success(), "mkfifo failed");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || {
+            let opened = OpenOptions::new()
+                .read(true)
+                .custom_flags(READ_FLAGS)
+                .open(&path);
+            let _ = tx.send(opened.is_ok());
+        });
+        // A blocking open never returns without a writer; a generous bound turns that hang into a
+        // failure (and then a writer releases the thread so the test process can end).
+        let result = rx.recv_timeout(std::time::Duration::from_secs(20));
+        if result.is_err() {
+            let _ = OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&fifo);
+        }
+        assert_eq!(
+            result,
+            Ok(true),
+            "opening a FIFO for reading waited for a writer"
+        );
     }
 }
