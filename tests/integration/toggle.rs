@@ -130,8 +130,9 @@ fn fingerprint(path: &Path) -> (u64, i128, Vec<u8>) {
 
 const LEGACY_PRECOMPACT: &str = "python3 ~/.claude/skills/self-reflect/hooks/capture-signals.py";
 
-/// (name, file content or None for absent, the file expected after `on` then `off`).
-fn fixtures() -> Vec<(&'static str, Option<String>, Value)> {
+/// (name, file content or None for absent, the file expected after `on` then `off`: `None` when
+/// that is the very bytes the file held before `on`).
+fn fixtures() -> Vec<(&'static str, Option<String>, Option<Value>)> {
     let other_hooks = json!({
         "hooks": {
             "PreCompact": [
@@ -181,27 +182,26 @@ fn fixtures() -> Vec<(&'static str, Option<String>, Value)> {
     });
     let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap() + "\n";
     vec![
-        ("absent", None, json!({})),
-        ("empty file", Some(String::new()), json!({})),
-        ("empty object", Some("{}\n".into()), json!({})),
+        ("absent", None, Some(json!({}))),
+        ("empty file", Some(String::new()), None),
+        ("empty object", Some("{}\n".into()), None),
         (
             "other hooks on our events",
             Some(pretty(&other_hooks)),
-            other_hooks.clone(),
+            None,
         ),
+        ("unrelated keys", Some(pretty(&unrelated)), None),
         (
-            "unrelated keys",
-            Some(pretty(&unrelated)),
-            unrelated.clone(),
+            "legacy python entries",
+            Some(pretty(&legacy)),
+            Some(legacy_after),
         ),
-        ("legacy python entries", Some(pretty(&legacy)), legacy_after),
-        // `off` drops a container it emptied: an empty `hooks` or event array that `on` filled goes
-        // (`off_alone_leaves_empty_containers` shows `off` by itself keeps them).
-        ("empty hooks", Some("{\"hooks\": {}}".into()), json!({})),
+        // `off` right after `on` gives back the containers `on` filled, as they were.
+        ("empty hooks", Some("{\"hooks\": {}}".into()), None),
         (
             "an empty group of the user's stays",
             Some(r#"{"hooks":{"PreCompact":[{"hooks":[]}],"SessionEnd":[]}}"#.into()),
-            json!({"hooks":{"PreCompact":[{"hooks":[]}]}}),
+            None,
         ),
     ]
 }
@@ -247,11 +247,20 @@ fn on_then_off_keeps_everything_that_is_not_ours() {
         assert_eq!(settings_backups(&env), backups, "{name}: no second backup");
 
         toggle_ok(&env, &["off"]);
-        let off = read_json(&path);
-        assert!(
-            same(&off, &after_off),
-            "{name}: after off\n got {off}\nwant {after_off}"
-        );
+        match &after_off {
+            None => assert_eq!(
+                fs::read_to_string(&path).unwrap(),
+                content.clone().unwrap(),
+                "{name}: off after on gives the same bytes back"
+            ),
+            Some(want) => {
+                let off = read_json(&path);
+                assert!(
+                    same(&off, want),
+                    "{name}: after off\n got {off}\nwant {want}"
+                );
+            }
+        }
 
         let quiet = fingerprint(&path);
         let backups = settings_backups(&env);
@@ -308,6 +317,76 @@ fn layout_is_kept_byte_for_byte() {
     assert!(text.ends_with("}\n"));
     let mode = fs::metadata(settings(&env)).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "a new settings file is private");
+}
+
+/// The settings files shaped like real ones in `tests/fixtures/settings/` (two-space indents, LF):
+/// (name, text). The unit tests of the settings module run each in every layout; here each runs as
+/// it is and with tabs, CRLF and no final newline, through the real binary.
+fn real_world_settings() -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/settings");
+    let mut files: Vec<(String, String)> = fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, fs::read_to_string(e.path()).unwrap())
+        })
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "fixtures found: {}", files.len());
+    let tabs_crlf: Vec<(String, String)> = files
+        .iter()
+        .map(|(name, text)| {
+            let lines: Vec<String> = text
+                .lines()
+                .map(|l| {
+                    let body = l.trim_start_matches(' ');
+                    "\t".repeat((l.len() - body.len()) / 2) + body
+                })
+                .collect();
+            (format!("{name} (tabs, CRLF)"), lines.join("\r\n"))
+        })
+        .collect();
+    files.extend(tabs_crlf);
+    files
+}
+
+#[test]
+fn regression_on_then_off_is_byte_identical_on_real_world_files() {
+    // One HOME for all: the binaries are installed once and reused.
+    let env = Env::new();
+    let path = settings(&env);
+    for (name, text) in real_world_settings() {
+        fs::write(&path, &text).unwrap();
+        toggle_ok(&env, &["on"]);
+        let on = fs::read_to_string(&path).unwrap();
+        assert_registered(&env, &serde_json::from_str(&on).unwrap());
+        if name.ends_with("(tabs, CRLF)") && text.contains('\n') {
+            assert!(!on.replace("\r\n", "").contains('\n'), "{name}: CRLF kept");
+            assert!(!on.contains("\n "), "{name}: tabs kept: {on}");
+        }
+        toggle_ok(&env, &["off"]);
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            text,
+            "{name}: off after on gives the same bytes back"
+        );
+    }
+}
+
+#[test]
+fn regression_an_empty_hooks_object_of_the_users_survives_on_and_off() {
+    let env = Env::new();
+    let text = "{\n  \"hooks\": {},\n  \"model\": \"opus\"\n}\n";
+    fs::write(settings(&env), text).unwrap();
+    toggle_ok(&env, &["on"]);
+    let on = fs::read_to_string(settings(&env)).unwrap();
+    assert!(
+        on.starts_with("{\n  \"hooks\": {\n    \"PreCompact\": ["),
+        "{on}"
+    );
+    toggle_ok(&env, &["off"]);
+    assert_eq!(fs::read_to_string(settings(&env)).unwrap(), text);
 }
 
 #[test]

@@ -307,10 +307,19 @@ pub fn backup(path: &Path, backups_dir: &Path, keep: usize, link: bool) -> Resul
     Ok(Some(dest))
 }
 
-fn prune_backups(dir: &Path, stem: &str, keep: usize) {
+/// The newest copy of `path` in `backups_dir` (made by [`backup`]), if any.
+pub fn newest_backup(path: &Path, backups_dir: &Path) -> Option<PathBuf> {
+    let source = resolve_symlinks(path).ok()?;
+    // The timestamp sorts by time (a `-N` suffix after a same-instant copy sorts after it).
+    let newest = backup_names(backups_dir, &backup_stem(&source)).pop()?;
+    Some(backups_dir.join(newest))
+}
+
+/// The names of the backups of the file whose stem is `stem`, oldest first.
+fn backup_names(dir: &Path, stem: &str) -> Vec<String> {
     let prefix = format!("{stem}.");
     let Ok(entries) = fs::read_dir(dir) else {
-        return;
+        return Vec::new();
     };
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
@@ -321,10 +330,15 @@ fn prune_backups(dir: &Path, stem: &str, keep: usize) {
                 .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
         })
         .collect();
+    names.sort();
+    names
+}
+
+fn prune_backups(dir: &Path, stem: &str, keep: usize) {
+    let names = backup_names(dir, stem);
     if names.len() <= keep {
         return;
     }
-    names.sort();
     for old in &names[..names.len() - keep] {
         let _ = fs::remove_file(dir.join(old));
     }
