@@ -12,7 +12,7 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader};
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Stdio};
 
@@ -20,7 +20,7 @@ use predicates::prelude::*;
 use reflect_core::fsutil::{self, LockWait};
 use serde_json::{json, Value};
 
-use crate::util::{stdout, Env};
+use crate::util::{mkfifo, mknod_null, stdout, Env};
 
 const HOOK_EVENTS: [(&str, &str); 4] = [
     ("PreCompact", "capture-signals"),
@@ -454,6 +454,45 @@ fn bad_files_exit_1_untouched_with_the_exact_reason() {
                 "{action}: nothing installed for a bad file"
             );
         }
+    }
+}
+
+#[test]
+fn regression_a_fifo_or_device_as_settings_is_refused_at_once() {
+    let env = Env::new();
+    let fifo = env.home.join("settings.fifo");
+    mkfifo(&fifo);
+    let device = env.home.join("settings.dev");
+    let mut targets = vec![(fifo.clone(), "is a FIFO, not a regular file")];
+    if mknod_null(&device) {
+        targets.push((device.clone(), "is a device, not a regular file"));
+    }
+    for (target, why) in targets {
+        let _ = fs::remove_file(settings(&env));
+        std::os::unix::fs::symlink(&target, settings(&env)).unwrap();
+        let flag = ["--settings", target.to_str().unwrap()];
+        for args in [
+            vec!["on"],
+            vec!["off"],
+            vec!["status"],
+            vec![],
+            [&["on"][..], &flag[..]].concat(),
+            [&["off"][..], &flag[..]].concat(),
+        ] {
+            env.cmd("reflect-toggle")
+                .args(&args)
+                .timeout(std::time::Duration::from_secs(10))
+                .assert()
+                .code(1)
+                .stderr(predicate::str::contains(why));
+            let kind = fs::symlink_metadata(&target).unwrap().file_type();
+            assert!(
+                kind.is_fifo() || kind.is_char_device(),
+                "{args:?}: {} was replaced",
+                target.display()
+            );
+        }
+        assert!(!bin_dir(&env).exists(), "nothing installed");
     }
 }
 

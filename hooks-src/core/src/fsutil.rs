@@ -93,8 +93,8 @@ pub fn give_to_dir_owner(file: &File, path: &Path) {
     }
 }
 
-/// Why `meta` is not a file we read or replace.
-fn not_regular(path: &Path, meta: &Metadata) -> Error {
+/// Why `meta` is not a file we read or replace: "… is a FIFO, not a regular file".
+pub fn not_regular(path: &Path, meta: &Metadata) -> Error {
     let t = meta.file_type();
     let kind = if t.is_dir() {
         "a directory"

@@ -5,8 +5,16 @@
 //! already there is not added twice), then the signal's status, then the learnings index
 //! (`learnings/LEARNINGS.md`, one line per learning) and its topic file (`learnings/<type>.md`,
 //! the evidence). Running the same promotion again changes nothing but what a crash left undone.
+//!
+//! A target is written only when it is a Markdown file ([`check_target`]): named `.md` or
+//! `.markdown`, both as given and once links are followed; not inside a `.git` directory (a hook
+//! script, a git config); not executable; a regular file or absent. A CLAUDE.md linked to `~/.bashrc`
+//! or into `.git/` is refused before anything is read or written, so the learning never lands in a
+//! shell profile or a hook. A CLAUDE.md linked into a dotfiles repository is followed: the file it
+//! names is rewritten atomically, the link stays, and so do the file's mode and owner.
 
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -170,6 +178,57 @@ pub fn template_for(target: &Path) -> String {
     format!("# {title}\n")
 }
 
+/// Whether a learning may be written to `target`, the file `given` resolves to (links followed):
+/// see the module docs. Both names must be Markdown, neither may lie inside `.git/` (nor may the
+/// real directory of `target`, through a linked directory), and an existing target must be a
+/// regular, non-executable file.
+pub fn check_target(given: &Path, target: &Path) -> Result<()> {
+    let refuse = |why: String| {
+        Err(Error::msg(format!(
+            "refusing to write a learning to {}: {why}; nothing was changed",
+            given.display()
+        )))
+    };
+    let markdown = |p: &Path| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
+    };
+    for p in [given, target] {
+        if !markdown(p) {
+            let what = if p == given {
+                "it"
+            } else {
+                "the file it links to"
+            };
+            return refuse(format!(
+                "{what} ({}) is not a Markdown file (.md or .markdown)",
+                p.display()
+            ));
+        }
+    }
+    let real_dir = target.parent().and_then(|d| fs::canonicalize(d).ok());
+    let in_git = [Some(given), Some(target), real_dir.as_deref()]
+        .into_iter()
+        .flatten()
+        .any(|p| {
+            p.components()
+                .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
+        });
+    if in_git {
+        return refuse(format!("{} is inside a .git directory", target.display()));
+    }
+    match fs::metadata(target) {
+        Ok(meta) if !meta.is_file() => Err(fsutil::not_regular(target, &meta)),
+        Ok(meta) if meta.permissions().mode() & 0o111 != 0 => refuse(format!(
+            "{} is executable (mode {:o}), so not notes",
+            target.display(),
+            meta.permissions().mode() & 0o7777
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Promote signal `id`: write `content` under `## section` of `target`, mark the signal
 /// promoted, and record it in the learnings index. Nothing changes when the id does not exist.
 pub fn promote(
@@ -194,11 +253,20 @@ pub fn promote(
         .filter(|s| !s.is_empty())
         .unwrap_or(default_section(&signal.kind))
         .to_string();
-    let target = fsutil::resolve_symlinks(target).ctx("cannot resolve", target)?;
-    let (existing, created) = match fs::read_to_string(&target) {
-        Ok(text) => (text, false),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (template_for(&target), true),
-        Err(e) => return Err(Error::io("cannot read", &target, e)),
+    let given = target;
+    let target = fsutil::resolve_symlinks(given).ctx("cannot resolve", given)?;
+    check_target(given, &target)?;
+    let (existing, created) = match fsutil::read_regular(&target)? {
+        Some(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => (text, false),
+            Err(_) => {
+                return Err(Error::msg(format!(
+                    "{} is not UTF-8 text; nothing was changed",
+                    target.display()
+                )))
+            }
+        },
+        None => (template_for(&target), true),
     };
     let mut promotion = Promotion {
         target: target.clone(),
@@ -209,7 +277,7 @@ pub fn promote(
     };
     if let Some(updated) = insert_under_section(&existing, &section, &content) {
         if let Some(dir) = target.parent() {
-            fs::create_dir_all(dir).ctx("cannot create directory", dir)?;
+            fsutil::create_dirs(dir, 0o777)?;
         }
         promotion.backup =
             fsutil::backup(&target, &store.paths().backups(), USER_BACKUPS_KEPT, false)?;
