@@ -496,6 +496,67 @@ fn regression_a_fifo_or_device_as_settings_is_refused_at_once() {
     }
 }
 
+/// Every file and directory under `dir` (itself included) with an owner other than `uid`.
+fn not_owned_by(dir: &Path, uid: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    let meta = fs::symlink_metadata(dir).unwrap();
+    if meta.uid() != uid {
+        out.push(format!("{} ({})", dir.display(), meta.uid()));
+    }
+    if meta.is_dir() {
+        for e in fs::read_dir(dir).unwrap().flatten() {
+            out.extend(not_owned_by(&e.path(), uid));
+        }
+    }
+    out
+}
+
+#[test]
+fn regression_toggle_run_as_root_keeps_the_users_files_the_users() {
+    let probe = tempfile::NamedTempFile::new().unwrap();
+    if fs::metadata(probe.path()).unwrap().uid() != 0 {
+        eprintln!("skipped: needs root (the bug is sudo with HOME kept)");
+        return;
+    }
+    let user = 4242;
+    let env = Env::new();
+    fs::write(settings(&env), "{\n  \"model\": \"opus\"\n}\n").unwrap();
+    fs::write(env.config.join("CLAUDE.md"), format!("# Me\n{SECTION}")).unwrap();
+    fs::create_dir_all(&env.data).unwrap();
+    let v2 = r#"{"ts":"2026-02-11T10:23:00Z","sid":"abc","type":"correction","context":"No, use pnpm not npm","turn":42}"#;
+    fs::write(env.store(), format!("{v2}\n")).unwrap();
+    let chown = StdCommand::new("chown")
+        .args(["-R", &format!("{user}:{user}")])
+        .arg(&env.home)
+        .status()
+        .unwrap();
+    assert!(chown.success());
+    for action in ["on", "off", "on"] {
+        let out = toggle_ok(&env, &[action]);
+        assert!(out.starts_with("reflect: "), "{out}");
+        assert_eq!(
+            not_owned_by(&env.home, user),
+            Vec::<String>::new(),
+            "after {action} as root, everything under the user's HOME is still the user's"
+        );
+    }
+    assert!(
+        env.data.join("backups").is_dir() && settings(&env).with_extension("json.lock").exists()
+    );
+    // The CLI and a hook run as root create the store and the error log as the user's too.
+    fs::remove_file(env.store()).unwrap();
+    env.cmd("memory-store")
+        .args(["append", r#"{"type": "correction", "content": "x"}"#])
+        .assert()
+        .success();
+    env.cmd("capture-failure")
+        .write_stdin("not json")
+        .assert()
+        .success();
+    assert!(env.store().exists() && env.data.join("errors.log").exists());
+    assert_eq!(not_owned_by(&env.home, user), Vec::<String>::new());
+}
+
 #[test]
 fn read_only_file_and_read_only_dir_are_refused() {
     let env = Env::new();
