@@ -702,11 +702,7 @@ fn status_reports_on_off_and_partial() {
 #[test]
 fn dry_run_writes_nothing() {
     let env = Env::new();
-    fs::write(
-        env.config.join("CLAUDE.md"),
-        "# Me\n## Self-Improvement\nx\n",
-    )
-    .unwrap();
+    fs::write(env.config.join("CLAUDE.md"), format!("# Me\n{SECTION}")).unwrap();
     let out = toggle_ok(&env, &["on", "--dry-run"]);
     assert!(out.contains("would install 6"), "{out}");
     assert!(out.contains("would remove the v1"), "{out}");
@@ -715,7 +711,7 @@ fn dry_run_writes_nothing() {
     assert!(!env.data.exists(), "no data dir, no binaries, no backups");
     assert_eq!(
         fs::read_to_string(env.config.join("CLAUDE.md")).unwrap(),
-        "# Me\n## Self-Improvement\nx\n"
+        format!("# Me\n{SECTION}")
     );
 
     toggle_ok(&env, &["on"]);
@@ -937,7 +933,8 @@ fn help_version_and_usage_errors() {
 // ---------------------------------------------------------------------------------------------
 // Migration
 
-const SECTION: &str = "## Self-Improvement\n\nWhen the user corrects you, note it.\n- keep a log\n";
+/// A v1 section: v1's heading and a few lines of v1's template, as v1 wrote them.
+const SECTION: &str = "## Self-Improvement\n\n### Cadence\n\n- One proposal at a time\n- Never interrupt the user's flow\n";
 
 #[test]
 fn v1_section_is_cut_and_nothing_else_changes() {
@@ -967,9 +964,14 @@ fn v1_section_is_cut_and_nothing_else_changes() {
                 .into(),
         ),
         (
-            "subsections go with it, a fenced heading does not end it",
-            format!("# Me\n{SECTION}### Details\n{fence}more\n# Next\nkeep\n"),
+            "v1's subsections go with it",
+            format!("# Me\n{SECTION}### How to propose\n\n### Cadence\n# Next\nkeep\n"),
             "# Me\n# Next\nkeep\n".into(),
+        ),
+        (
+            "a fenced heading does not end it; the user's lines stay under its heading",
+            format!("# Me\n{SECTION}### How to propose\n{fence}more\n# Next\nkeep\n"),
+            format!("# Me\n## Self-Improvement\n\n{fence}more\n# Next\nkeep\n"),
         ),
         (
             "a fenced heading is not the section",
@@ -978,7 +980,7 @@ fn v1_section_is_cut_and_nothing_else_changes() {
         ),
         (
             "CRLF",
-            "# Me\r\n\r\n## Self-Improvement\r\nrule \r\n\r\n## Other\r\nkeep\r\n".into(),
+            "# Me\r\n\r\n## Self-Improvement\r\n### Cadence \r\n\r\n## Other\r\nkeep\r\n".into(),
             "# Me\r\n\r\n## Other\r\nkeep\r\n".into(),
         ),
     ];
@@ -1004,9 +1006,11 @@ fn v1_section_is_cut_and_nothing_else_changes() {
         } else {
             let report = stdout(&out);
             assert!(
-                report.contains("removed the v1 `## Self-Improvement` section"),
+                report.contains("removed the v1 `## Self-Improvement` section")
+                    || report.contains("removed v1's lines from the `## Self-Improvement` section"),
                 "{report}"
             );
+            assert!(report.contains("  - removed: ### Cadence"), "{report}");
             let backup_count = backups();
             assert_eq!(backup_count, 1, "{name}");
             let backup = fs::read_dir(env.data.join("backups"))
@@ -1026,6 +1030,36 @@ fn v1_section_is_cut_and_nothing_else_changes() {
         env.cmd("memory-store").arg("migrate").assert().success();
         assert_eq!(fingerprint(&md), quiet, "{name}: second run");
     }
+}
+
+#[test]
+fn regression_v1_section_keeps_the_users_lines_and_shows_what_went() {
+    let env = Env::new();
+    let md = env.config.join("CLAUDE.md");
+    fs::write(
+        &md,
+        format!("# Me\n\n{SECTION}- Always run `make fmt` before committing\n\n## Style\ntabs\n"),
+    )
+    .unwrap();
+    let out = toggle_ok(&env, &["on"]);
+    assert_eq!(
+        fs::read_to_string(&md).unwrap(),
+        "# Me\n\n## Self-Improvement\n\n- Always run `make fmt` before committing\n\n## Style\ntabs\n",
+        "{out}"
+    );
+    for line in [
+        "CLAUDE.md: removed v1's lines from the `## Self-Improvement` section (lines 3-10) of ",
+        "  - removed: ### Cadence",
+        "  - removed: - One proposal at a time",
+        "  - removed: - Never interrupt the user's flow",
+        "  1 line(s) you wrote there stay, under the heading:",
+        "  - kept:    - Always run `make fmt` before committing",
+    ] {
+        assert!(out.contains(line), "{line:?} in:\n{out}");
+    }
+    // The user's lines are not v1's: a second `on` finds nothing to remove.
+    let out = toggle_ok(&env, &["on"]);
+    assert!(!out.contains("CLAUDE.md"), "{out}");
 }
 
 #[test]
