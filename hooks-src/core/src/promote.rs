@@ -256,16 +256,8 @@ pub fn promote(
     let given = target;
     let target = fsutil::resolve_symlinks(given).ctx("cannot resolve", given)?;
     check_target(given, &target)?;
-    let (existing, created) = match fsutil::read_regular(&target)? {
-        Some(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => (text, false),
-            Err(_) => {
-                return Err(Error::msg(format!(
-                    "{} is not UTF-8 text; nothing was changed",
-                    target.display()
-                )))
-            }
-        },
+    let (existing, created) = match read_text(&target)? {
+        Some(text) => (text, false),
         None => (template_for(&target), true),
     };
     let mut promotion = Promotion {
@@ -362,12 +354,22 @@ fn record_learning(paths: &Paths, sig: &Signal, content: &str) -> Result<()> {
     rewrite_private(paths, &topic_path, &new)
 }
 
+/// The text of the regular file at `path` ([`fsutil::read_regular`]: never waits on a FIFO),
+/// `None` when there is none.
+fn read_text(path: &Path) -> Result<Option<String>> {
+    let Some(bytes) = fsutil::read_regular(path)? else {
+        return Ok(None);
+    };
+    String::from_utf8(bytes).map(Some).map_err(|_| {
+        Error::msg(format!(
+            "{} is not UTF-8 text; nothing was changed",
+            path.display()
+        ))
+    })
+}
+
 fn read_or(path: &Path, default: &str) -> Result<String> {
-    match fs::read_to_string(path) {
-        Ok(t) => Ok(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(default.to_string()),
-        Err(e) => Err(Error::io("cannot read", path, e)),
-    }
+    Ok(read_text(path)?.unwrap_or_else(|| default.to_string()))
 }
 
 fn rewrite_private(paths: &Paths, path: &Path, text: &str) -> Result<()> {
@@ -405,7 +407,9 @@ pub fn forget_learnings(paths: &Paths, ids: &[String]) -> Result<usize> {
         if path.extension().is_none_or(|e| e != "md") {
             continue;
         }
-        let old = fs::read_to_string(&path).ctx("cannot read", &path)?;
+        let Some(old) = read_text(&path)? else {
+            continue;
+        };
         let mut new = old.clone();
         for id in ids {
             new = remove_entry(&new, id);
