@@ -1,14 +1,24 @@
-//! Careful file handling shared by every writer: atomic replace, backups, the sidecar lock with a
-//! bounded wait, private directories and the bounded error log.
+//! Careful file handling shared by every writer: reading a user's file safely, atomic replace,
+//! backups, the sidecar lock with a bounded wait, private directories and the bounded error log.
 //!
-//! Atomic replace follows zoxide's recipe: a unique temp file in the target's own directory, write
-//! everything, `sync_all`, keep the mode, rename over the target, sync the directory. A symlinked
-//! target is followed (the link stays a link, the file it names is replaced) and the temp file is
-//! removed on every error path.
+//! The rules for a file that belongs to the user (settings.json, a CLAUDE.md, a rules file):
+//! - it is rewritten only when it is a regular file once links are followed, and of the kind the
+//!   caller expects (the caller judges the kind: [`crate::settings`] wants a JSON object,
+//!   [`crate::promote`] a Markdown file outside `.git/`). [`open_regular`] opens it with
+//!   `O_NONBLOCK` and checks `fstat` before a byte is read, so a FIFO, a device or a directory in its
+//!   place is refused at once instead of hanging or being replaced by a copy of our output;
+//! - atomic replace follows zoxide's recipe: a unique temp file in the target's own directory, write
+//!   everything, `sync_all`, keep the mode, rename over the target, sync the directory. A symlinked
+//!   target is followed (the link stays a link, the file it names is replaced) and the temp file is
+//!   removed on every error path;
+//! - ownership stays the file's owner's: the temp file is given the original's uid and gid before the
+//!   rename. Run as root (`sudo` with `HOME` kept), a file or directory reflect creates takes the owner
+//!   of the directory it is created in, so the user's own `reflect-toggle off` and the hooks (which run
+//!   as the user) can still write everything reflect made.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
@@ -32,14 +42,111 @@ pub fn now_rfc3339() -> String {
 
 /// Create `dir` (and parents) with mode 0700 when missing. An existing dir keeps its mode.
 pub fn ensure_private_dir(dir: &Path) -> Result<()> {
+    create_dirs(dir, PRIVATE_DIR)
+}
+
+/// Create `dir` and its missing parents with `mode` (narrowed by the umask). Run as root, each
+/// directory created takes the owner of the nearest one that already existed.
+pub fn create_dirs(dir: &Path, mode: u32) -> Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
+    let existing = dir.ancestors().skip(1).find(|a| a.is_dir());
     fs::DirBuilder::new()
         .recursive(true)
-        .mode(PRIVATE_DIR)
+        .mode(mode)
         .create(dir)
-        .ctx("cannot create directory", dir)
+        .ctx("cannot create directory", dir)?;
+    if let Some(owner) = existing
+        .filter(|_| as_root())
+        .and_then(|a| fs::metadata(a).ok())
+    {
+        for created in dir.ancestors().take_while(|a| Some(*a) != existing) {
+            let _ = std::os::unix::fs::lchown(created, Some(owner.uid()), Some(owner.gid()));
+        }
+    }
+    Ok(())
+}
+
+/// Whether this process runs as root, the one case in which what it creates can end up owned by
+/// someone other than the user whose files these are.
+fn as_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Run as root, give `file` (just created at `path`, so owned by root) to the owner of its
+/// directory when that is someone else: the data dir of a user stays the user's. Best effort.
+pub fn give_to_dir_owner(file: &File, path: &Path) {
+    if !as_root() {
+        return;
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let (Ok(dir), Ok(own)) = (fs::metadata(dir), file.metadata()) else {
+        return;
+    };
+    if own.uid() == 0 && dir.uid() != 0 {
+        let _ = std::os::unix::fs::fchown(file, Some(dir.uid()), Some(dir.gid()));
+    }
+}
+
+/// Why `meta` is not a file we read or replace: "… is a FIFO, not a regular file".
+pub fn not_regular(path: &Path, meta: &Metadata) -> Error {
+    let t = meta.file_type();
+    let kind = if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    };
+    Error::msg(format!(
+        "{} is {kind}, not a regular file (nothing was read or changed)",
+        path.display()
+    ))
+}
+
+/// Open `path` (links followed) for reading, without blocking: `O_NONBLOCK` so a FIFO with no
+/// writer does not wait, then `fstat` on the open file, so what is checked is what is read.
+/// `Ok(None)` when there is no such file; an error naming the kind when it is not a regular file.
+pub fn open_regular(path: &Path) -> Result<Option<File>> {
+    let opened = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path);
+    let file = match opened {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            // A socket cannot be opened at all; say what it is rather than "no such device".
+            return Err(match fs::metadata(path) {
+                Ok(meta) if !meta.is_file() => not_regular(path, &meta),
+                _ => Error::io("cannot read", path, e),
+            });
+        }
+    };
+    let meta = file.metadata().ctx("cannot read", path)?;
+    if !meta.is_file() {
+        return Err(not_regular(path, &meta));
+    }
+    Ok(Some(file))
+}
+
+/// The bytes of the regular file at `path` (see [`open_regular`]), `Ok(None)` when it is absent.
+pub fn read_regular(path: &Path) -> Result<Option<Vec<u8>>> {
+    let Some(mut file) = open_regular(path)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ctx("cannot read", path)?;
+    Ok(Some(bytes))
 }
 
 /// Follow a chain of symlinks to the file that is really written. Relative link targets are read
@@ -78,20 +185,27 @@ fn unique_suffix() -> String {
     )
 }
 
-/// Replace `path` with `bytes` atomically. The file keeps its mode; a new file gets `new_mode`.
-/// Refuses a read-only target: the user made it so on purpose (or a tool such as home-manager owns it).
+/// Replace `path` with `bytes` atomically. The file keeps its mode and its owner; a new file gets
+/// `new_mode` (and, run as root, the owner of its directory). Refuses a target that is not a regular
+/// file, and a read-only one: the user made it so on purpose (or a tool such as home-manager owns it).
 pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
     let target = resolve_symlinks(path).ctx("cannot resolve", path)?;
-    let mode = match fs::metadata(&target) {
-        Ok(meta) if meta.permissions().readonly() => {
+    let existing = match fs::metadata(&target) {
+        Ok(meta) => Some(meta),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io("cannot write", &target, e)),
+    };
+    let mode = match &existing {
+        Some(meta) if !meta.is_file() => return Err(not_regular(&target, meta)),
+        Some(meta) if meta.permissions().readonly() => {
             return Err(Error::msg(format!(
                 "{} is read-only (mode {:o}); make it writable first",
                 target.display(),
                 meta.permissions().mode() & 0o7777
             )))
         }
-        Ok(meta) => meta.permissions().mode() & 0o7777,
-        Err(_) => new_mode,
+        Some(meta) => meta.permissions().mode() & 0o7777,
+        None => new_mode,
     };
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -109,7 +223,12 @@ pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
             .mode(mode)
             .open(&tmp)?;
         file.write_all(bytes)?;
-        // umask may have narrowed the mode at creation; the target's own mode wins.
+        match &existing {
+            Some(meta) => keep_owner(&file, meta)?,
+            None => give_to_dir_owner(&file, &target),
+        }
+        // umask may have narrowed the mode at creation (and chown may clear set-id bits); the
+        // target's own mode wins.
         file.set_permissions(fs::Permissions::from_mode(mode))?;
         file.sync_all()?;
         fs::rename(&tmp, &target)
@@ -122,6 +241,20 @@ pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// Give the temp file that replaces a file the original's uid and gid. Root must manage it (else
+/// the user's file would become root's); anyone else keeps what the system allows, as an editor
+/// saving by rename would.
+fn keep_owner(tmp: &File, original: &Metadata) -> io::Result<()> {
+    let own = tmp.metadata()?;
+    if (own.uid(), own.gid()) == (original.uid(), original.gid()) {
+        return Ok(());
+    }
+    match std::os::unix::fs::fchown(tmp, Some(original.uid()), Some(original.gid())) {
+        Err(e) if as_root() => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// A file name for `path` inside the backups dir: the full path flattened, so two projects'
@@ -166,15 +299,27 @@ pub fn backup(path: &Path, backups_dir: &Path, keep: usize, link: bool) -> Resul
     let linked = link && fs::hard_link(&source, &dest).is_ok();
     if !linked {
         fs::copy(&source, &dest).ctx("cannot back up", &source)?;
+        if let Ok(copy) = File::open(&dest) {
+            give_to_dir_owner(&copy, &dest);
+        }
     }
     prune_backups(backups_dir, &stem, keep);
     Ok(Some(dest))
 }
 
-fn prune_backups(dir: &Path, stem: &str, keep: usize) {
+/// The newest copy of `path` in `backups_dir` (made by [`backup`]), if any.
+pub fn newest_backup(path: &Path, backups_dir: &Path) -> Option<PathBuf> {
+    let source = resolve_symlinks(path).ok()?;
+    // The timestamp sorts by time (a `-N` suffix after a same-instant copy sorts after it).
+    let newest = backup_names(backups_dir, &backup_stem(&source)).pop()?;
+    Some(backups_dir.join(newest))
+}
+
+/// The names of the backups of the file whose stem is `stem`, oldest first.
+fn backup_names(dir: &Path, stem: &str) -> Vec<String> {
     let prefix = format!("{stem}.");
     let Ok(entries) = fs::read_dir(dir) else {
-        return;
+        return Vec::new();
     };
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
@@ -185,10 +330,15 @@ fn prune_backups(dir: &Path, stem: &str, keep: usize) {
                 .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
         })
         .collect();
+    names.sort();
+    names
+}
+
+fn prune_backups(dir: &Path, stem: &str, keep: usize) {
+    let names = backup_names(dir, stem);
     if names.len() <= keep {
         return;
     }
-    names.sort();
     for old in &names[..names.len() - keep] {
         let _ = fs::remove_file(dir.join(old));
     }
@@ -256,6 +406,7 @@ fn locked_by<T>(
         .mode(PRIVATE_FILE)
         .open(lock_path)
         .ctx("cannot open lock", lock_path)?;
+    give_to_dir_owner(&file, lock_path);
     let mut lock = fd_lock::RwLock::new(file);
     let start = Instant::now();
     let mut pause = Duration::from_micros(200);
@@ -333,10 +484,7 @@ pub const ERROR_LOG_MAX: u64 = 256 * 1024;
 pub fn log_error(log_path: &Path, program: &str, message: &str) {
     let _ = (|| -> io::Result<()> {
         if let Some(dir) = log_path.parent() {
-            fs::DirBuilder::new()
-                .recursive(true)
-                .mode(PRIVATE_DIR)
-                .create(dir)?;
+            create_dirs(dir, PRIVATE_DIR).map_err(io::Error::other)?;
         }
         if fs::metadata(log_path)
             .map(|m| m.len() > ERROR_LOG_MAX)
@@ -351,6 +499,7 @@ pub fn log_error(log_path: &Path, program: &str, message: &str) {
             .append(true)
             .mode(PRIVATE_FILE)
             .open(log_path)?;
+        give_to_dir_owner(&file, log_path);
         let one_line: String = message
             .chars()
             .map(|c| if c == '\n' { ' ' } else { c })
@@ -398,6 +547,110 @@ mod tests {
         let err = atomic_write(&file, b"new", PRIVATE_FILE).unwrap_err();
         assert!(err.to_string().contains("read-only"), "{err}");
         assert_eq!(fs::read_to_string(&file).unwrap(), "keep");
+    }
+
+    fn mkfifo(path: &Path) {
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    /// A character device node like /dev/null (1, 3), made in a temp dir so that replacing it by
+    /// mistake harms nothing. Needs root; `None` otherwise.
+    fn mknod_null(path: &Path) -> Option<()> {
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+        (made == 0).then_some(())
+    }
+
+    #[test]
+    fn regression_symlink_to_a_device_or_fifo_is_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        mkfifo(&fifo);
+        let mut targets = vec![fifo];
+        let device = dir.path().join("null");
+        if mknod_null(&device).is_some() {
+            targets.push(device);
+        }
+        for target in targets {
+            let link = dir.path().join("settings.json");
+            let _ = fs::remove_file(&link);
+            std::os::unix::fs::symlink(&target, &link).unwrap();
+            let err = atomic_write(&link, b"{}", PRIVATE_FILE).unwrap_err();
+            assert!(err.to_string().contains("not a regular file"), "{err}");
+            let kind = fs::symlink_metadata(&target).unwrap().file_type();
+            assert!(kind.is_fifo() || kind.is_char_device(), "{target:?} kept");
+            assert!(fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink());
+        }
+    }
+
+    #[test]
+    fn regression_a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("cursor.json");
+        mkfifo(&fifo);
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        for path in [&fifo, &link] {
+            let err = read_regular(path).unwrap_err();
+            assert!(
+                err.to_string().contains("is a FIFO, not a regular file"),
+                "{err}"
+            );
+        }
+        let err = read_regular(dir.path()).unwrap_err();
+        assert!(err.to_string().contains("is a directory"), "{err}");
+        assert!(read_regular(&dir.path().join("missing")).unwrap().is_none());
+        fs::write(dir.path().join("f"), "x").unwrap();
+        assert_eq!(read_regular(&dir.path().join("f")).unwrap().unwrap(), b"x");
+    }
+
+    #[test]
+    fn regression_root_keeps_the_users_ownership() {
+        if !as_root() {
+            eprintln!("skipped: needs root to create files owned by someone else");
+            return;
+        }
+        let (user, group, other) = (4242, 4343, 4444);
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        fs::create_dir(&home).unwrap();
+        std::os::unix::fs::chown(&home, Some(user), Some(group)).unwrap();
+        let owner = |p: &Path| {
+            let m = fs::symlink_metadata(p).unwrap();
+            (m.uid(), m.gid())
+        };
+        // A user's file keeps its owner across a rewrite by root, even one unlike its dir's.
+        let settings = home.join("settings.json");
+        fs::write(&settings, "{}").unwrap();
+        std::os::unix::fs::chown(&settings, Some(other), Some(other)).unwrap();
+        atomic_write(&settings, b"{\"a\":1}", PRIVATE_FILE).unwrap();
+        assert_eq!(owner(&settings), (other, other));
+        // What root creates in the user's dir is the user's: dirs, files, locks, backups, logs.
+        let data = home.join("reflections/deep");
+        ensure_private_dir(&data).unwrap();
+        assert_eq!(owner(&home.join("reflections")), (user, group));
+        assert_eq!(owner(&data), (user, group));
+        let new = home.join("new.json");
+        atomic_write(&new, b"{}", PRIVATE_FILE).unwrap();
+        assert_eq!(owner(&new), (user, group));
+        let lock = home.join("settings.json.lock");
+        with_lock(&lock, LockWait::HOOK, &mut || {}, || Ok(())).unwrap();
+        assert_eq!(owner(&lock), (user, group));
+        let copy = backup(&new, &data, 3, false).unwrap().unwrap();
+        assert_eq!(owner(&copy), (user, group));
+        log_error(&home.join("logs/errors.log"), "t", "m");
+        assert_eq!(owner(&home.join("logs")), (user, group));
+        assert_eq!(owner(&home.join("logs/errors.log")), (user, group));
+        // A root-owned dir keeps what root makes root's.
+        let root_file = dir.path().join("root.json");
+        atomic_write(&root_file, b"{}", PRIVATE_FILE).unwrap();
+        assert_eq!(owner(&root_file).0, 0);
     }
 
     #[test]
