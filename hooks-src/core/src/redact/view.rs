@@ -1,0 +1,146 @@
+//! The normalized view of a text: what redaction's rules read when the text holds escapes, so a
+//! secret cannot hide behind one.
+//!
+//! Decoded are backslash escapes (`\n`, `\t`, `\r`, `\"`, `\'`, `\/`, `\b`, `\f`, and `\uXXXX` of
+//! an ASCII character), however many backslashes escape them (JSON inside JSON inside an error),
+//! and percent escapes of ASCII characters, `%25` included (a URL encoded twice). A backslash
+//! before anything else stays as it is (`\!` in a shell line, `\d` in a regex), and so do escapes
+//! of non-ASCII bytes: decoding only to ASCII keeps the view valid UTF-8, and every escape the
+//! view removes is ASCII, so what the rules find maps back to whole characters of the text.
+//!
+//! Every byte of the view knows the bytes of the text it came from ([`View::source`]), so a span
+//! found in the view covers, in the text, the whole escape of each byte it holds: replacing it
+//! leaves nothing of the secret in any encoding.
+
+use std::ops::Range;
+
+/// A text with its escapes decoded, and for each byte the range of the text it stands for.
+pub(super) struct View {
+    pub text: String,
+    /// `map[i]`: the bytes of the original text that view byte `i` decodes (start, end).
+    map: Vec<(usize, usize)>,
+}
+
+impl View {
+    /// The view of `text`; `None` when it holds no escape to decode (the text is its own view).
+    pub fn of(text: &str) -> Option<View> {
+        let bytes = text.as_bytes();
+        let first =
+            memchr::memchr2_iter(b'\\', b'%', bytes).find(|&i| decode_at(bytes, i).is_some())?;
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut map = Vec::with_capacity(bytes.len());
+        out.extend_from_slice(&bytes[..first]);
+        map.extend((0..first).map(|i| (i, i + 1)));
+        let mut i = first;
+        while i < bytes.len() {
+            match decode_at(bytes, i) {
+                Some((byte, len)) => {
+                    out.push(byte);
+                    map.push((i, i + len));
+                    i += len;
+                }
+                None => {
+                    out.push(bytes[i]);
+                    map.push((i, i + 1));
+                    i += 1;
+                }
+            }
+        }
+        // Only ASCII escapes were replaced, each by one ASCII byte: still UTF-8.
+        let text = String::from_utf8(out).expect("escapes decode to ASCII");
+        Some(View { text, map })
+    }
+
+    /// The range of the original text that view bytes `span` stand for.
+    pub fn source(&self, span: &Range<usize>) -> Range<usize> {
+        self.map[span.start].0..self.map[span.end - 1].1
+    }
+}
+
+/// The byte the escape at `at` decodes to and the escape's length; `None` when no escape starts
+/// there.
+fn decode_at(bytes: &[u8], at: usize) -> Option<(u8, usize)> {
+    match bytes[at] {
+        b'\\' => {
+            // A run of backslashes escapes the byte after it once per level of quoting.
+            let run = bytes[at..].iter().take_while(|&&b| b == b'\\').count();
+            let after = at + run;
+            let byte = match *bytes.get(after)? {
+                b'n' => b'\n',
+                b't' => b'\t',
+                b'r' => b'\r',
+                b'b' => 0x08,
+                b'f' => 0x0c,
+                b @ (b'"' | b'\'' | b'/') => b,
+                b'u' => {
+                    let digits = bytes.get(after + 1..after + 5)?;
+                    let byte = ascii_hex(&digits[2..]).filter(|_| digits[..2] == *b"00")?;
+                    return Some((byte, run + 5));
+                }
+                _ => return None,
+            };
+            Some((byte, run + 1))
+        }
+        b'%' => {
+            // `%25` is an escaped `%`: `%253D` (encoded twice) is `=` as well.
+            let mut hex = at + 1;
+            while bytes.get(hex..hex + 2) == Some(b"25")
+                && bytes.get(hex + 2..hex + 4).and_then(ascii_hex).is_some()
+            {
+                hex += 2;
+            }
+            let byte = ascii_hex(bytes.get(hex..hex + 2)?)?;
+            Some((byte, hex + 2 - at))
+        }
+        _ => None,
+    }
+}
+
+/// The ASCII character two hex digits encode (`None` for anything else, `80` and up included).
+fn ascii_hex(digits: &[u8]) -> Option<u8> {
+    let [high, low] = digits else {
+        return None;
+    };
+    let value = char::from(*high).to_digit(16)? * 16 + char::from(*low).to_digit(16)?;
+    u8::try_from(value).ok().filter(u8::is_ascii)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decoded(text: &str) -> Option<String> {
+        View::of(text).map(|v| v.text)
+    }
+
+    #[test]
+    fn escapes_decode_at_any_depth_and_others_stay() {
+        assert_eq!(decoded("plain text"), None);
+        assert_eq!(decoded("100% sure, C:\\Users\\x \\! \\d+"), None);
+        assert_eq!(decoded("a\\nb\\tc\\\"d\\/e"), Some("a\nb\tc\"d/e".into()));
+        assert_eq!(decoded("x\\\\\\\"y\\\\nz"), Some("x\"y\nz".into()));
+        assert_eq!(
+            decoded("\\u003d \\u00e9 \\u00zz"),
+            Some("= \\u00e9 \\u00zz".into())
+        );
+        assert_eq!(
+            decoded("a%3Db%20c %C3%A9 %zz 5%"),
+            Some("a=b c %C3%A9 %zz 5%".into())
+        );
+        assert_eq!(decoded("%253D %25%3D %2541 %25"), Some("= %= A %".into()));
+        assert_eq!(decoded("end\\"), None);
+    }
+
+    #[test]
+    fn every_view_byte_maps_to_the_escape_it_came_from() {
+        let text = "p%3D\\\\nk é%2541";
+        let view = View::of(text).unwrap();
+        assert_eq!(view.text, "p=\nk éA");
+        let back = |from: usize, to: usize| &text[view.source(&(from..to))];
+        assert_eq!(back(1, 2), "%3D");
+        assert_eq!(back(2, 3), "\\\\n");
+        assert_eq!(back(0, view.text.len()), text);
+        let last = view.text.len() - 1;
+        assert_eq!(back(last, last + 1), "%2541");
+    }
+}
