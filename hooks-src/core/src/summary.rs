@@ -108,8 +108,12 @@ impl Tally {
     }
 
     fn touch(&mut self, path: &str) {
+        // A file edited again is found as it was kept, before any redaction work.
+        if self.files.iter().any(|f| f == path) {
+            return;
+        }
         // The tally is saved in the session's cursor file: a secret in a path is redacted before
-        // it gets there (and the redacted path is what two calls are compared by).
+        // it gets there (and a redacted path is compared as kept).
         let path = crate::redact::redact(path);
         if self.files.iter().any(|f| *f == path) {
             return;
