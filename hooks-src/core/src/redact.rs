@@ -581,7 +581,8 @@ fn url_passwords(text: &[u8]) -> Vec<Range<usize>> {
         let user = run(text, user_at, |b| {
             !(b.is_ascii_whitespace() || b":/?#@\"'<>[]".contains(&b))
         });
-        if user == 0 || text.get(user_at + user) != Some(&b':') {
+        // The user may be empty (`redis://:password@host`).
+        if text.get(user_at + user) != Some(&b':') {
             continue;
         }
         let pass_at = user_at + user + 1;
@@ -916,7 +917,8 @@ fn call_argument(text: &[u8], at: usize) -> Option<Range<usize>> {
         end -= 1;
         closed -= 1;
     }
-    credential_like(text_of(&text[at..end])).then_some(at..end)
+    let v = text_of(&text[at..end]);
+    (credential_like(v) && !is_placeholder(v)).then_some(at..end)
 }
 
 /// Whether only blanks, an optional `- ` list marker and an optional quote stand between the
@@ -1705,6 +1707,11 @@ mod tests {
             "openssl rsa -in k.pem -passin pass:S3cret -out x; vercel deploy --token Vq7xKp2mN9",
             "openssl rsa -in k.pem -passin pass:[REDACTED:flag-secret] -out x; vercel deploy --token [REDACTED:flag-secret]",
         ),
+        hit(
+            "flag-secret",
+            "keytool -list -keystore k.jks -storepass Ch4ngeIt; sqlcmd -S db -U sa -P 'Sq1 Pass'",
+            "keytool -list -keystore k.jks -storepass [REDACTED:flag-secret]; sqlcmd -S db -U sa -P '[REDACTED:flag-secret]'",
+        ),
         miss(
             "flag-secret",
             "mysql -u root -p app; mysql -p -h db app; mysql --password app",
@@ -1823,6 +1830,12 @@ mod tests {
             "url-password",
             "http://localhost:8080/@scope/pkg https://registry.test:443/a@b.c http://host:/x",
         ),
+        hit(
+            "url-password",
+            "REDIS_URL=redis://:R3disPw@cache:6379/0",
+            "REDIS_URL=redis://:[REDACTED:url-password]@cache:6379/0",
+        ),
+        miss("url-password", "http://:8080/x and redis://:6379"),
         hit(
             "secret-assignment",
             "define( 'WP_FS__demo_SECRET_KEY', 'sk_h1.Qv\\!Rt;XyZ_)4@mn^rs' );",

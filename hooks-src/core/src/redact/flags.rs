@@ -98,7 +98,7 @@ const SHORT: &[Short] = &[
     },
     Short {
         flag: "-P",
-        commands: &["zip", "unzip"],
+        commands: &["zip", "unzip", "sqlcmd"],
         takes: Takes::Spaced,
         part: Part::Whole,
     },
@@ -125,6 +125,24 @@ const SHORT: &[Short] = &[
         commands: &["openssl"],
         takes: Takes::Spaced,
         part: Part::AfterPass,
+    },
+    Short {
+        flag: "-password",
+        commands: &["openssl"],
+        takes: Takes::Spaced,
+        part: Part::AfterPass,
+    },
+    Short {
+        flag: "-storepass",
+        commands: &["keytool", "jarsigner"],
+        takes: Takes::Spaced,
+        part: Part::Whole,
+    },
+    Short {
+        flag: "-keypass",
+        commands: &["keytool", "jarsigner"],
+        takes: Takes::Spaced,
+        part: Part::Whole,
     },
 ];
 
