@@ -179,6 +179,9 @@ pub(super) fn has_cue(text: &[u8]) -> bool {
 /// The secrets that flags carry in `text`.
 pub(super) fn flag_secrets(text: &[u8]) -> Vec<Range<usize>> {
     let mut found = Vec::new();
+    // Whether the text names any command of each [`SHORT`] flag at all: most texts name none,
+    // and then no `-p` needs its command looked for.
+    let mut named: [Option<bool>; SHORT.len()] = [None; SHORT.len()];
     for at in memchr::memchr_iter(b'-', text) {
         if !starts_word(text, at) {
             continue;
@@ -190,16 +193,23 @@ pub(super) fn flag_secrets(text: &[u8]) -> Vec<Range<usize>> {
         if name.len() < 2 || !name[1].is_ascii_alphabetic() && name[1] != b'-' {
             continue;
         }
-        if let Some(secret) = short_flag(text, at, name).or_else(|| long_flag(text, at, name)) {
+        let short = short_flag(text, at, name, &mut named);
+        if let Some(secret) = short.or_else(|| long_flag(text, at, name)) {
             found.push(secret);
         }
     }
     ordered(found)
 }
 
-/// The secret of a [`SHORT`] flag at `at` (its word is `name`), in a command it applies to.
-fn short_flag(text: &[u8], at: usize, name: &[u8]) -> Option<Range<usize>> {
-    SHORT.iter().find_map(|f| {
+/// The secret of a [`SHORT`] flag at `at` (its word is `name`), in a command it applies to;
+/// `named` caches whether the text names each flag's commands anywhere.
+fn short_flag(
+    text: &[u8],
+    at: usize,
+    name: &[u8],
+    named: &mut [Option<bool>; SHORT.len()],
+) -> Option<Range<usize>> {
+    SHORT.iter().enumerate().find_map(|(n, f)| {
         let flag = f.flag.as_bytes();
         let glued = f.takes != Takes::Spaced;
         let spaced = f.takes != Takes::Glued;
@@ -220,7 +230,12 @@ fn short_flag(text: &[u8], at: usize, name: &[u8]) -> Option<Range<usize>> {
         } else {
             return None;
         };
-        if !in_command(text, at, f.commands) {
+        let anywhere = *named[n].get_or_insert_with(|| {
+            f.commands
+                .iter()
+                .any(|c| memchr::memmem::find(text, c.trim_end_matches('*').as_bytes()).is_some())
+        });
+        if !anywhere || !in_command(text, at, f.commands) {
             return None;
         }
         let value = flag_value(text, from)?;

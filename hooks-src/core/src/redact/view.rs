@@ -14,46 +14,63 @@
 
 use std::ops::Range;
 
-/// A text with its escapes decoded, and for each byte the range of the text it stands for.
+/// A text with its escapes decoded, and where each of its bytes came from.
 pub(super) struct View {
     pub text: String,
-    /// `map[i]`: the bytes of the original text that view byte `i` decodes (start, end).
-    map: Vec<(usize, usize)>,
+    /// Each decoded escape, in order: (its byte in the view, its start in the text, its length).
+    /// Every other view byte is a text byte moved left by what the escapes before it saved.
+    escapes: Vec<(usize, usize, usize)>,
 }
 
 impl View {
     /// The view of `text`; `None` when it holds no escape to decode (the text is its own view).
     pub fn of(text: &str) -> Option<View> {
         let bytes = text.as_bytes();
-        let first =
-            memchr::memchr2_iter(b'\\', b'%', bytes).find(|&i| decode_at(bytes, i).is_some())?;
-        let mut out = Vec::with_capacity(bytes.len());
-        let mut map = Vec::with_capacity(bytes.len());
-        out.extend_from_slice(&bytes[..first]);
-        map.extend((0..first).map(|i| (i, i + 1)));
-        let mut i = first;
-        while i < bytes.len() {
-            match decode_at(bytes, i) {
-                Some((byte, len)) => {
-                    out.push(byte);
-                    map.push((i, i + len));
-                    i += len;
-                }
-                None => {
-                    out.push(bytes[i]);
-                    map.push((i, i + 1));
-                    i += 1;
-                }
+        let mut out = Vec::new();
+        let mut escapes = Vec::new();
+        // `bytes[..kept]` is in the view; the bytes between escapes are copied as runs.
+        let mut kept = 0;
+        for at in memchr::memchr2_iter(b'\\', b'%', bytes) {
+            if at < kept {
+                continue;
             }
+            let Some((byte, len)) = decode_at(bytes, at) else {
+                continue;
+            };
+            if kept == 0 {
+                out.reserve(bytes.len());
+            }
+            out.extend_from_slice(&bytes[kept..at]);
+            escapes.push((out.len(), at, len));
+            out.push(byte);
+            kept = at + len;
         }
+        if kept == 0 {
+            return None;
+        }
+        out.extend_from_slice(&bytes[kept..]);
         // Only ASCII escapes were replaced, each by one ASCII byte: still UTF-8.
         let text = String::from_utf8(out).expect("escapes decode to ASCII");
-        Some(View { text, map })
+        Some(View { text, escapes })
     }
 
     /// The range of the original text that view bytes `span` stand for.
     pub fn source(&self, span: &Range<usize>) -> Range<usize> {
-        self.map[span.start].0..self.map[span.end - 1].1
+        self.origin(span.start).0..self.origin(span.end - 1).1
+    }
+
+    /// The bytes of the text (start, end) that view byte `i` stands for.
+    fn origin(&self, i: usize) -> (usize, usize) {
+        let before = self.escapes.partition_point(|&(at, _, _)| at <= i);
+        match before.checked_sub(1).map(|e| self.escapes[e]) {
+            Some((at, start, len)) if at == i => (start, start + len),
+            // Past the escape at `at`: as far past its end in the text.
+            Some((at, start, len)) => {
+                let from = start + len + (i - at - 1);
+                (from, from + 1)
+            }
+            None => (i, i + 1),
+        }
     }
 }
 
@@ -139,6 +156,8 @@ mod tests {
         let back = |from: usize, to: usize| &text[view.source(&(from..to))];
         assert_eq!(back(1, 2), "%3D");
         assert_eq!(back(2, 3), "\\\\n");
+        assert_eq!(back(3, 4), "k");
+        assert_eq!(back(4, 7), " é");
         assert_eq!(back(0, view.text.len()), text);
         let last = view.text.len() - 1;
         assert_eq!(back(last, last + 1), "%2541");
