@@ -497,7 +497,7 @@ fn capture_signals_redacts_before_cutting_so_no_token_prefix_survives() {
         });
         format!("{entry}\n")
     };
-    // The failure's headline keeps 160 characters, the correction 300: both cut inside the token.
+    // The failure's headline keeps 160 characters, the correction 300: each cuts the token.
     let transcript = [
         line(1, "user", json!("run it")),
         line(
@@ -512,7 +512,13 @@ fn capture_signals_redacts_before_cutting_so_no_token_prefix_survives() {
             json!([{"type": "tool_result", "tool_use_id": "t1", "is_error": true,
                     "content": format!("{} {token}\nmore", "e".repeat(150))}]),
         ),
-        line(4, "assistant", json!([{"type": "text", "text": "done"}])),
+        // The assistant's last line is kept to 864 bytes for the "answering" quote: the token
+        // stands across that cut, and the blanks before it collapse into one when quoted.
+        line(
+            4,
+            "assistant",
+            json!([{"type": "text", "text": format!("done{}{token} ok", " ".repeat(846))}]),
+        ),
         line(
             5,
             "user",

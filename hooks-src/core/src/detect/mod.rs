@@ -133,8 +133,13 @@ impl Detector {
                 self.turn.situation.actions += 1;
                 let last = text.lines().rev().find(|l| !l.trim().is_empty());
                 match last {
-                    Some(line) => {
-                        let line = crate::transcript::truncate(line, 200 * 4 + 64);
+                    Some(whole) => {
+                        let mut line = crate::transcript::truncate(whole, 200 * 4 + 64);
+                        if line.len() < whole.len() {
+                            // Back to a blank, as `quote` cuts: a token cut in two would no
+                            // longer be redacted when the line is quoted.
+                            line = &line[..line.rfind(char::is_whitespace).unwrap_or(0)];
+                        }
                         let kept = self.turn.last_text.get_or_insert_with(String::new);
                         kept.clear();
                         kept.push_str(line);
