@@ -1718,6 +1718,11 @@ mod tests {
             "keytool -list -keystore k.jks -storepass Ch4ngeIt; sqlcmd -S db -U sa -P 'Sq1 Pass'",
             "keytool -list -keystore k.jks -storepass [REDACTED:flag-secret]; sqlcmd -S db -U sa -P '[REDACTED:flag-secret]'",
         ),
+        hit(
+            "flag-secret",
+            "jarsigner -storepass Ch4ngeIt app.jar alias",
+            "jarsigner -storepass [REDACTED:flag-secret] app.jar alias",
+        ),
         miss(
             "flag-secret",
             "mysql -u root -p app; mysql -p -h db app; mysql --password app",

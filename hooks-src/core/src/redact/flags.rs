@@ -165,14 +165,14 @@ const SWITCH_STARTS: &[&str] = &[
     "no-", "ask-", "prompt-", "with-", "use-", "require-", "skip-",
 ];
 
-/// Pre-check: a word that starts with `-` and a letter some flag begins with, or with `--`.
+/// Pre-check: a word that starts with `--`, or with `-` and the letter a [`SHORT`] flag starts
+/// with.
 pub(super) fn has_cue(text: &[u8]) -> bool {
     memchr::memchr_iter(b'-', text).any(|at| {
         starts_word(text, at)
-            && matches!(
-                text.get(at + 1),
-                Some(b'p' | b'u' | b'U' | b'a' | b'P' | b'k' | b'-')
-            )
+            && text
+                .get(at + 1)
+                .is_some_and(|&b| b == b'-' || SHORT.iter().any(|f| f.flag.as_bytes()[1] == b))
     })
 }
 
@@ -190,7 +190,7 @@ pub(super) fn flag_secrets(text: &[u8]) -> Vec<Range<usize>> {
             b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
         });
         let name = &text[at..at + name_len];
-        if name.len() < 2 || !name[1].is_ascii_alphabetic() && name[1] != b'-' {
+        if name.len() < 2 || (!name[1].is_ascii_alphabetic() && name[1] != b'-') {
             continue;
         }
         let short = short_flag(text, at, name, &mut named);
