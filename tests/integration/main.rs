@@ -8,6 +8,7 @@ mod fuzz_regressions;
 mod hooks;
 mod memory_store;
 mod redaction;
+mod redaction_shapes;
 mod skills;
 mod toggle;
 mod util;
