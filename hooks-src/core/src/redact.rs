@@ -1723,9 +1723,14 @@ mod tests {
             "jarsigner -storepass Ch4ngeIt app.jar alias",
             "jarsigner -storepass [REDACTED:flag-secret] app.jar alias",
         ),
+        hit(
+            "flag-secret",
+            "docker login -u me --password swordfish reg.test; gh auth login --token hunter; mysql --password app",
+            "docker login -u me --password [REDACTED:flag-secret] reg.test; gh auth login --token [REDACTED:flag-secret]; mysql --password [REDACTED:flag-secret]",
+        ),
         miss(
             "flag-secret",
-            "mysql -u root -p app; mysql -p -h db app; mysql --password app",
+            "mysql -u root -p app; mysql -p -h db app",
         ),
         miss(
             "flag-secret",

@@ -10,8 +10,8 @@
 //!
 //! Left alone: a flag without a value (`mysql -p` prompts, and in `mysql -p app` the `app` is a
 //! database), placeholders (`-p "$DB_PASS"`, `--token <token>`), another flag after the flag,
-//! `curl -u user` (curl prompts for the password), and a lowercase word after a long flag and a
-//! blank (`use the --password flag` is prose; `mysql --password app` prompts too).
+//! `curl -u user` (curl prompts for the password), and a word of prose after a long flag and a blank
+//! ([`PROSE_AFTER_FLAG`]: `use the --password flag`).
 
 use std::ops::Range;
 
@@ -159,6 +159,69 @@ const LONG_ENDINGS: &[&str] = &[
     "client-secret",
 ];
 
+/// Words that follow a long flag's name in prose about it rather than as its value. Any other
+/// word after the flag is taken for the secret, even a lowercase one: `docker login --password
+/// hunter` leaks otherwise.
+const PROSE_AFTER_FLAG: &[&str] = &[
+    "flag",
+    "flags",
+    "option",
+    "options",
+    "argument",
+    "arguments",
+    "arg",
+    "args",
+    "parameter",
+    "parameters",
+    "param",
+    "switch",
+    "is",
+    "was",
+    "are",
+    "and",
+    "or",
+    "to",
+    "the",
+    "a",
+    "an",
+    "with",
+    "for",
+    "in",
+    "on",
+    "of",
+    "from",
+    "when",
+    "if",
+    "instead",
+    "only",
+    "too",
+    "also",
+    "then",
+    "as",
+    "by",
+    "not",
+    "isnt",
+    "doesnt",
+    "does",
+    "do",
+    "will",
+    "would",
+    "should",
+    "must",
+    "can",
+    "cannot",
+    "value",
+    "here",
+    "there",
+    "that",
+    "this",
+    "which",
+    "it",
+    "works",
+    "fails",
+    "failed",
+];
+
 /// How the name of a long flag ending so starts when it is a switch, not a value (`--no-password`,
 /// `--ask-vault-password`, `--with-token`).
 const SWITCH_STARTS: &[&str] = &[
@@ -266,11 +329,11 @@ fn long_flag(text: &[u8], at: usize, name: &[u8]) -> Option<Range<usize>> {
             let value = flag_value(text, from)?;
             let quoted = value.start > from;
             let v = text_of(&text[value.clone()]);
-            let word = v
-                .trim_end_matches([',', '.', ':', '!', '?'])
-                .bytes()
-                .all(|b| b.is_ascii_lowercase());
-            if !quoted && (v.starts_with('-') || word || is_path(v)) {
+            let word = v.trim_end_matches([',', '.', ':', '!', '?']);
+            // Prose about the flag ("the --password flag"). mysql's `--password app` prompts and
+            // takes `app` for the database, but a reader cannot tell that from a password given
+            // to another tool, so it is redacted too: hiding a name costs less than a leak.
+            if !quoted && (v.starts_with('-') || PROSE_AFTER_FLAG.contains(&word) || is_path(v)) {
                 return None;
             }
             secret_part(text, value, Part::Whole)
