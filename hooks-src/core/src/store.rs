@@ -1436,7 +1436,7 @@ mod tests {
             (Status::Promoted, 1),
             (Status::Dismissed, 1),
         ] {
-            let mut s = sig(Kind::Failure, &format!("{status} {conf}"), "s", 1);
+            let mut s = sig(Kind::Gotcha, &format!("{status} {conf}"), "s", 1);
             s.timestamp = old.clone();
             s.status = status;
             s.confidence = conf;

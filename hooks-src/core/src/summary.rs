@@ -1,14 +1,20 @@
 //! The SessionEnd `summary` signal: what a session did, in one line and a few counts.
 //!
+//! The summary is also where what is not worth a signal of its own is counted, so a reviewer
+//! still sees how the session went: tool calls the user refused without a reason (by tool),
+//! protocol errors of Claude Code's tools (by kind, see [`crate::failure`]) and failing test
+//! runs.
+//!
 //! SessionEnd hooks share a 1.5 s budget, so the summary cannot read a long transcript from the
 //! top. Instead every capture run adds the events it reads to a running [`Tally`] kept in the
 //! session's cursor, and SessionEnd only reads the lines no run has seen yet.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::failure::Assessment;
 use crate::signal::{parse_time, Kind, Signal};
 use crate::transcript::{Event, EventKind};
 
@@ -18,6 +24,10 @@ const MAX_FILES: usize = 200;
 const MAX_TOOLS: usize = 100;
 /// Tools and files named in the one-line content.
 const CONTENT_TOOLS: usize = 5;
+/// Distinct kinds of protocol error counted (the rest go under "other").
+const MAX_PROTOCOL_KINDS: usize = 20;
+/// Recent tool calls remembered by id, to name the tool of a refusal.
+const RECENT_CALLS: usize = 64;
 
 /// Tools whose `file_path`/`notebook_path` is a file the session changed.
 const EDITING_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
@@ -49,6 +59,16 @@ pub struct Tally {
     pub failures: u64,
     /// Tool calls the user rejected.
     pub rejections: u64,
+    /// Refused tool calls by tool name (a call not seen since the last run counts as "tool").
+    pub refused: BTreeMap<String, u64>,
+    /// Protocol errors of Claude Code's tools, by kind ("File has not been read yet").
+    pub protocol_errors: BTreeMap<String, u64>,
+    /// Test runs whose tests failed.
+    pub failing_tests: u64,
+    /// The last tool calls, id and name (a refusal names its call by id only). Not kept in the
+    /// cursor: a refusal of a call from before the last run is counted as "tool".
+    #[serde(skip)]
+    recent_calls: VecDeque<(String, String)>,
     pub first_timestamp: Option<String>,
     pub last_timestamp: Option<String>,
     /// The transcript line the last summary was written at (a repeat SessionEnd with nothing new
@@ -74,7 +94,11 @@ impl Tally {
         }
         match &event.kind {
             EventKind::UserText { .. } => self.turns += 1,
-            EventKind::ToolUse { name, input, .. } => {
+            EventKind::ToolUse { id, name, input } => {
+                if self.recent_calls.len() == RECENT_CALLS {
+                    self.recent_calls.pop_front();
+                }
+                self.recent_calls.push_back((id.clone(), name.clone()));
                 // One look-up for a tool already counted (nearly every call).
                 let room = self.tools.len() < MAX_TOOLS;
                 let name = match self.tools.get_mut(name.as_str()) {
@@ -101,10 +125,55 @@ impl Tally {
                     }
                 }
             }
-            EventKind::ToolResult { is_error: true, .. } => self.failures += 1,
-            EventKind::Rejection { .. } => self.rejections += 1,
+            EventKind::ToolResult {
+                tool_use_id,
+                is_error: true,
+                text,
+            } => {
+                let tool = self.tool_of(tool_use_id);
+                if crate::failure::refusal_as_error(tool, text) {
+                    self.refuse(tool_use_id);
+                    return;
+                }
+                self.failures += 1;
+                match crate::failure::assess(text) {
+                    Assessment::Protocol(kind) => {
+                        let room = self.protocol_errors.len() < MAX_PROTOCOL_KINDS;
+                        let key = if room || self.protocol_errors.contains_key(&kind) {
+                            kind
+                        } else {
+                            "other".into()
+                        };
+                        *self.protocol_errors.entry(key).or_default() += 1;
+                    }
+                    Assessment::FailingTests => self.failing_tests += 1,
+                    _ => {}
+                }
+            }
+            EventKind::Rejection { tool_use_id, .. } => self.refuse(tool_use_id),
             _ => {}
         }
+    }
+
+    /// The name of a recent tool call, "" when it is not remembered.
+    fn tool_of(&self, id: &str) -> &str {
+        self.recent_calls
+            .iter()
+            .rev()
+            .find(|(call, _)| call == id)
+            .map_or("", |(_, name)| name.as_str())
+    }
+
+    fn refuse(&mut self, tool_use_id: &str) {
+        self.rejections += 1;
+        let tool = match self.tool_of(tool_use_id) {
+            "" => "tool".to_string(),
+            name if self.refused.len() < MAX_TOOLS || self.refused.contains_key(name) => {
+                name.to_string()
+            }
+            _ => "other".to_string(),
+        };
+        *self.refused.entry(tool).or_default() += 1;
     }
 
     fn touch(&mut self, path: &str) {
@@ -147,6 +216,22 @@ pub fn relative_to(path: &str, project: Option<&str>) -> String {
         Some(rest) if rest.starts_with('/') && rest.len() > 1 => rest[1..].to_string(),
         _ => path.to_string(),
     }
+}
+
+/// "Bash ×2, Edit": most first, then by name.
+fn by_count(counts: &BTreeMap<String, u64>) -> Vec<String> {
+    let mut sorted: Vec<(&String, &u64)> = counts.iter().collect();
+    sorted.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    sorted
+        .into_iter()
+        .map(|(name, &n)| {
+            if n == 1 {
+                name.clone()
+            } else {
+                format!("{name} ×{n}")
+            }
+        })
+        .collect()
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {
@@ -209,6 +294,14 @@ pub fn summary_signal(
         plural(files_total, "file", "files"),
         plural(tally.failures, "failure", "failures")
     ));
+    let refused = by_count(&tally.refused);
+    if tally.rejections > 0 {
+        content.push_str(&format!(
+            ", refused {} ({})",
+            plural(tally.rejections, "tool call", "tool calls"),
+            refused.join(", ")
+        ));
+    }
 
     let mut context = String::new();
     if !files.is_empty() {
@@ -225,8 +318,20 @@ pub fn summary_signal(
     }
     if tally.rejections > 0 {
         context.push_str(&format!(
-            "Tool calls rejected by the user: {}\n",
-            tally.rejections
+            "Tool calls refused by the user: {} (a refusal with a reason is also stored as a correction)\n",
+            refused.join(", ")
+        ));
+    }
+    if !tally.protocol_errors.is_empty() {
+        context.push_str(&format!(
+            "Protocol errors of the tools (not stored one by one): {}\n",
+            by_count(&tally.protocol_errors).join(", ")
+        ));
+    }
+    if tally.failing_tests > 0 {
+        context.push_str(&format!(
+            "Test runs with failing tests (not stored one by one): {}\n",
+            tally.failing_tests
         ));
     }
 
@@ -248,6 +353,23 @@ pub fn summary_signal(
     meta.insert("files_touched".into(), Value::from(files_total));
     meta.insert("failures".into(), Value::from(tally.failures));
     meta.insert("rejections".into(), Value::from(tally.rejections));
+    let counts = |m: &BTreeMap<String, u64>| -> Map<String, Value> {
+        m.iter()
+            .map(|(k, v)| (k.clone(), Value::from(*v)))
+            .collect()
+    };
+    if !tally.refused.is_empty() {
+        meta.insert("refused".into(), Value::Object(counts(&tally.refused)));
+    }
+    if !tally.protocol_errors.is_empty() {
+        meta.insert(
+            "protocol_errors".into(),
+            Value::Object(counts(&tally.protocol_errors)),
+        );
+    }
+    if tally.failing_tests > 0 {
+        meta.insert("failing_tests".into(), Value::from(tally.failing_tests));
+    }
     if let Some(secs) = tally.duration_secs() {
         meta.insert("duration_secs".into(), Value::from(secs));
     }
@@ -284,6 +406,75 @@ mod tests {
             name: name.into(),
             input: crate::transcript::ToolInput::from(&input),
         }
+    }
+
+    #[test]
+    fn refusals_protocol_errors_and_failing_tests_are_counted_not_stored() {
+        let call = |id: &str, name: &str| EventKind::ToolUse {
+            id: id.into(),
+            name: name.into(),
+            input: crate::transcript::ToolInput::from(&json!({"command": "x"})),
+        };
+        let refuse = |id: &str| EventKind::Rejection {
+            tool_use_id: id.into(),
+            text: String::new(),
+        };
+        let error = |id: &str, text: &str| EventKind::ToolResult {
+            tool_use_id: id.into(),
+            is_error: true,
+            text: text.into(),
+        };
+        let mut t = Tally::default();
+        for (i, kind) in [
+            EventKind::UserText { text: "go".into() },
+            call("b1", "Bash"),
+            refuse("b1"),
+            call("b2", "Bash"),
+            refuse("b2"),
+            call("e1", "Edit"),
+            refuse("e1"),
+            // A reason written as the edit's error (CC 2.0.x) is a refusal too.
+            call("e2", "Edit"),
+            error(
+                "e2",
+                "Leave the view models alone, read it from the service.",
+            ),
+            error("gone", "some refusal of a call from before this run"),
+            call("e3", "Edit"),
+            error(
+                "e3",
+                "<tool_use_error>File has not been read yet.</tool_use_error>",
+            ),
+            call("e4", "Edit"),
+            error("e4", "File has not been read yet. Read it first."),
+            call("t1", "Bash"),
+            error("t1", "Exit code 1\n FAIL  src/a.test.ts > adds"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            t.observe(&ev(i as u64 + 1, None, kind));
+        }
+        assert_eq!(t.rejections, 4);
+        assert_eq!(t.failing_tests, 1);
+        assert_eq!(t.protocol_errors["File has not been read yet"], 2);
+        let s = summary_signal(&t, "s", None, None).unwrap();
+        assert!(
+            s.content
+                .ends_with(", refused 4 tool calls (Bash ×2, Edit ×2)"),
+            "{}",
+            s.content
+        );
+        assert!(
+            s.context
+                .contains("Protocol errors of the tools (not stored one by one): File has not been read yet ×2"),
+            "{}",
+            s.context
+        );
+        assert!(s
+            .context
+            .contains("Test runs with failing tests (not stored one by one): 1"));
+        assert_eq!(s.meta["refused"], json!({"Bash": 2, "Edit": 2}));
     }
 
     #[test]
