@@ -458,6 +458,39 @@ pub fn same_instruction(a: &str, b: &str) -> bool {
     shared == 0 || lcs_len(&shared_a, &shared_b) * 10 >= shared * 8
 }
 
+/// Instructions the user gave (what the store calls learning kinds), remembered with their
+/// dedup keys, so that a new one that paraphrases one of them ([`same_instruction`]) in the same
+/// project is counted as a recurrence of it. The store fills one from its tail, a dry run from
+/// its batch.
+#[derive(Debug, Default)]
+pub struct Instructions(Vec<Instruction>);
+
+#[derive(Debug)]
+struct Instruction {
+    project: Option<String>,
+    content: String,
+    key: String,
+}
+
+impl Instructions {
+    pub fn remember(&mut self, project: Option<&str>, content: &str, key: &str) {
+        self.0.push(Instruction {
+            project: project.map(str::to_string),
+            content: content.to_string(),
+            key: key.to_string(),
+        });
+    }
+
+    /// The key of the latest remembered instruction of `project` that `content` paraphrases.
+    pub fn paraphrased(&self, project: Option<&str>, content: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .rev()
+            .find(|i| i.project.as_deref() == project && same_instruction(&i.content, content))
+            .map(|i| i.key.as_str())
+    }
+}
+
 /// Dice coefficient of the two texts' character-trigram sets (each text padded with spaces).
 fn trigram_dice(a: &str, b: &str) -> f64 {
     let grams = |s: &str| -> std::collections::HashSet<[char; 3]> {
