@@ -222,7 +222,8 @@ pub fn error_line(error: &str) -> Option<String> {
     }
     let (at, _) = best?;
     let mut line = pytest_detail(lines[at]).to_string();
-    if message_letters(&line) < 12 {
+    // An exception named alone on its line (PHP, Java) has its message on the next.
+    if message_letters(&line) < 12 || (is_exception(&line) && !line.contains(':')) {
         match lines.get(at + 1).filter(|next| tier(next) != Tier::Noise) {
             Some(next) => {
                 line.push(' ');
@@ -407,13 +408,23 @@ fn tier(line: &str) -> Tier {
                 .next()
                 .is_some_and(char::is_alphabetic)
     });
-    if marker_start || is_exception(body) || MARKERS_WITHIN.iter().any(|m| line.contains(m)) {
+    if marker_start || is_exception(body) || MARKERS_WITHIN.iter().any(|m| has_marker(line, m)) {
         return Tier::Marker;
     }
     if FAILURE_WORDS.iter().any(|w| lower.contains(w)) {
         return Tier::Words;
     }
     Tier::Plain
+}
+
+/// `marker` in `line`; one that ends in a colon not followed by another (`Error:`, not the
+/// `Exception::class` of a source excerpt).
+fn has_marker(line: &str, marker: &str) -> bool {
+    if !marker.ends_with(':') {
+        return line.contains(marker);
+    }
+    line.match_indices(marker)
+        .any(|(at, m)| !line[at + m.len()..].starts_with(':'))
 }
 
 /// The first `max` bytes of `line` (on a character boundary).
@@ -438,20 +449,21 @@ fn pytest_detail(line: &str) -> &str {
     }
 }
 
-/// A compiler's source excerpt: `12 |     let x = …`.
+/// A source excerpt under an error: `12 |     let x = …` (rustc), `➜ 841▕ $e = …` (PHP).
 fn is_source_excerpt(line: &str) -> bool {
+    let line = line.trim_start_matches(|c: char| !c.is_alphanumeric() && c != '|');
     let rest = line.trim_start_matches(|c: char| c.is_ascii_digit());
-    rest.len() < line.len() && rest.trim_start().starts_with('|')
+    rest.len() < line.len() && rest.trim_start().starts_with(['|', '▕', '│'])
 }
 
 /// An exception line: a dotted name ending in `Error`/`Exception`/`Fault`, capitalised, then a
 /// colon or the end (`ModuleNotFoundError: No module named 'yaml'`, `java.io.IOException: x`).
 fn is_exception(line: &str) -> bool {
     let name_end = line
-        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '$'))
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '$' | '\\')))
         .unwrap_or(line.len());
     let name = &line[..name_end];
-    let last = name.rsplit('.').next().unwrap_or(name);
+    let last = name.rsplit(['.', '\\']).next().unwrap_or(name);
     let rest = &line[name_end..];
     last.chars().next().is_some_and(|c| c.is_ascii_uppercase())
         && ["Error", "Exception", "Fault"]
@@ -660,6 +672,12 @@ mod tests {
             line("ERROR:\n  Code: Unavailable\n  Message: connection refused").as_deref(),
             Some("ERROR: Code: Unavailable")
         );
+        // An exception named alone, its message below; a source excerpt naming one is no error.
+        assert_eq!(
+            line("  migrate ...... 238ms FAIL\n   App\\Db\\QueryException \n  SQLSTATE[42S02]: Table 'users' doesn't exist\n  ➜ 841▕ $e = new QueryException::class;").as_deref(),
+            Some("App\\Db\\QueryException SQLSTATE[42S02]: Table 'users' doesn't exist")
+        );
+        assert_eq!(line("  12 | throw new Error::from(x)\nplain"), None);
         // A warning that mentions a failure is not the error.
         assert_eq!(
             line("warning: could not open directory 'x/': Permission denied\nfatal: adding files failed").as_deref(),
