@@ -8,5 +8,6 @@ mod hooks;
 mod memory_store;
 mod redaction;
 mod skills;
+mod store_rules;
 mod toggle;
 mod util;
