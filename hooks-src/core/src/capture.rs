@@ -143,7 +143,7 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
         ..
     } = saved.resume_for(file).ctx("cannot read transcript", path)?;
     let mut tally: Tally = tally;
-    let mut detector = Detector::new();
+    let mut detector = Detector::counting_after(line);
     let start = turn_line
         .and_then(|turn| cursor::line_start(file, Position { offset, line }, turn).transpose())
         .transpose()
@@ -161,6 +161,7 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
     })
     .ctx("cannot read transcript", path)?;
 
+    tally.add(detector.take_counted());
     let mut signals = detector.finish();
     signals.retain(|s| s.source.line.is_none_or(|l| l > line));
     for s in &mut signals {

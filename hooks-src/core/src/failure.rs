@@ -120,25 +120,24 @@ pub fn assess(error: &str) -> Assessment {
     }
 }
 
-/// Whether a tool error is the reason a user typed when refusing the call: some Claude Code
-/// versions (2.0.x) wrote it as the error of the refused edit or plan, with no refusal words
-/// around it.
-pub fn refusal_as_error(tool: &str, error: &str) -> bool {
+/// Whether a tool error (as [`assess`]ed) is the reason a user typed when refusing the call:
+/// some Claude Code versions (2.0.x) wrote it as the error of the refused edit or plan, with no
+/// refusal words around it.
+pub fn refusal_as_error(tool: &str, error: &str, assessed: &Assessment) -> bool {
     matches!(
         tool,
         "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "ExitPlanMode" | "exit_plan_mode"
-    ) && reads_like_user_words(error)
+    ) && matches!(assessed, Assessment::Silent | Assessment::Error(_))
+        && reads_like_user_words(error)
 }
 
 /// Whether an edit's error reads like words the user typed rather than an error: not a protocol
 /// message, no line with an error marker, no errno (`EACCES: …`). Claude Code 2.0.x wrote the
 /// reason a user gave for refusing an edit as the edit's error, with nothing around it.
-pub fn reads_like_user_words(error: &str) -> bool {
+/// Call it on an error [`assess`] found neither a protocol message nor failing tests in.
+fn reads_like_user_words(error: &str) -> bool {
     let text = error.trim();
     if text.is_empty() || text.starts_with('<') {
-        return false;
-    }
-    if !matches!(assess(text), Assessment::Silent | Assessment::Error(_)) {
         return false;
     }
     let first_word = text.split([':', ' ']).next().unwrap_or("");
@@ -251,7 +250,7 @@ fn message_letters(line: &str) -> usize {
     rest.chars().filter(|c| c.is_alphabetic()).count()
 }
 
-/// Lines that open with these (lowercased) are context around an error, not the error.
+/// Lines that open with these (in any ASCII case) are context around an error, not the error.
 const NOISE_STARTS: &[&str] = &[
     "warning",
     "warn ",
@@ -293,7 +292,7 @@ const NOISE_STARTS: &[&str] = &[
     "at line:",
 ];
 
-/// Markers at the start of a line (lowercased), each followed by a non-letter.
+/// Markers at the start of a line (in any ASCII case), each followed by a non-letter.
 const MARKER_STARTS: &[&str] = &[
     "error",
     "fatal",
@@ -335,7 +334,7 @@ const MARKERS_WITHIN: &[&str] = &[
     ": *** ",
 ];
 
-/// Words of failure (lowercased), anywhere in a line.
+/// Words of failure (in lower case; matched in any ASCII case), anywhere in a line.
 const FAILURE_WORDS: &[&str] = &[
     "error",
     "fail",
@@ -376,34 +375,44 @@ const FAILURE_WORDS: &[&str] = &[
     "错误",
     "失败",
     "ошибк",
+    "Ошибк",
     "エラー",
     "오류",
     "실패",
 ];
 
+/// Log levels: a line logged below ERROR is noise, however it reads.
+const LOW_LEVELS: &[&str] = &["INFO", "DEBUG", "WARN", "WARNING", "TRACE"];
+const HIGH_LEVELS: &[&str] = &["ERROR", "FATAL", "CRITICAL"];
+/// Claude Code's shell snapshot glitch, which precedes the real output of every command in some
+/// sessions.
+const SNAPSHOT_GLITCH: &str = "claude-shell-snapshot";
+
+// Plain substring searches, no automaton: a hook judges one error of a few lines and exits, and
+// building an automaton would cost it more than the search (the transcript miner meets an error
+// every hundred kilobytes or so).
 fn tier(line: &str) -> Tier {
-    let lower = line.to_lowercase();
-    // Claude Code's shell snapshot glitch precedes the real output of every command.
-    if NOISE_STARTS.iter().any(|p| lower.starts_with(p))
+    if NOISE_STARTS
+        .iter()
+        .any(|p| starts_with_ignore_case(line, p))
         || is_source_excerpt(line)
-        || lower.contains("claude-shell-snapshot")
+        || line.contains(SNAPSHOT_GLITCH)
     {
         return Tier::Noise;
     }
-    let log_level_low = ["INFO", "DEBUG", "WARN", "WARNING", "TRACE"]
-        .iter()
-        .any(|level| has_word(head(line, 64), level));
-    let log_level_error = ["ERROR", "FATAL", "CRITICAL"]
-        .iter()
-        .any(|level| has_word(line, level));
-    if log_level_low && !log_level_error {
+    let (mut low, mut high) = (false, false);
+    for (at, word) in upper_words(line) {
+        // A level is written near the start of a log line.
+        low |= at < 64 && LOW_LEVELS.contains(&word);
+        high |= HIGH_LEVELS.contains(&word);
+    }
+    if low && !high {
         return Tier::Noise;
     }
     let body = pytest_detail(line);
-    let lower_body = body.to_lowercase();
     let marker_start = MARKER_STARTS.iter().any(|m| {
-        lower_body.starts_with(m)
-            && !lower_body[m.len()..]
+        starts_with_ignore_case(body, m)
+            && !body[m.len()..]
                 .chars()
                 .next()
                 .is_some_and(char::is_alphabetic)
@@ -411,34 +420,36 @@ fn tier(line: &str) -> Tier {
     if marker_start || is_exception(body) || MARKERS_WITHIN.iter().any(|m| has_marker(line, m)) {
         return Tier::Marker;
     }
+    let lower = line.to_ascii_lowercase();
     if FAILURE_WORDS.iter().any(|w| lower.contains(w)) {
         return Tier::Words;
     }
     Tier::Plain
 }
 
-/// `marker` in `line`; one that ends in a colon not followed by another (`Error:`, not the
-/// `Exception::class` of a source excerpt).
+/// The words of `line` written in capitals (4 to 8 ASCII letters, as levels are), with their
+/// byte offsets.
+fn upper_words(line: &str) -> impl Iterator<Item = (usize, &str)> {
+    line.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| (4..=8).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_uppercase()))
+        .map(move |w| (w.as_ptr() as usize - line.as_ptr() as usize, w))
+}
+
+/// `line` starts with the ASCII `prefix`, in any case.
+fn starts_with_ignore_case(line: &str, prefix: &str) -> bool {
+    line.as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
+}
+
+/// `marker` in `line`; one that ends in a colon must not be followed by another (`Error:`, not
+/// the `Exception::class` of a source excerpt).
 fn has_marker(line: &str, marker: &str) -> bool {
     if !marker.ends_with(':') {
         return line.contains(marker);
     }
     line.match_indices(marker)
         .any(|(at, m)| !line[at + m.len()..].starts_with(':'))
-}
-
-/// The first `max` bytes of `line` (on a character boundary).
-fn head(line: &str, max: usize) -> &str {
-    crate::transcript::truncate(line, max)
-}
-
-/// `word` in `text` with no letter or digit on either side.
-fn has_word(text: &str, word: &str) -> bool {
-    text.match_indices(word).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + word.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })
 }
 
 /// pytest's assertion detail lines start with `E` and spaces: the rest is what to read.
@@ -555,10 +566,8 @@ pub fn input_summary(tool: &str, input: &Value) -> String {
 /// the whole (redacted) error for the context.
 pub fn signal(tool: &str, line: &str, tried: &str, error: &str) -> Signal {
     let mut sig = Signal::new(Kind::Failure, format!("{tool} failed: {line}"));
-    let excerpt = one_line(
-        crate::transcript::truncate(error, ERROR_CONTEXT_CHARS * 4),
-        ERROR_CONTEXT_CHARS,
-    );
+    // Lines kept: an error's shape (a traceback, a compiler's excerpt) is read by its lines.
+    let excerpt: String = error.trim().chars().take(ERROR_CONTEXT_CHARS).collect();
     sig.context = if tried.is_empty() {
         format!("Error: {excerpt}")
     } else {
@@ -678,6 +687,11 @@ mod tests {
             Some("App\\Db\\QueryException SQLSTATE[42S02]: Table 'users' doesn't exist")
         );
         assert_eq!(line("  12 | throw new Error::from(x)\nplain"), None);
+        // A level is a whole word in capitals: "WARNINGS" is none.
+        assert_eq!(
+            line("Loading WARNINGS.md failed").as_deref(),
+            Some("Loading WARNINGS.md failed")
+        );
         // A warning that mentions a failure is not the error.
         assert_eq!(
             line("warning: could not open directory 'x/': Permission denied\nfatal: adding files failed").as_deref(),
@@ -742,9 +756,11 @@ mod tests {
 
     #[test]
     fn a_refusal_reason_written_as_an_edit_error_reads_like_user_words() {
-        assert!(reads_like_user_words(
-            "No need to touch the view models. Revert those and read the state from the service."
-        ));
+        let refusal = |tool: &str, error: &str| refusal_as_error(tool, error, &assess(error));
+        let reason =
+            "No need to touch the view models. Revert those and read the state from the service.";
+        assert!(refusal("Edit", reason));
+        assert!(!refusal("Bash", reason), "only an edit or a plan");
         for error in [
             "EACCES: permission denied, open '/etc/hosts'",
             "File has been unexpectedly modified. Read it again before attempting to write it.",
@@ -752,7 +768,7 @@ mod tests {
             "Error: something broke",
             "",
         ] {
-            assert!(!reads_like_user_words(error), "{error}");
+            assert!(!refusal("Edit", error), "{error}");
         }
     }
 

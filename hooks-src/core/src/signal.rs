@@ -424,38 +424,66 @@ const NEGATIONS: &[&str] = &[
 /// * the words both texts share come in the same order ("use pnpm not npm" is not "use npm not
 ///   pnpm"): their longest common subsequence covers at least 0.8 of them.
 pub fn same_instruction(a: &str, b: &str) -> bool {
-    let (a, b) = (normalize(a), normalize(b));
-    if a == b {
-        return !a.is_empty();
+    Said::of(a).same_as(&Said::of(b))
+}
+
+/// A user text read once for [`same_instruction`]: its normalized words, whether it is negated,
+/// and its sorted character trigrams (packed in a `u64` each), so comparing it with many others
+/// normalizes nothing again.
+#[derive(Debug)]
+struct Said {
+    text: String,
+    negated: bool,
+    grams: Vec<u64>,
+}
+
+impl Said {
+    fn of(text: &str) -> Said {
+        let text = normalize(text);
+        let negated = text.split(' ').any(|w| NEGATIONS.contains(&w));
+        let chars: Vec<char> = std::iter::once(' ')
+            .chain(text.chars())
+            .chain(std::iter::once(' '))
+            .collect();
+        let mut grams: Vec<u64> = chars
+            .windows(3)
+            .map(|w| (u64::from(w[0]) << 42) | (u64::from(w[1]) << 21) | u64::from(w[2]))
+            .collect();
+        grams.sort_unstable();
+        grams.dedup();
+        Said {
+            text,
+            negated,
+            grams,
+        }
     }
-    let (short, long) = if a.len() <= b.len() {
-        (&a, &b)
-    } else {
-        (&b, &a)
-    };
-    if short.len() < 12 || short.len() * 10 < long.len() * 6 {
-        return false;
+
+    fn same_as(&self, other: &Said) -> bool {
+        let (a, b) = (&self.text, &other.text);
+        if a == b {
+            return !a.is_empty();
+        }
+        let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+        if short.len() < 12 || short.len() * 10 < long.len() * 6 || self.negated != other.negated {
+            return false;
+        }
+        if dice(&self.grams, &other.grams) < 0.5 {
+            return false;
+        }
+        let (wa, wb): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
+        let twins = |from: &[&str], to: &[&str]| {
+            from.iter()
+                .filter(|w| w.chars().count() >= 4 && !FILLER.contains(w))
+                .all(|w| to.iter().any(|t| near_words(w, t)))
+        };
+        if !twins(&wa, &wb) || !twins(&wb, &wa) {
+            return false;
+        }
+        let shared_a: Vec<&str> = wa.iter().copied().filter(|w| wb.contains(w)).collect();
+        let shared_b: Vec<&str> = wb.iter().copied().filter(|w| wa.contains(w)).collect();
+        let shared = shared_a.len().min(shared_b.len());
+        shared == 0 || lcs_len(&shared_a, &shared_b) * 10 >= shared * 8
     }
-    let (wa, wb): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
-    let negated = |words: &[&str]| words.iter().any(|w| NEGATIONS.contains(w));
-    if negated(&wa) != negated(&wb) {
-        return false;
-    }
-    if trigram_dice(&a, &b) < 0.5 {
-        return false;
-    }
-    let twins = |from: &[&str], to: &[&str]| {
-        from.iter()
-            .filter(|w| w.chars().count() >= 4 && !FILLER.contains(w))
-            .all(|w| to.iter().any(|t| near_words(w, t)))
-    };
-    if !twins(&wa, &wb) || !twins(&wb, &wa) {
-        return false;
-    }
-    let shared_a: Vec<&str> = wa.iter().copied().filter(|w| wb.contains(w)).collect();
-    let shared_b: Vec<&str> = wb.iter().copied().filter(|w| wa.contains(w)).collect();
-    let shared = shared_a.len().min(shared_b.len());
-    shared == 0 || lcs_len(&shared_a, &shared_b) * 10 >= shared * 8
 }
 
 /// Instructions the user gave (what the store calls learning kinds), remembered with their
@@ -468,7 +496,7 @@ pub struct Instructions(Vec<Instruction>);
 #[derive(Debug)]
 struct Instruction {
     project: Option<String>,
-    content: String,
+    said: Said,
     key: String,
 }
 
@@ -476,35 +504,45 @@ impl Instructions {
     pub fn remember(&mut self, project: Option<&str>, content: &str, key: &str) {
         self.0.push(Instruction {
             project: project.map(str::to_string),
-            content: content.to_string(),
+            said: Said::of(content),
             key: key.to_string(),
         });
     }
 
     /// The key of the latest remembered instruction of `project` that `content` paraphrases.
     pub fn paraphrased(&self, project: Option<&str>, content: &str) -> Option<&str> {
-        self.0
+        let mut mine = self
+            .0
             .iter()
             .rev()
-            .find(|i| i.project.as_deref() == project && same_instruction(&i.content, content))
+            .filter(|i| i.project.as_deref() == project);
+        let first = mine.next()?;
+        let said = Said::of(content);
+        std::iter::once(first)
+            .chain(mine)
+            .find(|i| i.said.same_as(&said))
             .map(|i| i.key.as_str())
     }
 }
 
-/// Dice coefficient of the two texts' character-trigram sets (each text padded with spaces).
-fn trigram_dice(a: &str, b: &str) -> f64 {
-    let grams = |s: &str| -> std::collections::HashSet<[char; 3]> {
-        let chars: Vec<char> = std::iter::once(' ')
-            .chain(s.chars())
-            .chain(std::iter::once(' '))
-            .collect();
-        chars.windows(3).map(|w| [w[0], w[1], w[2]]).collect()
-    };
-    let (ga, gb) = (grams(a), grams(b));
-    if ga.is_empty() || gb.is_empty() {
+/// Dice coefficient of two sorted, deduplicated sets.
+fn dice(a: &[u64], b: &[u64]) -> f64 {
+    if a.is_empty() || b.is_empty() {
         return 0.0;
     }
-    2.0 * ga.intersection(&gb).count() as f64 / (ga.len() + gb.len()) as f64
+    let (mut i, mut j, mut both) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                both += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    2.0 * both as f64 / (a.len() + b.len()) as f64
 }
 
 /// Two words that are one word with a typo or another ending.

@@ -9,12 +9,12 @@
 //! top. Instead every capture run adds the events it reads to a running [`Tally`] kept in the
 //! session's cursor, and SessionEnd only reads the lines no run has seen yet.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::failure::Assessment;
+use crate::detect::Counted;
 use crate::signal::{parse_time, Kind, Signal};
 use crate::transcript::{Event, EventKind};
 
@@ -26,8 +26,6 @@ const MAX_TOOLS: usize = 100;
 const CONTENT_TOOLS: usize = 5;
 /// Distinct kinds of protocol error counted (the rest go under "other").
 const MAX_PROTOCOL_KINDS: usize = 20;
-/// Recent tool calls remembered by id, to name the tool of a refusal.
-const RECENT_CALLS: usize = 64;
 
 /// Tools whose `file_path`/`notebook_path` is a file the session changed.
 const EDITING_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
@@ -59,16 +57,12 @@ pub struct Tally {
     pub failures: u64,
     /// Tool calls the user rejected.
     pub rejections: u64,
-    /// Refused tool calls by tool name (a call not seen since the last run counts as "tool").
+    /// Refused tool calls by tool name ("tool" when the call was not seen).
     pub refused: BTreeMap<String, u64>,
     /// Protocol errors of Claude Code's tools, by kind ("File has not been read yet").
     pub protocol_errors: BTreeMap<String, u64>,
     /// Test runs whose tests failed.
     pub failing_tests: u64,
-    /// The last tool calls, id and name (a refusal names its call by id only). Not kept in the
-    /// cursor: a refusal of a call from before the last run is counted as "tool".
-    #[serde(skip)]
-    recent_calls: VecDeque<(String, String)>,
     pub first_timestamp: Option<String>,
     pub last_timestamp: Option<String>,
     /// The transcript line the last summary was written at (a repeat SessionEnd with nothing new
@@ -94,11 +88,7 @@ impl Tally {
         }
         match &event.kind {
             EventKind::UserText { .. } => self.turns += 1,
-            EventKind::ToolUse { id, name, input } => {
-                if self.recent_calls.len() == RECENT_CALLS {
-                    self.recent_calls.pop_front();
-                }
-                self.recent_calls.push_back((id.clone(), name.clone()));
+            EventKind::ToolUse { name, input, .. } => {
                 // One look-up for a tool already counted (nearly every call).
                 let room = self.tools.len() < MAX_TOOLS;
                 let name = match self.tools.get_mut(name.as_str()) {
@@ -125,55 +115,30 @@ impl Tally {
                     }
                 }
             }
-            EventKind::ToolResult {
-                tool_use_id,
-                is_error: true,
-                text,
-            } => {
-                let tool = self.tool_of(tool_use_id);
-                if crate::failure::refusal_as_error(tool, text) {
-                    self.refuse(tool_use_id);
-                    return;
-                }
-                self.failures += 1;
-                match crate::failure::assess(text) {
-                    Assessment::Protocol(kind) => {
-                        let room = self.protocol_errors.len() < MAX_PROTOCOL_KINDS;
-                        let key = if room || self.protocol_errors.contains_key(&kind) {
-                            kind
-                        } else {
-                            "other".into()
-                        };
-                        *self.protocol_errors.entry(key).or_default() += 1;
-                    }
-                    Assessment::FailingTests => self.failing_tests += 1,
-                    _ => {}
-                }
-            }
-            EventKind::Rejection { tool_use_id, .. } => self.refuse(tool_use_id),
+            EventKind::ToolResult { is_error: true, .. } => self.failures += 1,
             _ => {}
         }
     }
 
-    /// The name of a recent tool call, "" when it is not remembered.
-    fn tool_of(&self, id: &str) -> &str {
-        self.recent_calls
-            .iter()
-            .rev()
-            .find(|(call, _)| call == id)
-            .map_or("", |(_, name)| name.as_str())
-    }
-
-    fn refuse(&mut self, tool_use_id: &str) {
-        self.rejections += 1;
-        let tool = match self.tool_of(tool_use_id) {
-            "" => "tool".to_string(),
-            name if self.refused.len() < MAX_TOOLS || self.refused.contains_key(name) => {
-                name.to_string()
-            }
-            _ => "other".to_string(),
+    /// Add what the detectors counted and did not store (refusals, protocol errors, failing
+    /// tests) over the lines this tally observed.
+    pub fn add(&mut self, counted: Counted) {
+        let bounded = |map: &mut BTreeMap<String, u64>, bound: usize, key: String, n: u64| {
+            let key = if map.len() < bound || map.contains_key(&key) {
+                key
+            } else {
+                "other".to_string()
+            };
+            *map.entry(key).or_default() += n;
         };
-        *self.refused.entry(tool).or_default() += 1;
+        for (tool, n) in counted.refused {
+            self.rejections += n;
+            bounded(&mut self.refused, MAX_TOOLS, tool, n);
+        }
+        for (kind, n) in counted.protocol_errors {
+            bounded(&mut self.protocol_errors, MAX_PROTOCOL_KINDS, kind, n);
+        }
+        self.failing_tests += counted.failing_tests;
     }
 
     fn touch(&mut self, path: &str) {
@@ -410,54 +375,25 @@ mod tests {
 
     #[test]
     fn refusals_protocol_errors_and_failing_tests_are_counted_not_stored() {
-        let call = |id: &str, name: &str| EventKind::ToolUse {
-            id: id.into(),
-            name: name.into(),
-            input: crate::transcript::ToolInput::from(&json!({"command": "x"})),
-        };
-        let refuse = |id: &str| EventKind::Rejection {
-            tool_use_id: id.into(),
-            text: String::new(),
-        };
-        let error = |id: &str, text: &str| EventKind::ToolResult {
-            tool_use_id: id.into(),
-            is_error: true,
-            text: text.into(),
-        };
         let mut t = Tally::default();
-        for (i, kind) in [
-            EventKind::UserText { text: "go".into() },
-            call("b1", "Bash"),
-            refuse("b1"),
-            call("b2", "Bash"),
-            refuse("b2"),
-            call("e1", "Edit"),
-            refuse("e1"),
-            // A reason written as the edit's error (CC 2.0.x) is a refusal too.
-            call("e2", "Edit"),
-            error(
-                "e2",
-                "Leave the view models alone, read it from the service.",
-            ),
-            error("gone", "some refusal of a call from before this run"),
-            call("e3", "Edit"),
-            error(
-                "e3",
-                "<tool_use_error>File has not been read yet.</tool_use_error>",
-            ),
-            call("e4", "Edit"),
-            error("e4", "File has not been read yet. Read it first."),
-            call("t1", "Bash"),
-            error("t1", "Exit code 1\n FAIL  src/a.test.ts > adds"),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            t.observe(&ev(i as u64 + 1, None, kind));
-        }
+        t.observe(&ev(1, None, EventKind::UserText { text: "go".into() }));
+        let counted = |refused: &[(&str, u64)], protocol: &[(&str, u64)], failing| Counted {
+            refused: refused.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
+            protocol_errors: protocol.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
+            failing_tests: failing,
+        };
+        // Two capture runs of one session.
+        t.add(counted(
+            &[("Bash", 1), ("Edit", 2)],
+            &[("File has not been read yet", 1)],
+            0,
+        ));
+        t.add(counted(
+            &[("Bash", 1)],
+            &[("File has not been read yet", 1)],
+            1,
+        ));
         assert_eq!(t.rejections, 4);
-        assert_eq!(t.failing_tests, 1);
-        assert_eq!(t.protocol_errors["File has not been read yet"], 2);
         let s = summary_signal(&t, "s", None, None).unwrap();
         assert!(
             s.content
@@ -466,8 +402,9 @@ mod tests {
             s.content
         );
         assert!(
-            s.context
-                .contains("Protocol errors of the tools (not stored one by one): File has not been read yet ×2"),
+            s.context.contains(
+                "Protocol errors of the tools (not stored one by one): File has not been read yet ×2"
+            ),
             "{}",
             s.context
         );
@@ -475,6 +412,21 @@ mod tests {
             .context
             .contains("Test runs with failing tests (not stored one by one): 1"));
         assert_eq!(s.meta["refused"], json!({"Bash": 2, "Edit": 2}));
+        assert_eq!(s.meta["failing_tests"], json!(1));
+    }
+
+    #[test]
+    fn counted_kinds_past_the_bound_go_under_other() {
+        let mut t = Tally::default();
+        let protocol_errors = (0..MAX_PROTOCOL_KINDS + 3)
+            .map(|i| (format!("kind {i}"), 1))
+            .collect();
+        t.add(Counted {
+            protocol_errors,
+            ..Counted::default()
+        });
+        assert_eq!(t.protocol_errors.len(), MAX_PROTOCOL_KINDS + 1);
+        assert_eq!(t.protocol_errors["other"], 3);
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub mod text;
 
 use crate::hash::ShortKeys;
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -67,6 +67,21 @@ pub struct Detector {
     tool_names: HashSet<Arc<str>, ShortKeys>,
     /// What the assistant did since the user last spoke.
     turn: Turn,
+    /// What was seen and not stored, counted for the session summary.
+    counted: Counted,
+    /// Only events after this line are counted (a run re-reads the last turn before its cursor).
+    count_after: u64,
+}
+
+/// What the detectors saw and did not store one by one, for the session summary to count.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counted {
+    /// Refused tool calls by tool name ("tool" when the call was not seen), with a reason or not.
+    pub refused: BTreeMap<String, u64>,
+    /// Protocol errors of Claude Code's tools, by kind ([`Assessment::Protocol`]).
+    pub protocol_errors: BTreeMap<String, u64>,
+    /// Test runs whose tests failed.
+    pub failing_tests: u64,
 }
 
 /// Calls by their `tool_use_id`.
@@ -104,6 +119,19 @@ struct Turn {
 impl Detector {
     pub fn new() -> Detector {
         Detector::default()
+    }
+
+    /// A detector that counts (see [`Counted`]) only what it sees after transcript line `line`.
+    pub fn counting_after(line: u64) -> Detector {
+        Detector {
+            count_after: line,
+            ..Detector::default()
+        }
+    }
+
+    /// What was counted so far, taken out.
+    pub fn take_counted(&mut self) -> Counted {
+        std::mem::take(&mut self.counted)
     }
 
     pub fn feed(&mut self, event: &Event) {
@@ -232,11 +260,22 @@ impl Detector {
 
     fn tool_error(&mut self, tool_use_id: &str, text: &str, event: &Event) {
         let name = self.call_name(tool_use_id);
-        if failure::refusal_as_error(&name, text) {
+        let assessment = failure::assess(text);
+        if failure::refusal_as_error(&name, text, &assessment) {
             return self.rejection(tool_use_id, text.trim(), event);
         }
-        let Assessment::Error(line) = failure::assess(text) else {
-            return;
+        let counting = event.line > self.count_after;
+        let line = match assessment {
+            Assessment::Error(line) => line,
+            Assessment::Protocol(kind) if counting => {
+                *self.counted.protocol_errors.entry(kind).or_default() += 1;
+                return;
+            }
+            Assessment::FailingTests if counting => {
+                self.counted.failing_tests += 1;
+                return;
+            }
+            _ => return,
         };
         let tool = if name.is_empty() { "tool" } else { &*name };
         let summary = self.call_summary(tool_use_id);
@@ -249,11 +288,15 @@ impl Detector {
 
     fn rejection(&mut self, tool_use_id: &str, reason: &str, event: &Event) {
         self.turn.situation.rejected = true;
+        let name = self.call_name(tool_use_id);
+        if event.line > self.count_after {
+            let tool = if name.is_empty() { "tool" } else { &*name };
+            *self.counted.refused.entry(tool.to_string()).or_default() += 1;
+        }
         if !says_something(reason) {
             // "Not now" is no lesson: the session summary counts refusals by tool.
             return;
         }
-        let name = self.call_name(tool_use_id);
         let tool = if name.is_empty() {
             "a tool call"
         } else {
@@ -704,6 +747,55 @@ mod tests {
         assert!(!serde_json::to_string(&signals)
             .unwrap()
             .contains("Rewrite the whole"));
+    }
+
+    #[test]
+    fn what_is_not_stored_is_counted_after_the_cursor_only() {
+        let refuse = |id: &str, why: &str| EventKind::Rejection {
+            tool_use_id: id.into(),
+            text: why.into(),
+        };
+        let kinds = vec![
+            call("b0", "Bash", json!({"command": "ls"})),
+            refuse("b0", ""),
+            call("b1", "Bash", json!({"command": "ls"})),
+            refuse("b1", ""),
+            call("e1", "Edit", json!({"file_path": "/a"})),
+            refuse("e1", "use the other file"),
+            refuse("gone", ""),
+            call("e2", "Edit", json!({"file_path": "/a"})),
+            result(
+                "e2",
+                true,
+                "<tool_use_error>File has not been read yet.</tool_use_error>",
+            ),
+            call("t1", "Bash", json!({"command": "npm test"})),
+            result("t1", true, "Exit code 1\n FAIL  src/a.test.ts > adds"),
+        ];
+        // Lines 1 and 2 were read by an earlier run: seen again, not counted again.
+        let mut detector = Detector::counting_after(2);
+        for (i, kind) in kinds.into_iter().enumerate() {
+            detector.feed(&Event {
+                line: i as u64 + 1,
+                uuid: None,
+                timestamp: None,
+                kind,
+            });
+        }
+        let counted = detector.take_counted();
+        let pairs = |m: &BTreeMap<String, u64>| -> Vec<(String, u64)> {
+            m.iter().map(|(k, n)| (k.clone(), *n)).collect()
+        };
+        assert_eq!(
+            pairs(&counted.refused),
+            [("Bash".into(), 1), ("Edit".into(), 1), ("tool".into(), 1)]
+        );
+        assert_eq!(
+            pairs(&counted.protocol_errors),
+            [("File has not been read yet".into(), 1)]
+        );
+        assert_eq!(counted.failing_tests, 1);
+        assert_eq!(detector.finish().len(), 1, "the refusal with a reason");
     }
 
     #[test]
