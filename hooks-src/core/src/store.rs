@@ -389,6 +389,7 @@ impl Store {
                 .mode(PRIVATE_FILE)
                 .open(&path)
                 .ctx("cannot open", &path)?;
+            fsutil::give_to_dir_owner(&file, &path);
             let (tail, at_start) = read_tail(&mut file, TAIL_BYTES).ctx("cannot read", &path)?;
             let now = Utc::now();
             let mut out = Vec::new();
@@ -1021,6 +1022,7 @@ fn append_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
         .mode(PRIVATE_FILE)
         .open(path)
         .ctx("cannot open", path)?;
+    fsutil::give_to_dir_owner(&f, path);
     f.write_all(bytes).ctx("cannot append to", path)
 }
 
