@@ -105,8 +105,9 @@ pub fn assess(error: &str) -> Assessment {
         .strip_prefix("<tool_use_error>")
         .map(|rest| rest.trim_end().trim_end_matches("</tool_use_error>"));
     let text = unwrapped.unwrap_or(trimmed);
-    let text = text.strip_prefix("Error: ").unwrap_or(text);
-    let first = text.lines().next().unwrap_or("").trim();
+    // Some protocol messages come as "Error: <message>".
+    let first = text.strip_prefix("Error: ").unwrap_or(text);
+    let first = first.lines().next().unwrap_or("").trim();
     if unwrapped.is_some()
         || PROTOCOL_STARTS.iter().any(|p| first.starts_with(p))
         || PROTOCOL_CONTAINS.iter().any(|p| first.contains(p))
@@ -696,6 +697,14 @@ mod tests {
         assert_eq!(
             line("warning: could not open directory 'x/': Permission denied\nfatal: adding files failed").as_deref(),
             Some("fatal: adding files failed")
+        );
+    }
+
+    #[test]
+    fn an_error_prefix_is_kept_in_the_error_line() {
+        assert_eq!(
+            assess("Error: something broke"),
+            Assessment::Error("Error: something broke".into())
         );
     }
 

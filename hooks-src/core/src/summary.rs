@@ -262,10 +262,13 @@ pub fn summary_signal(
     let refused = by_count(&tally.refused);
     if tally.rejections > 0 {
         content.push_str(&format!(
-            ", refused {} ({})",
-            plural(tally.rejections, "tool call", "tool calls"),
-            refused.join(", ")
+            ", refused {}",
+            plural(tally.rejections, "tool call", "tool calls")
         ));
+        // A cursor written before refusals were counted by tool has the count alone.
+        if !refused.is_empty() {
+            content.push_str(&format!(" ({})", refused.join(", ")));
+        }
     }
 
     let mut context = String::new();
@@ -281,7 +284,7 @@ pub fn summary_signal(
         let all: Vec<String> = by_use.iter().map(|(n, c)| format!("{n} {c}")).collect();
         context.push_str(&format!("Tools used: {}\n", all.join(", ")));
     }
-    if tally.rejections > 0 {
+    if !refused.is_empty() {
         context.push_str(&format!(
             "Tool calls refused by the user: {} (a refusal with a reason is also stored as a correction)\n",
             refused.join(", ")
