@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The bench's Python baseline for the `inject-signals` hook: this session's captured signals (recurrences
-folded), highest confidence first, within the token budget, as the SessionStart JSON object."""
+folded), what the user asked for first and failures only when they recurred, highest confidence first in each
+section, within the token budget, as the SessionStart JSON object."""
 
 import json
 import os
@@ -11,6 +12,8 @@ from memory_store import confidence_after, data_dir  # noqa: E402
 
 LEARNING = {"correction", "convention", "preference", "remember"}
 WORDS = {1: "low", 2: "medium", 3: "high"}
+HEADINGS = ["What the user asked for (keep following it):", "Other notes from this session:",
+            "Errors that recurred in this session (avoid repeating them):"]
 
 
 def one_line(text, limit):
@@ -60,23 +63,37 @@ def main():
                     signals.append(obj)
     for s in signals:
         n = sightings.get(s["id"], 0)
+        s["_seen"] = max(1, (s.get("meta") or {}).get("seen", 1)) + n
         if n:
-            seen = max(1, (s.get("meta") or {}).get("seen", 1)) + n
-            s["confidence"] = confidence_after(s.get("confidence", 1), seen)
-    ordered = [s for s in signals if s.get("status", "captured") == "captured" and s.get("type") != "summary"]
+            s["confidence"] = confidence_after(s.get("confidence", 1), s["_seen"])
+    # What the user asked for first, then other notes, then failures that recurred (a failure seen
+    # once is left out), each section under its heading.
+    ordered = [s for s in signals if s.get("status", "captured") == "captured" and s.get("type") != "summary"
+               and (s.get("type") != "failure" or s["_seen"] > 1)]
     if not ordered:
         return
     ordered.reverse()
-    ordered.sort(key=lambda s: (-s.get("confidence", 1), s.get("type") not in LEARNING))
+    section = lambda t: 0 if t in LEARNING else (2 if t == "failure" else 1)  # noqa: E731
+    ordered.sort(key=lambda s: (section(s.get("type")), -s.get("confidence", 1)))
     budget = int(os.environ.get("REFLECT_INJECT_BUDGET_TOKENS", "2000")) * 4
-    out = ("Learning signals captured earlier in this session (by the reflect plugin; the user reviews them "
-           "with /reflect). Keep following them:\n")
+    out = ("Learning signals captured earlier in this session by the reflect plugin (the user reviews them "
+           "with /reflect).\n")
     header = len(out)
+    current = None
     for s in ordered:
         c = s.get("confidence", 1)
-        line = f"- [{s['type']} · {'verified' if c >= 4 else WORDS.get(c, 'low')}] {one_line(s.get('content', ''), 300)}\n"
-        if len(out) + len(line) > budget:
+        this = section(s.get("type"))
+        heading = HEADINGS[this] if this != current else None
+        line = f"- [{s['type']} · {'verified' if c >= 4 else WORDS.get(c, 'low')}] {one_line(s.get('content', ''), 300)}"
+        if s["_seen"] > 1:
+            line += f" (seen {s['_seen']} times)"
+        line += "\n"
+        need = len(line) + (len(heading) + 1 if heading else 0)
+        if len(out) + need > budget:
             break
+        if heading:
+            out += heading + "\n"
+            current = this
         out += line
     if len(out) > header:
         print(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": out}},

@@ -209,6 +209,18 @@ def text_of_signal(s):
     return " ".join(str(s.get(k) or "") for k in ("content", "context")) + " " + json.dumps(s.get("source"))
 
 
+def recurrences_of(run, signal):
+    """How many recurrence records of `signal` the store holds."""
+    count = 0
+    for line in run.store_bytes().decode("utf-8", "replace").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        count += isinstance(record, dict) and record.get("recur") == signal.get("id")
+    return count
+
+
 def last_user_text(body):
     msgs = [m for m in body.get("messages") or [] if m.get("role") != "system"]
     if not msgs:
@@ -280,15 +292,17 @@ def correction_then_compact(run, report, auto):
     """An assistant action, a user correction, then a compaction (manual or auto), then one more turn."""
     sid = str(uuid.uuid4())
     run.capture_on()
-    run.claude(f"{run.marker()} list the files [[bash: ls /nonexistent-e2e-dir]]", session=sid)
+    # The ls fails twice the same way: a failure put back after a compaction is one that recurred.
+    ls = "[[bash: ls /nonexistent-e2e-dir]]"
+    run.claude(f"{run.marker()} list the files {ls}", session=sid)
     correction = "No, that's wrong: don't use npm in this project, use pnpm instead."
     extra = {}
     if auto:
         extra = {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "100000"}
-        run.claude(f"{run.marker()} {correction} Now build it. [[autocompact]] [[bash: echo building]]",
+        run.claude(f"{run.marker()} {correction} Now list them again. [[autocompact]] {ls}",
                    resume=sid, extra_env=extra)
     else:
-        run.claude(f"{run.marker()} {correction}", resume=sid)
+        run.claude(f"{run.marker()} {correction} Now list them again. {ls}", resume=sid)
         run.claude("/compact keep the corrections", resume=sid)
     run.claude(f"{run.marker()} what next?", resume=sid)
 
@@ -322,10 +336,11 @@ def correction_then_compact(run, report, auto):
         print(f"  info  stored as {s.get('type')} by {s.get('source', {}).get('hook')}: {s.get('content')[:80]!r}")
     report.check(run.name, "the correction is stored exactly once", len(learned) == 1, f"{len(learned)} found")
     failures = of_type(run.signals(), "failure", sid)
-    report.check(run.name, "the failed ls is stored once (capture-failure)", len(failures) == 1,
-                 f"{len(failures)} found")
-    ok, why = injected_after_compaction(bodies, "[failure")
-    report.check(run.name, "the request after compaction carries the injected failure signal", ok, why)
+    report.check(run.name, "the failed ls is stored once (capture-failure), its repeat as a recurrence",
+                 len(failures) == 1 and recurrences_of(run, failures[0]) == 1,
+                 f"{len(failures)} found, {recurrences_of(run, failures[0]) if failures else 0} recurrence(s)")
+    ok, why = injected_after_compaction(bodies, "(seen 2 times)")
+    report.check(run.name, "the request after compaction carries the recurring failure", ok, why)
     ok, why = injected_after_compaction(bodies, "pnpm")
     report.check(run.name, "the request after compaction carries the injected correction", ok, why)
 
@@ -382,7 +397,7 @@ def scenario_toggle_off(run, report):
     text = json.dumps(original, indent=2) + "\n"
     run.settings_path().write_text(text)
     run.capture_on()
-    run.claude(f"{run.marker()} warm up [[bash: false]]", session=str(uuid.uuid4()))
+    run.claude(f"{run.marker()} warm up [[bash: ls /nonexistent-e2e-dir]]", session=str(uuid.uuid4()))
     # The same session while on is captured, so "nothing added" below means something.
     report.check(run.name, "while on, the session was captured", len(of_type(run.signals(), "failure")) == 1)
     code, _, err = run.bin("reflect-toggle", "off")
@@ -391,7 +406,7 @@ def scenario_toggle_off(run, report):
     report.check(run.name, "settings.json is byte for byte what it was before `on`", after == text, after[:300])
     before = run.store_bytes()
     sid = str(uuid.uuid4())
-    run.claude(f"{run.marker()} try again [[bash: false]]", session=sid)
+    run.claude(f"{run.marker()} try again [[bash: ls /nonexistent-e2e-dir]]", session=sid)
     run.claude(f"{run.marker()} No, don't use false, use true instead.", resume=sid)
     run.claude("/compact", resume=sid)
     report.check(run.name, "a fresh session while off adds nothing to the store", run.store_bytes() == before)
@@ -558,7 +573,8 @@ def scenario_first_use(run, report):
                      plugin_root is not None and not (plugin_root / "target").exists()
                      and not (plugin_root / "dist").exists(), str(plugin_root))
         sid = str(uuid.uuid4())
-        run.claude(f"{run.marker()} run it [[bash: false]]", session=sid, plugin_dir=False, extra_env=extra)
+        run.claude(f"{run.marker()} run it [[bash: ls /nonexistent-e2e-dir]]", session=sid, plugin_dir=False,
+                   extra_env=extra)
         report.check(run.name, "the next session is captured (one failure signal)",
                      len(of_type(run.signals(), "failure", sid)) == 1)
     finally:

@@ -86,9 +86,9 @@ pub fn noise(entry: &Value, kind: &str) -> Option<&'static str> {
         .unwrap_or_default();
     // The user refusing a tool call is the user acting (Claude Code records it as a tool result).
     let rejection = results.iter().any(|b| {
-        b["content"]
-            .to_string()
-            .contains("doesn't want to proceed with this tool use")
+        let content = b["content"].to_string();
+        content.contains("doesn't want to proceed with this tool use")
+            || content.contains("doesn't want to take this action right now")
     });
     // Signals about how tools behaved (a failure, search thrashing) come from tool results; only
     // signals about what the user said must come from the user's own words.
@@ -96,6 +96,28 @@ pub fn noise(entry: &Value, kind: &str) -> Option<&'static str> {
         return Some("a tool result");
     }
     None
+}
+
+/// Whether `signal` is the reason a user gave for refusing a call that Claude Code 2.0.x wrote as
+/// the call's whole error (no refusal words around it): the user acting, at a tool result.
+fn refusal_reason_as_error(entry: &Value, signal: &Value) -> bool {
+    let content = signal["content"].as_str().unwrap_or_default();
+    signal["category"] == "tool-rejection"
+        && entry["message"]["content"]
+            .as_array()
+            .is_some_and(|blocks| {
+                blocks.iter().any(|b| {
+                    b["is_error"] == true
+                        && b["content"].as_str().is_some_and(|text| {
+                            one_spaced(text).starts_with(&one_spaced(content.trim_end_matches('…')))
+                        })
+                })
+            })
+}
+
+/// Words separated by single spaces (a signal's content is flattened to one line).
+fn one_spaced(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn hook_payload(session: &str, transcript: &Path, cwd: &Path, event: &str) -> String {
@@ -145,6 +167,9 @@ fn every_real_transcript_is_captured_without_panic_noise_or_repeats() {
             let entry = lines
                 .get(line as usize - 1)
                 .unwrap_or_else(|| panic!("{name}: line {line} is past the end"));
+            if refusal_reason_as_error(entry, s) {
+                continue;
+            }
             if let Some(why) = noise(entry, kind) {
                 panic!("{name}: {kind} signal points at line {line}, {why}: {s}");
             }

@@ -10,5 +10,6 @@ mod memory_store;
 mod redaction;
 mod redaction_shapes;
 mod skills;
+mod store_rules;
 mod toggle;
 mod util;

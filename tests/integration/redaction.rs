@@ -390,7 +390,7 @@ fn capture_failure_redacts_the_error_and_the_tool_input() {
         "{} && {} && {}",
         samples[17].text, samples[16].text, samples[14].text
     );
-    let error = format!("Exit code 1\n{}", all_texts(&samples));
+    let error = format!("Exit code 1\nerror: deploy failed\n{}", all_texts(&samples));
     let out = env
         .cmd("capture-failure")
         .write_stdin(failure_payload(&command, &error))
@@ -404,12 +404,13 @@ fn capture_failure_redacts_the_error_and_the_tool_input() {
     let lines = env.store_lines();
     assert_eq!(lines.len(), 1, "one failure signal");
     assert!(
-        lines[0]["content"]
-            .as_str()
-            .unwrap()
-            .contains("[REDACTED:env-secret]"),
-        "the command in the headline is redacted: {}",
-        lines[0]["content"]
+        lines[0]["context"].as_str().unwrap().starts_with("Tried: ")
+            && lines[0]["context"]
+                .as_str()
+                .unwrap()
+                .contains("[REDACTED:env-secret]"),
+        "the command in the context is redacted: {}",
+        lines[0]["context"]
     );
 }
 
@@ -418,9 +419,9 @@ fn capture_failure_redacts_before_cutting_so_no_token_prefix_survives() {
     let env = Env::new();
     let token = &samples()[2].secret; // github-token
     let prefix = &token[..12];
-    // The headline keeps 160 characters and the command in it 100: both cut inside the token.
-    let error = format!("{} {token}\nmore", "e".repeat(150));
-    let command = format!("echo {} {token}", "y".repeat(80));
+    // The error line keeps 200 characters and the command 160: both cut inside the token.
+    let error = format!("error: {} {token}\nmore", "e".repeat(185));
+    let command = format!("echo {} {token}", "y".repeat(145));
     env.cmd("capture-failure")
         .write_stdin(failure_payload(&command, &error))
         .assert()
@@ -497,7 +498,7 @@ fn capture_signals_redacts_before_cutting_so_no_token_prefix_survives() {
         });
         format!("{entry}\n")
     };
-    // The failure's headline keeps 160 characters, the correction 300: each cuts the token.
+    // The failure's error line keeps 200 characters, the correction 300: each cuts the token.
     let transcript = [
         line(1, "user", json!("run it")),
         line(
@@ -510,7 +511,7 @@ fn capture_signals_redacts_before_cutting_so_no_token_prefix_survives() {
             3,
             "user",
             json!([{"type": "tool_result", "tool_use_id": "t1", "is_error": true,
-                    "content": format!("{} {token}\nmore", "e".repeat(150))}]),
+                    "content": format!("error: {} {token}\nmore", "e".repeat(180))}]),
         ),
         // The assistant's last line is kept to 864 bytes for the "answering" quote: the token
         // stands across that cut, and the blanks before it collapse into one when quoted.

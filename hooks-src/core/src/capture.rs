@@ -149,7 +149,7 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
         ..
     } = saved.resume_for(file).ctx("cannot read transcript", path)?;
     let mut tally: Tally = tally;
-    let mut detector = Detector::new();
+    let mut detector = Detector::counting_after(line);
     let start = turn_line
         .and_then(|turn| cursor::line_start(file, Position { offset, line }, turn).transpose())
         .transpose()
@@ -167,6 +167,7 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
     })
     .ctx("cannot read transcript", path)?;
 
+    tally.add(detector.take_counted());
     let mut signals = detector.finish();
     signals.retain(|s| s.source.line.is_none_or(|l| l > line));
     for s in &mut signals {
@@ -207,23 +208,34 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
 }
 
 /// The signals as the store would write them: prepared (filled, redacted) as an append does, with
-/// ids and dedup keys; a repeat within
-/// the batch counts as one more sighting of the first, as the store counts it.
+/// ids and dedup keys; a repeat within the batch (the same key, or a paraphrase of an
+/// instruction) counts as one more sighting of the first, as the store counts it.
 fn preview(batch: Vec<Signal>) -> Vec<Signal> {
     let now = chrono::Utc::now();
     let mut out: Vec<Signal> = Vec::with_capacity(batch.len());
     let mut by_key: HashMap<String, usize> = HashMap::new();
+    let mut said = signal::Instructions::default();
     for mut sig in batch {
         crate::store::prepare(&mut sig, now);
-        let key = sig.dedup_key();
-        if let Some(&at) = by_key.get(&key) {
+        let own = sig.dedup_key();
+        let instruction = crate::store::is_learning(&sig.kind);
+        let key = match by_key.contains_key(&own) || !instruction {
+            true => own.as_str(),
+            false => said
+                .paraphrased(sig.project.as_deref(), &sig.content)
+                .unwrap_or(&own),
+        };
+        if let Some(&at) = by_key.get(key) {
             out[at].add_sightings(1);
             continue;
         }
+        if instruction {
+            said.remember(sig.project.as_deref(), &sig.content, &own);
+        }
         sig.id = signal::make_id(now, out.last().map(|s| s.id.as_str()));
         sig.meta
-            .insert("dedup_key".into(), Value::from(key.clone()));
-        by_key.insert(key, out.len());
+            .insert("dedup_key".into(), Value::from(own.clone()));
+        by_key.insert(own, out.len());
         out.push(sig);
     }
     out
@@ -350,6 +362,42 @@ mod tests {
             let e = parse_offline_args(&args(bad), false).unwrap_err();
             assert!(e.is_usage(), "{bad:?}: {e}");
         }
+    }
+
+    #[test]
+    fn preview_folds_paraphrases_of_an_instruction_as_the_store_does() {
+        let said = |kind, text: &str| {
+            let mut s = Signal::new(kind, text);
+            s.project = Some("/p".into());
+            s
+        };
+        let out = preview(vec![
+            said(
+                signal::Kind::Correction,
+                "Please do not commit until I say so",
+            ),
+            said(signal::Kind::Correction, "do not comit untill I said so"),
+            said(
+                signal::Kind::Convention,
+                "Do not commit until I said so please",
+            ),
+            said(signal::Kind::Correction, "do not push until I say so"),
+            // Failures fold by their own key, never as paraphrases.
+            said(
+                signal::Kind::Failure,
+                "Bash failed: do not commit until I say so",
+            ),
+        ]);
+        let contents: Vec<(&str, u64)> =
+            out.iter().map(|s| (s.content.as_str(), s.seen())).collect();
+        assert_eq!(
+            contents,
+            [
+                ("Please do not commit until I say so", 3),
+                ("do not push until I say so", 1),
+                ("Bash failed: do not commit until I say so", 1),
+            ]
+        );
     }
 
     #[test]

@@ -278,43 +278,73 @@ fn confidence_word(c: u8) -> &'static str {
 }
 
 /// The context `inject-signals` returns after a compaction: this session's captured signals,
-/// highest confidence first (newest first among equals), cut to `budget_tokens` (estimated as
-/// characters / 4). `None` when nothing fits or there is nothing to say.
+/// cut to `budget_tokens` (estimated as characters / 4), in sections whose headings say what
+/// the lines are. What the user asked for comes first (corrections, conventions, preferences,
+/// remember-requests), then other notes; a failure comes last and only when it carries a lesson,
+/// that is when it recurred (one error seen once is history, not a rule). Within a section:
+/// highest confidence first, newest first among equals. `None` when nothing fits or there is
+/// nothing to say.
 pub fn inject_context(signals: &[&Signal], budget_tokens: usize) -> Option<String> {
     let mut ordered: Vec<&&Signal> = signals
         .iter()
         .filter(|s| s.status == Status::Captured && s.kind != Kind::Summary)
+        .filter(|s| s.kind != Kind::Failure || s.seen() > 1)
         .collect();
     if ordered.is_empty() {
         return None;
     }
     // Stable sort: file order is chronological, so reversing first puts the newest first.
     ordered.reverse();
-    // At equal confidence what the user said outranks what a tool did.
-    ordered.sort_by_key(|s| {
-        (
-            std::cmp::Reverse(s.confidence),
-            !crate::store::is_learning(&s.kind),
-        )
-    });
+    ordered.sort_by_key(|s| (inject_section(&s.kind), std::cmp::Reverse(s.confidence)));
     let budget_chars = budget_tokens.saturating_mul(4);
     let mut out = String::from(
-        "Learning signals captured earlier in this session (by the reflect plugin; the user reviews them with /reflect). Keep following them:\n",
+        "Learning signals captured earlier in this session by the reflect plugin (the user reviews them with /reflect).\n",
     );
     let header = out.len();
+    let mut section = None;
     for s in ordered {
-        let line = format!(
-            "- [{} · {}] {}\n",
+        let this = inject_section(&s.kind);
+        let heading = (section != Some(this)).then_some(INJECT_HEADINGS[this]);
+        let mut line = format!(
+            "- [{} · {}] {}",
             s.kind,
             confidence_word(s.confidence),
             one_line(&s.content, 300)
         );
-        if out.len() + line.len() > budget_chars {
+        if s.seen() > 1 {
+            let _ = write!(line, " (seen {} times)", s.seen());
+        }
+        line.push('\n');
+        let need = line.len() + heading.map_or(0, |h| h.len() + 1);
+        if out.len() + need > budget_chars {
             break;
+        }
+        if let Some(heading) = heading {
+            out.push_str(heading);
+            out.push('\n');
+            section = Some(this);
         }
         out.push_str(&line);
     }
     (out.len() > header).then_some(out)
+}
+
+/// The headings of [`inject_context`]'s sections, in order.
+const INJECT_HEADINGS: [&str; 3] = [
+    "What the user asked for (keep following it):",
+    "Other notes from this session:",
+    "Errors that recurred in this session (avoid repeating them):",
+];
+
+/// Which section of [`INJECT_HEADINGS`] a kind goes in.
+fn inject_section(kind: &Kind) -> usize {
+    if crate::store::is_learning(kind) {
+        0
+    } else if *kind == Kind::Failure {
+        2
+    } else {
+        1
+    }
 }
 
 /// Age of a timestamp in whole days (for doctor and table output).
@@ -401,7 +431,7 @@ mod tests {
 
     #[test]
     fn inject_orders_by_confidence_and_respects_budget() {
-        let low = sig(Kind::Failure, "low one", 1);
+        let low = sig(Kind::Correction, "low one", 1);
         let high = sig(Kind::Correction, "high one", 3);
         let mut done = sig(Kind::Correction, "already promoted", 4);
         done.status = Status::Promoted;
@@ -409,8 +439,8 @@ mod tests {
         let high_at = text.find("high one").unwrap();
         assert!(high_at < text.find("low one").unwrap());
         assert!(!text.contains("already promoted"));
-        // A budget that fits the header and one line keeps only the best signal.
-        let through_first = text.find("- [failure").unwrap();
+        // A budget that fits the header, the heading and one line keeps only the best signal.
+        let through_first = text.find("- [correction · low").unwrap();
         let one = inject_context(&[&low, &high], through_first.div_ceil(4)).unwrap();
         assert!(
             one.contains("high one") && !one.contains("low one"),
@@ -419,9 +449,29 @@ mod tests {
         assert!(one.len() <= through_first.div_ceil(4) * 4);
         assert!(inject_context(&[&low], 10).is_none());
         assert!(inject_context(&[], 2000).is_none());
+    }
+
+    #[test]
+    fn inject_puts_what_the_user_asked_first_and_failures_only_when_they_recurred() {
+        let once = sig(Kind::Failure, "Bash failed: error: once", 3);
+        let mut again = sig(Kind::Failure, "Bash failed: error: again and again", 1);
+        again.add_sightings(2);
         let said = sig(Kind::Convention, "what the user said", 1);
-        let text = inject_context(&[&said, &low], 2000).unwrap();
-        assert!(text.find("what the user said").unwrap() < text.find("low one").unwrap());
+        let command = sig(Kind::Command, "make check", 1);
+        let text = inject_context(&[&again, &once, &command, &said], 2000).unwrap();
+        assert!(!text.contains("error: once"), "{text}");
+        let at = |needle: &str| {
+            text.find(needle)
+                .unwrap_or_else(|| panic!("{needle}: {text}"))
+        };
+        assert!(at(INJECT_HEADINGS[0]) < at("what the user said"));
+        assert!(at("what the user said") < at(INJECT_HEADINGS[1]));
+        assert!(at(INJECT_HEADINGS[1]) < at("make check"));
+        assert!(at("make check") < at(INJECT_HEADINGS[2]));
+        assert!(at(INJECT_HEADINGS[2]) < at("again and again (seen 3 times)"));
+        assert!(!text.contains("Keep following them:"));
+        // Nothing but a failure seen once: nothing to say.
+        assert!(inject_context(&[&once], 2000).is_none());
     }
 
     #[test]

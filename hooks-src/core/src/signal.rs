@@ -370,15 +370,225 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// The fingerprint two signals share when they say the same thing of the same kind in the same
-/// project.
+/// project. A failure's content is read without its volatile bits ([`failure_skeleton`]), so
+/// the same error on another file, line or run is the same failure.
 pub fn dedup_key(kind: &Kind, project: Option<&str>, content: &str) -> String {
     let mut material = String::new();
     material.push_str(kind.as_str());
     material.push('\0');
     material.push_str(project.unwrap_or(""));
     material.push('\0');
-    material.push_str(&normalize(content));
+    if *kind == Kind::Failure {
+        material.push_str(&normalize(&failure_skeleton(content)));
+    } else {
+        material.push_str(&normalize(content));
+    }
     format!("{:016x}", fnv1a(material.as_bytes()))
+}
+
+/// A failure's words without what changes from one occurrence to the next: a word holding a
+/// digit (line numbers, durations, ports, ids, hashes, versions) or a path separator (files,
+/// URLs) is dropped. "src/a.rs:3:5: error: x" and "src/b.rs:9:1: error: x" are one failure.
+pub fn failure_skeleton(content: &str) -> String {
+    content
+        .split_whitespace()
+        .filter(|w| !w.contains(|c: char| c.is_ascii_digit() || c == '/' || c == '\\'))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Words that a rewording adds or drops without changing the instruction.
+const FILLER: &[&str] = &[
+    "please", "pls", "plz", "just", "really", "again", "also", "okay", "thanks", "thank", "still",
+    "then", "actually", "maybe", "right", "well", "now",
+];
+/// Words that turn an instruction into its opposite.
+const NEGATIONS: &[&str] = &[
+    "not", "no", "never", "dont", "don", "without", "stop", "avoid", "cannot", "cant", "nothing",
+    "none", "nor", "neither", "isnt", "isn", "arent", "aren", "wont", "won", "shouldnt", "shouldn",
+    "doesnt", "doesn", "didnt", "didn",
+];
+
+/// Whether two user texts say the same instruction in other words: "Please do not commit until
+/// I say so" and "do not comit until I said so, please" are one instruction; "put it in lib.rs"
+/// and "put it in main.rs" are two.
+///
+/// On the [`normalize`]d texts (lower case, letters and digits, apostrophes dropped):
+/// * length guard: both at least 12 characters, the shorter at least 0.6 of the longer (a long
+///   message that repeats a rule among other things is not a paraphrase of the rule);
+/// * both negated or neither ("do commit" is not "do not commit");
+/// * character-trigram Dice similarity at least 0.5 (robust to typos and small rewordings);
+/// * every word of four letters or more, fillers aside, has a near twin in the other text:
+///   the same word, one edit apart (two for long words), or the same stem ("push"/"pushing",
+///   "say"/"said"). A changed content word ("lib"/"main", "staging"/"production") breaks it;
+/// * the words both texts share come in the same order ("use pnpm not npm" is not "use npm not
+///   pnpm"): their longest common subsequence covers at least 0.8 of them.
+pub fn same_instruction(a: &str, b: &str) -> bool {
+    Said::of(a).same_as(&Said::of(b))
+}
+
+/// A user text read once for [`same_instruction`]: its normalized words, whether it is negated,
+/// and its sorted character trigrams (packed in a `u64` each), so comparing it with many others
+/// normalizes nothing again.
+#[derive(Debug)]
+struct Said {
+    text: String,
+    negated: bool,
+    grams: Vec<u64>,
+}
+
+impl Said {
+    fn of(text: &str) -> Said {
+        let text = normalize(text);
+        let negated = text.split(' ').any(|w| NEGATIONS.contains(&w));
+        let chars: Vec<char> = std::iter::once(' ')
+            .chain(text.chars())
+            .chain(std::iter::once(' '))
+            .collect();
+        let mut grams: Vec<u64> = chars
+            .windows(3)
+            .map(|w| (u64::from(w[0]) << 42) | (u64::from(w[1]) << 21) | u64::from(w[2]))
+            .collect();
+        grams.sort_unstable();
+        grams.dedup();
+        Said {
+            text,
+            negated,
+            grams,
+        }
+    }
+
+    fn same_as(&self, other: &Said) -> bool {
+        let (a, b) = (&self.text, &other.text);
+        if a == b {
+            return !a.is_empty();
+        }
+        let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+        if short.len() < 12 || short.len() * 10 < long.len() * 6 || self.negated != other.negated {
+            return false;
+        }
+        if dice(&self.grams, &other.grams) < 0.5 {
+            return false;
+        }
+        let (wa, wb): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
+        let twins = |from: &[&str], to: &[&str]| {
+            from.iter()
+                .filter(|w| w.chars().count() >= 4 && !FILLER.contains(w))
+                .all(|w| to.iter().any(|t| near_words(w, t)))
+        };
+        if !twins(&wa, &wb) || !twins(&wb, &wa) {
+            return false;
+        }
+        let shared_a: Vec<&str> = wa.iter().copied().filter(|w| wb.contains(w)).collect();
+        let shared_b: Vec<&str> = wb.iter().copied().filter(|w| wa.contains(w)).collect();
+        let shared = shared_a.len().min(shared_b.len());
+        shared == 0 || lcs_len(&shared_a, &shared_b) * 10 >= shared * 8
+    }
+}
+
+/// Instructions the user gave (what the store calls learning kinds), remembered with their
+/// dedup keys, so that a new one that paraphrases one of them ([`same_instruction`]) in the same
+/// project is counted as a recurrence of it. The store fills one from its tail, a dry run from
+/// its batch.
+#[derive(Debug, Default)]
+pub struct Instructions(Vec<Instruction>);
+
+#[derive(Debug)]
+struct Instruction {
+    project: Option<String>,
+    said: Said,
+    key: String,
+}
+
+impl Instructions {
+    pub fn remember(&mut self, project: Option<&str>, content: &str, key: &str) {
+        self.0.push(Instruction {
+            project: project.map(str::to_string),
+            said: Said::of(content),
+            key: key.to_string(),
+        });
+    }
+
+    /// The key of the latest remembered instruction of `project` that `content` paraphrases.
+    pub fn paraphrased(&self, project: Option<&str>, content: &str) -> Option<&str> {
+        let mut mine = self
+            .0
+            .iter()
+            .rev()
+            .filter(|i| i.project.as_deref() == project);
+        let first = mine.next()?;
+        let said = Said::of(content);
+        std::iter::once(first)
+            .chain(mine)
+            .find(|i| i.said.same_as(&said))
+            .map(|i| i.key.as_str())
+    }
+}
+
+/// Dice coefficient of two sorted, deduplicated sets.
+fn dice(a: &[u64], b: &[u64]) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let (mut i, mut j, mut both) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                both += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    2.0 * both as f64 / (a.len() + b.len()) as f64
+}
+
+/// Two words that are one word with a typo or another ending.
+fn near_words(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let shorter = a.len().min(b.len());
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if prefix >= 2 && prefix + 1 >= shorter {
+        return true;
+    }
+    let allowed = if shorter <= 5 { 1 } else { 2 };
+    a.len().abs_diff(b.len()) <= allowed && edit_distance(&a, &b) <= allowed
+}
+
+/// Levenshtein distance.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let replace = prev[j] + usize::from(ca != cb);
+            cur.push(replace.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Length of the longest common subsequence of two word lists.
+fn lcs_len(a: &[&str], b: &[&str]) -> usize {
+    let mut prev = vec![0; b.len() + 1];
+    for x in a {
+        let mut cur = vec![0; b.len() + 1];
+        for (j, y) in b.iter().enumerate() {
+            cur[j + 1] = if x == y {
+                prev[j] + 1
+            } else {
+                prev[j + 1].max(cur[j])
+            };
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }
 
 /// `SIG-YYYYMMDD-` followed by the microsecond of the (UTC) day in 10 hex digits. The store makes
@@ -508,6 +718,85 @@ mod tests {
         v.confidence = 4;
         v.add_sightings(5);
         assert_eq!(v.confidence, 4);
+    }
+
+    #[test]
+    fn paraphrases_of_one_instruction_are_the_same_instruction() {
+        for (a, b) in [
+            (
+                "Please do not commit until I say so",
+                "do not comit untill I said so",
+            ),
+            (
+                "Please do not commit until I say so",
+                "Do not commit until I said so please",
+            ),
+            (
+                "always run the tests before pushing",
+                "always run tests before you push",
+            ),
+            (
+                "don't create v2 files, update in place",
+                "dont create v2 v3 files; update in place",
+            ),
+            ("Use pnpm, not npm!", "use PNPM not npm"),
+        ] {
+            assert!(same_instruction(a, b), "{a} | {b}");
+            assert!(same_instruction(b, a), "{b} | {a}");
+        }
+    }
+
+    #[test]
+    fn different_instructions_are_not_paraphrases() {
+        for (a, b) in [
+            // Swapped, negated, one content word changed.
+            ("use pnpm not npm", "use npm not pnpm"),
+            ("do commit the lockfile", "do not commit the lockfile"),
+            ("put it in lib.rs please", "put it in main.rs please"),
+            ("run the tests with cargo", "run the linter with cargo"),
+            ("no, use the staging database", "no, use the production database"),
+            // Too short to tell, and a long message that only repeats a rule among other things.
+            ("Please stop", "Please stop!!"),
+            (
+                "do not commit until I say so",
+                "do not commit until I say so, and the index URL has to change so the calls work again",
+            ),
+            ("", ""),
+        ] {
+            let same = same_instruction(a, b);
+            if a == "Please stop" {
+                // Equal once normalized: that is the exact dedup, not a paraphrase.
+                assert!(same, "{a} | {b}");
+                continue;
+            }
+            assert!(!same, "{a} | {b}");
+        }
+    }
+
+    #[test]
+    fn a_failure_is_the_same_on_another_file_line_or_run() {
+        let key = |c: &str| dedup_key(&Kind::Failure, Some("/p"), c);
+        assert_eq!(
+            key("Bash failed: src/a.ts(3,7): error TS2322: Type 'string' is not assignable"),
+            key("Bash failed: src/b.ts(19,2): error TS2322: Type 'string' is not assignable")
+        );
+        assert_eq!(
+            key("Bash failed: Command timed out after 2m 0.0s"),
+            key("Bash failed: Command timed out after 15s")
+        );
+        assert_ne!(
+            key("Bash failed: ModuleNotFoundError: No module named 'yaml'"),
+            key("Bash failed: ModuleNotFoundError: No module named 'httpx'")
+        );
+        assert_ne!(
+            key("Bash failed: fatal: not a git repository"),
+            key("Read failed: fatal: not a git repository")
+        );
+        // Other kinds keep their numbers: "use port 8080" is not "use port 3000".
+        assert_ne!(
+            dedup_key(&Kind::Correction, Some("/p"), "use port 8080"),
+            dedup_key(&Kind::Correction, Some("/p"), "use port 3000")
+        );
     }
 
     #[test]

@@ -13,7 +13,10 @@
 //! **Appends never scan the store.** An append reads a bounded tail ([`TAIL_BYTES`]) for two things:
 //! the last id (new ids are made past it, so they stay unique and increasing) and the dedup
 //! fingerprints of recent captured signals. A repeat of one of those becomes a small recurrence
-//! record instead of a new signal, so counting never rewrites the store on a hook's path.
+//! record instead of a new signal, so counting never rewrites the store on a hook's path. An
+//! instruction (correction, convention, preference, remember) that paraphrases a recent one of
+//! the same project ([`signal::same_instruction`]) is a repeat too; a batch holding one reads
+//! the whole tail.
 //!
 //! **Rewrites** (update, promote, dismiss, archive, prune, migrate, forget) re-read the file under
 //! the lock, write a temp file in the same directory, fsync, hard-link the old file into
@@ -298,6 +301,12 @@ struct TailProbe<'a> {
     session_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     status: Option<Cow<'a, str>>,
+    #[serde(borrow, default, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    project: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     source: Option<ProbeSource<'a>>,
     #[serde(borrow, default)]
@@ -336,6 +345,8 @@ struct Tail {
     recent: HashMap<String, Recent>,
     /// Tool calls already reported by a recent failure signal or recurrence record.
     calls: HashSet<String>,
+    /// Recent captured instructions, for a paraphrase of one to count as its recurrence.
+    said: signal::Instructions,
 }
 
 /// The store in one data dir.
@@ -395,6 +406,7 @@ impl Store {
                 mut last_id,
                 mut recent,
                 mut calls,
+                mut said,
             } = if tail_may_repeat(&tail, &batch) {
                 scan_tail(&tail, at_start, now)
             } else {
@@ -402,6 +414,7 @@ impl Store {
                     last_id: last_signal_id(&tail, at_start),
                     recent: HashMap::new(),
                     calls: HashSet::new(),
+                    said: signal::Instructions::default(),
                 }
             };
             let mut outcome = AppendOutcome::default();
@@ -415,7 +428,13 @@ impl Store {
                     }
                 }
                 let key = sig.dedup_key();
-                if let Some(prev) = recent.get_mut(&key) {
+                let instruction = is_learning(&sig.kind);
+                // An instruction said again in other words is the same instruction.
+                let paraphrased = match recent.contains_key(&key) || !instruction {
+                    true => None,
+                    false => said.paraphrased(sig.project.as_deref(), &sig.content),
+                };
+                if let Some(prev) = recent.get_mut(paraphrased.unwrap_or(&key)) {
                     // A replayed capture of the very same transcript line is not a recurrence.
                     let same_sighting = prev.session_id == sig.session_id
                         && ((prev.line.is_some() && prev.line == sig.source.line)
@@ -445,6 +464,9 @@ impl Store {
                 serde_json::to_writer(&mut out, &sig).expect("serializes");
                 out.push(b'\n');
                 if sig.status == Status::Captured {
+                    if instruction {
+                        said.remember(sig.project.as_deref(), &sig.content, &key);
+                    }
                     let recent_sig = Recent {
                         id: sig.id.clone(),
                         session_id: sig.session_id.clone(),
@@ -700,6 +722,10 @@ fn tail_lines(tail: &[u8], at_start: bool) -> &[u8] {
 /// escape, so a literal search decides, and any such escape (no writer makes one) sends the
 /// append to the full scan.
 fn tail_may_repeat(tail: &[u8], batch: &[Signal]) -> bool {
+    // Any instruction may paraphrase one in the tail: those batches always read it.
+    if batch.iter().any(|sig| is_learning(&sig.kind)) {
+        return true;
+    }
     let plain = |key: &str| {
         key.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
@@ -737,6 +763,7 @@ fn scan_tail(tail: &[u8], at_start: bool, now: DateTime<Utc>) -> Tail {
         last_id: None,
         recent: HashMap::new(),
         calls: HashSet::new(),
+        said: signal::Instructions::default(),
     };
     for line in lines.filter(|l| !l.is_empty()) {
         let Ok(p) = serde_json::from_slice::<TailProbe>(line) else {
@@ -759,6 +786,13 @@ fn scan_tail(tail: &[u8], at_start: bool, now: DateTime<Utc>) -> Tail {
             .and_then(signal::parse_time)
             .is_some_and(|t| t >= window);
         if let (true, true, Some(key)) = (captured, fresh, p.meta.and_then(|m| m.dedup_key)) {
+            let instruction = p
+                .kind
+                .as_deref()
+                .is_some_and(|k| is_learning(&Kind::parse(k)));
+            if let (true, Some(content)) = (instruction, p.content.as_deref()) {
+                found.said.remember(p.project.as_deref(), content, &key);
+            }
             let source = p.source;
             let recent = Recent {
                 id: id.into_owned(),
@@ -1426,6 +1460,36 @@ mod tests {
     }
 
     #[test]
+    fn a_paraphrase_appended_later_is_a_recurrence_of_the_instruction() {
+        let (_d, store) = store();
+        let first = sig(
+            Kind::Correction,
+            "Please do not commit until I say so",
+            "s",
+            1,
+        );
+        let written = store.append(vec![first]).unwrap().written;
+        let mut again = sig(Kind::Correction, "do not comit untill I said so", "s", 9);
+        again.source.uuid = Some("u9".into());
+        let other = sig(Kind::Correction, "do not push until I say so", "s", 12);
+        let out = store.append(vec![again, other]).unwrap();
+        assert_eq!(out.recurred, written);
+        assert_eq!(out.written.len(), 1);
+        let snap = store.load().unwrap();
+        let seen: Vec<(&str, u64)> = snap
+            .signals()
+            .map(|s| (s.content.as_str(), s.seen()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("Please do not commit until I say so", 2),
+                ("do not push until I say so", 1)
+            ]
+        );
+    }
+
+    #[test]
     fn ttl_prunes_flags_and_archives() {
         let (_d, store) = store();
         let now = Utc::now();
@@ -1438,7 +1502,7 @@ mod tests {
             (Status::Promoted, 1),
             (Status::Dismissed, 1),
         ] {
-            let mut s = sig(Kind::Failure, &format!("{status} {conf}"), "s", 1);
+            let mut s = sig(Kind::Gotcha, &format!("{status} {conf}"), "s", 1);
             s.timestamp = old.clone();
             s.status = status;
             s.confidence = conf;

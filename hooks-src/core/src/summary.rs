@@ -1,5 +1,10 @@
 //! The SessionEnd `summary` signal: what a session did, in one line and a few counts.
 //!
+//! The summary is also where what is not worth a signal of its own is counted, so a reviewer
+//! still sees how the session went: tool calls the user refused without a reason (by tool),
+//! protocol errors of Claude Code's tools (by kind, see [`crate::failure`]) and failing test
+//! runs.
+//!
 //! SessionEnd hooks share a 1.5 s budget, so the summary cannot read a long transcript from the
 //! top. Instead every capture run adds the events it reads to a running [`Tally`] kept in the
 //! session's cursor, and SessionEnd only reads the lines no run has seen yet.
@@ -9,6 +14,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::detect::Counted;
 use crate::signal::{parse_time, Kind, Signal};
 use crate::transcript::{Event, EventKind};
 
@@ -18,6 +24,8 @@ const MAX_FILES: usize = 200;
 const MAX_TOOLS: usize = 100;
 /// Tools and files named in the one-line content.
 const CONTENT_TOOLS: usize = 5;
+/// Distinct kinds of protocol error counted (the rest go under "other").
+const MAX_PROTOCOL_KINDS: usize = 20;
 
 /// Tools whose `file_path`/`notebook_path` is a file the session changed.
 const EDITING_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
@@ -49,6 +57,12 @@ pub struct Tally {
     pub failures: u64,
     /// Tool calls the user rejected.
     pub rejections: u64,
+    /// Refused tool calls by tool name ("tool" when the call was not seen).
+    pub refused: BTreeMap<String, u64>,
+    /// Protocol errors of Claude Code's tools, by kind ("File has not been read yet").
+    pub protocol_errors: BTreeMap<String, u64>,
+    /// Test runs whose tests failed.
+    pub failing_tests: u64,
     pub first_timestamp: Option<String>,
     pub last_timestamp: Option<String>,
     /// The transcript line the last summary was written at (a repeat SessionEnd with nothing new
@@ -102,9 +116,29 @@ impl Tally {
                 }
             }
             EventKind::ToolResult { is_error: true, .. } => self.failures += 1,
-            EventKind::Rejection { .. } => self.rejections += 1,
             _ => {}
         }
+    }
+
+    /// Add what the detectors counted and did not store (refusals, protocol errors, failing
+    /// tests) over the lines this tally observed.
+    pub fn add(&mut self, counted: Counted) {
+        let bounded = |map: &mut BTreeMap<String, u64>, bound: usize, key: String, n: u64| {
+            let key = if map.len() < bound || map.contains_key(&key) {
+                key
+            } else {
+                "other".to_string()
+            };
+            *map.entry(key).or_default() += n;
+        };
+        for (tool, n) in counted.refused {
+            self.rejections += n;
+            bounded(&mut self.refused, MAX_TOOLS, tool, n);
+        }
+        for (kind, n) in counted.protocol_errors {
+            bounded(&mut self.protocol_errors, MAX_PROTOCOL_KINDS, kind, n);
+        }
+        self.failing_tests += counted.failing_tests;
     }
 
     fn touch(&mut self, path: &str) {
@@ -154,6 +188,22 @@ pub fn relative_to(path: &str, project: Option<&str>) -> String {
         Some(rest) if rest.starts_with('/') && rest.len() > 1 => rest[1..].to_string(),
         _ => path.to_string(),
     }
+}
+
+/// "Bash ×2, Edit": most first, then by name.
+fn by_count(counts: &BTreeMap<String, u64>) -> Vec<String> {
+    let mut sorted: Vec<(&String, &u64)> = counts.iter().collect();
+    sorted.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    sorted
+        .into_iter()
+        .map(|(name, &n)| {
+            if n == 1 {
+                name.clone()
+            } else {
+                format!("{name} ×{n}")
+            }
+        })
+        .collect()
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {
@@ -216,6 +266,17 @@ pub fn summary_signal(
         plural(files_total, "file", "files"),
         plural(tally.failures, "failure", "failures")
     ));
+    let refused = by_count(&tally.refused);
+    if tally.rejections > 0 {
+        content.push_str(&format!(
+            ", refused {}",
+            plural(tally.rejections, "tool call", "tool calls")
+        ));
+        // A cursor written before refusals were counted by tool has the count alone.
+        if !refused.is_empty() {
+            content.push_str(&format!(" ({})", refused.join(", ")));
+        }
+    }
 
     let mut context = String::new();
     if !files.is_empty() {
@@ -230,10 +291,22 @@ pub fn summary_signal(
         let all: Vec<String> = by_use.iter().map(|(n, c)| format!("{n} {c}")).collect();
         context.push_str(&format!("Tools used: {}\n", all.join(", ")));
     }
-    if tally.rejections > 0 {
+    if !refused.is_empty() {
         context.push_str(&format!(
-            "Tool calls rejected by the user: {}\n",
-            tally.rejections
+            "Tool calls refused by the user: {} (a refusal with a reason is also stored as a correction)\n",
+            refused.join(", ")
+        ));
+    }
+    if !tally.protocol_errors.is_empty() {
+        context.push_str(&format!(
+            "Protocol errors of the tools (not stored one by one): {}\n",
+            by_count(&tally.protocol_errors).join(", ")
+        ));
+    }
+    if tally.failing_tests > 0 {
+        context.push_str(&format!(
+            "Test runs with failing tests (not stored one by one): {}\n",
+            tally.failing_tests
         ));
     }
 
@@ -255,6 +328,23 @@ pub fn summary_signal(
     meta.insert("files_touched".into(), Value::from(files_total));
     meta.insert("failures".into(), Value::from(tally.failures));
     meta.insert("rejections".into(), Value::from(tally.rejections));
+    let counts = |m: &BTreeMap<String, u64>| -> Map<String, Value> {
+        m.iter()
+            .map(|(k, v)| (k.clone(), Value::from(*v)))
+            .collect()
+    };
+    if !tally.refused.is_empty() {
+        meta.insert("refused".into(), Value::Object(counts(&tally.refused)));
+    }
+    if !tally.protocol_errors.is_empty() {
+        meta.insert(
+            "protocol_errors".into(),
+            Value::Object(counts(&tally.protocol_errors)),
+        );
+    }
+    if tally.failing_tests > 0 {
+        meta.insert("failing_tests".into(), Value::from(tally.failing_tests));
+    }
     if let Some(secs) = tally.duration_secs() {
         meta.insert("duration_secs".into(), Value::from(secs));
     }
@@ -291,6 +381,62 @@ mod tests {
             name: name.into(),
             input: crate::transcript::ToolInput::from(&input),
         }
+    }
+
+    #[test]
+    fn refusals_protocol_errors_and_failing_tests_are_counted_not_stored() {
+        let mut t = Tally::default();
+        t.observe(&ev(1, None, EventKind::UserText { text: "go".into() }));
+        let counted = |refused: &[(&str, u64)], protocol: &[(&str, u64)], failing| Counted {
+            refused: refused.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
+            protocol_errors: protocol.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
+            failing_tests: failing,
+        };
+        // Two capture runs of one session.
+        t.add(counted(
+            &[("Bash", 1), ("Edit", 2)],
+            &[("File has not been read yet", 1)],
+            0,
+        ));
+        t.add(counted(
+            &[("Bash", 1)],
+            &[("File has not been read yet", 1)],
+            1,
+        ));
+        assert_eq!(t.rejections, 4);
+        let s = summary_signal(&t, "s", None, None).unwrap();
+        assert!(
+            s.content
+                .ends_with(", refused 4 tool calls (Bash ×2, Edit ×2)"),
+            "{}",
+            s.content
+        );
+        assert!(
+            s.context.contains(
+                "Protocol errors of the tools (not stored one by one): File has not been read yet ×2"
+            ),
+            "{}",
+            s.context
+        );
+        assert!(s
+            .context
+            .contains("Test runs with failing tests (not stored one by one): 1"));
+        assert_eq!(s.meta["refused"], json!({"Bash": 2, "Edit": 2}));
+        assert_eq!(s.meta["failing_tests"], json!(1));
+    }
+
+    #[test]
+    fn counted_kinds_past_the_bound_go_under_other() {
+        let mut t = Tally::default();
+        let protocol_errors = (0..MAX_PROTOCOL_KINDS + 3)
+            .map(|i| (format!("kind {i}"), 1))
+            .collect();
+        t.add(Counted {
+            protocol_errors,
+            ..Counted::default()
+        });
+        assert_eq!(t.protocol_errors.len(), MAX_PROTOCOL_KINDS + 1);
+        assert_eq!(t.protocol_errors["other"], 3);
     }
 
     #[test]

@@ -40,8 +40,10 @@ use serde_json::Value;
 /// must never hold a giant line (a pasted log, an image, a huge tool output) in memory.
 pub const MAX_LINE: usize = 8 << 20;
 
-/// How much of a tool result's text an event carries.
-pub const TOOL_RESULT_TEXT_MAX: usize = 2000;
+/// How much of a failed tool result's text an event carries: the line that says what went
+/// wrong is often near the end of a long output (a traceback's last line, a build's last step).
+/// Claude Code cuts tool output at about 30,000 characters; errors are rare, so this costs little.
+pub const TOOL_RESULT_TEXT_MAX: usize = 16 * 1024;
 /// How much of a successful tool result's text an event carries: enough to tell an empty search
 /// from a hit; the output itself teaches nothing and is most of a transcript's bytes.
 pub const TOOL_OUTPUT_TEXT_MAX: usize = 256;
@@ -708,19 +710,40 @@ impl LineParser {
     }
 }
 
-const REJECTION_MARK: &str = "doesn't want to proceed with this tool use";
+/// How Claude Code words a refused tool call, across versions: "The user doesn't want to
+/// proceed with this tool use. …" (with the reason after one of [`REJECTION_REASON`] and
+/// [`REJECTION_SAID`] when the user typed one), "The user doesn't want to take this action right
+/// now. …" (1.0.x), and a refused sub-agent plan (1.0.5x).
+const REJECTION_MARKS: &[&str] = &[
+    "doesn't want to proceed with this tool use",
+    "doesn't want to take this action right now",
+    "proposed a plan that was rejected by the user",
+];
 const REJECTION_REASON: &str = "the following reason for the rejection:";
 const REJECTION_SAID: &str = "the user said:";
+const CLARIFY: &str = "The user wants to clarify these questions";
 
 fn tool_result_event(tool_use_id: String, is_error: bool, text: String) -> EventKind {
-    if is_error && text.contains(REJECTION_MARK) {
+    // The marks are in the first sentence; a long error is not searched through.
+    if is_error
+        && REJECTION_MARKS
+            .iter()
+            .any(|m| truncate(&text, 200).contains(m))
+    {
         let reason = [REJECTION_REASON, REJECTION_SAID]
             .iter()
             .find_map(|mark| text.find(mark).map(|at| &text[at + mark.len()..]))
             .unwrap_or("");
+        // AskUserQuestion's "clarify" answer fills the reason slot with Claude Code's own words.
+        let reason = reason.trim();
+        let reason = if reason.starts_with(CLARIFY) {
+            ""
+        } else {
+            reason
+        };
         return EventKind::Rejection {
             tool_use_id,
-            text: reason.trim().to_string(),
+            text: reason.to_string(),
         };
     }
     EventKind::ToolResult {
@@ -1684,6 +1707,38 @@ mod tests {
                         text: String::new()
                     }
                 ),
+            ]
+        );
+    }
+
+    #[test]
+    fn every_wording_of_a_refusal_is_a_rejection() {
+        let result = |id: &str, text: &str| {
+            user(
+                id,
+                &serde_json::json!([{"type": "tool_result", "tool_use_id": id, "is_error": true, "content": text}]).to_string(),
+            )
+        };
+        let lines = [
+            result("t1", "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed."),
+            result("t2", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\njust update the docs"),
+            result("t3", "The agent proposed a plan that was rejected by the user. The user chose to stay in plan mode rather than proceed with implementation.\n\nRejected plan:\n# Rewrite everything"),
+            result("t4", "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nThe user wants to clarify these questions.\n    This means they may have additional information."),
+        ];
+        let rejections: Vec<(String, String)> = kinds(&lines)
+            .into_iter()
+            .map(|(_, kind)| match kind {
+                EventKind::Rejection { tool_use_id, text } => (tool_use_id, text),
+                other => panic!("not a rejection: {other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            rejections,
+            [
+                ("t1".into(), String::new()),
+                ("t2".into(), "just update the docs".into()),
+                ("t3".into(), String::new()),
+                ("t4".into(), String::new()),
             ]
         );
     }

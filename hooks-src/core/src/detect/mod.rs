@@ -2,28 +2,44 @@
 //!
 //! Pure and deterministic: no I/O. The hook feeds every event of the unread part of a
 //! transcript, takes the signals from [`Detector::finish`], fills in session, project and hook
-//! name, and redacts. What is detected:
+//! name, and redacts. Each signal's `source.line`/`source.uuid` name the transcript entry that
+//! triggered it.
 //!
-//! * from what the user types ([`text`]): corrections, conventions, preferences, explicit
-//!   remember-requests, commands shared to run, and praise after a substantive action (`pattern`);
-//! * from tool traffic: each tool error (`failure`, carrying `meta.tool_use_id` so the same call
-//!   reported by PostToolUseFailure dedups), a tool failing twice or more in a row, the same file
-//!   edited three or more times in sequence and three or more searches that find nothing
-//!   (`project_friction`), and tool calls the user refused (`correction`).
+//! What is stored is reviewed by the user in `/reflect`, re-injected after a compaction and
+//! counted in the status line, so every kind is held to what makes one worth a reviewer's
+//! attention:
 //!
-//! Each signal's `source.line`/`source.uuid` name the transcript entry that triggered it.
+//! * **correction, convention, preference, remember** ([`text`]): what the user typed, when it
+//!   tells the assistant how to work. The content is the user's words; what they answered is
+//!   context. Paraphrases of one instruction fold into one signal with a count (the store's
+//!   dedup, [`crate::signal::same_instruction`]).
+//! * **correction from a refused tool call**: the reason the user typed when refusing it is
+//!   the strongest correction there is, so it is stored with confidence 2, its content the
+//!   reason, its context what was refused. A refusal without a reason (or with a one-word
+//!   "cancel") says only "not now": no signal, the session summary counts it by tool. A refused
+//!   plan never stores the plan's text.
+//! * **failure**: a tool error that says something about the project or its environment; see
+//!   [`crate::failure`] for the rules (the error line, protocol errors, failing tests). A run of
+//!   the same failure is one signal seen several times, not a streak signal of its own.
+//! * **pattern** (praise): only the user's words, and only when they name the approach they
+//!   approve ("great, keep the parser table-driven like this"), not a "great, now do X" that
+//!   only moves on. The assistant's text is never the content.
+//! * **command**: a command the user shares for the assistant to run.
+//!
+//! Streaks of edits of one file or of empty searches are not signals: they say the assistant
+//! worked step by step, not what to change, and no reviewer could act on them.
 
 pub mod eval;
 pub mod text;
 
 use crate::hash::ShortKeys;
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::failure::{error_head, input_summary, SCAN_BYTES};
+use crate::failure::{self, input_summary, Assessment, SCAN_BYTES};
 use crate::render::one_line;
 use crate::signal::{Kind, Signal};
 use crate::transcript::{Event, EventKind, ToolInput};
@@ -34,12 +50,8 @@ use text::Situation;
 const CONTENT_CHARS: usize = 300;
 /// Longest quote in a signal's context.
 const CONTEXT_CHARS: usize = 600;
-/// Consecutive failures of one tool that make a "repeated failure".
-const REPEATED_FAILURES: u32 = 2;
-/// Consecutive edits of one file that make a "multi-attempt edit".
-const REPEATED_EDITS: u32 = 3;
-/// Consecutive empty searches that make "search thrashing".
-const EMPTY_SEARCHES: u32 = 3;
+/// Confidence of a correction the user typed as the reason for refusing a tool call.
+const REFUSAL_CONFIDENCE: u8 = 2;
 
 /// Streaming detector state.
 #[derive(Default)]
@@ -55,11 +67,21 @@ pub struct Detector {
     tool_names: HashSet<Arc<str>, ShortKeys>,
     /// What the assistant did since the user last spoke.
     turn: Turn,
-    failures: Streak,
-    edits: Streak,
-    searches: Streak,
-    /// Line and uuid of the event being fed, for signals raised by a streak.
-    at: (u64, Option<Arc<str>>),
+    /// What was seen and not stored, counted for the session summary.
+    counted: Counted,
+    /// Only events after this line are counted (a run re-reads the last turn before its cursor).
+    count_after: u64,
+}
+
+/// What the detectors saw and did not store one by one, for the session summary to count.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counted {
+    /// Refused tool calls by tool name ("tool" when the call was not seen), with a reason or not.
+    pub refused: BTreeMap<String, u64>,
+    /// Protocol errors of Claude Code's tools, by kind ([`Assessment::Protocol`]).
+    pub protocol_errors: BTreeMap<String, u64>,
+    /// Test runs whose tests failed.
+    pub failing_tests: u64,
 }
 
 /// Calls by their `tool_use_id`.
@@ -94,39 +116,25 @@ struct Turn {
     substantive: bool,
 }
 
-/// A run of one thing (a tool name, a file) and the index of the signal it raised, if any.
-#[derive(Default)]
-struct Streak {
-    key: String,
-    count: u32,
-    signal: Option<usize>,
-}
-
-impl Streak {
-    /// Count one more occurrence of `key`; returns the new length of the run.
-    fn bump(&mut self, key: &str) -> u32 {
-        if self.key != key {
-            self.reset();
-            self.key.push_str(key);
-        }
-        self.count += 1;
-        self.count
-    }
-    /// Back to no run (the key's buffer is kept for the next one).
-    fn reset(&mut self) {
-        self.key.clear();
-        self.count = 0;
-        self.signal = None;
-    }
-}
-
 impl Detector {
     pub fn new() -> Detector {
         Detector::default()
     }
 
+    /// A detector that counts (see [`Counted`]) only what it sees after transcript line `line`.
+    pub fn counting_after(line: u64) -> Detector {
+        Detector {
+            count_after: line,
+            ..Detector::default()
+        }
+    }
+
+    /// What was counted so far, taken out.
+    pub fn take_counted(&mut self) -> Counted {
+        std::mem::take(&mut self.counted)
+    }
+
     pub fn feed(&mut self, event: &Event) {
-        self.at = (event.line, event.uuid.clone());
         match &event.kind {
             EventKind::UserText { text } => self.user_text(text, event),
             EventKind::AssistantText { text } => {
@@ -154,14 +162,13 @@ impl Detector {
                 tool_use_id,
                 is_error,
                 text,
-            } => self.tool_result(tool_use_id, *is_error, text, event),
-            EventKind::Rejection { tool_use_id, text } => self.rejection(tool_use_id, text, event),
-            EventKind::CompactBoundary => {
-                self.turn.reset();
-                self.failures.reset();
-                self.edits.reset();
-                self.searches.reset();
+            } => {
+                if *is_error {
+                    self.tool_error(tool_use_id, text, event)
+                }
             }
+            EventKind::Rejection { tool_use_id, text } => self.rejection(tool_use_id, text, event),
+            EventKind::CompactBoundary => self.turn.reset(),
         }
     }
 
@@ -170,7 +177,6 @@ impl Detector {
     pub fn feed_owned(&mut self, event: Event) {
         match event.kind {
             EventKind::ToolUse { id, name, input } => {
-                self.at = (event.line, event.uuid);
                 self.tool_use(id, &name, Cow::Owned(input));
             }
             _ => self.feed(&event),
@@ -184,7 +190,10 @@ impl Detector {
     fn user_text(&mut self, text: &str, event: &Event) {
         let read = text::Reading::of(text);
         let verdict = text::classify(&read, &self.turn.situation);
-        let praise = verdict.is_none() && self.turn.substantive && text::is_praise(&read);
+        let praise = verdict.is_none()
+            && self.turn.substantive
+            && text::is_praise(&read)
+            && names_an_approach(&read.words);
         let command = text::shared_command(&read);
         // Most messages raise nothing: what they answered is quoted only for a signal.
         let answered = if verdict.is_some() || praise || command.is_some() {
@@ -204,10 +213,9 @@ impl Detector {
             set_source(&mut sig, event);
             self.signals.push(sig);
         } else if praise {
-            let mut sig = Signal::new(
-                Kind::Pattern,
-                format!("User approved: {}", one_line(&answered, 200)),
-            );
+            // The user's words only: what they approved is in them; the assistant's last line
+            // (usually "Done! …") goes in the context.
+            let mut sig = Signal::new(Kind::Pattern, quote(text, CONTENT_CHARS));
             sig.context = user_context(text, &answered);
             sig.tags = self.turn_tags();
             set_source(&mut sig, event);
@@ -224,10 +232,6 @@ impl Detector {
         // The maps trade places, so neither is rebuilt turn after turn.
         std::mem::swap(&mut self.earlier_calls, &mut self.calls);
         self.calls.clear();
-        // A user message ends a run of attempts: what follows is a new try.
-        self.failures.reset();
-        self.edits.reset();
-        self.searches.reset();
     }
 
     fn tool_use(&mut self, id: String, name: &str, input: Cow<'_, ToolInput>) {
@@ -240,25 +244,6 @@ impl Detector {
         ) {
             self.turn.substantive = true;
         }
-        let edited_file = match &*name {
-            "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => input
-                .str_field("file_path")
-                .or_else(|| input.str_field("notebook_path")),
-            _ => None,
-        };
-        // Plan files are rewritten as a plan evolves; that is no struggle with the code.
-        let edited_file = edited_file.filter(|f| !f.contains("/.claude/plans/"));
-        if let Some(file) = &edited_file {
-            let count = self.edits.bump(file);
-            if count >= REPEATED_EDITS {
-                let content = format!("{file} edited {count} times in a row");
-                let context = format!(
-                    "The assistant needed {count} consecutive edits of {file} to get it right."
-                );
-                self.streak_signal(StreakKind::Edits, content, context, count);
-            }
-        }
-        drop(edited_file);
         self.calls.insert(
             id,
             Call {
@@ -278,95 +263,70 @@ impl Detector {
         name
     }
 
-    fn tool_result(&mut self, tool_use_id: &str, is_error: bool, text: &str, event: &Event) {
+    fn tool_error(&mut self, tool_use_id: &str, text: &str, event: &Event) {
         let name = self.call_name(tool_use_id);
-        let is_search = matches!(&*name, "Glob" | "Grep");
-        if is_search && !is_error && is_empty_search(text) {
-            let count = self.searches.bump("search");
-            if count >= EMPTY_SEARCHES {
-                let summary = self.call_summary(tool_use_id);
-                let content = format!(
-                    "{count} searches in a row found nothing (last: {name} `{}`)",
-                    one_line(&summary, 100)
-                );
-                let context = format!("Last search: {name} `{summary}`");
-                self.streak_signal(StreakKind::Searches, content, context, count);
-            }
-        } else if is_search {
-            self.searches.reset();
-        }
-        if !is_error {
-            // A tool that worked ends a run of its failures.
-            if !name.is_empty() && *name == *self.failures.key {
-                self.failures.reset();
-            }
-            return;
-        }
-        if is_fake_error(text) {
-            return;
-        }
-        let summary = self.call_summary(tool_use_id);
-        let tool = if name.is_empty() { "tool" } else { &*name };
-        // Redacted before the headline and the excerpt cut it: a cut token no longer matches
+        // Redacted before the error line and the excerpt cut it: a cut token no longer matches
         // its rule and would leak its start.
-        let error = crate::redact::redact_prefix(&strip_error_tags(text), SCAN_BYTES).into_owned();
-        let mut content = format!("{tool} failed: {}", error_head(&error));
-        if !summary.is_empty() {
-            content.push_str(&format!(" (on `{}`)", one_line(&summary, 100)));
+        let redacted = crate::redact::redact_prefix(text, SCAN_BYTES);
+        let text = &*redacted;
+        let assessment = failure::assess(text);
+        if failure::refusal_as_error(&name, text, &assessment) {
+            return self.rejection(tool_use_id, text.trim(), event);
         }
-        let mut sig = Signal::new(Kind::Failure, content);
-        sig.context = if summary.is_empty() {
-            format!("Error: {}", quote(&error, CONTEXT_CHARS))
-        } else {
-            format!(
-                "Tried: {}\nError: {}",
-                summary,
-                quote(&error, CONTEXT_CHARS)
-            )
+        let counting = event.line > self.count_after;
+        let line = match assessment {
+            Assessment::Error(line) => line,
+            Assessment::Protocol(kind) if counting => {
+                *self.counted.protocol_errors.entry(kind).or_default() += 1;
+                return;
+            }
+            Assessment::FailingTests if counting => {
+                self.counted.failing_tests += 1;
+                return;
+            }
+            _ => return,
         };
-        sig.category = Some("tool-failure".into());
-        sig.tags = vec![tool.to_ascii_lowercase()];
-        sig.meta.insert("tool".into(), Value::from(tool));
+        let tool = if name.is_empty() { "tool" } else { &*name };
+        let summary = self.call_summary(tool_use_id);
+        let mut sig = failure::signal(tool, &line, &summary, text);
         sig.meta
             .insert("tool_use_id".into(), Value::from(tool_use_id));
         set_source(&mut sig, event);
         self.signals.push(sig);
-
-        let count = self.failures.bump(tool);
-        if count >= REPEATED_FAILURES {
-            let mut content = format!("{tool} failed {count} times in a row");
-            if !summary.is_empty() {
-                content.push_str(&format!(" (last on `{}`)", one_line(&summary, 100)));
-            }
-            let context = format!("Last attempt: {}\nError: {}", summary, error_head(&error));
-            self.streak_signal(StreakKind::Failures, content, context, count);
-        }
     }
 
     fn rejection(&mut self, tool_use_id: &str, reason: &str, event: &Event) {
         self.turn.situation.rejected = true;
         let name = self.call_name(tool_use_id);
-        let summary = self.call_summary(tool_use_id);
+        if event.line > self.count_after {
+            let tool = if name.is_empty() { "tool" } else { &*name };
+            *self.counted.refused.entry(tool.to_string()).or_default() += 1;
+        }
+        if !says_something(reason) {
+            // "Not now" is no lesson: the session summary counts refusals by tool.
+            return;
+        }
         let tool = if name.is_empty() {
             "a tool call"
         } else {
             &*name
         };
-        let content = if reason.is_empty() {
-            format!("User refused {tool}: {}", one_line(&summary, 160))
+        let refused = if is_plan_tool(tool) {
+            // A plan is pages of the assistant's text: the reason is what matters.
+            "the plan".to_string()
         } else {
-            quote(reason, CONTENT_CHARS)
-        };
-        let mut sig = Signal::new(Kind::Correction, content);
-        sig.confidence = if reason.is_empty() { 1 } else { 2 };
-        sig.context = format!(
-            "User refused {tool} `{}`{}",
-            one_line(&summary, 160),
-            if reason.is_empty() {
-                String::new()
+            let summary = self.call_summary(tool_use_id);
+            if summary.is_empty() {
+                tool.to_string()
             } else {
-                format!(", saying: '{}'", quote(reason, CONTEXT_CHARS))
+                format!("{tool} `{}`", one_line(&summary, 160))
             }
+        };
+        let mut sig = Signal::new(Kind::Correction, quote(reason, CONTENT_CHARS));
+        sig.confidence = REFUSAL_CONFIDENCE;
+        sig.context = format!(
+            "User refused {refused}, saying: '{}'",
+            quote(reason, CONTEXT_CHARS)
         );
         sig.category = Some("tool-rejection".into());
         if !name.is_empty() {
@@ -375,35 +335,6 @@ impl Detector {
         sig.meta
             .insert("tool_use_id".into(), Value::from(tool_use_id));
         set_source(&mut sig, event);
-        self.signals.push(sig);
-    }
-
-    /// Raise (once per run) or update the signal of a streak that reached its threshold.
-    fn streak_signal(&mut self, kind: StreakKind, content: String, context: String, count: u32) {
-        let streak = match kind {
-            StreakKind::Failures => &mut self.failures,
-            StreakKind::Edits => &mut self.edits,
-            StreakKind::Searches => &mut self.searches,
-        };
-        if let Some(index) = streak.signal {
-            let sig = &mut self.signals[index];
-            sig.content = content;
-            sig.context = context;
-            sig.meta.insert("count".into(), Value::from(count));
-            return;
-        }
-        let (signal_kind, category) = match kind {
-            StreakKind::Failures => (Kind::Failure, "repeated-failure"),
-            StreakKind::Edits => (Kind::ProjectFriction, "multi-attempt-edit"),
-            StreakKind::Searches => (Kind::ProjectFriction, "search-thrashing"),
-        };
-        let mut sig = Signal::new(signal_kind, content);
-        sig.context = context;
-        sig.category = Some(category.into());
-        sig.meta.insert("count".into(), Value::from(count));
-        sig.source.line = Some(self.at.0);
-        sig.source.uuid = self.at.1.as_deref().map(str::to_string);
-        streak.signal = Some(self.signals.len());
         self.signals.push(sig);
     }
 
@@ -450,6 +381,59 @@ impl Detector {
     }
 }
 
+/// The tool that presents a plan for approval (named `exit_plan_mode` before CC 1.0.60-ish).
+fn is_plan_tool(name: &str) -> bool {
+    matches!(name, "ExitPlanMode" | "exit_plan_mode")
+}
+
+/// Whether a refusal's reason says more than "no": two words at least ("use yarn"), or a few
+/// characters of a script written without spaces.
+fn says_something(reason: &str) -> bool {
+    let words = reason.split_whitespace().count();
+    let wide = reason
+        .chars()
+        .filter(|c| !c.is_ascii() && c.is_alphanumeric())
+        .count();
+    words >= 2 || wide >= 4
+}
+
+/// Words by which praise names what it approves, not only that it is done ("great, keep the
+/// parser table-driven like this", "perfect, that's exactly how I want errors handled"). As
+/// [`text::normalize`] writes them: lower case, apostrophes dropped, padded with spaces.
+const APPROACH_CUES: &[&str] = &[
+    " this approach ",
+    " that approach ",
+    " the approach ",
+    " this way ",
+    " that way ",
+    " the way you ",
+    " how you ",
+    " exactly how ",
+    " thats how ",
+    " this is how ",
+    " keep doing ",
+    " keep it like ",
+    " keep this ",
+    " keep using ",
+    " always do ",
+    " like this ",
+    " like that ",
+    " i like how ",
+    " i like that ",
+    " i love how ",
+    " i love that ",
+    " good call ",
+    " nice touch ",
+    " much cleaner ",
+    " much better ",
+    " from now on ",
+];
+
+/// Whether a message of praise names the approach it approves (see [`APPROACH_CUES`]).
+fn names_an_approach(words: &str) -> bool {
+    APPROACH_CUES.iter().any(|cue| words.contains(cue))
+}
+
 impl Turn {
     /// A new turn: every field back to its default (a field added later too), only the tool
     /// list's buffer kept.
@@ -461,13 +445,6 @@ impl Turn {
             ..Turn::default()
         };
     }
-}
-
-#[derive(Clone, Copy)]
-enum StreakKind {
-    Failures,
-    Edits,
-    Searches,
 }
 
 /// [`one_line`] of a text's head, redacted before it is cut (a cut token would leak its start):
@@ -495,27 +472,6 @@ fn strip_memory_tags(text: &str) -> String {
         .replace("</user-memory-input>", "")
         .trim()
         .to_string()
-}
-
-fn strip_error_tags(text: &str) -> String {
-    text.replace("<tool_use_error>", "")
-        .replace("</tool_use_error>", "")
-}
-
-/// Errors Claude Code writes itself, not failures of the work: the "Warmup" sub-agent's
-/// refused calls and user interrupts.
-fn is_fake_error(text: &str) -> bool {
-    let t = text.trim();
-    t == "Warmup" || t.contains("[Request interrupted by user")
-}
-
-/// A Glob/Grep result that found nothing.
-fn is_empty_search(text: &str) -> bool {
-    let t = text.trim();
-    t.is_empty()
-        || t.starts_with("No files found")
-        || t.starts_with("No matches found")
-        || t.starts_with("Found 0 ")
 }
 
 #[cfg(test)]
@@ -591,24 +547,54 @@ mod tests {
     }
 
     #[test]
-    fn a_tool_error_is_a_failure_that_names_its_call() {
+    fn a_tool_error_is_a_failure_that_quotes_the_error_line() {
         let signals = run(vec![
-            call("t1", "Read", json!({"file_path": "/nope.txt"})),
+            call("t1", "Bash", json!({"command": "python3 tool.py"})),
             result(
                 "t1",
                 true,
-                "<tool_use_error>File does not exist.</tool_use_error>",
+                "Exit code 1\nTraceback (most recent call last):\n  File \"tool.py\", line 1, in <module>\nModuleNotFoundError: No module named 'yaml'",
             ),
         ]);
         let failures = of_kind(&signals, &Kind::Failure);
-        assert_eq!(failures.len(), 1);
+        assert_eq!(failures.len(), 1, "{signals:#?}");
         let f = failures[0];
         assert_eq!(
             f.content,
-            "Read failed: File does not exist. (on `/nope.txt`)"
+            "Bash failed: ModuleNotFoundError: No module named 'yaml'"
         );
+        assert!(f
+            .context
+            .starts_with("Tried: python3 tool.py\nError: Exit code 1"));
         assert_eq!(f.tool_use_id(), Some("t1"));
         assert_eq!(f.source.line, Some(2));
+    }
+
+    #[test]
+    fn protocol_errors_quiet_failures_and_failing_tests_are_not_stored() {
+        let signals = run(vec![
+            call("t1", "Edit", json!({"file_path": "/a.rs"})),
+            result(
+                "t1",
+                true,
+                "<tool_use_error>String to replace not found in file.\nString: x</tool_use_error>",
+            ),
+            call("t2", "Write", json!({"file_path": "/b.rs"})),
+            result(
+                "t2",
+                true,
+                "File has not been read yet. Read it first before writing to it.",
+            ),
+            call("t3", "Bash", json!({"command": "grep -r foo ."})),
+            result("t3", true, "Exit code 1"),
+            call("t4", "Bash", json!({"command": "npx vitest run"})),
+            result(
+                "t4",
+                true,
+                "Exit code 1\n FAIL  src/a.test.ts > adds\nAssertionError: expected 3 to be 4",
+            ),
+        ]);
+        assert!(signals.is_empty(), "{signals:#?}");
     }
 
     #[test]
@@ -628,13 +614,13 @@ mod tests {
         for i in 0..3 {
             kinds.push(call(
                 &format!("t{i}"),
-                "Edit",
-                json!({"file_path": "/p/a.rs"}),
+                "Bash",
+                json!({"command": format!("make target{i}")}),
             ));
             kinds.push(result(
                 &format!("t{i}"),
                 true,
-                "String to replace not found",
+                &format!("make: *** No rule to make target 'target{i}'.  Stop."),
             ));
         }
         kinds.push(call("r", "Bash", json!({"command": "rm -rf build"})));
@@ -661,106 +647,58 @@ mod tests {
             }
             serde_json::to_string(&signals).unwrap()
         };
-        assert!(borrowed.len() >= 3, "{borrowed:#?}");
+        assert!(borrowed.len() >= 4, "{borrowed:#?}");
         assert!(json(&borrowed).contains("rm -rf build"), "{borrowed:#?}");
         assert_eq!(json(&owned), json(&borrowed));
     }
 
     #[test]
-    fn a_tool_failing_twice_in_a_row_is_a_repeated_failure() {
+    fn a_failure_that_repeats_is_one_failure_for_the_store() {
+        // Three calls fail the same way on other files: three sightings of one dedup key, which
+        // the store folds into one signal seen three times. No streak signal of its own.
         let mut events = Vec::new();
         for i in 0..3 {
-            events.push(call(&format!("t{i}"), "Bash", json!({"command": "make"})));
+            events.push(call(
+                &format!("t{i}"),
+                "Bash",
+                json!({"command": format!("cat src/m{i}.py")}),
+            ));
             events.push(result(
                 &format!("t{i}"),
                 true,
-                "Exit code 2\nmissing target",
+                &format!("Exit code 1\ncat: src/m{i}.py: Permission denied"),
             ));
         }
         let signals = run(events);
-        let repeated: Vec<_> = signals
-            .iter()
-            .filter(|s| s.category.as_deref() == Some("repeated-failure"))
-            .collect();
-        assert_eq!(repeated.len(), 1, "one signal per run: {signals:#?}");
-        assert_eq!(
-            repeated[0].content,
-            "Bash failed 3 times in a row (last on `make`)"
-        );
-        assert_eq!(repeated[0].meta.get("count"), Some(&json!(3)));
-        assert_eq!(repeated[0].tool_use_id(), None);
-
-        // A success in between breaks the run.
-        let signals = run(vec![
-            call("a", "Bash", json!({"command": "make"})),
-            result("a", true, "Exit code 2"),
-            call("b", "Bash", json!({"command": "make"})),
-            result("b", false, "ok"),
-            call("c", "Bash", json!({"command": "make"})),
-            result("c", true, "Exit code 2"),
-        ]);
+        assert_eq!(signals.len(), 3, "{signals:#?}");
+        let keys: HashSet<String> = signals.iter().map(Signal::dedup_key).collect();
+        assert_eq!(keys.len(), 1, "{signals:#?}");
         assert!(signals
             .iter()
-            .all(|s| s.category.as_deref() != Some("repeated-failure")));
+            .all(|s| s.category.as_deref() == Some("tool-failure")));
     }
 
     #[test]
-    fn three_edits_of_one_file_in_sequence_are_friction() {
-        let edit = |id: &str, file: &str| call(id, "Edit", json!({"file_path": file}));
-        let signals = run(vec![
-            edit("1", "/src/a.rs"),
-            edit("2", "/src/a.rs"),
-            edit("3", "/src/a.rs"),
-            edit("4", "/src/a.rs"),
-        ]);
-        let friction = of_kind(&signals, &Kind::ProjectFriction);
-        assert_eq!(friction.len(), 1);
-        assert_eq!(friction[0].content, "/src/a.rs edited 4 times in a row");
-        assert_eq!(friction[0].source.line, Some(3));
-
-        let signals = run(vec![
-            edit("1", "/src/a.rs"),
-            edit("2", "/src/b.rs"),
-            edit("3", "/src/a.rs"),
-        ]);
-        assert!(of_kind(&signals, &Kind::ProjectFriction).is_empty());
-
-        let plan = "/home/u/.claude/plans/brave-plan.md";
-        let signals = run(vec![edit("1", plan), edit("2", plan), edit("3", plan)]);
-        assert!(of_kind(&signals, &Kind::ProjectFriction).is_empty());
-    }
-
-    #[test]
-    fn three_empty_searches_are_thrashing() {
+    fn streaks_of_edits_and_empty_searches_raise_nothing() {
         let mut events = Vec::new();
-        for (i, empty) in ["No files found", "No matches found", ""]
-            .iter()
-            .enumerate()
-        {
-            let tool = if i % 2 == 0 { "Glob" } else { "Grep" };
-            events.push(call(&i.to_string(), tool, json!({"pattern": "foo"})));
-            events.push(result(&i.to_string(), false, empty));
+        for i in 0..4 {
+            events.push(call(
+                &format!("e{i}"),
+                "Edit",
+                json!({"file_path": "/src/a.rs"}),
+            ));
+            events.push(result(&format!("e{i}"), false, "ok"));
+        }
+        for i in 0..4 {
+            events.push(call(&format!("g{i}"), "Grep", json!({"pattern": "foo"})));
+            events.push(result(&format!("g{i}"), false, "No matches found"));
         }
         let signals = run(events);
-        let thrash: Vec<_> = signals
-            .iter()
-            .filter(|s| s.category.as_deref() == Some("search-thrashing"))
-            .collect();
-        assert_eq!(thrash.len(), 1, "{signals:#?}");
-
-        let signals = run(vec![
-            call("1", "Grep", json!({"pattern": "a"})),
-            result("1", false, "No matches found"),
-            call("2", "Grep", json!({"pattern": "b"})),
-            result("2", false, "src/lib.rs:3: b"),
-            call("3", "Grep", json!({"pattern": "c"})),
-            result("3", false, "No matches found"),
-        ]);
-        assert!(of_kind(&signals, &Kind::ProjectFriction).is_empty());
+        assert!(signals.is_empty(), "{signals:#?}");
     }
 
     #[test]
-    fn a_refused_tool_call_is_a_correction_not_a_failure() {
+    fn a_refused_tool_call_with_a_reason_is_a_strong_correction() {
         let signals = run(vec![
             call("t1", "Write", json!({"file_path": "/src/new.rs"})),
             EventKind::Rejection {
@@ -772,25 +710,148 @@ mod tests {
         let c = of_kind(&signals, &Kind::Correction);
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].content, "put it in lib.rs");
-        assert!(c[0].context.contains("/src/new.rs"), "{}", c[0].context);
+        assert_eq!(c[0].confidence, 2);
+        assert_eq!(
+            c[0].context,
+            "User refused Write `/src/new.rs`, saying: 'put it in lib.rs'"
+        );
     }
 
     #[test]
-    fn praise_after_real_work_is_a_pattern_but_not_after_reading() {
+    fn a_refusal_without_a_reason_is_no_signal_and_a_plan_is_never_quoted() {
+        let plan = "## Plan\n1. Rewrite the whole auth module\n2. Ship it";
         let signals = run(vec![
-            says("Refactored the parser."),
+            call("t1", "Bash", json!({"command": "curl https://example.com"})),
+            EventKind::Rejection {
+                tool_use_id: "t1".into(),
+                text: String::new(),
+            },
+            call("t2", "Bash", json!({"command": "rm -rf /"})),
+            EventKind::Rejection {
+                tool_use_id: "t2".into(),
+                text: "cancel".into(),
+            },
+            call("p1", "ExitPlanMode", json!({"plan": plan})),
+            EventKind::Rejection {
+                tool_use_id: "p1".into(),
+                text: String::new(),
+            },
+            call("p2", "exit_plan_mode", json!({"plan": plan})),
+            EventKind::Rejection {
+                tool_use_id: "p2".into(),
+                text: "keep the auth module, only fix the token check".into(),
+            },
+        ]);
+        assert_eq!(signals.len(), 1, "{signals:#?}");
+        assert_eq!(
+            signals[0].content,
+            "keep the auth module, only fix the token check"
+        );
+        assert!(
+            signals[0]
+                .context
+                .starts_with("User refused the plan, saying"),
+            "{}",
+            signals[0].context
+        );
+        assert!(!serde_json::to_string(&signals)
+            .unwrap()
+            .contains("Rewrite the whole"));
+    }
+
+    #[test]
+    fn what_is_not_stored_is_counted_after_the_cursor_only() {
+        let refuse = |id: &str, why: &str| EventKind::Rejection {
+            tool_use_id: id.into(),
+            text: why.into(),
+        };
+        let kinds = vec![
+            call("b0", "Bash", json!({"command": "ls"})),
+            refuse("b0", ""),
+            call("b1", "Bash", json!({"command": "ls"})),
+            refuse("b1", ""),
+            call("e1", "Edit", json!({"file_path": "/a"})),
+            refuse("e1", "use the other file"),
+            refuse("gone", ""),
+            call("e2", "Edit", json!({"file_path": "/a"})),
+            result(
+                "e2",
+                true,
+                "<tool_use_error>File has not been read yet.</tool_use_error>",
+            ),
+            call("t1", "Bash", json!({"command": "npm test"})),
+            result("t1", true, "Exit code 1\n FAIL  src/a.test.ts > adds"),
+        ];
+        // Lines 1 and 2 were read by an earlier run: seen again, not counted again.
+        let mut detector = Detector::counting_after(2);
+        for (i, kind) in kinds.into_iter().enumerate() {
+            detector.feed(&Event {
+                line: i as u64 + 1,
+                uuid: None,
+                timestamp: None,
+                kind,
+            });
+        }
+        let counted = detector.take_counted();
+        let pairs = |m: &BTreeMap<String, u64>| -> Vec<(String, u64)> {
+            m.iter().map(|(k, n)| (k.clone(), *n)).collect()
+        };
+        assert_eq!(
+            pairs(&counted.refused),
+            [("Bash".into(), 1), ("Edit".into(), 1), ("tool".into(), 1)]
+        );
+        assert_eq!(
+            pairs(&counted.protocol_errors),
+            [("File has not been read yet".into(), 1)]
+        );
+        assert_eq!(counted.failing_tests, 1);
+        assert_eq!(detector.finish().len(), 1, "the refusal with a reason");
+    }
+
+    #[test]
+    fn a_refusal_reason_written_as_the_edit_error_is_a_correction() {
+        let signals = run(vec![
+            call("t1", "Edit", json!({"file_path": "/src/view_model.ts"})),
+            result(
+                "t1",
+                true,
+                "No changes to the view models please. Read the state from the service instead.",
+            ),
+        ]);
+        assert!(of_kind(&signals, &Kind::Failure).is_empty(), "{signals:#?}");
+        let c = of_kind(&signals, &Kind::Correction);
+        assert_eq!(c.len(), 1, "{signals:#?}");
+        assert_eq!(c[0].confidence, 2);
+        assert!(c[0].content.starts_with("No changes to the view models"));
+    }
+
+    #[test]
+    fn praise_is_the_users_words_and_only_when_it_names_the_approach() {
+        let signals = run(vec![
+            says("Done! The parser is now table-driven."),
             call("1", "Edit", json!({"file_path": "/src/parse.rs"})),
             result("1", false, "ok"),
-            user("Perfect, exactly what I wanted"),
+            user("Perfect, keep doing it this way: one table per grammar"),
         ]);
         let patterns = of_kind(&signals, &Kind::Pattern);
-        assert_eq!(patterns.len(), 1);
-        assert_eq!(patterns[0].confidence, 1);
-        assert!(patterns[0].content.contains("Refactored the parser."));
+        assert_eq!(patterns.len(), 1, "{signals:#?}");
+        assert_eq!(
+            patterns[0].content,
+            "Perfect, keep doing it this way: one table per grammar"
+        );
+        assert!(!patterns[0].content.contains("table-driven"));
 
+        // Praise that only moves on, or praise after reading: nothing.
+        let signals = run(vec![
+            says("Done! The parser is now table-driven."),
+            call("1", "Edit", json!({"file_path": "/src/parse.rs"})),
+            result("1", false, "ok"),
+            user("Great, now let's do the lexer"),
+        ]);
+        assert!(of_kind(&signals, &Kind::Pattern).is_empty(), "{signals:#?}");
         let signals = run(vec![
             call("1", "Read", json!({"file_path": "/src/parse.rs"})),
-            user("great"),
+            user("great, keep doing it this way"),
         ]);
         assert!(of_kind(&signals, &Kind::Pattern).is_empty());
     }
@@ -806,20 +867,6 @@ mod tests {
     }
 
     #[test]
-    fn a_user_message_ends_a_run_of_attempts() {
-        let signals = run(vec![
-            call("a", "Bash", json!({"command": "make"})),
-            result("a", true, "Exit code 2"),
-            user("try again please"),
-            call("b", "Bash", json!({"command": "make"})),
-            result("b", true, "Exit code 2"),
-        ]);
-        assert!(signals
-            .iter()
-            .all(|s| s.category.as_deref() != Some("repeated-failure")));
-    }
-
-    #[test]
     fn calls_are_found_by_id_across_a_turn_among_many() {
         // Ids that differ in one byte, past the first word and in the tail the hasher packs
         // into one word; the maps trade places at every user message.
@@ -832,24 +879,23 @@ mod tests {
             kinds.push(call(id, tool, json!({"command": format!("cmd {i}")})));
         }
         kinds.push(user("go on"));
-        kinds.push(result(&ids[7], true, "Exit code 1"));
-        kinds.push(result(&ids[299], true, "Exit code 2"));
+        kinds.push(result(&ids[7], true, "error: the first one broke"));
+        kinds.push(result(&ids[299], true, "error: the second one broke"));
         kinds.push(call("x", "Write", json!({"file_path": "/a"})));
         kinds.push(user("and on"));
-        kinds.push(result("x", true, "denied"));
-        kinds.push(result(&ids[10], true, "Exit code 3"));
+        kinds.push(result("x", true, "EACCES: permission denied"));
+        kinds.push(result(&ids[10], true, "error: the third one broke"));
         let contents: Vec<_> = of_kind(&run(kinds), &Kind::Failure)
             .iter()
-            .filter(|s| s.category.as_deref() == Some("tool-failure"))
-            .map(|s| s.content.clone())
+            .map(|s| format!("{} | {}", s.content, s.context.lines().next().unwrap()))
             .collect();
         assert_eq!(
             contents,
             vec![
-                "Read failed: Exit code 1 (on `cmd 7`)",
-                "Grep failed: Exit code 2 (on `cmd 299`)",
-                "Write failed: denied (on `/a`)",
-                "tool failed: Exit code 3",
+                "Read failed: error: the first one broke | Tried: cmd 7",
+                "Grep failed: error: the second one broke | Tried: cmd 299",
+                "Write failed: EACCES: permission denied | Tried: /a",
+                "tool failed: error: the third one broke | Error: error: the third one broke",
             ]
         );
     }
@@ -859,11 +905,11 @@ mod tests {
         let signals = run(vec![
             call("t1", "Bash", json!({"command": "make"})),
             user("keep going"),
-            result("t1", true, "Exit code 2"),
+            result("t1", true, "make: *** No targets.  Stop."),
             call("t2", "Bash", json!({"command": "make"})),
             user("next"),
             user("and next"),
-            result("t2", true, "Exit code 2"),
+            result("t2", true, "make: *** No targets.  Stop."),
         ]);
         let contents: Vec<_> = of_kind(&signals, &Kind::Failure)
             .iter()
@@ -872,8 +918,8 @@ mod tests {
         assert_eq!(
             contents,
             vec![
-                "Bash failed: Exit code 2 (on `make`)",
-                "tool failed: Exit code 2"
+                "Bash failed: make: *** No targets. Stop.",
+                "tool failed: make: *** No targets. Stop."
             ]
         );
     }
