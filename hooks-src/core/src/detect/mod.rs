@@ -14,7 +14,10 @@
 //! Each signal's `source.line`/`source.uuid` name the transcript entry that triggered it.
 
 pub mod eval;
+pub mod features;
+pub mod model;
 pub mod text;
+mod weights;
 
 use crate::hash::ShortKeys;
 use std::borrow::Cow;
@@ -127,10 +130,10 @@ impl Detector {
 
     pub fn feed(&mut self, event: &Event) {
         self.at = (event.line, event.uuid.clone());
+        self.turn.situation.observe(event);
         match &event.kind {
             EventKind::UserText { text } => self.user_text(text, event),
             EventKind::AssistantText { text } => {
-                self.turn.situation.actions += 1;
                 let last = text.lines().rev().find(|l| !l.trim().is_empty());
                 match last {
                     Some(line) => {
@@ -166,6 +169,7 @@ impl Detector {
         match event.kind {
             EventKind::ToolUse { id, name, input } => {
                 self.at = (event.line, event.uuid);
+                self.turn.situation.called(&name);
                 self.tool_use(id, &name, Cow::Owned(input));
             }
             _ => self.feed(&event),
@@ -227,7 +231,6 @@ impl Detector {
 
     fn tool_use(&mut self, id: String, name: &str, input: Cow<'_, ToolInput>) {
         let name = self.tool_name(name);
-        self.turn.situation.actions += 1;
         self.turn.tools.push(name.clone());
         if !matches!(
             &*name,
@@ -337,7 +340,6 @@ impl Detector {
     }
 
     fn rejection(&mut self, tool_use_id: &str, reason: &str, event: &Event) {
-        self.turn.situation.rejected = true;
         let name = self.call_name(tool_use_id);
         let summary = self.call_summary(tool_use_id);
         let tool = if name.is_empty() {
@@ -560,17 +562,20 @@ mod tests {
             says("I'll install the dependencies.\nRunning npm install now."),
             call("t1", "Bash", json!({"command": "npm install"})),
             result("t1", false, "added 3 packages"),
-            user("No, use pnpm instead of npm"),
+            user("No, don't use npm. Why did you run npm? We use pnpm"),
         ]);
         let corrections = of_kind(&signals, &Kind::Correction);
         assert_eq!(corrections.len(), 1, "{signals:#?}");
         let c = corrections[0];
-        assert_eq!(c.content, "No, use pnpm instead of npm");
+        assert_eq!(
+            c.content,
+            "No, don't use npm. Why did you run npm? We use pnpm"
+        );
         assert_eq!(c.confidence, 3);
         assert_eq!(c.source.line, Some(5));
         assert_eq!(c.source.uuid.as_deref(), Some("uuid-5"));
         assert!(
-            c.context.contains("No, use pnpm instead of npm"),
+            c.context.contains("Why did you run npm? We use pnpm"),
             "{}",
             c.context
         );
