@@ -14,6 +14,7 @@
 //! words, one over its raw text when it is not ASCII) and a bitset; no allocation but the
 //! lower-cased copy [`super::text::Reading`] needs anyway.
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
@@ -1097,6 +1098,7 @@ impl Cues {
     fn build(spaced: bool) -> Cues {
         let mut patterns: Vec<String> = Vec::new();
         let mut categories: Vec<u32> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
         for (c, (_, words, unspaced)) in CATEGORIES.iter().enumerate() {
             let phrases = if spaced { *words } else { *unspaced };
             for phrase in phrases {
@@ -1105,13 +1107,12 @@ impl Cues {
                 } else {
                     phrase.to_string()
                 };
-                match patterns.iter().position(|p| *p == pattern) {
-                    Some(at) => categories[at] |= 1 << c,
-                    None => {
-                        patterns.push(pattern);
-                        categories.push(1 << c);
-                    }
-                }
+                let at = *index.entry(pattern.clone()).or_insert_with(|| {
+                    patterns.push(pattern);
+                    categories.push(0);
+                    patterns.len() - 1
+                });
+                categories[at] |= 1 << c;
             }
         }
         // As in `text`: an NFA is built faster than a DFA and a run reads few short messages.
