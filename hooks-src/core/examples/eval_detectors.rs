@@ -12,16 +12,17 @@
 //!   training corpus, and for the rest;
 //! * how many repositories fall below 0.5 precision or recall.
 //!
-//! `--verbose` lists the leave-one-repository-out errors (with the user's text) of every
-//! repository but the set-aside ones, whose errors are never shown; `--labels` scores one
-//! labels file end to end instead (its errors listed with `--verbose`).
+//! `--verbose` lists the per-repository results and the leave-one-repository-out errors (with
+//! the user's text) of every repository but the set-aside ones, whose prompts are never shown;
+//! `--labels` scores one labels file end to end instead (with `--verbose`, its errors, unread
+//! labels and unlabelled user texts, again without the set-aside repositories').
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use reflect_core::detect::eval::{
-    below, by_repository, evaluate, leave_one_repository_out, load, score, set_aside, Counts,
-    Evaluation, Miss, Prompt,
+    below, by_repository, evaluate, is_set_aside, leave_one_repository_out, load, score, set_aside,
+    Counts, Evaluation, Miss, Prompt,
 };
 use reflect_core::render::one_line;
 
@@ -76,6 +77,22 @@ fn one_file(paths: Vec<PathBuf>, verbose: bool) -> ExitCode {
     };
     table(&eval);
     if verbose {
+        // The set-aside repositories are scored, never read: their prompts are not listed.
+        let mut eval = eval;
+        let before = eval.false_positives.len()
+            + eval.false_negatives.len()
+            + eval.unread_labels.len()
+            + eval.unlabelled_texts.len();
+        eval.false_positives.retain(|m| !is_set_aside(&m.file));
+        eval.false_negatives.retain(|m| !is_set_aside(&m.file));
+        eval.unread_labels.retain(|(file, _)| !is_set_aside(file));
+        eval.unlabelled_texts
+            .retain(|(file, _, _)| !is_set_aside(file));
+        let hidden = before
+            - eval.false_positives.len()
+            - eval.false_negatives.len()
+            - eval.unread_labels.len()
+            - eval.unlabelled_texts.len();
         errors(&eval);
         println!(
             "\nlabelled prompts the reader did not yield ({}):",
@@ -90,6 +107,9 @@ fn one_file(paths: Vec<PathBuf>, verbose: bool) -> ExitCode {
         );
         for (file, line, text) in &eval.unlabelled_texts {
             println!("  {file}:{line}  {}", one_line(text, 160));
+        }
+        if hidden > 0 {
+            println!("\n({hidden} entries from set-aside repositories are not shown)");
         }
     }
     ExitCode::SUCCESS

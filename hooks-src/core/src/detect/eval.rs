@@ -288,12 +288,7 @@ pub fn load(root: &Path) -> io::Result<Vec<Prompt>> {
     let mut prompts = read_prompts(
         &root.join("labels-dev.jsonl"),
         &root.join("transcripts"),
-        |file| {
-            let mut parts = file.splitn(3, "__");
-            let (owner, repo) = (parts.next()?, parts.next()?);
-            parts.next()?;
-            Some(format!("{owner}/{repo}"))
-        },
+        repository_of,
     )?;
     #[derive(Deserialize)]
     struct Source {
@@ -311,6 +306,20 @@ pub fn load(root: &Path) -> io::Result<Vec<Prompt>> {
         |file| repos.get(file).cloned(),
     )?);
     Ok(prompts)
+}
+
+/// The repository a corpus file comes from, by its name (`owner__repo__…`, as both corpora name
+/// their files).
+pub fn repository_of(file: &str) -> Option<String> {
+    let mut parts = file.splitn(3, "__");
+    let (owner, repo) = (parts.next()?, parts.next()?);
+    parts.next()?;
+    Some(format!("{owner}/{repo}"))
+}
+
+/// Whether a corpus file comes from a set-aside repository (see [`set_aside`]).
+pub fn is_set_aside(file: &str) -> bool {
+    repository_of(file).is_some_and(|repo| set_aside().contains(&repo.as_str()))
 }
 
 /// The training repositories set aside before any rule or feature was written against the
@@ -462,6 +471,17 @@ mod tests {
                 recall: 1,
             }
         );
+    }
+
+    #[test]
+    fn a_file_names_its_repository() {
+        assert_eq!(
+            repository_of("Tmeister__dotfiles__c330aa16.jsonl").as_deref(),
+            Some("Tmeister/dotfiles")
+        );
+        assert_eq!(repository_of("transcript.jsonl"), None);
+        assert!(is_set_aside("uumk0n__dotfiles__a.jsonl"));
+        assert!(!is_set_aside("Tmeister__dotfiles__c330aa16.jsonl"));
     }
 
     #[test]
