@@ -25,7 +25,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::model::{self, Example, Model};
-use super::text::{self, Evidence, Reading, Situation};
+use super::text::{self, Evidence, Reading};
 use super::Detector;
 use crate::signal::Kind;
 use crate::transcript::{self, EventKind, Position};
@@ -219,8 +219,8 @@ pub struct Prompt {
     pub repo: String,
     pub label: String,
     pub also: Vec<String>,
-    /// What [`text::evidence`] read of each user text on the prompt's line, as the detector
-    /// reads it (empty when the reader yields none there).
+    /// What [`text::evidence`] read of each user text on the prompt's line, in the situation the
+    /// detector kept (empty when the reader yields none there).
     pub evidence: Vec<Evidence>,
     pub text: String,
 }
@@ -249,21 +249,18 @@ pub fn read_prompts(
         })?;
         let mut file = File::open(transcripts.join(&name))?;
         let mut seen: HashMap<u64, (Vec<Evidence>, String)> = HashMap::new();
-        // The detector's own bookkeeping: the situation a message answers is everything since
-        // the previous message or compaction.
-        let mut situation = Situation::default();
-        transcript::read(&mut file, Position::default(), |event| match &event.kind {
-            EventKind::UserText { text } => {
-                let evidence = text::evidence(&Reading::of(text), &situation);
+        // The detector itself keeps the situation each message answers.
+        let mut detector = Detector::new();
+        transcript::read(&mut file, Position::default(), |event| {
+            if let EventKind::UserText { text } = &event.kind {
+                let evidence = text::evidence(&Reading::of(text), detector.situation());
                 let entry = seen.entry(event.line).or_default();
                 entry.0.push(evidence);
                 if entry.1.is_empty() {
                     entry.1 = text.clone();
                 }
-                situation = Situation::default();
             }
-            EventKind::CompactBoundary => situation = Situation::default(),
-            _ => situation.observe(&event),
+            detector.feed(&event);
         })?;
         for label in labels {
             let (evidence, text) = seen.get(&label.line).cloned().unwrap_or_default();

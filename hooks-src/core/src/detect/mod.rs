@@ -180,6 +180,11 @@ impl Detector {
         self.signals
     }
 
+    /// What the assistant did since the user last spoke: what the next user message answers.
+    pub fn situation(&self) -> &Situation {
+        &self.turn.situation
+    }
+
     fn user_text(&mut self, text: &str, event: &Event) {
         let read = text::Reading::of(text);
         let verdict = text::classify(&read, &self.turn.situation);
@@ -800,6 +805,64 @@ mod tests {
         assert_eq!(signals.len(), 1);
         assert_eq!(signals[0].kind, Kind::Remember);
         assert_eq!(signals[0].content, "staging uses port 8443");
+    }
+
+    #[test]
+    fn the_situation_a_message_answers_is_the_turn_since_the_last_one() {
+        let mut detector = Detector::new();
+        let mut feed = |kind: EventKind| {
+            detector.feed_owned(Event {
+                line: 1,
+                uuid: None,
+                timestamp: None,
+                kind,
+            });
+        };
+        feed(says("Done."));
+        feed(user("thanks"));
+        feed(says("Shall I also update the docs?"));
+        feed(call("e", "Edit", json!({"file_path": "/a"})));
+        feed(result("e", false, "ok"));
+        feed(call("b", "Bash", json!({"command": "make"})));
+        feed(result("b", true, "Exit code 2"));
+        feed(call("w", "Write", json!({"file_path": "/b"})));
+        feed(EventKind::Rejection {
+            tool_use_id: "w".into(),
+            text: String::new(),
+        });
+        assert_eq!(
+            detector.situation(),
+            &Situation {
+                actions: 4,
+                calls: 3,
+                rejected: true,
+                edited: true,
+                ran: true,
+                failed: true,
+                asked: true,
+            }
+        );
+        detector.feed(&Event {
+            line: 2,
+            uuid: None,
+            timestamp: None,
+            kind: EventKind::CompactBoundary,
+        });
+        assert_eq!(detector.situation(), &Situation::default());
+        detector.feed(&Event {
+            line: 3,
+            uuid: None,
+            timestamp: None,
+            kind: says("Which file?"),
+        });
+        assert!(detector.situation().asked);
+        detector.feed(&Event {
+            line: 4,
+            uuid: None,
+            timestamp: None,
+            kind: user("the config"),
+        });
+        assert_eq!(detector.situation(), &Situation::default());
     }
 
     #[test]
