@@ -4,8 +4,9 @@
 //! transcript, takes the signals from [`Detector::finish`], fills in session, project and hook
 //! name, and redacts. What is detected:
 //!
-//! * from what the user types ([`text`]): corrections, conventions, preferences, explicit
-//!   remember-requests, commands shared to run, and praise after a substantive action (`pattern`);
+//! * from what the user types ([`text`], decided by a learned [`model`] over [`features`]):
+//!   corrections, conventions, preferences, explicit remember-requests; commands shared to run,
+//!   and praise after a substantive action (`pattern`);
 //! * from tool traffic: each tool error (`failure`, carrying `meta.tool_use_id` so the same call
 //!   reported by PostToolUseFailure dedups), a tool failing twice or more in a row, the same file
 //!   edited three or more times in sequence and three or more searches that find nothing

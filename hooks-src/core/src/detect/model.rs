@@ -1,5 +1,5 @@
 //! The learned classifier of user messages: weights over the binary [`features`], how they are
-//! trained, and the generated source file that ships them ([`super::weights`]).
+//! trained, and the generated source file that ships them (`weights.rs`).
 //!
 //! Two stages, each a logistic regression. The first says whether a message is a learning
 //! moment at all; a message is one from [`THRESHOLD`] on. The second, trained on learning
@@ -9,7 +9,7 @@
 //! give the same weights, bit for bit. No randomness anywhere.
 //!
 //! `scripts/train-detector` (`examples/train_detector.rs`) trains on the labelled corpora and
-//! writes [`super::weights`] with [`render`]; a test regenerates it and compares, so a stale
+//! writes `weights.rs` with [`render`]; a test regenerates it and compares, so a stale
 //! weights file fails the build.
 
 use std::borrow::Cow;
@@ -205,7 +205,7 @@ fn solve(a: &mut [f64], mut b: Vec<f64>, n: usize) -> Vec<f64> {
     b
 }
 
-/// The source of [`super::weights`] for `model`, trained on `examples` examples by `command`.
+/// The source of `weights.rs` for `model`, trained on `examples` examples by `command`.
 pub fn render(model: &Model, command: &str, examples: usize) -> String {
     let mut out = String::new();
     out.push_str(&format!(

@@ -958,7 +958,7 @@ mod tests {
     ];
 
     #[test]
-    fn learning_moments_are_classified_by_kind() {
+    fn the_rules_classify_learning_moments_by_kind() {
         for (text, kind) in POSITIVES {
             assert_eq!(
                 kind_of(text, &after_action()).as_ref().map(Kind::as_str),
@@ -969,14 +969,14 @@ mod tests {
     }
 
     #[test]
-    fn ordinary_messages_are_not_learning_moments() {
+    fn the_rules_pass_over_ordinary_messages() {
         for text in NEGATIVES {
             assert_eq!(kind_of(text, &after_action()), None, "{text}");
         }
     }
 
     #[test]
-    fn a_correction_needs_something_to_correct() {
+    fn the_rules_need_something_for_a_correction_to_correct() {
         let fresh = Situation::default();
         assert_eq!(kind_of("No, put the helper in utils.rs", &fresh), None);
         assert_eq!(
@@ -986,7 +986,7 @@ mod tests {
     }
 
     #[test]
-    fn a_refused_tool_call_tips_a_weak_cue_into_a_correction() {
+    fn for_the_rules_a_refused_tool_call_tips_a_weak_cue_into_a_correction() {
         let text = "but the config is generated";
         assert_eq!(kind_of(text, &after_action()), None);
         let refused = Situation {
@@ -998,7 +998,7 @@ mod tests {
     }
 
     #[test]
-    fn replacements_are_high_confidence() {
+    fn the_rules_give_replacements_high_confidence() {
         let v = rules_of("use yarn instead of npm", &after_action()).unwrap();
         assert_eq!((v.kind, v.confidence), (Kind::Correction, 3));
         let v = rules_of("no, that is wrong", &after_action()).unwrap();
