@@ -4,14 +4,23 @@
 use std::fs::File;
 use std::path::PathBuf;
 
-use reflect_core::detect::eval::evaluate;
+use reflect_core::detect::eval::{
+    evaluate, leave_one_repository_out, load, predict, score, set_aside, shipped_source,
+};
+use reflect_core::detect::model::SHIPPED;
 use reflect_core::detect::Detector;
 use reflect_core::signal::Kind;
 use reflect_core::transcript::{self, Position};
 
 /// The floor the detectors must keep on the labelled dev set (precision and recall of
-/// "learning moment" predictions over every labelled prompt).
-const FLOOR: f64 = 0.70;
+/// "learning moment" predictions over every labelled prompt), with the shipped model. The model
+/// is trained on these prompts too, among 57 repositories' worth, and gives up the dev set's
+/// own words for what holds across people: its recall here is half what rules written against
+/// this set reached.
+const DEV_FLOOR: (f64, f64) = (0.80, 0.40);
+/// The floor of the leave-one-repository-out result over the development and training corpora,
+/// pooled: each repository scored by a model trained without it (precision, recall).
+const LORO_FLOOR: (f64, f64) = (0.72, 0.22);
 
 fn corpus() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
@@ -37,11 +46,91 @@ fn detectors_keep_precision_and_recall_above_the_floor_on_labelled_transcripts()
         "the dev set should hold dozens of learning moments: {overall:?}"
     );
     assert!(
-        overall.precision() >= FLOOR && overall.recall() >= FLOOR,
-        "precision {:.3} recall {:.3} (floor {FLOOR}); run scripts/eval-detectors --verbose\n{overall:?}",
+        overall.precision() >= DEV_FLOOR.0 && overall.recall() >= DEV_FLOOR.1,
+        "precision {:.3} recall {:.3} (floor {DEV_FLOOR:?}); run scripts/eval-detectors\n{overall:?}",
         overall.precision(),
         overall.recall()
     );
+}
+
+#[test]
+fn people_the_model_never_saw_keep_precision_and_recall_above_the_floor() {
+    let prompts = load(&corpus()).unwrap();
+    let repos: std::collections::HashSet<&str> = prompts.iter().map(|p| p.repo.as_str()).collect();
+    assert!(repos.len() >= 50, "{} repositories", repos.len());
+    assert!(prompts.len() >= 3000, "{} prompts", prompts.len());
+    let predicted = leave_one_repository_out(&prompts);
+    let overall = score(&prompts, &predicted, |_| true).overall;
+    assert!(
+        overall.precision() >= LORO_FLOOR.0 && overall.recall() >= LORO_FLOOR.1,
+        "leave-one-repository-out precision {:.3} recall {:.3} (floor {LORO_FLOOR:?}); \
+         run scripts/eval-detectors\n{overall:?}",
+        overall.precision(),
+        overall.recall()
+    );
+    // Every set-aside repository is in the corpora: a renamed one would silently leave the
+    // set-aside third's row empty and its errors listed.
+    for name in set_aside() {
+        assert!(repos.contains(name), "{name} is not a training repository");
+    }
+}
+
+#[test]
+fn the_checked_in_weights_are_what_scripts_train_detector_writes() {
+    let checked_in = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("hooks-src/core/src/detect/weights.rs"),
+    )
+    .unwrap();
+    let trained = shipped_source(&corpus()).unwrap();
+    assert!(
+        checked_in == trained,
+        "hooks-src/core/src/detect/weights.rs is stale: run scripts/train-detector"
+    );
+    assert_eq!(
+        shipped_source(&corpus()).unwrap(),
+        trained,
+        "training is deterministic"
+    );
+}
+
+/// The leave-one-repository-out scoring decides each prompt from the features it read, not by
+/// running the detector; with the shipped model both must agree on every labelled prompt.
+#[test]
+fn scoring_from_features_predicts_what_the_detector_emits() {
+    let corpus = corpus();
+    let prompts = load(&corpus).unwrap();
+    let predicted: Vec<Vec<String>> = prompts.iter().map(|p| predict(p, &SHIPPED)).collect();
+    let from_features = score(&prompts, &predicted, |_| true);
+    let mut whole = evaluate(
+        &corpus.join("labels-dev.jsonl"),
+        &corpus.join("transcripts"),
+    )
+    .unwrap();
+    let train = evaluate(
+        &corpus.join("train/labels.jsonl"),
+        &corpus.join("train/transcripts"),
+    )
+    .unwrap();
+    whole.overall.tp += train.overall.tp;
+    whole.overall.fp += train.overall.fp;
+    whole.overall.fn_ += train.overall.fn_;
+    for (ty, c) in &train.per_type {
+        let w = whole.per_type.get_mut(ty).unwrap();
+        w.tp += c.tp;
+        w.fp += c.fp;
+        w.fn_ += c.fn_;
+    }
+    assert!(whole.overall.tp > 50, "{:?}", whole.overall);
+    assert_eq!(from_features.overall, whole.overall);
+    assert_eq!(from_features.per_type, whole.per_type);
+    let lines = |misses: &[reflect_core::detect::eval::Miss]| {
+        let mut v: Vec<(String, u64)> = misses.iter().map(|m| (m.file.clone(), m.line)).collect();
+        v.sort();
+        v
+    };
+    let mut fps = whole.false_positives.clone();
+    fps.extend(train.false_positives);
+    assert_eq!(lines(&from_features.false_positives), lines(&fps));
 }
 
 #[test]

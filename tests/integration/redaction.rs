@@ -524,8 +524,8 @@ fn capture_signals_redacts_before_cutting_so_no_token_prefix_survives() {
             5,
             "user",
             json!(format!(
-                "That's wrong, use {}{token} instead",
-                "z ".repeat(141)
+                "No, that's wrong, don't use that path: use {} {token} instead",
+                "z".repeat(236)
             )),
         ),
     ]

@@ -9,8 +9,8 @@
 //! counted in the status line, so every kind is held to what makes one worth a reviewer's
 //! attention:
 //!
-//! * **correction, convention, preference, remember** ([`text`]): what the user typed, when it
-//!   tells the assistant how to work. The content is the user's words; what they answered is
+//! * **correction, convention, preference, remember** ([`text`], decided by a learned [`model`]
+//!   over [`features`]): what the user typed, when it tells the assistant how to work. The content is the user's words; what they answered is
 //!   context. Paraphrases of one instruction fold into one signal with a count (the store's
 //!   dedup, [`crate::signal::same_instruction`]).
 //! * **correction from a refused tool call**: the reason the user typed when refusing it is
@@ -30,7 +30,10 @@
 //! worked step by step, not what to change, and no reviewer could act on them.
 
 pub mod eval;
+pub mod features;
+pub mod model;
 pub mod text;
+mod weights;
 
 use crate::hash::ShortKeys;
 use std::borrow::Cow;
@@ -135,10 +138,10 @@ impl Detector {
     }
 
     pub fn feed(&mut self, event: &Event) {
+        self.turn.situation.observe(event);
         match &event.kind {
             EventKind::UserText { text } => self.user_text(text, event),
             EventKind::AssistantText { text } => {
-                self.turn.situation.actions += 1;
                 let last = text.lines().rev().find(|l| !l.trim().is_empty());
                 match last {
                     Some(whole) => {
@@ -177,6 +180,7 @@ impl Detector {
     pub fn feed_owned(&mut self, event: Event) {
         match event.kind {
             EventKind::ToolUse { id, name, input } => {
+                self.turn.situation.called(&name);
                 self.tool_use(id, &name, Cow::Owned(input));
             }
             _ => self.feed(&event),
@@ -185,6 +189,11 @@ impl Detector {
 
     pub fn finish(self) -> Vec<Signal> {
         self.signals
+    }
+
+    /// What the assistant did since the user last spoke: what the next user message answers.
+    pub fn situation(&self) -> &Situation {
+        &self.turn.situation
     }
 
     fn user_text(&mut self, text: &str, event: &Event) {
@@ -236,7 +245,6 @@ impl Detector {
 
     fn tool_use(&mut self, id: String, name: &str, input: Cow<'_, ToolInput>) {
         let name = self.tool_name(name);
-        self.turn.situation.actions += 1;
         self.turn.tools.push(name.clone());
         if !matches!(
             &*name,
@@ -296,7 +304,6 @@ impl Detector {
     }
 
     fn rejection(&mut self, tool_use_id: &str, reason: &str, event: &Event) {
-        self.turn.situation.rejected = true;
         let name = self.call_name(tool_use_id);
         if event.line > self.count_after {
             let tool = if name.is_empty() { "tool" } else { &*name };
@@ -524,17 +531,20 @@ mod tests {
             says("I'll install the dependencies.\nRunning npm install now."),
             call("t1", "Bash", json!({"command": "npm install"})),
             result("t1", false, "added 3 packages"),
-            user("No, use pnpm instead of npm"),
+            user("No, don't use npm. Why did you run npm? We use pnpm"),
         ]);
         let corrections = of_kind(&signals, &Kind::Correction);
         assert_eq!(corrections.len(), 1, "{signals:#?}");
         let c = corrections[0];
-        assert_eq!(c.content, "No, use pnpm instead of npm");
+        assert_eq!(
+            c.content,
+            "No, don't use npm. Why did you run npm? We use pnpm"
+        );
         assert_eq!(c.confidence, 3);
         assert_eq!(c.source.line, Some(5));
         assert_eq!(c.source.uuid.as_deref(), Some("uuid-5"));
         assert!(
-            c.context.contains("No, use pnpm instead of npm"),
+            c.context.contains("Why did you run npm? We use pnpm"),
             "{}",
             c.context
         );
@@ -864,6 +874,64 @@ mod tests {
         assert_eq!(signals.len(), 1);
         assert_eq!(signals[0].kind, Kind::Remember);
         assert_eq!(signals[0].content, "staging uses port 8443");
+    }
+
+    #[test]
+    fn the_situation_a_message_answers_is_the_turn_since_the_last_one() {
+        let mut detector = Detector::new();
+        let mut feed = |kind: EventKind| {
+            detector.feed_owned(Event {
+                line: 1,
+                uuid: None,
+                timestamp: None,
+                kind,
+            });
+        };
+        feed(says("Done."));
+        feed(user("thanks"));
+        feed(says("Shall I also update the docs?"));
+        feed(call("e", "Edit", json!({"file_path": "/a"})));
+        feed(result("e", false, "ok"));
+        feed(call("b", "Bash", json!({"command": "make"})));
+        feed(result("b", true, "Exit code 2"));
+        feed(call("w", "Write", json!({"file_path": "/b"})));
+        feed(EventKind::Rejection {
+            tool_use_id: "w".into(),
+            text: String::new(),
+        });
+        assert_eq!(
+            detector.situation(),
+            &Situation {
+                actions: 4,
+                calls: 3,
+                rejected: true,
+                edited: true,
+                ran: true,
+                failed: true,
+                asked: true,
+            }
+        );
+        detector.feed(&Event {
+            line: 2,
+            uuid: None,
+            timestamp: None,
+            kind: EventKind::CompactBoundary,
+        });
+        assert_eq!(detector.situation(), &Situation::default());
+        detector.feed(&Event {
+            line: 3,
+            uuid: None,
+            timestamp: None,
+            kind: says("Which file?"),
+        });
+        assert!(detector.situation().asked);
+        detector.feed(&Event {
+            line: 4,
+            uuid: None,
+            timestamp: None,
+            kind: user("the config"),
+        });
+        assert_eq!(detector.situation(), &Situation::default());
     }
 
     #[test]

@@ -1,27 +1,75 @@
 //! What a user message means for future work: a correction of what the assistant just did, a
 //! durable convention or preference, an explicit request to remember — or nothing.
 //!
-//! Bare keyword lists ("instead", "actually", "always") fire on ordinary requests, so every cue
-//! here is weighed with the conversation's structure: a correction needs an assistant action to
-//! correct (and counts for more right after the user refused a tool call); only the user's own
-//! prose is read, not logs or code they paste below it; a cue inside a question that merely asks
-//! ("should we always…?") counts for less than one in an imperative or a statement. Cues are
-//! phrases over normalized words (lowercase, apostrophes dropped: "don't" = "dont"), so they
-//! match on word boundaries, plus raw substrings for languages written without spaces.
+//! Two layers. The hand-written rules ([`rules`]) weigh cue phrases with the conversation's
+//! structure: a correction needs an assistant action to correct (and counts for more right
+//! after the user refused a tool call); only the user's own prose is read, not logs or code
+//! they paste below it; a cue inside a question that merely asks ("should we always…?") counts
+//! for less than one in an imperative or a statement. Cues are phrases over normalized words
+//! (lowercase, apostrophes dropped: "don't" = "dont"), so they match on word boundaries, plus
+//! raw substrings for languages written without spaces. The rules were written against the
+//! development corpus and alone do not hold on other people; their verdict is one feature of
+//! the learned model ([`super::model`]) that makes the decision in [`classify`], over the
+//! features of [`super::features`].
+//!
+//! One rule stays absolute: a `#` memory shortcut (`<user-memory-input>`) is a remember-request.
 
 use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
+use super::features::{self, Features};
+use super::model::{self, Model};
 use crate::signal::Kind;
+use crate::transcript::{Event, EventKind};
 
 /// What the assistant did between the previous user message and this one.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct Situation {
     /// Tool calls and text blocks the assistant produced.
     pub actions: usize,
+    /// Tool calls among them.
+    pub calls: usize,
     /// The user refused one of those tool calls.
     pub rejected: bool,
+    /// A call edited or wrote a file.
+    pub edited: bool,
+    /// A call ran a shell command.
+    pub ran: bool,
+    /// A call came back with an error.
+    pub failed: bool,
+    /// The assistant's last text ends with a question.
+    pub asked: bool,
+}
+
+impl Situation {
+    /// Account for one event of the assistant's turn. A user message and a compaction start a
+    /// new turn: whoever feeds the events resets the situation then (after classifying the
+    /// message), so this ignores them.
+    pub fn observe(&mut self, event: &Event) {
+        match &event.kind {
+            EventKind::AssistantText { text } => {
+                self.actions += 1;
+                let end = text.trim_end();
+                self.asked = end.ends_with('?') || end.ends_with('？');
+            }
+            EventKind::ToolUse { name, .. } => self.called(name),
+            EventKind::ToolResult { is_error, .. } => self.failed |= *is_error,
+            EventKind::Rejection { .. } => self.rejected = true,
+            EventKind::UserText { .. } | EventKind::CompactBoundary => {}
+        }
+    }
+
+    /// Account for a call of the tool `name` ([`Situation::observe`] of a tool call).
+    pub fn called(&mut self, name: &str) {
+        self.actions += 1;
+        self.calls += 1;
+        match name {
+            "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => self.edited = true,
+            "Bash" => self.ran = true,
+            _ => {}
+        }
+    }
 }
 
 /// The classification of one user message.
@@ -29,6 +77,50 @@ pub struct Situation {
 pub struct Verdict {
     pub kind: Kind,
     pub confidence: u8,
+}
+
+/// What [`classify`] reads of a message, before a model weighs it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Evidence {
+    /// The `#` memory shortcut: a remember-request whatever the model says.
+    Memory,
+    /// No prose at all (a paste, an image).
+    Nothing,
+    Features(Features),
+}
+
+/// What a message typed after `situation` offers the model.
+pub fn evidence(read: &Reading, situation: &Situation) -> Evidence {
+    if memchr::memmem::find(read.text.as_bytes(), b"<user-memory-input>").is_some() {
+        return Evidence::Memory;
+    }
+    if read.words.trim().is_empty() {
+        return Evidence::Nothing;
+    }
+    let raw = read.prose.to_lowercase();
+    Evidence::Features(features::extract(read, &raw, situation))
+}
+
+/// The verdict of `model` on `evidence`.
+pub fn verdict(evidence: &Evidence, model: &Model) -> Option<Verdict> {
+    match evidence {
+        Evidence::Memory => Some(Verdict {
+            kind: Kind::Remember,
+            confidence: 3,
+        }),
+        Evidence::Nothing => None,
+        Evidence::Features(f) => model.verdict(f).or_else(|| {
+            f.explicit_request().map(|kind| Verdict {
+                kind,
+                confidence: 1,
+            })
+        }),
+    }
+}
+
+/// Classify one user message typed after `situation`, with the shipped model.
+pub fn classify(read: &Reading, situation: &Situation) -> Option<Verdict> {
+    verdict(&evidence(read, situation), &model::SHIPPED)
 }
 
 /// Cue strengths: a message is a learning moment from [`THRESHOLD`] on.
@@ -359,23 +451,17 @@ impl Reading<'_> {
     }
 }
 
-/// Classify one user message typed after `situation`.
-pub fn classify(read: &Reading, situation: &Situation) -> Option<Verdict> {
-    if memchr::memmem::find(read.text.as_bytes(), b"<user-memory-input>").is_some() {
-        return Some(Verdict {
-            kind: Kind::Remember,
-            confidence: 3,
-        });
-    }
+/// The hand-written rules' reading of a message typed after `situation` (`raw`: its prose
+/// lower-cased), one feature of the model.
+pub fn rules(read: &Reading, raw: &str, situation: &Situation) -> Option<Verdict> {
     let prose = read.prose;
     let words = read.words.as_str();
     if words.trim().is_empty() {
         return None;
     }
-    let raw = prose.to_lowercase();
     let after_action = situation.actions > 0;
 
-    let found = scores(words, &raw);
+    let found = scores(words, raw);
     // The checks that only lower a score are skipped for a score already under the threshold:
     // it cannot win either way, and most messages have no cue at all.
     let mut correction = 0;
@@ -417,7 +503,7 @@ pub fn classify(read: &Reading, situation: &Situation) -> Option<Verdict> {
         return None;
     }
     let confidence = match best.0 {
-        Kind::Correction if is_replacement(words, &raw) => 3,
+        Kind::Correction if is_replacement(words, raw) => 3,
         Kind::Remember => 2,
         _ if best.1 >= 2 * STRONG => 2,
         _ => 1,
@@ -774,12 +860,21 @@ mod tests {
     fn after_action() -> Situation {
         Situation {
             actions: 3,
-            rejected: false,
+            ..Situation::default()
         }
     }
 
+    fn rules_of(text: &str, situation: &Situation) -> Option<Verdict> {
+        let read = Reading::of(text);
+        let raw = read.prose.to_lowercase();
+        rules(&read, &raw, situation)
+    }
+
     fn kind_of(text: &str, situation: &Situation) -> Option<Kind> {
-        classify(&Reading::of(text), situation).map(|v| v.kind)
+        if text.contains("<user-memory-input>") {
+            return classify(&Reading::of(text), situation).map(|v| v.kind);
+        }
+        rules_of(text, situation).map(|v| v.kind)
     }
 
     /// Learning moments, each with the kind it must get (written for these tests).
@@ -868,7 +963,7 @@ mod tests {
     ];
 
     #[test]
-    fn learning_moments_are_classified_by_kind() {
+    fn the_rules_classify_learning_moments_by_kind() {
         for (text, kind) in POSITIVES {
             assert_eq!(
                 kind_of(text, &after_action()).as_ref().map(Kind::as_str),
@@ -879,14 +974,14 @@ mod tests {
     }
 
     #[test]
-    fn ordinary_messages_are_not_learning_moments() {
+    fn the_rules_pass_over_ordinary_messages() {
         for text in NEGATIVES {
             assert_eq!(kind_of(text, &after_action()), None, "{text}");
         }
     }
 
     #[test]
-    fn a_correction_needs_something_to_correct() {
+    fn the_rules_need_something_for_a_correction_to_correct() {
         let fresh = Situation::default();
         assert_eq!(kind_of("No, put the helper in utils.rs", &fresh), None);
         assert_eq!(
@@ -896,21 +991,22 @@ mod tests {
     }
 
     #[test]
-    fn a_refused_tool_call_tips_a_weak_cue_into_a_correction() {
+    fn for_the_rules_a_refused_tool_call_tips_a_weak_cue_into_a_correction() {
         let text = "but the config is generated";
         assert_eq!(kind_of(text, &after_action()), None);
         let refused = Situation {
             actions: 1,
             rejected: true,
+            ..Situation::default()
         };
         assert_eq!(kind_of(text, &refused), Some(Kind::Correction));
     }
 
     #[test]
-    fn replacements_are_high_confidence() {
-        let v = classify(&Reading::of("use yarn instead of npm"), &after_action()).unwrap();
+    fn the_rules_give_replacements_high_confidence() {
+        let v = rules_of("use yarn instead of npm", &after_action()).unwrap();
         assert_eq!((v.kind, v.confidence), (Kind::Correction, 3));
-        let v = classify(&Reading::of("no, that is wrong"), &after_action()).unwrap();
+        let v = rules_of("no, that is wrong", &after_action()).unwrap();
         assert!(v.confidence < 3);
     }
 
