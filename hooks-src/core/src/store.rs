@@ -478,9 +478,8 @@ impl Store {
         if !self.paths.data_dir.is_dir() {
             return Ok(StoreBytes::Read(Vec::new()));
         }
-        self.locked(&mut || {}, || match map_large(&path) {
-            Ok(Some(mapped)) => Ok(mapped),
-            Ok(None) => read_or_empty(&path).map(StoreBytes::Read),
+        self.locked(&mut || {}, || match map_or_read(&path) {
+            Ok(bytes) => Ok(bytes),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StoreBytes::Read(Vec::new())),
             Err(e) => Err(Error::io("cannot read", &path, e)),
         })
@@ -772,7 +771,7 @@ fn scan_tail(tail: &[u8], at_start: bool, now: DateTime<Utc>) -> Tail {
 }
 
 fn read_or_empty(path: &Path) -> Result<Vec<u8>> {
-    match read_whole(path) {
+    match fs::read(path) {
         Ok(b) => Ok(b),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(Error::io("cannot read", path, e)),
@@ -830,8 +829,7 @@ fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
 /// the zeroing and faulting-in of that memory, most of a 64 MB query's system time.
 pub enum StoreBytes {
     Read(Vec<u8>),
-    #[cfg(target_os = "linux")]
-    Mapped(map::Map),
+    Mapped(memmap2::Mmap),
 }
 
 impl std::ops::Deref for StoreBytes {
@@ -839,142 +837,25 @@ impl std::ops::Deref for StoreBytes {
     fn deref(&self) -> &[u8] {
         match self {
             StoreBytes::Read(bytes) => bytes,
-            #[cfg(target_os = "linux")]
-            StoreBytes::Mapped(map) => map.bytes(),
+            StoreBytes::Mapped(map) => map,
         }
     }
 }
 
-/// A read-only map of a file of at least [`crate::query::part_count`]'s parallel size, or `None`
-/// for a smaller file (reading it costs less than mapping it) or where maps are not used.
-fn map_large(path: &Path) -> std::io::Result<Option<StoreBytes>> {
-    #[cfg(target_os = "linux")]
-    {
-        let file = File::open(path)?;
-        let len = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
-        if crate::query::part_count(len) > 1 {
-            return map::Map::new(&file, len).map(|m| Some(StoreBytes::Mapped(m)));
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = path;
-    Ok(None)
-}
+/// Below this size a file is read rather than mapped: reading it costs less than mapping it.
+const MAP_MIN_BYTES: u64 = 1 << 20;
 
-#[cfg(target_os = "linux")]
-pub mod map {
-    //! A read-only private file map through the C library std already links (no new crate).
-    use std::ffi::{c_int, c_long, c_void};
-    use std::fs::File;
-    use std::os::fd::AsRawFd;
-
-    extern "C" {
-        fn mmap(
-            addr: *mut c_void,
-            len: usize,
-            prot: c_int,
-            flags: c_int,
-            fd: c_int,
-            offset: c_long,
-        ) -> *mut c_void;
-        fn munmap(addr: *mut c_void, len: usize) -> c_int;
+/// The file's bytes, mapped when it is large.
+fn map_or_read(path: &Path) -> std::io::Result<StoreBytes> {
+    let file = File::open(path)?;
+    if file.metadata()?.len() < MAP_MIN_BYTES {
+        let mut bytes = Vec::new();
+        (&file).read_to_end(&mut bytes)?;
+        return Ok(StoreBytes::Read(bytes));
     }
-    const PROT_READ: c_int = 1;
-    const MAP_PRIVATE: c_int = 2;
-    const MAP_FAILED: *mut c_void = !0 as *mut c_void;
-
-    /// `len` (> 0) bytes of a file, mapped read-only; unmapped on drop.
-    pub struct Map {
-        at: *const u8,
-        len: usize,
-    }
-
-    impl Map {
-        pub(super) fn new(file: &File, len: usize) -> std::io::Result<Map> {
-            assert!(len > 0, "an empty map");
-            // SAFETY: a fresh read-only private map chosen by the kernel (null address) touches no
-            // existing memory; the result is checked against MAP_FAILED before any use.
-            let at = unsafe {
-                mmap(
-                    std::ptr::null_mut(),
-                    len,
-                    PROT_READ,
-                    MAP_PRIVATE,
-                    file.as_raw_fd(),
-                    0,
-                )
-            };
-            if at == MAP_FAILED {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(Map { at: at.cast(), len })
-        }
-
-        pub fn bytes(&self) -> &[u8] {
-            // SAFETY: `at` is a live map of `len` readable bytes until `drop`, which needs `self`
-            // back, so no slice outlives it; the file's bytes in that range are never written
-            // in place (see `StoreBytes`).
-            unsafe { std::slice::from_raw_parts(self.at, self.len) }
-        }
-    }
-
-    impl Drop for Map {
-        fn drop(&mut self) {
-            // SAFETY: unmaps exactly the range `new` mapped, once; no slice of it remains.
-            unsafe {
-                munmap(self.at.cast_mut().cast(), self.len);
-            }
-        }
-    }
-}
-
-/// `fs::read`, with a large file read in parts on one thread per core: copying the bytes and
-/// faulting in the pages that receive them is most of the cost of reading a store, and scales.
-fn read_whole(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::os::unix::fs::FileExt;
-    let mut file = File::open(path)?;
-    let len = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
-    let parts = crate::query::part_count(len);
-    if parts == 1 {
-        let mut bytes = Vec::with_capacity(len);
-        file.read_to_end(&mut bytes)?;
-        return Ok(bytes);
-    }
-    // Zeroed memory comes from the OS untouched: each thread faults in the pages it fills.
-    let mut bytes = vec![0u8; len];
-    let size = len.div_ceil(parts);
-    let whole = std::thread::scope(|scope| {
-        let file = &file;
-        let mut chunks = bytes.chunks_mut(size).enumerate();
-        let (_, first) = chunks.next().expect("a non-empty file");
-        let rest: Vec<_> = chunks
-            .map(|(k, chunk)| scope.spawn(move || file.read_exact_at(chunk, (k * size) as u64)))
-            .collect();
-        let mut whole = file.read_exact_at(first, 0);
-        for handle in rest {
-            let part = handle
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e));
-            whole = whole.and(part);
-        }
-        whole
-    });
-    match whole {
-        // The file grew meanwhile (a writer that ignores the lock): take the rest too.
-        Ok(()) => {
-            file.seek(SeekFrom::Start(len as u64))?;
-            file.read_to_end(&mut bytes)?;
-            Ok(bytes)
-        }
-        // It shrank: read it again the plain way.
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-            bytes.clear();
-            file.seek(SeekFrom::Start(0))?;
-            file.read_to_end(&mut bytes)?;
-            Ok(bytes)
-        }
-        Err(e) => Err(e),
-    }
+    // SAFETY: the map is read-only and private, and reflect never writes a store file's bytes
+    // in place (see `StoreBytes`), so the mapped bytes do not change while they are borrowed.
+    unsafe { memmap2::Mmap::map(&file) }.map(StoreBytes::Mapped)
 }
 
 fn append_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -1084,20 +965,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn read_whole_reads_every_byte_of_small_and_large_files() {
-        let dir = tempfile::tempdir().unwrap();
-        // Sizes around the parallel threshold and ones that do not divide into equal parts.
-        for len in [0, 1, 4095, (1 << 20) - 1, 1 << 20, (3 << 20) + 7] {
-            let bytes: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
-            let path = dir.path().join(format!("f{len}"));
-            fs::write(&path, &bytes).unwrap();
-            assert!(read_whole(&path).unwrap() == bytes, "{len} bytes");
-        }
-        let missing = read_whole(&dir.path().join("missing")).unwrap_err();
-        assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
-    }
-
-    #[test]
     fn view_bytes_are_the_file_bytes_mapped_or_read() {
         let (_dir, store) = store();
         assert!(store.view_bytes().unwrap().is_empty(), "no data dir yet");
@@ -1108,7 +975,6 @@ mod tests {
             fs::write(store.paths.store(), &bytes).unwrap();
             let view = store.view_bytes().unwrap();
             assert!(*view == bytes[..], "{len} bytes");
-            #[cfg(target_os = "linux")]
             assert_eq!(matches!(view, StoreBytes::Mapped(_)), len > 1 << 20);
             // A rewrite renames a new file over the mapped one: the view keeps the old bytes.
             let path = store.paths.store();
