@@ -15,7 +15,6 @@ pub mod error;
 pub mod failure;
 pub mod forget;
 pub mod fsutil;
-pub mod hash;
 pub mod hook;
 pub mod hookio;
 pub mod install;

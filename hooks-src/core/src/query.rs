@@ -112,9 +112,9 @@ pub fn absolute_project(dir: &Path) -> PathBuf {
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use crate::hash::ShortKeys;
 use crate::scan::{self, Fields, Key, Shape};
 use crate::store::{parse_line, Record};
+use foldhash::fast::FixedState;
 
 /// One line of the store as the fast path sees it.
 // A view lives for one closure call on the stack; boxing the scanned fields would put an
@@ -173,7 +173,7 @@ pub fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
 }
 
 /// Recurrence counts by target id, with the newest sighting's time.
-pub type Recurrences = HashMap<String, (u64, String), ShortKeys>;
+pub type Recurrences = HashMap<String, (u64, String), FixedState>;
 
 /// Add the recurrences counted over a later part of the store to those of an earlier one: the
 /// counts add up and the newest time wins, as if one pass had seen both parts.

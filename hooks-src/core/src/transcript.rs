@@ -25,7 +25,7 @@
 //! Resumption: [`read`] starts at a [`Position`] and returns the position after the last complete
 //! line. A torn last line (no newline yet; Claude Code may be mid-write) is left for the next run.
 
-use crate::hash::ShortKeys;
+use foldhash::fast::FixedState;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs::File;
@@ -553,7 +553,7 @@ fn read_some_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
 struct LineParser {
     /// A worker parsing a later segment ahead knows only its own segment's uuids; the calling
     /// thread checks the lines it keeps against all earlier ones in [`LineParser::merge`].
-    seen_uuids: HashSet<Arc<str>, ShortKeys>,
+    seen_uuids: HashSet<Arc<str>, FixedState>,
 }
 
 /// `"type":"` — inside a JSON string every quote is escaped, so this byte pattern only matches
