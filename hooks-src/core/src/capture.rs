@@ -12,7 +12,6 @@
 //! would be stored (redacted, with ids).
 
 use std::collections::HashMap;
-use std::ffi::OsString;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -25,7 +24,7 @@ use crate::hook;
 use crate::hookio::Payload;
 use crate::paths::Paths;
 use crate::signal::{self, Signal};
-use crate::store::{AppendOutcome, Store};
+use crate::store::{AppendOutcome, Sightings, Store};
 use crate::summary::{self, Tally};
 use crate::transcript::{self, EventKind, Position};
 
@@ -201,17 +200,18 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
 }
 
 /// The signals as the store would write them: prepared (filled, redacted) as an append does, with
-/// ids and dedup keys; a repeat within
-/// the batch counts as one more sighting of the first, as the store counts it.
+/// ids and dedup keys; a repeat within the batch counts as one more sighting of the first, as the
+/// store counts it.
 fn preview(batch: Vec<Signal>) -> Vec<Signal> {
     let now = chrono::Utc::now();
     let mut out: Vec<Signal> = Vec::with_capacity(batch.len());
     let mut by_key: HashMap<String, usize> = HashMap::new();
+    let mut sightings = Sightings::default();
     for mut sig in batch {
         crate::store::prepare(&mut sig, now);
         let key = sig.dedup_key();
         if let Some(&at) = by_key.get(&key) {
-            out[at].add_sightings(1);
+            sightings.add(&out[at].id, "");
             continue;
         }
         sig.id = signal::make_id(now, out.last().map(|s| s.id.as_str()));
@@ -219,6 +219,9 @@ fn preview(batch: Vec<Signal>) -> Vec<Signal> {
             .insert("dedup_key".into(), Value::from(key.clone()));
         by_key.insert(key, out.len());
         out.push(sig);
+    }
+    for sig in &mut out {
+        sightings.fold(sig);
     }
     out
 }
@@ -249,102 +252,9 @@ pub fn request_from_payload(
     }))
 }
 
-/// Parse the offline flags: `--transcript FILE [--session ID] [--project DIR] [--dry-run]`
-/// (`--flag=value` too). A bad flag is a usage error. The project defaults to the current dir.
-pub fn parse_offline_args(args: &[OsString], summary: bool) -> Result<Request> {
-    let mut req = Request {
-        hook: "cli".into(),
-        summary,
-        ..Request::default()
-    };
-    let mut transcript = None;
-    let mut project = None;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let text = arg.to_string_lossy();
-        let (flag, inline) = match text.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(OsString::from(v))),
-            _ => (text.to_string(), None),
-        };
-        let mut value = |name: &str| -> Result<OsString> {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .filter(|v| !v.is_empty())
-                .ok_or_else(|| Error::usage(format!("{name} needs a value")))
-        };
-        match flag.as_str() {
-            "--transcript" => transcript = Some(PathBuf::from(value("--transcript")?)),
-            "--session" => req.session = Some(value("--session")?.to_string_lossy().into_owned()),
-            "--project" => project = Some(PathBuf::from(value("--project")?)),
-            "--dry-run" if inline.is_none() => req.dry_run = true,
-            _ => {
-                return Err(Error::usage(format!(
-                    "unknown argument {text:?} (see --help)"
-                )))
-            }
-        }
-    }
-    req.transcript = transcript.ok_or_else(|| Error::usage("--transcript FILE is required"))?;
-    let project = match project {
-        Some(p) => std::path::absolute(&p).unwrap_or(p),
-        None => std::env::current_dir()
-            .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?,
-    };
-    req.project = Some(project.display().to_string());
-    Ok(req)
-}
-
-/// One JSON object a line, as `--dry-run` prints them.
-pub fn jsonl(signals: &[Signal]) -> String {
-    let mut out = String::new();
-    for s in signals {
-        out.push_str(&serde_json::to_string(s).expect("serializes"));
-        out.push('\n');
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(list: &[&str]) -> Vec<OsString> {
-        list.iter().map(OsString::from).collect()
-    }
-
-    #[test]
-    fn offline_flags() {
-        let r = parse_offline_args(
-            &args(&[
-                "--transcript",
-                "t.jsonl",
-                "--session=s1",
-                "--project",
-                "/p",
-                "--dry-run",
-            ]),
-            false,
-        )
-        .unwrap();
-        assert_eq!(r.transcript, PathBuf::from("t.jsonl"));
-        assert_eq!(r.session.as_deref(), Some("s1"));
-        assert_eq!(r.project.as_deref(), Some("/p"));
-        assert!(r.dry_run);
-        assert_eq!(r.hook, "cli");
-
-        for bad in [
-            &["--dry-run"][..],
-            &["--transcript"],
-            &["--transcript", "t", "--bogus"],
-            &["--transcript", "t", "--dry-run=yes"],
-            &["--transcript", "t", "extra"],
-            &["--transcript="],
-        ] {
-            let e = parse_offline_args(&args(bad), false).unwrap_err();
-            assert!(e.is_usage(), "{bad:?}: {e}");
-        }
-    }
 
     #[test]
     fn preview_gives_ids_and_folds_repeats() {

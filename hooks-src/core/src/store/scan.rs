@@ -1,40 +1,34 @@
-//! The store's fast read path: the top-level fields of a JSON line, without building it.
+//! The scanner: the top-level fields of a JSON line, without building it (the reader's fast
+//! path, private to the store).
 //!
 //! `query` and `stats` run over every line of a store that may hold 100,000 signals; a full,
-//! allocating parse of each costs as much as Python. [`scan`] walks one line once, validates its
-//! JSON syntax as it goes (balanced structure, string escapes, literal tokens, UTF-8), and returns
-//! the byte spans of the schema's top-level fields. It is strict: whenever it is unsure (a key
-//! with an escape, a duplicate schema key, anything malformed) it answers `None` and the caller
-//! falls back to the full parser, so the fast path and [`crate::store::parse_line`] agree on what
-//! a line is. Callers still fully parse a line before they print more than its scanned fields.
+//! allocating parse of each costs as much as Python. [`Scanner::scan`] walks one line once,
+//! validates its JSON syntax as it goes (balanced structure, string escapes, literal tokens,
+//! UTF-8), and returns the byte spans of the schema's top-level fields. It is strict: whenever it
+//! is unsure (a key with an escape, a duplicate schema key, anything malformed) it answers `None`
+//! and the reader falls back to the full parser, so the two agree on what a line is.
+
+use crate::signal::V1_FIELDS;
 
 /// How many of [`KEYS`] (and of [`Key::ALL`]) are a v1 signal's: they come first.
-pub const V1_KEY_COUNT: usize = 16;
+pub const V1_KEY_COUNT: usize = V1_FIELDS.len();
 
-/// The top-level keys the scanner reports: the [`V1_KEY_COUNT`] of a v1 signal in schema order
-/// (`signal.rs` and `query.rs` rely on that), then the recurrence and v2 keys.
-pub const KEYS: [&str; 20] = [
-    "id",
-    "version",
-    "timestamp",
-    "session_id",
-    "project",
-    "type",
-    "status",
-    "confidence",
-    "source",
-    "content",
-    "context",
-    "category",
-    "tags",
-    "related",
-    "promoted_to",
-    "meta",
-    "recur",
-    "ts",
-    "sid",
-    "tool_use_id",
-];
+/// The top-level keys the scanner reports: those of a v1 signal in schema order, then the
+/// recurrence and v2 keys.
+pub const KEYS: [&str; 20] = {
+    let more = ["recur", "ts", "sid", "tool_use_id"];
+    let mut all = [""; 20];
+    let mut i = 0;
+    while i < V1_KEY_COUNT {
+        all[i] = V1_FIELDS[i];
+        i += 1;
+    }
+    while i < all.len() {
+        all[i] = more[i - V1_KEY_COUNT];
+        i += 1;
+    }
+    all
+};
 
 /// Index of a key in [`KEYS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -635,7 +629,8 @@ pub fn leading_fields(line: &[u8]) -> Fields<'_> {
     }
 }
 
-/// [`Scanner::scan`] with a scanner of its own (tests and one-off lines).
+/// [`Scanner::scan`] with a scanner of its own.
+#[cfg(test)]
 pub fn scan(line: &[u8]) -> Option<Fields<'_>> {
     Scanner::default().scan(line)
 }
