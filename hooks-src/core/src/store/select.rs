@@ -79,7 +79,7 @@ fn select_part<'a>(
 }
 
 /// The id of a scanned signal that holds every field reflect writes (so it prints as stored).
-fn complete<'a>(view: &View<'a>) -> Option<&'a str> {
+pub(super) fn complete<'a>(view: &View<'a>) -> Option<&'a str> {
     match &view.seen {
         Seen::Scanned(Shape::Signal, f) if Key::ALL[..V1_KEY_COUNT].iter().all(|k| f.has(*k)) => {
             f.str(Key::Id)

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::filter::canonical_time;
 use super::line::Record;
 use super::read::{self, Pass, Read, Seen, Sightings};
-use super::scan::{Key, Shape};
+use super::scan::{Fields, Key, Shape};
 use crate::signal::Signal;
 
 /// Counts for `memory-store stats` (its JSON format, field for field).
@@ -92,7 +92,7 @@ struct Tally<'a> {
 }
 
 /// The fields of one signal that `stats` counts.
-struct Counted<'a> {
+pub(super) struct Counted<'a> {
     id: Cow<'a, str>,
     status: Cow<'a, str>,
     kind: Cow<'a, str>,
@@ -174,12 +174,39 @@ fn count<'a>(counts: &mut Vec<(Cow<'a, str>, usize)>, value: Cow<'a, str>, n: us
     }
 }
 
+impl<'a> Counted<'a> {
+    /// The counted fields of a scanned signal, borrowed from the line; `None` when one of them
+    /// needs the parser (an escape, a timestamp not as reflect writes it).
+    pub(super) fn scanned(f: &Fields<'a>) -> Option<Counted<'a>> {
+        static NEEDS_REVIEW: LazyLock<Finder<'static>> =
+            LazyLock::new(|| Finder::new(b"\"needs_review\":true"));
+        static SEEN: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"seen\""));
+        let plain = |key| (!f.is_escaped_str(key)).then(|| f.str(key));
+        let timestamp = plain(Key::Timestamp)??;
+        if !canonical_time(timestamp) {
+            return None;
+        }
+        let meta = f.raw(Key::Meta).unwrap_or(b"{}");
+        let seen = SEEN.find(meta).map_or(1, |_| {
+            serde_json::from_slice::<serde_json::Map<String, Value>>(meta)
+                .ok()
+                .and_then(|m| m.get("seen").and_then(Value::as_u64))
+                .unwrap_or(1)
+        });
+        Some(Counted {
+            id: Cow::Borrowed(plain(Key::Id)?.unwrap_or("")),
+            status: Cow::Borrowed(plain(Key::Status)?.unwrap_or("captured")),
+            kind: Cow::Borrowed(plain(Key::Type)?.unwrap_or("")),
+            timestamp: Cow::Borrowed(timestamp),
+            confidence: f.uint(Key::Confidence).map_or(1, |c| c.min(255) as u8),
+            seen,
+            needs_review: NEEDS_REVIEW.find(meta).is_some(),
+        })
+    }
+}
+
 /// The [`Tally`] of one part of a store.
 fn tally(bytes: &[u8], scan: bool) -> Tally<'_> {
-    static NEEDS_REVIEW: LazyLock<Finder<'static>> =
-        LazyLock::new(|| Finder::new(b"\"needs_review\":true"));
-    static SEEN: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"seen\""));
-
     let mut t = Tally::default();
     let how = if scan { Read::Scan } else { Read::Parse };
     read::visit(
@@ -191,28 +218,8 @@ fn tally(bytes: &[u8], scan: bool) -> Tally<'_> {
             }
             match &view.seen {
                 Seen::Scanned(Shape::Signal, f) => {
-                    let plain = [Key::Id, Key::Status, Key::Type, Key::Timestamp]
-                        .iter()
-                        .all(|k| !f.is_escaped_str(*k));
-                    let timestamp = f.str(Key::Timestamp).filter(|ts| canonical_time(ts));
-                    if let (true, Some(ts)) = (plain, timestamp) {
-                        let meta = f.raw(Key::Meta).unwrap_or(b"{}");
-                        let seen = SEEN.find(meta).map_or(1, |_| {
-                            serde_json::from_slice::<serde_json::Map<String, Value>>(meta)
-                                .ok()
-                                .and_then(|m| m.get("seen").and_then(Value::as_u64))
-                                .unwrap_or(1)
-                        });
-                        t.add(Counted {
-                            id: Cow::Borrowed(f.str(Key::Id).unwrap_or("")),
-                            status: Cow::Borrowed(f.str(Key::Status).unwrap_or("captured")),
-                            kind: Cow::Borrowed(f.str(Key::Type).unwrap_or("")),
-                            timestamp: Cow::Borrowed(ts),
-                            confidence: f.uint(Key::Confidence).map_or(1, |c| c.min(255) as u8),
-                            seen,
-                            needs_review: NEEDS_REVIEW.find(meta).is_some(),
-                        });
-                        return;
+                    if let Some(counted) = Counted::scanned(f) {
+                        return t.add(counted);
                     }
                 }
                 Seen::Scanned(..) => return,

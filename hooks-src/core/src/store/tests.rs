@@ -155,6 +155,135 @@ fn selected_in(snap: &Snapshot, filter: &Filter) -> Vec<Signal> {
         .collect()
 }
 
+/// Every line reflect's own writers produce takes the fast path: the scanner vouches for it as
+/// what the full parser reads, `query` prints a signal as stored and `stats` counts it from its
+/// scanned fields. (The agreement tests alone would pass with a scanner that vouched for nothing.)
+#[test]
+fn the_fast_path_accepts_every_line_reflect_writes() {
+    let (dir, store) = store();
+    let long = "long ".repeat(300);
+    let contents = [
+        "plain words",
+        "quotes \" and \\ backslashes \\\"",
+        "new\nline\ttab\r return",
+        "unicode é ü ß 日本語 🎉 \u{2028} \u{feff}",
+        "control \u{1b}[31m red \u{0} nul \u{7f}",
+        "</script> & <b> 'single' `tick` {json: [1]}",
+        long.as_str(),
+    ];
+    let mut batch = Vec::new();
+    for (k, kind) in Kind::KNOWN.iter().enumerate() {
+        for (c, content) in contents.iter().enumerate() {
+            let n = (k * contents.len() + c) as u64;
+            let mut s = sig(Kind::parse(kind), &format!("{content} {n}"), "s1", n + 1);
+            s.status = Status::parse(Status::KNOWN[n as usize % 4]);
+            s.confidence = (n % 4 + 1) as u8;
+            s.context = format!("User said: {content}");
+            s.category = (c % 2 == 0).then(|| "tool-failure".into());
+            s.tags = vec!["pnpm".into(), "ü-tag".into()];
+            s.related = vec!["SIG-20261122-0000000001".into()];
+            s.source.uuid = Some(format!("uuid-{n}"));
+            s.source.turn = Some(n);
+            s.source.file = Some("/work/app/src/main.rs".into());
+            s.meta
+                .insert("tool_use_id".into(), Value::from(format!("toolu_{n}")));
+            s.meta.insert("tool".into(), Value::from("Bash"));
+            batch.push(s);
+        }
+    }
+    let first = store.append(batch.clone()).unwrap();
+    // Seen again in another session: recurrence records, with and without a tool call.
+    let again: Vec<Signal> = batch
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let mut s = s.clone();
+            s.session_id = Some("s2".into());
+            let call = Value::from(format!("toolu_again_{i}"));
+            s.meta.insert("tool_use_id".into(), call);
+            s
+        })
+        .collect();
+    let outcome = store.append(again).unwrap();
+    assert!(!outcome.recurred.is_empty(), "{outcome:?}");
+    // Rewritten by review: archived, updated, promoted, dismissed.
+    assert!(store.archive(&[], None, &mut || {}).unwrap() > 0);
+    let id = |i: usize| first.written[i].as_str();
+    let tags = vec!["review".into()];
+    let changes = Changes {
+        status: Some(Status::Analyzed),
+        confidence: Some(4),
+        category: Some("reviewed \"by hand\"".into()),
+        tags,
+    };
+    store.update(id(0), changes, &mut || {}).unwrap();
+    let target = dir.path().join("CLAUDE.md");
+    crate::promote::promote(&store, id(4), &target, "Use pnpm, not \"npm\"", None).unwrap();
+    store.dismiss(&[id(5).to_string()], &mut || {}).unwrap();
+    // A v2 line, migrated.
+    let path = store.paths().store();
+    let v2 = "{\"ts\":\"2026-02-11T10:23:00Z\",\"sid\":\"abc\",\"type\":\"correction\",\"context\":\"No, use pnpm\",\"turn\":4,\"x\":1}\n";
+    fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap()
+        .write_all(v2.as_bytes())
+        .unwrap();
+    assert_eq!(store.migrate_legacy(&mut || {}).unwrap(), 1);
+    // More sightings after the rewrite, so the store holds recurrence records again.
+    let repeat: Vec<Signal> = batch
+        .iter()
+        .rev()
+        .filter(|s| s.status == Status::Captured)
+        .take(3)
+        .map(|s| {
+            let mut s = s.clone();
+            s.session_id = Some("s3".into());
+            s.meta.remove("tool_use_id");
+            s
+        })
+        .collect();
+    let outcome = store.append(repeat).unwrap();
+    assert_eq!(outcome.recurred.len(), 3, "{outcome:?}");
+
+    let mut kinds = std::collections::BTreeSet::new();
+    for file in [path, store.paths().archive()] {
+        let bytes = fs::read(&file).unwrap();
+        let mut reader = read::Reader::default();
+        for raw in read::lines(&bytes) {
+            let line = String::from_utf8_lossy(raw);
+            let view = reader.view(raw, Read::Scan).unwrap();
+            assert!(
+                view.is_scanned(),
+                "the scanner declined a line reflect wrote: {line}"
+            );
+            let full = reader.view(raw, Read::Parse).unwrap();
+            assert_eq!(view.shape(), full.shape(), "{line}");
+            kinds.insert(format!("{:?} {:?}", view.shape(), full.text(Key::Status)));
+            if let read::Seen::Scanned(Shape::Signal, f) = &view.seen {
+                assert!(
+                    select::complete(&view).is_some(),
+                    "query would not print it as stored: {line}"
+                );
+                assert!(
+                    stats::Counted::scanned(f).is_some(),
+                    "stats would parse it: {line}"
+                );
+            }
+        }
+    }
+    // Every kind of line the writers make was there to be checked.
+    let statuses = Status::KNOWN
+        .iter()
+        .map(|s| format!("Some(Signal) Some(Some({s:?}))"));
+    for expected in statuses.chain(["Some(Recur) Some(None)".to_string()]) {
+        assert!(
+            kinds.contains(&expected),
+            "no {expected} line among {kinds:?}"
+        );
+    }
+}
+
 #[test]
 fn fast_select_agrees_with_the_full_parser() {
     let bytes = mixed_store();
