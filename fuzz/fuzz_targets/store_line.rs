@@ -4,15 +4,18 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use reflect_core::signal::{Kind, Signal};
 use reflect_core::store::read::Reader;
-use reflect_core::store::{Key, Read, Selectable, Shape, Sightings};
+use reflect_core::store::{Key, Read, Record, Selectable, Shape, Sightings};
 
 fuzz_target!(|line: &[u8]| {
     let mut reader = Reader::default();
     let Some(full) = reader.view(line, Read::Parse) else {
         return;
     };
-    let fast = reader.view(line, Read::Scan).expect("a line that is not blank");
+    let fast = reader
+        .view(line, Read::Scan)
+        .expect("a line that is not blank");
     if !fast.is_scanned() {
         return;
     }
@@ -21,7 +24,7 @@ fuzz_target!(|line: &[u8]| {
         "the scanner vouched for a line the parser rejects"
     );
     assert_eq!(fast.shape(), full.shape(), "scanner and parser disagree");
-    if matches!(full.shape(), Some(Shape::Signal | Shape::Recur)) {
+    if full.shape() == Some(Shape::Signal) {
         for key in Key::ALL {
             if let Some(Some(value)) = fast.text(key) {
                 if let Some(parsed) = full.text(key) {
@@ -32,11 +35,10 @@ fuzz_target!(|line: &[u8]| {
     }
     let (mut a, mut b) = (Sightings::default(), Sightings::default());
     assert_eq!(fast.count_recurrence(&mut a), full.count_recurrence(&mut b));
-    if let Some(Some(target)) = full.text(Key::Recur) {
-        let id = target.to_string();
+    if let Record::Recur(r) = full.into_record() {
         let fold = |s: &Sightings| {
-            let mut sig = reflect_core::signal::Signal::new(reflect_core::signal::Kind::Gotcha, "x");
-            sig.id = id.clone();
+            let mut sig = Signal::new(Kind::Gotcha, "x");
+            sig.id = r.recur.clone();
             s.fold(&mut sig);
             sig
         };

@@ -68,5 +68,9 @@ fuzz_target!(|data: &[u8]| {
     let fast = serde_json::to_value(store::stats_with(bytes, Pass { parts, scan: true })).unwrap();
     let full = serde_json::to_value(store::stats_with(bytes, Pass::PARSED)).unwrap();
     assert_eq!(fast, full, "stats fast path differs from the full parse");
-    assert_eq!(full["total"], snap.signals().count(), "stats counts other signals");
+    assert_eq!(
+        full["total"],
+        snap.signals().count(),
+        "stats counts other signals"
+    );
 });

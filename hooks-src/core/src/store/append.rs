@@ -178,7 +178,7 @@ fn whole_lines(tail: &[u8], at_start: bool) -> &[u8] {
 /// The id of the last v1 signal among `lines`, read backwards (new ids are made past it).
 pub(super) fn last_signal_id(lines: &[u8]) -> Option<String> {
     let mut reader = Reader::default();
-    read::lines(lines).rev().find_map(|raw| {
+    lines.rsplit(|&b| b == b'\n').find_map(|raw| {
         let view = reader.view(raw, Read::Scan)?;
         if !matches!(
             view.seen,

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use memchr::memmem::Finder;
 
 use super::scan::{self, Fields, Key};
-use crate::signal::{self, Kind, Recurrence, Signal, Status};
+use crate::signal::{self, Kind, Signal, Status};
 
 /// Every condition is optional; a signal matches when it meets all the given ones. Within one
 /// repeated flag (`--status a --status b`) any value matches.
@@ -133,28 +133,12 @@ impl Selectable for Signal {
             Key::Context => Some(self.context.as_str()),
             Key::Category => self.category.as_deref(),
             Key::PromotedTo => self.promoted_to.as_deref(),
-            _ => None,
+            _ => return None,
         })
     }
 
     fn any_tag(&self, wanted: &[String]) -> Option<bool> {
         Some(self.tags.iter().any(|t| wanted.contains(t)))
-    }
-}
-
-impl Selectable for Recurrence {
-    fn text(&self, key: Key) -> Option<Option<&str>> {
-        Some(match key {
-            Key::Recur => Some(self.recur.as_str()),
-            Key::Timestamp => Some(self.timestamp.as_str()),
-            Key::SessionId => self.session_id.as_deref(),
-            Key::ToolUseId => self.tool_use_id.as_deref(),
-            _ => None,
-        })
-    }
-
-    fn any_tag(&self, _: &[String]) -> Option<bool> {
-        Some(false)
     }
 }
 

@@ -134,7 +134,6 @@ impl Selectable for View<'_> {
         match &self.seen {
             Seen::Scanned(_, f) => f.text(key),
             Seen::Parsed(Record::Signal(s) | Record::Legacy(s)) => s.text(key),
-            Seen::Parsed(Record::Recur(r)) => r.text(key),
             Seen::Parsed(_) => Some(None),
         }
     }
@@ -196,49 +195,21 @@ pub fn parse_if(holds: impl Fn(&[u8]) -> bool) -> impl FnMut(&[u8]) -> Read {
     move |line| if holds(line) { Read::Parse } else { Read::Skip }
 }
 
-/// The lines of `bytes` (without their newlines), split with memchr; from either end.
-pub fn lines(bytes: &[u8]) -> Lines<'_> {
-    Lines { rest: Some(bytes) }
-}
-
-/// The iterator of [`lines`]. A last line without a newline is a line; nothing after a final
-/// newline is.
-pub struct Lines<'a> {
-    rest: Option<&'a [u8]>,
-}
-
-impl<'a> Iterator for Lines<'a> {
-    type Item = &'a [u8];
-    fn next(&mut self) -> Option<&'a [u8]> {
-        let rest = self.rest.filter(|r| !r.is_empty())?;
-        Some(match memchr::memchr(b'\n', rest) {
-            Some(nl) => {
-                self.rest = Some(&rest[nl + 1..]);
-                &rest[..nl]
-            }
-            None => {
-                self.rest = None;
-                rest
-            }
-        })
-    }
-}
-
-impl<'a> DoubleEndedIterator for Lines<'a> {
-    fn next_back(&mut self) -> Option<&'a [u8]> {
-        let rest = self.rest.filter(|r| !r.is_empty())?;
-        let body = rest.strip_suffix(b"\n").unwrap_or(rest);
-        Some(match memchr::memrchr(b'\n', body) {
-            Some(nl) => {
-                self.rest = Some(&rest[..nl + 1]);
-                &body[nl + 1..]
-            }
-            None => {
-                self.rest = None;
-                body
-            }
-        })
-    }
+/// The lines of `bytes` (without their newlines), split with memchr. A last line without a
+/// newline is a line; nothing after a final newline is.
+pub fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = bytes;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let (line, after) = match memchr::memchr(b'\n', rest) {
+            Some(nl) => (&rest[..nl], &rest[nl + 1..]),
+            None => (rest, &[][..]),
+        };
+        rest = after;
+        Some(line)
+    })
 }
 
 /// How a pass reads a store: in how many parts (threads), and whether through the scanner (the
@@ -395,38 +366,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lines_from_either_end_are_the_split_lines() {
-        for text in [
-            "",
-            "\n",
-            "\n\n",
-            "a",
-            "a\n",
-            "a\nb",
-            "a\nb\n",
-            "\na\n\nb\n\n",
-            "one\ntwo\nthree",
-        ] {
+    fn lines_are_the_split_lines_but_for_a_final_empty_one() {
+        for text in ["", "\n", "\n\n", "a", "a\n", "a\nb", "\na\n\nb\n\n"] {
             let mut split: Vec<&[u8]> = text.as_bytes().split(|&b| b == b'\n').collect();
             if text.ends_with('\n') || text.is_empty() {
                 split.pop();
             }
-            let forward: Vec<&[u8]> = lines(text.as_bytes()).collect();
-            let mut backward: Vec<&[u8]> = lines(text.as_bytes()).rev().collect();
-            backward.reverse();
-            assert_eq!(forward, split, "{text:?}");
-            assert_eq!(backward, split, "{text:?}");
-            // From both ends at once, meeting in the middle.
-            let mut both = lines(text.as_bytes());
-            let (mut front, mut back) = (Vec::new(), Vec::new());
-            while let Some(line) = both.next() {
-                front.push(line);
-                if let Some(line) = both.next_back() {
-                    back.insert(0, line);
-                }
-            }
-            front.extend(back);
-            assert_eq!(front, split, "{text:?}");
+            assert_eq!(
+                lines(text.as_bytes()).collect::<Vec<_>>(),
+                split,
+                "{text:?}"
+            );
         }
     }
 

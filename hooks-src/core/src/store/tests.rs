@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::append::{last_signal_id, Needles};
 use super::lifecycle::apply_ttl;
+use super::read::lines;
 use super::*;
 use crate::signal::{self, Kind, Signal, Status};
 
@@ -284,28 +285,46 @@ fn the_fast_path_accepts_every_line_reflect_writes() {
     }
 }
 
+/// `select`, in any number of parts, gives what the full parser selects, in the signals and in
+/// the printed lines; the parts of a store cut between signals and their recurrences.
 #[test]
-fn fast_select_agrees_with_the_full_parser() {
-    let bytes = mixed_store();
-    let snap = Snapshot::parse(&bytes);
-    for filter in &filters() {
-        let slow = selected_in(&snap, filter);
-        assert!(
-            !slow.is_empty() || filter.session.is_some(),
-            "the test data must exercise {filter:?}"
-        );
-        let selection = select(&bytes, filter);
-        let jsonl: Vec<Signal> = String::from_utf8(selection.jsonl())
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        let fast = selection.into_signals();
-        assert_eq!(key(&fast), key(&slow), "{filter:?}");
-        assert_eq!(key(&jsonl), key(&slow), "{filter:?}");
-        assert_eq!(fast, slow, "{filter:?}");
-        let parsed = select_with(&bytes, filter, Pass::PARSED);
-        assert_eq!(parsed.into_signals(), slow, "{filter:?}");
+fn fast_select_in_parts_agrees_with_the_full_parser() {
+    for bytes in [mixed_store(), store_to_split()] {
+        let snap = Snapshot::parse(&bytes);
+        for filter in &filters() {
+            let slow = selected_in(&snap, filter);
+            assert!(
+                !slow.is_empty() || filter.session.is_some(),
+                "the test data must exercise {filter:?}"
+            );
+            let parsed = select_with(&bytes, filter, Pass::PARSED).into_signals();
+            assert_eq!(parsed, slow, "{filter:?}");
+            // Lines printed as stored are the fast path's own: its passes agree among themselves.
+            let one_part = select_with(
+                &bytes,
+                filter,
+                Pass {
+                    parts: 1,
+                    scan: true,
+                },
+            )
+            .jsonl();
+            for parts in [1, 2, 3, 7, 33] {
+                let selection = select_with(&bytes, filter, Pass { parts, scan: true });
+                let printed = selection.jsonl();
+                assert!(printed == one_part, "{filter:?} in {parts} parts");
+                let jsonl: Vec<Signal> = lines(&printed)
+                    .map(|l| serde_json::from_slice(l).unwrap())
+                    .collect();
+                assert_eq!(key(&jsonl), key(&slow), "{filter:?} in {parts} parts");
+                assert_eq!(
+                    selection.into_signals(),
+                    slow,
+                    "{filter:?} in {parts} parts"
+                );
+            }
+        }
+        assert!(snap.signals().any(|s| s.meta.contains_key("last_seen")));
     }
 }
 
@@ -345,34 +364,6 @@ fn early_rejection_keeps_what_the_full_parser_would_select_or_count() {
     assert!(!filter.rejects_early(lines[3].as_bytes(), Some(&since)));
     assert!(!filter.rejects_early(lines[4].as_bytes(), Some(&since)));
     assert!(!filter.rejects_early(lines[8].as_bytes(), Some(&since)));
-}
-
-#[test]
-fn select_in_parts_gives_what_one_parsed_pass_gives() {
-    let bytes = store_to_split();
-    for filter in &filters()[..3] {
-        let one_signals = select_with(&bytes, filter, Pass::PARSED).into_signals();
-        assert!(!one_signals.is_empty(), "{filter:?}");
-        assert!(
-            one_signals.iter().any(|s| s.meta.contains_key("last_seen")),
-            "recurrences must span the parts"
-        );
-        // Lines printed as stored are the fast path's own: its passes agree among themselves.
-        let one_jsonl = select_with(
-            &bytes,
-            filter,
-            Pass {
-                parts: 1,
-                scan: true,
-            },
-        )
-        .jsonl();
-        for parts in [1, 2, 3, 4, 7, 16, 33] {
-            let many = select_with(&bytes, filter, Pass { parts, scan: true });
-            assert!(many.jsonl() == one_jsonl, "{filter:?} in {parts} parts");
-            assert_eq!(many.into_signals(), one_signals, "{filter:?} in {parts}");
-        }
-    }
 }
 
 #[test]
