@@ -1,7 +1,8 @@
 //! Transcript reader + detectors + session tally on any bytes. Never panics; the position it
 //! returns is right after the last complete line; a read resumed from a cursor ends where a
-//! single read ends and sees every event the single read saw; every signal the detectors make
-//! survives the store round trip.
+//! single read ends and sees every event the single read saw; a read split over threads at any
+//! points gives exactly the events and end of the one-thread read; every signal the detectors
+//! make survives the store round trip.
 #![no_main]
 
 use std::fs::{File, OpenOptions};
@@ -40,6 +41,20 @@ fuzz_target!(|data: &[u8]| {
         end.line,
         data[..complete].iter().filter(|&&b| b == b'\n').count() as u64
     );
+
+    // The same read split over threads at points taken from the input (mid-line points too).
+    if data.len() > 2 {
+        let a = u64::from(data[1]) * data.len() as u64 / 256;
+        let b = u64::from(data[2]) * data.len() as u64 / 256;
+        let mut splits = vec![a.min(b), a.max(b), data.len() as u64 / 2];
+        splits.sort_unstable();
+        let mut parallel = Vec::new();
+        let file = File::open(&path).unwrap();
+        let at = transcript::read_split(&file, Position::default(), &splits, |e| parallel.push(e))
+            .expect("reading a scratch file");
+        assert_eq!(at, end, "a split read ends elsewhere");
+        assert_eq!(parallel, events, "a split read saw other events");
+    }
 
     // The same bytes in two runs, as a cursor does it: first up to some line, then the rest.
     let newlines: Vec<usize> = (0..complete).filter(|&i| data[i] == b'\n').collect();

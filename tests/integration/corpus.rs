@@ -8,6 +8,8 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use reflect_core::transcript::{self, Event, Position};
+
 use crate::hooks::{assert_silent_success, run_hook, signals};
 use crate::util::{real_transcripts, Env};
 
@@ -220,4 +222,84 @@ fn the_noise_check_recognises_each_kind_of_noise() {
     let rejected = json!([{"type": "tool_result", "is_error": true, "tool_use_id": "t",
         "content": "The user doesn't want to proceed with this tool use. The tool use was rejected"}]);
     assert_eq!(noise(&user(rejected), "correction"), None);
+}
+
+/// Everything a read yields, with the line of each event.
+fn read_events(path: &Path, splits: &[u64]) -> (Vec<Event>, Position) {
+    let file = fs::File::open(path).unwrap();
+    let mut events = Vec::new();
+    let end =
+        transcript::read_split(&file, Position::default(), splits, |e| events.push(e)).unwrap();
+    (events, end)
+}
+
+/// Split points spread over a file of `len` bytes: halves, thirds, uneven and clustered cuts,
+/// the very first and last bytes.
+fn split_sets(len: u64) -> Vec<Vec<u64>> {
+    let at = |num: u64, den: u64| len * num / den;
+    vec![
+        vec![at(1, 2)],
+        vec![at(1, 3), at(2, 3)],
+        vec![at(1, 7), at(2, 5), at(3, 4)],
+        vec![1, len.saturating_sub(1)],
+        vec![at(1, 5), at(1, 5) + 1, at(1, 5) + 300, at(4, 5)],
+        vec![at(5, 11), at(6, 11), at(7, 11), at(9, 11), at(10, 11)],
+    ]
+}
+
+/// Asserts every split read of `path` equals the one-thread read; returns its event count.
+fn assert_splits_read_alike(path: &Path, sets: &[Vec<u64>]) -> usize {
+    let (whole, end) = read_events(path, &[]);
+    for splits in sets {
+        let (split, split_end) = read_events(path, splits);
+        assert_eq!(split_end, end, "{} split at {splits:?}", path.display());
+        assert_eq!(
+            split.len(),
+            whole.len(),
+            "{} split at {splits:?}",
+            path.display()
+        );
+        for (a, b) in whole.iter().zip(&split) {
+            assert_eq!(a, b, "{} split at {splits:?}", path.display());
+        }
+    }
+    whole.len()
+}
+
+/// A read split into segments parsed by several threads yields exactly the events (lines,
+/// uuids, order) and end position of a read on one thread: on every real transcript, and on
+/// their concatenation followed by a second copy of some of them (every record of the copy is a
+/// duplicate of one in an earlier segment) and a torn last line.
+#[test]
+fn a_read_split_across_threads_equals_the_one_thread_read() {
+    let transcripts = real_transcripts();
+    let mut events = 0;
+    for path in &transcripts {
+        let len = fs::metadata(path).unwrap().len();
+        events += assert_splits_read_alike(path, &split_sets(len));
+    }
+    assert!(events > 1000, "only {events} events in the corpus");
+
+    let dir = tempfile::tempdir().unwrap();
+    let all = dir.path().join("all.jsonl");
+    let mut bytes = Vec::new();
+    for path in transcripts.iter().chain(transcripts.iter().take(3)) {
+        bytes.extend(fs::read(path).unwrap());
+        if bytes.last() != Some(&b'\n') {
+            bytes.push(b'\n');
+        }
+    }
+    let complete = bytes.len() as u64;
+    let first = fs::read(&transcripts[0]).unwrap();
+    bytes.extend(&first[..first.len().min(400) - 1]);
+    fs::write(&all, &bytes).unwrap();
+    let len = bytes.len() as u64;
+    let mut sets = split_sets(len);
+    // Cuts inside the duplicated tail and inside the torn line.
+    sets.push(vec![complete - 2_000_000.min(complete / 2), len - 100]);
+    // Many more segments than the claim window: the calling thread parses some ahead, workers
+    // wait for the window, and every segment is handed on in order.
+    sets.push((1..64).map(|k| len * k / 64).collect());
+    assert!(assert_splits_read_alike(&all, &sets) >= events);
+    assert_eq!(read_events(&all, &[len / 2]).1.offset, complete);
 }

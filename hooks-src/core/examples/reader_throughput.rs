@@ -1,11 +1,11 @@
 //! Throughput of the transcript reader plus detectors, by hand:
 //!
-//! `cargo run --release -p reflect-core --example reader_throughput -- [FILE] [--mb N] [--no-detect]`
+//! `cargo run --release -p reflect-core --example reader_throughput -- [FILE] [--mb N] [--no-detect] [--one-thread]`
 //!
 //! Without FILE, a transcript of about N MB (default 100) is assembled in a temp directory from
 //! the shared corpus (never inside the repository) and removed afterwards. Prints bytes, events,
-//! signals, seconds and GB/s; `--no-detect` times the reader alone. The official measurement is
-//! `scripts/bench`.
+//! signals, seconds and GB/s; `--no-detect` times the reader alone, `--one-thread` reads without
+//! worker threads (a large read is otherwise split over the cores). The official measurement is `scripts/bench`.
 
 use std::fs::File;
 use std::io::Write;
@@ -19,10 +19,12 @@ fn main() -> std::io::Result<()> {
     let mut file_arg = None;
     let mut mb: u64 = 100;
     let mut detect = true;
+    let mut one_thread = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--no-detect" => detect = false,
+            "--one-thread" => one_thread = true,
             "--mb" => mb = args.next().and_then(|n| n.parse().ok()).unwrap_or(mb),
             _ => file_arg = Some(PathBuf::from(arg)),
         }
@@ -76,7 +78,11 @@ fn main() -> std::io::Result<()> {
                 detector.feed(&event);
             }
         };
-        let end = transcript::read(&mut file, Position::default(), on_event)?;
+        let end = if one_thread {
+            transcript::read_split(&file, Position::default(), &[], on_event)?
+        } else {
+            transcript::read(&mut file, Position::default(), on_event)?
+        };
         let signals = detector.finish().len();
         let secs = start.elapsed().as_secs_f64();
         println!(

@@ -8,13 +8,16 @@
 //! user text, assistant text, tool calls, tool results, rejections and compactions.
 //!
 //! Cost model: a PreCompact hook may read a 100 MB transcript, so the reader works in 256 KB
-//! chunks on one thread and splits lines with memchr. The parser drops most lines (progress,
-//! snapshots, titles …) by a look at the first kilobyte; it walks the rest once with a byte-level
-//! walker that skips every value it does not need (tool output by quote search, the duplicate
-//! `toolUseResult` not at all) and decodes only bounded heads of the strings it keeps, which is
-//! what makes the reader fast enough on one core (`scripts/bench`: at least 1 GB/s). Memory
+//! chunks (positional reads, so threads can share the file) and splits lines with memchr. A large
+//! unread range is split at line starts over the cores: worker threads parse the later segments
+//! ahead while the calling thread parses the first and runs the caller's callback. The parser
+//! drops most lines (progress, snapshots, titles …) by a look at the first kilobyte, and records
+//! already seen by a look at the last; it walks the rest once with a byte-level walker that
+//! skips every value it does not need (tool output by quote search, the duplicate
+//! `toolUseResult` not at all) and decodes only bounded heads of the strings it keeps. Memory
 //! stays bounded: a line longer than [`MAX_LINE`] is skipped (still counted), never buffered
-//! whole; `examples/reader_throughput.rs` measures it by hand.
+//! whole, and a worker's lead is a bounded channel of batches; `examples/reader_throughput.rs`
+//! measures it by hand.
 //!
 //! Sub-agent traffic (`isSidechain`) is skipped whole: its prompts are not the user's, and its
 //! "Warmup" runs write refused calls that are not failures.
@@ -28,7 +31,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
-use std::sync::{Arc, LazyLock};
+use std::sync::{mpsc, Arc, LazyLock};
 
 use memchr::memmem;
 use serde_json::Value;
@@ -94,38 +97,398 @@ pub enum EventKind {
     CompactBoundary,
 }
 
+/// Unread ranges at least this large are read by several threads (see [`read`]); a smaller read
+/// (a hook's repeat run) stays on the calling thread.
+pub const PARALLEL_MIN: u64 = 8 << 20;
+/// At most this many threads read one range.
+const MAX_THREADS: usize = 4;
+/// A parallel read cuts its range into segments of about this size, claimed one at a time by
+/// whichever thread is free: the calling thread also runs `on_event` (the detectors), so how much
+/// it can parse is not known in advance.
+const SEGMENT: u64 = 4 << 20;
+/// Segments may be parsed at most this far ahead of the one being handed on: what a read holds
+/// in memory beyond the one-thread read is the events of at most this many segments.
+const WINDOW: usize = 4;
+/// Parsed lines a worker sends at once.
+const BATCH_LINES: usize = 256;
+/// Batches a worker may be ahead of the calling thread within one segment (a 4 MB segment of a
+/// real transcript makes about 5); a bound, not a tuning.
+const CHANNEL_BATCHES: usize = 64;
+
 /// Read complete lines from `from` on, calling `on_event` for each event; returns the position
 /// after the last COMPLETE line (a torn last line without its newline is not consumed, so the
 /// next run reads it whole).
-pub fn read(
-    file: &mut File,
+///
+/// A large unread range is cut at line starts into segments that the calling thread and up to
+/// `MAX_THREADS - 1` workers claim in order (see [`read_split`]). The events, their line numbers
+/// and the returned position are exactly those of a read on one thread.
+pub fn read(file: &mut File, from: Position, on_event: impl FnMut(Event)) -> io::Result<Position> {
+    let file: &File = file;
+    let unread = file.metadata()?.len().saturating_sub(from.offset);
+    let splits: Vec<u64> = if unread < PARALLEL_MIN || worker_count() == 0 {
+        Vec::new()
+    } else {
+        let segments = unread.div_ceil(SEGMENT);
+        (1..segments)
+            .map(|k| from.offset + unread * k / segments)
+            .collect()
+    };
+    read_split(file, from, &splits, on_event)
+}
+
+/// Threads a split read starts besides the calling one.
+fn worker_count() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(MAX_THREADS)
+        - 1
+}
+
+/// [`read`] with the unread range cut into segments at the first line start at or after each of
+/// `splits` (ascending byte offsets; ones at or past the end are dropped). Tests use it to force
+/// cuts anywhere; [`read`] picks them itself.
+///
+/// Segments are claimed in order, at most [`WINDOW`] ahead of the one being handed on. Workers
+/// parse the segments they claim into batches of events; the calling thread hands segments on in
+/// order: one it gets to first it parses itself, straight to `on_event`; while the one it waits
+/// for is still being parsed, it parses the next unclaimed one ahead instead of idling.
+pub fn read_split(
+    file: &File,
     from: Position,
+    splits: &[u64],
     mut on_event: impl FnMut(Event),
 ) -> io::Result<Position> {
+    let starts = segment_starts(file, from.offset, splits)?;
     let mut parser = LineParser::default();
-    let (offset, lines) = read_lines(file, from.offset, |line, n| {
-        parser.parse(line, from.line + n, &mut on_event)
-    })?;
-    Ok(Position {
-        offset,
-        line: from.line + lines,
+    let mut buf = Vec::new();
+    let workers = worker_count().max(1).min(starts.len());
+    if starts.is_empty() {
+        let (offset, lines) = read_lines(file, from.offset, None, &mut buf, |line, n| {
+            parser.line(line, from.line + n, &mut on_event);
+            true
+        })?;
+        return Ok(Position {
+            offset,
+            line: from.line + lines,
+        });
+    }
+    let segments: Vec<(u64, Option<u64>)> = std::iter::once(from.offset)
+        .chain(starts.iter().copied())
+        .zip(starts.iter().map(|&s| Some(s)).chain([None]))
+        .collect();
+    let claims = Claims::new(segments.len());
+    let mut senders = Vec::with_capacity(segments.len());
+    let mut receivers = Vec::with_capacity(segments.len());
+    for _ in &segments {
+        let (tx, rx) = mpsc::sync_channel(CHANNEL_BATCHES);
+        senders.push(std::sync::Mutex::new(Some(tx)));
+        receivers.push(rx);
+    }
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                let mut buf = Vec::new();
+                while let Some(k) = claims.wait_for_any() {
+                    let Some(tx) = senders[k].lock().ok().and_then(|mut tx| tx.take()) else {
+                        return;
+                    };
+                    let (start, end) = segments[k];
+                    parse_ahead(file, start, end, &mut buf, |ahead| tx.send(ahead).is_ok());
+                }
+            });
+        }
+        let result = hand_on(
+            file,
+            from,
+            &segments,
+            &claims,
+            &receivers,
+            &mut parser,
+            &mut on_event,
+        );
+        // Whatever happened, let the workers go: no more claims, and dropping the receivers
+        // ends any send they are blocked in.
+        claims.close();
+        drop(receivers);
+        result
     })
 }
 
-/// Split the file from `start` on into lines and call `on_line(line, n)` for the `n`th (from 1);
-/// lines over [`MAX_LINE`] are counted but not passed. Returns the offset after the last complete
-/// line and the line count.
+/// The calling thread's part of [`read_split`]: every segment's events to `on_event`, in order.
+fn hand_on(
+    file: &File,
+    from: Position,
+    segments: &[(u64, Option<u64>)],
+    claims: &Claims,
+    receivers: &[mpsc::Receiver<Ahead>],
+    parser: &mut LineParser,
+    on_event: &mut impl FnMut(Event),
+) -> io::Result<Position> {
+    let mut buf = Vec::new();
+    let mut pos = from;
+    // Segments this thread parsed ahead, waiting for their turn.
+    let mut parsed_ahead: Vec<(usize, Vec<Ahead>)> = Vec::new();
+    for (k, &(start, end)) in segments.iter().enumerate() {
+        if pos.offset != start {
+            // The file shrank under the read: stop after the last whole segment.
+            break;
+        }
+        if claims.take(k) {
+            let before = pos.line;
+            let (offset, lines) = read_lines(file, start, end, &mut buf, |line, n| {
+                parser.line(line, before + n, on_event);
+                true
+            })?;
+            pos = Position {
+                offset,
+                line: before + lines,
+            };
+            claims.handed_on(k);
+            continue;
+        }
+        let mut take_ahead = parsed_ahead
+            .iter()
+            .position(|(j, _)| *j == k)
+            .map(|i| parsed_ahead.swap_remove(i).1.into_iter());
+        let before = pos.line;
+        loop {
+            let next = match &mut take_ahead {
+                Some(ahead) => ahead.next().ok_or(mpsc::TryRecvError::Disconnected),
+                None => receivers[k].try_recv(),
+            };
+            let ahead = match next {
+                Ok(ahead) => ahead,
+                Err(mpsc::TryRecvError::Empty) => {
+                    if let Some(j) = claims.take_any() {
+                        let mut batches = Vec::new();
+                        let (start, end) = segments[j];
+                        parse_ahead(file, start, end, &mut buf, |ahead| {
+                            batches.push(ahead);
+                            true
+                        });
+                        parsed_ahead.push((j, batches));
+                        continue;
+                    }
+                    receivers[k]
+                        .recv()
+                        .map_err(|_| io::Error::other("a transcript reader thread stopped"))?
+                }
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    return Err(io::Error::other("a transcript reader thread stopped"))
+                }
+            };
+            match ahead {
+                Ahead::Batch(batch) => parser.merge(batch, before, on_event),
+                Ahead::Done(result) => {
+                    let (offset, lines) = result?;
+                    pos = Position {
+                        offset,
+                        line: before + lines,
+                    };
+                    break;
+                }
+            }
+        }
+        claims.handed_on(k);
+    }
+    Ok(pos)
+}
+
+/// Which segments of a split read are claimed, and how far they were handed on; workers wait
+/// here while the window is full.
+struct Claims {
+    state: std::sync::Mutex<ClaimState>,
+    moved: std::sync::Condvar,
+}
+
+struct ClaimState {
+    /// The first segment nobody claimed.
+    next: usize,
+    /// Segments handed on so far: claims stay below `handed_on + WINDOW`.
+    handed_on: usize,
+    segments: usize,
+}
+
+impl Claims {
+    fn new(segments: usize) -> Claims {
+        Claims {
+            state: std::sync::Mutex::new(ClaimState {
+                next: 0,
+                handed_on: 0,
+                segments,
+            }),
+            moved: std::sync::Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ClaimState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Claim segment `k` if nobody has.
+    fn take(&self, k: usize) -> bool {
+        let mut state = self.lock();
+        if state.next != k {
+            return false;
+        }
+        state.next += 1;
+        true
+    }
+
+    /// Claim the next segment if the window has room.
+    fn take_any(&self) -> Option<usize> {
+        let mut state = self.lock();
+        let k = state.next;
+        if k >= state.segments || k >= state.handed_on + WINDOW {
+            return None;
+        }
+        state.next += 1;
+        Some(k)
+    }
+
+    /// Claim the next segment, waiting while the window is full; `None` once all are claimed.
+    fn wait_for_any(&self) -> Option<usize> {
+        let mut state = self.lock();
+        loop {
+            let k = state.next;
+            if k >= state.segments {
+                return None;
+            }
+            if k < state.handed_on + WINDOW {
+                state.next += 1;
+                return Some(k);
+            }
+            state = self
+                .moved
+                .wait(state)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+
+    fn handed_on(&self, k: usize) {
+        self.lock().handed_on = k + 1;
+        self.moved.notify_all();
+    }
+
+    /// No more claims (the read is over, or failed).
+    fn close(&self) {
+        let mut state = self.lock();
+        state.next = state.segments;
+        drop(state);
+        self.moved.notify_all();
+    }
+}
+
+/// The first line start at or after each split that leaves a non-empty segment after `from`.
+fn segment_starts(file: &File, from: u64, splits: &[u64]) -> io::Result<Vec<u64>> {
+    let mut starts: Vec<u64> = Vec::new();
+    if splits.is_empty() {
+        return Ok(starts);
+    }
+    let len = file.metadata()?.len();
+    let mut buf = vec![0u8; 64 << 10];
+    for &split in splits {
+        let floor = starts.last().copied().unwrap_or(from);
+        if split <= floor {
+            continue;
+        }
+        // A line starts at `split` when the byte before it is a newline; an oversized line is
+        // scanned through, so it stays whole in one segment.
+        let mut at = split - 1;
+        let start = loop {
+            if at >= len {
+                break None;
+            }
+            let want = buf.len().min((len - at) as usize);
+            let n = read_some_at(file, &mut buf[..want], at)?;
+            if n == 0 {
+                break None;
+            }
+            if let Some(nl) = memchr::memchr(b'\n', &buf[..n]) {
+                break Some(at + nl as u64 + 1);
+            }
+            at += n as u64;
+        };
+        match start {
+            Some(start) if start < len => starts.push(start),
+            _ => break,
+        }
+    }
+    Ok(starts)
+}
+
+/// What a worker sends: parsed lines, then where its segment ended.
+enum Ahead {
+    Batch(Batch),
+    Done(io::Result<(u64, u64)>),
+}
+
+/// Lines parsed ahead: each line's dedup keys and how many of `events` (in order) it yielded.
+struct Batch {
+    lines: Vec<AheadLine>,
+    events: Vec<Event>,
+}
+
+struct AheadLine {
+    uuid: Option<Arc<str>>,
+    events: usize,
+}
+
+/// Parse `[start, end)` (to EOF when `end` is `None`) into batches for `send`, which returns
+/// false when nobody wants more; line numbers count from the segment's start.
+fn parse_ahead(
+    file: &File,
+    start: u64,
+    end: Option<u64>,
+    buf: &mut Vec<u8>,
+    mut send: impl FnMut(Ahead) -> bool,
+) {
+    let mut parser = LineParser::default();
+    let new_batch = || Batch {
+        lines: Vec::with_capacity(BATCH_LINES),
+        events: Vec::with_capacity(BATCH_LINES * 2),
+    };
+    let mut batch = new_batch();
+    let result = read_lines(file, start, end, buf, |line, n| {
+        let before = batch.events.len();
+        let mut emit = |e: Event| batch.events.push(e);
+        if let Some(uuid) = parser.parse(line, n, &mut emit) {
+            let events = batch.events.len() - before;
+            if events > 0 || uuid.is_some() {
+                batch.lines.push(AheadLine { uuid, events });
+            }
+        }
+        if batch.lines.len() >= BATCH_LINES {
+            return send(Ahead::Batch(std::mem::replace(&mut batch, new_batch())));
+        }
+        true
+    });
+    if !batch.lines.is_empty() && !send(Ahead::Batch(batch)) {
+        return;
+    }
+    send(Ahead::Done(result));
+}
+
+/// Split `[start, end)` (to EOF when `end` is `None`; `end` is a line start) into lines and call
+/// `on_line(line, n)` for the `n`th (from 1) until it returns false; lines over [`MAX_LINE`] are
+/// counted but not passed. Returns the offset after the last complete line and the line count.
 fn read_lines(
     file: &File,
     start: u64,
-    mut on_line: impl FnMut(&[u8], u64),
+    end: Option<u64>,
+    buf: &mut Vec<u8>,
+    mut on_line: impl FnMut(&[u8], u64) -> bool,
 ) -> io::Result<(u64, u64)> {
     let mut offset = start;
     let mut lines = 0u64;
     let mut next_read = start;
     // `buf[..filled]` holds read bytes; a line that does not fit makes it grow (up to about
-    // MAX_LINE + CHUNK), never the whole file.
-    let mut buf = vec![0; 2 * CHUNK];
+    // MAX_LINE + CHUNK), never the whole file. The caller's buffer is reused across segments.
+    if buf.len() < 2 * CHUNK {
+        buf.resize(2 * CHUNK, 0);
+    }
     let mut filled = 0;
     // While skipping an oversized line: how many of its bytes were already dropped.
     let mut skipping: Option<u64> = None;
@@ -133,7 +496,15 @@ fn read_lines(
         if buf.len() - filled < CHUNK {
             buf.resize(filled + CHUNK, 0);
         }
-        let n = read_some_at(file, &mut buf[filled..], next_read)?;
+        let mut room = &mut buf[filled..];
+        if let Some(end) = end {
+            let left = end.saturating_sub(next_read);
+            room = &mut room[..left.min(CHUNK as u64) as usize];
+        }
+        if room.is_empty() {
+            return Ok((offset, lines));
+        }
+        let n = read_some_at(file, room, next_read)?;
         if n == 0 {
             return Ok((offset, lines));
         }
@@ -151,7 +522,9 @@ fn read_lines(
                 Some(dropped) => offset += dropped + line.len() as u64 + 1,
                 None => {
                     offset += line.len() as u64 + 1;
-                    on_line(line, lines);
+                    if !on_line(line, lines) {
+                        return Ok((offset, lines));
+                    }
                 }
             }
             consumed = line_end + 1;
@@ -178,6 +551,8 @@ fn read_some_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
 /// Per-run state: the uuids already yielded (Claude Code re-writes some records on resume).
 #[derive(Default)]
 struct LineParser {
+    /// A worker parsing a later segment ahead knows only its own segment's uuids; the calling
+    /// thread checks the lines it keeps against all earlier ones in [`LineParser::merge`].
     seen_uuids: HashSet<Arc<str>, FixedState>,
 }
 
@@ -214,25 +589,51 @@ fn may_matter(line: &[u8]) -> bool {
 }
 
 impl LineParser {
-    /// Parse one line, passing its events to `on_event`; a line is dropped when irrelevant,
-    /// malformed, sub-agent traffic or already seen. A record written again (on resume) is known
-    /// by its top-level uuid only after the walk: a look for a `"uuid":"` near the end of the
-    /// line to skip the walk would also find a nested one, and drop a new record whose output
-    /// happens to name an earlier record's uuid.
-    fn parse(&mut self, line: &[u8], number: u64, on_event: &mut impl FnMut(Event)) {
-        if !may_matter(line) {
-            return;
+    fn line(&mut self, line: &[u8], number: u64, on_event: &mut impl FnMut(Event)) {
+        self.parse(line, number, on_event);
+    }
+
+    /// Hand on a worker's lines parsed ahead, as [`LineParser::line`] would have: a line whose
+    /// uuid was seen before is dropped; `before` is the number of lines before the worker's
+    /// segment.
+    fn merge(&mut self, batch: Batch, before: u64, on_event: &mut impl FnMut(Event)) {
+        let mut events = batch.events.into_iter();
+        for line in batch.lines {
+            let keep = line
+                .uuid
+                .as_ref()
+                .is_none_or(|u| self.seen_uuids.insert(u.clone()));
+            for mut event in events.by_ref().take(line.events) {
+                if keep {
+                    event.line += before;
+                    on_event(event);
+                }
+            }
         }
-        let Some(entry) = Entry::walk(line) else {
-            return;
-        };
+    }
+
+    /// Parse one line, passing its events to `on_event`; returns the line's uuid, or `None` when
+    /// the line is dropped (irrelevant, malformed, sub-agent, already seen). A record written
+    /// again (on resume) is known by its top-level uuid only after the walk: a look for a
+    /// `"uuid":"` near the end of the line to skip the walk would also find a nested one, and
+    /// drop a new record whose output happens to name an earlier record's uuid.
+    fn parse(
+        &mut self,
+        line: &[u8],
+        number: u64,
+        on_event: &mut impl FnMut(Event),
+    ) -> Option<Option<Arc<str>>> {
+        if !may_matter(line) {
+            return None;
+        }
+        let entry = Entry::walk(line)?;
         if entry.sidechain {
-            return;
+            return None;
         }
         let uuid: Option<Arc<str>> = entry.uuid.map(|raw| Arc::from(decode_str(raw)));
         if let Some(uuid) = &uuid {
             if !self.seen_uuids.insert(uuid.clone()) {
-                return;
+                return None;
             }
         }
         let timestamp: Option<Arc<str>> = entry.timestamp.map(|raw| Arc::from(decode_str(raw)));
@@ -267,10 +668,10 @@ impl LineParser {
                 if entry.compact_summary {
                     // CC 1.0.x marks a compaction only by its summary line.
                     emit(EventKind::CompactBoundary);
-                    return;
+                    return Some(uuid);
                 }
                 if entry.meta || entry.transcript_only {
-                    return;
+                    return Some(uuid);
                 }
                 let blocks = entry.blocks(TEXT_MAX);
                 let has_results = blocks.iter().any(|b| matches!(b, Block::ToolResult { .. }));
@@ -286,7 +687,7 @@ impl LineParser {
                             emit(tool_result_event(tool_use_id, is_error, text));
                         }
                     }
-                    return;
+                    return Some(uuid);
                 }
                 let mut typed = String::new();
                 for block in blocks {
@@ -303,6 +704,7 @@ impl LineParser {
             }
             _ => {}
         }
+        Some(uuid)
     }
 }
 
@@ -1314,8 +1716,26 @@ mod tests {
         );
     }
 
+    /// Each event's line, uuid and kind, and the end position.
+    type SplitRead = (Vec<(u64, Option<String>, EventKind)>, Position);
+
+    /// Every event and the end position of `text` read whole and read split at each of `splits`.
+    fn split_reads(text: &[u8], splits: &[u64]) -> [SplitRead; 2] {
+        let (_dir, path) = file_with(text);
+        let file = File::open(&path).unwrap();
+        let run = |splits: &[u64]| {
+            let mut seen = Vec::new();
+            let end = read_split(&file, Position::default(), splits, |e| {
+                seen.push((e.line, e.uuid.as_deref().map(str::to_string), e.kind))
+            })
+            .unwrap();
+            (seen, end)
+        };
+        [run(&[]), run(splits)]
+    }
+
     #[test]
-    fn a_record_seen_before_is_dropped_by_its_top_level_uuid() {
+    fn a_split_read_drops_records_seen_in_an_earlier_segment() {
         // Line 3 repeats line 1; line 4 is a new record `c` whose tail names the earlier uuid `a`
         // in a nested object (it is yielded: only the top-level uuid counts, as the fuzzer
         // taught); line 5 repeats `c`.
@@ -1328,16 +1748,66 @@ mod tests {
             user("c", r#""three""#),
             user("b", r#""two""#),
         ];
-        let (_dir, path) = file_with((lines.join("\n") + "\n").as_bytes());
-        let mut seen = Vec::new();
-        read(&mut File::open(&path).unwrap(), Position::default(), |e| {
-            seen.push((e.line, e.kind))
-        })
-        .unwrap();
+        let text = lines.join("\n") + "\n";
+        let at = |line: usize| {
+            lines[..line]
+                .iter()
+                .map(|l| l.len() as u64 + 1)
+                .sum::<u64>()
+        };
+        let [whole, _] = split_reads(text.as_bytes(), &[]);
+        let lines_said: Vec<_> = whole.0.iter().map(|(l, _, k)| (*l, k.clone())).collect();
         assert_eq!(
-            seen,
+            lines_said,
             vec![(1, said("one")), (2, said("two")), (4, said("hidden"))]
         );
+        for splits in [
+            vec![at(1)],
+            vec![at(2)],
+            vec![at(1), at(3)],
+            vec![at(2), at(3), at(4), at(5)],
+            vec![at(3) + 5],
+        ] {
+            let [whole, split] = split_reads(text.as_bytes(), &splits);
+            assert_eq!(split, whole, "split at {splits:?}");
+        }
+    }
+
+    #[test]
+    fn a_split_read_keeps_torn_and_oversized_lines_as_one_thread_does() {
+        let mut text = String::new();
+        for i in 0..20 {
+            text += &user(&format!("u{i}"), &format!("\"line {i}\""));
+            text.push('\n');
+        }
+        let huge_at = text.len() as u64;
+        text += &user("big", &format!("\"{}\"", "x".repeat(MAX_LINE + CHUNK)));
+        text.push('\n');
+        let after_huge = text.len() as u64;
+        text += &user("after", r#""after the giant""#);
+        text.push('\n');
+        let complete = text.len() as u64;
+        text += &user("torn", r#""not yet""#)[..30];
+        let len = text.len() as u64;
+        // Splits before, inside and after the giant line, and inside the torn one.
+        for splits in [
+            vec![huge_at + 10],
+            vec![huge_at / 2, huge_at + MAX_LINE as u64],
+            vec![huge_at - 1, after_huge, complete + 5],
+            vec![after_huge + 1],
+            vec![len - 1],
+        ] {
+            let [whole, split] = split_reads(text.as_bytes(), &splits);
+            assert_eq!(
+                whole.1,
+                Position {
+                    offset: complete,
+                    line: 22
+                }
+            );
+            assert_eq!(whole.0.len(), 21);
+            assert_eq!(split, whole, "split at {splits:?}");
+        }
     }
 
     #[test]
