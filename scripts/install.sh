@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build reflect's six binaries (release, hooks statically linked: scripts/build-release), put them in
+# Build reflect's six binaries (release; statically linked on glibc Linux: scripts/build-release), put them in
 # dist/, and turn capture on.
 #
 #   scripts/install.sh [reflect-toggle on options]     e.g. --settings PATH, --dry-run

@@ -1,6 +1,7 @@
 //! settings.json editor on any bytes: never panics; what `on` writes loads again, is idempotent
 //! and reads as all four hooks current; `off` after it leaves none of ours; neither touches any
-//! key but `hooks`.
+//! key but `hooks`; and on a file with nothing of ours, `off` right after `on` gives back the very
+//! bytes (from the backup `on` made, or, when `on` created `hooks` itself, by splicing alone).
 #![no_main]
 
 use std::path::Path;
@@ -24,13 +25,14 @@ fuzz_target!(|data: &[u8]| {
     let Ok(mut doc) = Document::load(&path) else {
         return;
     };
-    let kept = others(&doc.root);
+    let before = doc.clone();
+    let kept = others(doc.root());
 
     doc.enable(bin);
     std::fs::write(&path, doc.render()).unwrap();
     let mut on = Document::load(&path).expect("what `on` writes must load again");
     assert_eq!(
-        others(&on.root),
+        others(on.root()),
         kept,
         "`on` changed a key other than hooks"
     );
@@ -45,11 +47,22 @@ fuzz_target!(|data: &[u8]| {
     assert!(status.other.is_empty(), "{status:?}");
     assert!(on.enable(bin).is_empty(), "a second `on` changed something");
 
+    if before.found().is_empty() {
+        let mut undone = on.clone();
+        undone.disable_after(Some(&before), bin);
+        assert_eq!(undone.render(), data, "`off` right after `on` changed bytes");
+        if !before.root().is_empty() && !before.root().contains_key("hooks") {
+            let mut spliced = on.clone();
+            spliced.disable();
+            assert_eq!(spliced.render(), data, "`off` did not take out what `on` put in");
+        }
+    }
+
     on.disable();
     std::fs::write(&path, on.render()).unwrap();
     let off = Document::load(&path).expect("what `off` writes must load again");
     assert_eq!(
-        others(&off.root),
+        others(off.root()),
         kept,
         "`off` changed a key other than hooks"
     );

@@ -10,12 +10,15 @@ Bounds: every CLI call has a timeout and runs in its own process group, which is
 what this driver started); the mock exits by itself after MOCK_MAX_SECONDS.
 
 Scenarios (--only picks some): failure, compact, autocompact, session-end, secret, toggle-off,
-toggle-skill, reflect-skill, marketplace.
+toggle-skill, reflect-skill, marketplace, first-use.
 
-usage: driver.py --claude BIN --bins DIR --plugin DIR [--only NAME[,NAME]] [--keep]
-  (scripts/e2e installs the CLI, builds the binaries and calls this; --keep leaves the temp dirs)
+usage: driver.py --claude BIN --bins DIR --plugin DIR [--release DIR] [--only NAME[,NAME]] [--keep]
+  (scripts/e2e installs the CLI, builds the binaries and calls this; --keep leaves the temp dirs;
+  --release is a tree scripts/package-release wrote, for first-use: without it, the scenario packs the
+  binaries of --bins the same way)
 """
 import argparse
+import http.server
 import json
 import os
 import shutil
@@ -23,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -483,6 +487,85 @@ def scenario_marketplace(run, report):
                  f"Focus given by the user (may be empty): {run.marker()}" in json.dumps(run.requests()))
 
 
+def release_tree(ctx, work):
+    """A release server's tree for this plugin's version and host: --release, or --bins packed as
+    scripts/package-release lays it out (download/v<version>/reflect-<version>-<target>.tar.gz)."""
+    if ctx.release:
+        return ctx.release
+    version = json.loads((ctx.source / ".claude-plugin" / "plugin.json").read_text())["version"]
+    host = subprocess.run(["rustc", "-vV"], capture_output=True, text=True, timeout=60).stdout
+    target = next(line.split(": ", 1)[1] for line in host.splitlines() if line.startswith("host: "))
+    name = f"reflect-{version}-{target}"
+    stage = work / "stage" / name
+    stage.mkdir(parents=True)
+    for b in ALL_BINS:
+        shutil.copy2(ctx.bins / b, stage / b)
+    dest = work / "release" / "download" / f"v{version}"
+    dest.mkdir(parents=True)
+    subprocess.run(["tar", "-C", str(stage.parent), "-czf", str(dest / f"{name}.tar.gz"), name], check=True,
+                   timeout=120)
+    return work / "release"
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def scenario_first_use(run, report):
+    """A fresh marketplace install with no binaries anywhere and no cargo on PATH: one
+    `claude -p "/reflect-toggle on"` downloads the pinned release archive from a release server on
+    127.0.0.1, installs it and turns capture on; the next session is captured."""
+    market = run.root / "market"
+    files = subprocess.run(["git", "-C", str(run.ctx.source), "ls-files", "-z"], capture_output=True,
+                           check=True, timeout=60).stdout.decode().split("\0")
+    for rel in filter(None, files):
+        if (run.ctx.source / rel).is_file():
+            (market / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(run.ctx.source / rel, market / rel)
+    release = release_tree(run.ctx, run.root)
+    version = json.loads((market / ".claude-plugin" / "plugin.json").read_text())["version"]
+    # The checksum goes where a real release pins it: the plugin's own release/SHA256SUMS.
+    subprocess.run([str(run.ctx.source / "scripts" / "pin-release"), "--plugin", str(market),
+                    str(release / "download" / f"v{version}")], check=True, timeout=60, stdout=subprocess.DEVNULL)
+    handler = lambda *a, **kw: QuietHandler(*a, directory=str(release), **kw)  # noqa: E731
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        no_cargo = os.pathsep.join(d for d in os.environ.get("PATH", "").split(os.pathsep)
+                                   if d and not os.path.exists(os.path.join(d, "cargo")))
+        extra = {"PATH": no_cargo, "REFLECT_RELEASE_URL": f"http://127.0.0.1:{httpd.server_address[1]}"}
+        cli = [run.ctx.claude, "plugin"]
+        code, out, err = run.bounded(cli + ["marketplace", "add", str(market)], run.env(extra), 90)
+        report.check(run.name, "plugin marketplace add <tracked files> succeeds", code == 0, (out + err)[-200:])
+        name = json.loads((market / ".claude-plugin" / "marketplace.json").read_text())["name"]
+        code, out, err = run.bounded(cli + ["install", f"self-improvement@{name}"], run.env(extra), 90)
+        report.check(run.name, "plugin install succeeds", code == 0, (out + err)[-200:])
+        started = time.time()
+        reply = run.claude("/reflect-toggle on", plugin_dir=False, allow_tools=False, extra_env=extra)
+        seconds = time.time() - started
+        print(f"  info  claude -p \"/reflect-toggle on\": {seconds:.1f} s, download and install included")
+        settings = run.settings_path().read_text() if run.settings_path().exists() else ""
+        bin_dir = run.data / "bin"
+        report.check(run.name, "in that one call: all four hooks registered, pointing at <data dir>/bin",
+                     all(f"{bin_dir / b}" in settings for b in HOOK_BINS), settings[:300])
+        report.check(run.name, "the six binaries are installed", all((bin_dir / b).is_file() for b in ALL_BINS))
+        report.check(run.name, "the reply says where they came from and that capture is on",
+                     "SHA-256 verified" in reply and "reflect: on" in reply, reply[-400:])
+        caches = list((run.config / "plugins" / "cache").rglob("run-toggle"))
+        plugin_root = caches[0].parents[2] if caches else None
+        report.check(run.name, "no build output in the installed plugin folder",
+                     plugin_root is not None and not (plugin_root / "target").exists()
+                     and not (plugin_root / "dist").exists(), str(plugin_root))
+        sid = str(uuid.uuid4())
+        run.claude(f"{run.marker()} run it [[bash: false]]", session=sid, plugin_dir=False, extra_env=extra)
+        report.check(run.name, "the next session is captured (one failure signal)",
+                     len(of_type(run.signals(), "failure", sid)) == 1)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
 SCENARIOS = {
     "failure": scenario_failure,
     "compact": scenario_compact,
@@ -493,6 +576,7 @@ SCENARIOS = {
     "toggle-skill": scenario_toggle_skill,
     "reflect-skill": scenario_reflect_skill,
     "marketplace": scenario_marketplace,
+    "first-use": scenario_first_use,
 }
 
 
@@ -505,6 +589,7 @@ def main():
     ap.add_argument("--claude", required=True)
     ap.add_argument("--bins", required=True)
     ap.add_argument("--plugin", required=True)
+    ap.add_argument("--release", default="")
     ap.add_argument("--only", default="")
     ap.add_argument("--keep", action="store_true")
     args = ap.parse_args()
@@ -514,6 +599,8 @@ def main():
     signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
     ctx = Context()
     ctx.claude, ctx.bins, ctx.keep = args.claude, Path(args.bins).resolve(), args.keep
+    ctx.source = Path(args.plugin).resolve()
+    ctx.release = Path(args.release).resolve() if args.release else None
     for b in ALL_BINS:
         if not (ctx.bins / b).is_file():
             sys.exit(f"e2e: {ctx.bins / b} missing: build the binaries first")

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::{read_jsonl, shared, stdout, Env};
+use crate::util::{mkfifo, read_jsonl, shared, stdout, Env};
 
 pub const HOOKS: [&str; 4] = [
     "capture-signals",
@@ -758,6 +758,40 @@ fn capture_offline(env: &Env, transcript: &Path, session: &str) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn regression_a_fifo_cursor_does_not_hang_the_capture_hooks() {
+    let env = Env::new();
+    let t = transcript_with(&env, "t.jsonl", demo_text().as_bytes());
+    let cursors = env.data.join("cursors");
+    fs::create_dir_all(&cursors).unwrap();
+    let fifo = cursors.join("s-fifo.json");
+    mkfifo(&fifo);
+    for (bin, event) in [
+        ("capture-signals", "PreCompact"),
+        ("capture-session-summary", "SessionEnd"),
+    ] {
+        let p = payload("s-fifo", &t, &project(&env), event);
+        let out = env
+            .cmd(bin)
+            .write_stdin(p.to_string())
+            .timeout(Duration::from_secs(10))
+            .output()
+            .unwrap();
+        assert_silent_success(bin, &out, "a FIFO as the cursor");
+        let kind = fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(
+            std::os::unix::fs::FileTypeExt::is_fifo(&kind),
+            "{bin}: the FIFO is left alone"
+        );
+    }
+    assert!(
+        error_log(&env).contains("is a FIFO, not a regular file"),
+        "{}",
+        error_log(&env)
+    );
+    assert!(!signals(&env).is_empty(), "the transcript is still mined");
 }
 
 #[test]

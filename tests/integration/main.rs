@@ -3,10 +3,12 @@
 
 mod corpus;
 mod detect;
+mod first_use;
 mod fuzz_regressions;
 mod hooks;
 mod memory_store;
 mod redaction;
+mod redaction_shapes;
 mod skills;
 mod toggle;
 mod util;

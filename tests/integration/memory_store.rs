@@ -3,13 +3,14 @@
 
 use std::collections::HashSet;
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::process::{Command as Std, Stdio};
 use std::time::Duration;
 
 use predicates::prelude::*;
 use serde_json::{json, Value};
 
-use crate::util::{read_jsonl, stdout, Env};
+use crate::util::{mkfifo, mknod_null, read_jsonl, stdout, Env};
 
 fn append(env: &Env, signal: Value) -> String {
     let out = env
@@ -446,6 +447,146 @@ fn promote_creates_a_missing_target_and_section() {
     assert_eq!(
         fs::read_to_string(&target).unwrap(),
         "# Testing\n\n## Layout\n\n- Tests go in tests/unit\n"
+    );
+}
+
+fn promote_to(env: &Env, id: &str, target: &std::path::Path) -> std::process::Output {
+    env.cmd("memory-store")
+        .args(["promote", id, "--target", target.to_str().unwrap()])
+        .args(["--content", "Use pnpm, not npm"])
+        .timeout(Duration::from_secs(10))
+        .output()
+        .unwrap()
+}
+
+/// On a Windows drive mounted in WSL every file has the execute bit: a CLAUDE.md there is still
+/// notes, and only a file that starts like a program is refused.
+#[test]
+fn promote_writes_a_markdown_note_that_merely_has_the_execute_bit() {
+    let env = Env::new();
+    let ids = seed(&env);
+    let repo = env.dir.path().join("wsl-repo");
+    fs::create_dir_all(&repo).unwrap();
+    let claude_md = repo.join("CLAUDE.md");
+    fs::write(&claude_md, "# Project\n").unwrap();
+    fs::set_permissions(&claude_md, fs::Permissions::from_mode(0o777)).unwrap();
+    let out = promote_to(&env, &ids[0], &claude_md);
+    assert!(out.status.success(), "{out:?}");
+    let text = fs::read_to_string(&claude_md).unwrap();
+    assert!(text.contains("Use pnpm, not npm"), "{text}");
+}
+
+#[test]
+fn regression_promote_writes_only_into_markdown_notes() {
+    let env = Env::new();
+    let ids = seed(&env);
+    let repo = env.dir.path().join("repo");
+    let git = repo.join(".git");
+    fs::create_dir_all(git.join("hooks")).unwrap();
+    fs::create_dir_all(repo.join("tools")).unwrap();
+    fs::create_dir_all(&env.home).unwrap();
+    let bashrc = env.home.join(".bashrc");
+    fs::write(&bashrc, "export PATH=$HOME/bin:$PATH\n").unwrap();
+    fs::write(git.join("config"), "[core]\n\tbare = false\n").unwrap();
+    fs::write(git.join("hooks/pre-commit"), "#!/bin/sh\nexit 0\n").unwrap();
+    fs::write(git.join("notes.md"), "# git's\n").unwrap();
+    let run_md = repo.join("tools/run.md");
+    fs::write(&run_md, "#!/bin/sh\necho hi\n").unwrap();
+    fs::set_permissions(&run_md, fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::symlink(&git, repo.join("gitdir")).unwrap();
+    let fifo = repo.join("pipe.md");
+    mkfifo(&fifo);
+    let device = repo.join("null.md");
+    let have_device = mknod_null(&device);
+
+    let link = |name: &str, to: &std::path::Path| {
+        let at = repo.join(name);
+        std::os::unix::fs::symlink(to, &at).unwrap();
+        at
+    };
+    let mut cases = vec![
+        (link("CLAUDE.md", &bashrc), "not a Markdown file"),
+        (git.join("config"), "not a Markdown file"),
+        (git.join("hooks/pre-commit"), "not a Markdown file"),
+        (git.join("notes.md"), "inside a .git directory"),
+        (
+            link("AGENTS.md", &git.join("notes.md")),
+            "inside a .git directory",
+        ),
+        (repo.join("gitdir/notes.md"), "inside a .git directory"),
+        (run_md.clone(), "is an executable program"),
+        (fifo.clone(), "is a FIFO, not a regular file"),
+        (link("LINKED.md", &fifo), "is a FIFO, not a regular file"),
+    ];
+    if have_device {
+        cases.push((device.clone(), "is a device, not a regular file"));
+        cases.push((link("DEV.md", &device), "is a device, not a regular file"));
+    }
+    let store = fs::read(env.store()).unwrap();
+    for (target, why) in cases {
+        let before: Vec<(std::path::PathBuf, Option<Vec<u8>>)> = [&bashrc, &run_md]
+            .into_iter()
+            .chain(
+                [
+                    git.join("config"),
+                    git.join("hooks/pre-commit"),
+                    git.join("notes.md"),
+                ]
+                .iter(),
+            )
+            .map(|p| (p.clone(), fs::read(p).ok()))
+            .collect();
+        let out = promote_to(&env, &ids[0], &target);
+        assert_eq!(out.status.code(), Some(1), "{}: {out:?}", target.display());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{}: {err}", target.display());
+        for (p, bytes) in before {
+            assert_eq!(fs::read(&p).ok(), bytes, "{} changed", p.display());
+        }
+        let kind = fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(
+            std::os::unix::fs::FileTypeExt::is_fifo(&kind),
+            "the FIFO stays a FIFO"
+        );
+        if have_device {
+            let kind = fs::symlink_metadata(&device).unwrap().file_type();
+            assert!(
+                std::os::unix::fs::FileTypeExt::is_char_device(&kind),
+                "the device stays"
+            );
+        }
+        assert_eq!(
+            fs::read(env.store()).unwrap(),
+            store,
+            "the signal is not marked promoted"
+        );
+    }
+}
+
+#[test]
+fn promote_follows_a_claude_md_linked_into_a_dotfiles_repo() {
+    let env = Env::new();
+    let ids = seed(&env);
+    let dotfiles = env.home.join("dotfiles/claude");
+    fs::create_dir_all(&dotfiles).unwrap();
+    let real = dotfiles.join("CLAUDE.md");
+    fs::write(&real, "# Me\n").unwrap();
+    fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).unwrap();
+    let link = env.config.join("CLAUDE.md");
+    std::os::unix::fs::symlink("../dotfiles/claude/CLAUDE.md", &link).unwrap();
+    let out = promote_to(&env, &ids[0], &link);
+    assert!(out.status.success(), "{out:?}");
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        fs::read_to_string(&real).unwrap(),
+        "# Me\n\n## Conventions\n\n- Use pnpm, not npm\n"
+    );
+    assert_eq!(
+        fs::metadata(&real).unwrap().permissions().mode() & 0o777,
+        0o640
     );
 }
 

@@ -482,3 +482,71 @@ fn ordinary_text_is_stored_byte_for_byte() {
     append(&env, &json!({"type": "gotcha", "content": text}));
     assert_eq!(env.store_lines()[0]["content"], text);
 }
+
+#[test]
+fn capture_signals_redacts_before_cutting_so_no_token_prefix_survives() {
+    let env = Env::new();
+    let token = &samples()[2].secret; // github-token
+    let prefix = &token[..8];
+    let line = |n: u32, role: &str, content: Value| {
+        let entry = json!({
+            "type": role,
+            "message": {"role": role, "content": content},
+            "uuid": format!("00000000-0000-4000-8000-{n:012}"),
+            "timestamp": format!("2026-11-20T09:00:0{n}.000Z"),
+        });
+        format!("{entry}\n")
+    };
+    // The failure's headline keeps 160 characters, the correction 300: each cuts the token.
+    let transcript = [
+        line(1, "user", json!("run it")),
+        line(
+            2,
+            "assistant",
+            json!([{"type": "tool_use", "id": "t1", "name": "Bash",
+                    "input": {"command": format!("echo {} {token}", "y".repeat(80))}}]),
+        ),
+        line(
+            3,
+            "user",
+            json!([{"type": "tool_result", "tool_use_id": "t1", "is_error": true,
+                    "content": format!("{} {token}\nmore", "e".repeat(150))}]),
+        ),
+        // The assistant's last line is kept to 864 bytes for the "answering" quote: the token
+        // stands across that cut, and the blanks before it collapse into one when quoted.
+        line(
+            4,
+            "assistant",
+            json!([{"type": "text", "text": format!("done{}{token} ok", " ".repeat(846))}]),
+        ),
+        line(
+            5,
+            "user",
+            json!(format!(
+                "That's wrong, use {}{token} instead",
+                "z ".repeat(141)
+            )),
+        ),
+    ]
+    .concat();
+    let path = env.dir.path().join("cut.jsonl");
+    fs::write(&path, transcript).unwrap();
+    let out = env
+        .cmd("capture-signals")
+        .arg("--transcript")
+        .arg(&path)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    let printed = ok_stdout(out);
+    let kinds: Vec<Value> = printed
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["type"].clone())
+        .collect();
+    assert!(
+        kinds.contains(&json!("failure")) && kinds.contains(&json!("correction")),
+        "{printed}"
+    );
+    assert!(printed.contains("[REDACTED:"), "{printed}");
+    assert!(!printed.contains(prefix), "token prefix leaked: {printed}");
+}

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::util::{stdout, Env};
 
-fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
@@ -365,14 +365,14 @@ fn manifests_parse_and_agree() {
 
 // The two shell helpers, run for real in a fake plugin root.
 
-fn write_exe(path: &Path, body: &str) {
+pub(crate) fn write_exe(path: &Path, body: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, body).unwrap();
     fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
 }
 
 /// A plugin root holding a copy of one helper at its real relative path.
-fn fake_plugin(env: &Env, helper: &str) -> PathBuf {
+pub(crate) fn fake_plugin(env: &Env, helper: &str) -> PathBuf {
     let root = env.dir.path().join("plugin");
     let dst = root.join(helper);
     fs::create_dir_all(dst.parent().unwrap()).unwrap();
@@ -383,9 +383,14 @@ fn fake_plugin(env: &Env, helper: &str) -> PathBuf {
 /// Run a script the test has just written. Another test thread may fork while our write fd is open;
 /// until that child execs, the file is "busy" (ETXTBSY) for exec, here or in a shell that execs it,
 /// so that one error is retried.
-fn sh(env: &Env, script: &Path, args: &[&str], vars: &[(&str, &Path)]) -> std::process::Output {
+pub(crate) fn sh(
+    env: &Env,
+    script: &Path,
+    args: &[&str],
+    vars: &[(&str, &Path)],
+) -> std::process::Output {
     let busy = |out: &std::io::Result<std::process::Output>| match out {
-        Err(e) => e.raw_os_error() == Some(26),
+        Err(e) => e.kind() == std::io::ErrorKind::ExecutableFileBusy,
         Ok(o) => {
             o.status.code() == Some(126) && String::from_utf8_lossy(&o.stderr).contains("busy")
         }
@@ -489,78 +494,4 @@ fn memory_store_launcher_runs_the_real_binary() {
     // Its exit code is memory-store's: a usage error stays a usage error.
     let out = sh(&env, &launcher, &["no-such-subcommand"], &vars);
     assert_eq!(out.status.code(), Some(2));
-}
-
-#[test]
-fn toggle_runner_builds_on_first_use_then_forwards_arguments() {
-    let env = Env::new();
-    let root = fake_plugin(&env, "skills/self-reflect-toggle/run-toggle");
-    let runner = root.join("skills/self-reflect-toggle/run-toggle");
-    let calls = env.dir.path().join("calls.log");
-    // A fake install.sh that "builds" dist/ the way the real one does: six binaries, the toggle one
-    // logging how it is called.
-    let toggle = format!(
-        "#!/bin/sh\necho \"toggle $*\" >> '{}'\necho \"reflect: state after $*\"\n",
-        calls.display()
-    );
-    let install = format!(
-        "#!/bin/sh\necho install >> '{calls}'\nd=\"$(dirname \"$0\")/../dist\"\nmkdir -p \"$d\"\n\
-         for b in capture-signals capture-failure capture-session-summary inject-signals memory-store; do\n\
-         printf '#!/bin/sh\\n' > \"$d/$b\"; chmod +x \"$d/$b\"; done\n\
-         cat > \"$d/reflect-toggle\" <<'X'\n{toggle}X\nchmod +x \"$d/reflect-toggle\"\n\"$d/reflect-toggle\" on\n",
-        calls = calls.display()
-    );
-    write_exe(&root.join("scripts/install.sh"), &install);
-
-    // First use, bare toggle: build (which turns capture on), then report status rather than
-    // toggling straight back off.
-    let out = sh(&env, &runner, &[], &[]);
-    assert!(out.status.success());
-    let text = stdout(&out);
-    assert!(text.contains("First use"), "{text}");
-    assert!(text.contains("reflect: state after status"), "{text}");
-    assert_eq!(
-        fs::read_to_string(&calls).unwrap(),
-        "install\ntoggle on\ntoggle status\n"
-    );
-
-    // Built: arguments go straight through, no second build.
-    fs::write(&calls, "").unwrap();
-    let out = sh(&env, &runner, &["off"], &[]);
-    assert_eq!(stdout(&out), "reflect: state after off\n");
-    assert_eq!(fs::read_to_string(&calls).unwrap(), "toggle off\n");
-
-    // A failing toggle is reported on stdout (a failing `!` command would abort the skill silently).
-    write_exe(
-        &root.join("dist/reflect-toggle"),
-        "#!/bin/sh\necho 'reflect-toggle: settings.json: not valid JSON' >&2\nexit 1\n",
-    );
-    let out = sh(&env, &runner, &["on"], &[]);
-    assert!(out.status.success());
-    let text = stdout(&out);
-    assert!(
-        text.contains("not valid JSON") && text.contains("exited with status 1"),
-        "{text}"
-    );
-}
-
-#[test]
-fn toggle_runner_reports_a_failed_build() {
-    let env = Env::new();
-    let root = fake_plugin(&env, "skills/self-reflect-toggle/run-toggle");
-    write_exe(
-        &root.join("scripts/install.sh"),
-        "#!/bin/sh\necho 'error[E0433]: failed to resolve'\nexit 101\n",
-    );
-    let out = sh(
-        &env,
-        &root.join("skills/self-reflect-toggle/run-toggle"),
-        &["on"],
-        &[],
-    );
-    assert!(out.status.success());
-    let text = stdout(&out);
-    assert!(text.contains("the build failed"), "{text}");
-    assert!(text.contains("error[E0433]"), "{text}");
-    assert!(!root.join("dist/reflect-toggle").exists());
 }

@@ -12,7 +12,7 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader};
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Stdio};
 
@@ -20,7 +20,7 @@ use predicates::prelude::*;
 use reflect_core::fsutil::{self, LockWait};
 use serde_json::{json, Value};
 
-use crate::util::{stdout, Env};
+use crate::util::{mkfifo, mknod_null, stdout, Env};
 
 const HOOK_EVENTS: [(&str, &str); 4] = [
     ("PreCompact", "capture-signals"),
@@ -130,8 +130,9 @@ fn fingerprint(path: &Path) -> (u64, i128, Vec<u8>) {
 
 const LEGACY_PRECOMPACT: &str = "python3 ~/.claude/skills/self-reflect/hooks/capture-signals.py";
 
-/// (name, file content or None for absent, the file expected after `on` then `off`).
-fn fixtures() -> Vec<(&'static str, Option<String>, Value)> {
+/// (name, file content or None for absent, the file expected after `on` then `off`: `None` when
+/// that is the very bytes the file held before `on`).
+fn fixtures() -> Vec<(&'static str, Option<String>, Option<Value>)> {
     let other_hooks = json!({
         "hooks": {
             "PreCompact": [
@@ -181,27 +182,26 @@ fn fixtures() -> Vec<(&'static str, Option<String>, Value)> {
     });
     let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap() + "\n";
     vec![
-        ("absent", None, json!({})),
-        ("empty file", Some(String::new()), json!({})),
-        ("empty object", Some("{}\n".into()), json!({})),
+        ("absent", None, Some(json!({}))),
+        ("empty file", Some(String::new()), None),
+        ("empty object", Some("{}\n".into()), None),
         (
             "other hooks on our events",
             Some(pretty(&other_hooks)),
-            other_hooks.clone(),
+            None,
         ),
+        ("unrelated keys", Some(pretty(&unrelated)), None),
         (
-            "unrelated keys",
-            Some(pretty(&unrelated)),
-            unrelated.clone(),
+            "legacy python entries",
+            Some(pretty(&legacy)),
+            Some(legacy_after),
         ),
-        ("legacy python entries", Some(pretty(&legacy)), legacy_after),
-        // `off` drops a container it emptied: an empty `hooks` or event array that `on` filled goes
-        // (`off_alone_leaves_empty_containers` shows `off` by itself keeps them).
-        ("empty hooks", Some("{\"hooks\": {}}".into()), json!({})),
+        // `off` right after `on` gives back the containers `on` filled, as they were.
+        ("empty hooks", Some("{\"hooks\": {}}".into()), None),
         (
             "an empty group of the user's stays",
             Some(r#"{"hooks":{"PreCompact":[{"hooks":[]}],"SessionEnd":[]}}"#.into()),
-            json!({"hooks":{"PreCompact":[{"hooks":[]}]}}),
+            None,
         ),
     ]
 }
@@ -247,11 +247,20 @@ fn on_then_off_keeps_everything_that_is_not_ours() {
         assert_eq!(settings_backups(&env), backups, "{name}: no second backup");
 
         toggle_ok(&env, &["off"]);
-        let off = read_json(&path);
-        assert!(
-            same(&off, &after_off),
-            "{name}: after off\n got {off}\nwant {after_off}"
-        );
+        match &after_off {
+            None => assert_eq!(
+                fs::read_to_string(&path).unwrap(),
+                content.clone().unwrap(),
+                "{name}: off after on gives the same bytes back"
+            ),
+            Some(want) => {
+                let off = read_json(&path);
+                assert!(
+                    same(&off, want),
+                    "{name}: after off\n got {off}\nwant {want}"
+                );
+            }
+        }
 
         let quiet = fingerprint(&path);
         let backups = settings_backups(&env);
@@ -308,6 +317,76 @@ fn layout_is_kept_byte_for_byte() {
     assert!(text.ends_with("}\n"));
     let mode = fs::metadata(settings(&env)).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "a new settings file is private");
+}
+
+/// The settings files shaped like real ones in `tests/fixtures/settings/` (two-space indents, LF):
+/// (name, text). The unit tests of the settings module run each in every layout; here each runs as
+/// it is and with tabs, CRLF and no final newline, through the real binary.
+fn real_world_settings() -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/settings");
+    let mut files: Vec<(String, String)> = fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, fs::read_to_string(e.path()).unwrap())
+        })
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "fixtures found: {}", files.len());
+    let tabs_crlf: Vec<(String, String)> = files
+        .iter()
+        .map(|(name, text)| {
+            let lines: Vec<String> = text
+                .lines()
+                .map(|l| {
+                    let body = l.trim_start_matches(' ');
+                    "\t".repeat((l.len() - body.len()) / 2) + body
+                })
+                .collect();
+            (format!("{name} (tabs, CRLF)"), lines.join("\r\n"))
+        })
+        .collect();
+    files.extend(tabs_crlf);
+    files
+}
+
+#[test]
+fn regression_on_then_off_is_byte_identical_on_real_world_files() {
+    // One HOME for all: the binaries are installed once and reused.
+    let env = Env::new();
+    let path = settings(&env);
+    for (name, text) in real_world_settings() {
+        fs::write(&path, &text).unwrap();
+        toggle_ok(&env, &["on"]);
+        let on = fs::read_to_string(&path).unwrap();
+        assert_registered(&env, &serde_json::from_str(&on).unwrap());
+        if name.ends_with("(tabs, CRLF)") && text.contains('\n') {
+            assert!(!on.replace("\r\n", "").contains('\n'), "{name}: CRLF kept");
+            assert!(!on.contains("\n "), "{name}: tabs kept: {on}");
+        }
+        toggle_ok(&env, &["off"]);
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            text,
+            "{name}: off after on gives the same bytes back"
+        );
+    }
+}
+
+#[test]
+fn regression_an_empty_hooks_object_of_the_users_survives_on_and_off() {
+    let env = Env::new();
+    let text = "{\n  \"hooks\": {},\n  \"model\": \"opus\"\n}\n";
+    fs::write(settings(&env), text).unwrap();
+    toggle_ok(&env, &["on"]);
+    let on = fs::read_to_string(settings(&env)).unwrap();
+    assert!(
+        on.starts_with("{\n  \"hooks\": {\n    \"PreCompact\": ["),
+        "{on}"
+    );
+    toggle_ok(&env, &["off"]);
+    assert_eq!(fs::read_to_string(settings(&env)).unwrap(), text);
 }
 
 #[test]
@@ -376,6 +455,106 @@ fn bad_files_exit_1_untouched_with_the_exact_reason() {
             );
         }
     }
+}
+
+#[test]
+fn regression_a_fifo_or_device_as_settings_is_refused_at_once() {
+    let env = Env::new();
+    let fifo = env.home.join("settings.fifo");
+    mkfifo(&fifo);
+    let device = env.home.join("settings.dev");
+    let mut targets = vec![(fifo.clone(), "is a FIFO, not a regular file")];
+    if mknod_null(&device) {
+        targets.push((device.clone(), "is a device, not a regular file"));
+    }
+    for (target, why) in targets {
+        let _ = fs::remove_file(settings(&env));
+        std::os::unix::fs::symlink(&target, settings(&env)).unwrap();
+        let flag = ["--settings", target.to_str().unwrap()];
+        for args in [
+            vec!["on"],
+            vec!["off"],
+            vec!["status"],
+            vec![],
+            [&["on"][..], &flag[..]].concat(),
+            [&["off"][..], &flag[..]].concat(),
+        ] {
+            env.cmd("reflect-toggle")
+                .args(&args)
+                .timeout(std::time::Duration::from_secs(10))
+                .assert()
+                .code(1)
+                .stderr(predicate::str::contains(why));
+            let kind = fs::symlink_metadata(&target).unwrap().file_type();
+            assert!(
+                kind.is_fifo() || kind.is_char_device(),
+                "{args:?}: {} was replaced",
+                target.display()
+            );
+        }
+        assert!(!bin_dir(&env).exists(), "nothing installed");
+    }
+}
+
+/// Every file and directory under `dir` (itself included) with an owner other than `uid`.
+fn not_owned_by(dir: &Path, uid: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    let meta = fs::symlink_metadata(dir).unwrap();
+    if meta.uid() != uid {
+        out.push(format!("{} ({})", dir.display(), meta.uid()));
+    }
+    if meta.is_dir() {
+        for e in fs::read_dir(dir).unwrap().flatten() {
+            out.extend(not_owned_by(&e.path(), uid));
+        }
+    }
+    out
+}
+
+#[test]
+fn regression_toggle_run_as_root_keeps_the_users_files_the_users() {
+    let probe = tempfile::NamedTempFile::new().unwrap();
+    if fs::metadata(probe.path()).unwrap().uid() != 0 {
+        eprintln!("skipped: needs root (the bug is sudo with HOME kept)");
+        return;
+    }
+    let user = 4242;
+    let env = Env::new();
+    fs::write(settings(&env), "{\n  \"model\": \"opus\"\n}\n").unwrap();
+    fs::write(env.config.join("CLAUDE.md"), format!("# Me\n{SECTION}")).unwrap();
+    fs::create_dir_all(&env.data).unwrap();
+    let v2 = r#"{"ts":"2026-02-11T10:23:00Z","sid":"abc","type":"correction","context":"No, use pnpm not npm","turn":42}"#;
+    fs::write(env.store(), format!("{v2}\n")).unwrap();
+    let chown = StdCommand::new("chown")
+        .args(["-R", &format!("{user}:{user}")])
+        .arg(&env.home)
+        .status()
+        .unwrap();
+    assert!(chown.success());
+    for action in ["on", "off", "on"] {
+        let out = toggle_ok(&env, &[action]);
+        assert!(out.starts_with("reflect: "), "{out}");
+        assert_eq!(
+            not_owned_by(&env.home, user),
+            Vec::<String>::new(),
+            "after {action} as root, everything under the user's HOME is still the user's"
+        );
+    }
+    assert!(
+        env.data.join("backups").is_dir() && settings(&env).with_extension("json.lock").exists()
+    );
+    // The CLI and a hook run as root create the store and the error log as the user's too.
+    fs::remove_file(env.store()).unwrap();
+    env.cmd("memory-store")
+        .args(["append", r#"{"type": "correction", "content": "x"}"#])
+        .assert()
+        .success();
+    env.cmd("capture-failure")
+        .write_stdin("not json")
+        .assert()
+        .success();
+    assert!(env.store().exists() && env.data.join("errors.log").exists());
+    assert_eq!(not_owned_by(&env.home, user), Vec::<String>::new());
 }
 
 #[test]
@@ -523,11 +702,7 @@ fn status_reports_on_off_and_partial() {
 #[test]
 fn dry_run_writes_nothing() {
     let env = Env::new();
-    fs::write(
-        env.config.join("CLAUDE.md"),
-        "# Me\n## Self-Improvement\nx\n",
-    )
-    .unwrap();
+    fs::write(env.config.join("CLAUDE.md"), format!("# Me\n{SECTION}")).unwrap();
     let out = toggle_ok(&env, &["on", "--dry-run"]);
     assert!(out.contains("would install 6"), "{out}");
     assert!(out.contains("would remove the v1"), "{out}");
@@ -536,7 +711,7 @@ fn dry_run_writes_nothing() {
     assert!(!env.data.exists(), "no data dir, no binaries, no backups");
     assert_eq!(
         fs::read_to_string(env.config.join("CLAUDE.md")).unwrap(),
-        "# Me\n## Self-Improvement\nx\n"
+        format!("# Me\n{SECTION}")
     );
 
     toggle_ok(&env, &["on"]);
@@ -758,7 +933,8 @@ fn help_version_and_usage_errors() {
 // ---------------------------------------------------------------------------------------------
 // Migration
 
-const SECTION: &str = "## Self-Improvement\n\nWhen the user corrects you, note it.\n- keep a log\n";
+/// A v1 section: v1's heading and a few lines of v1's template, as v1 wrote them.
+const SECTION: &str = "## Self-Improvement\n\n### Cadence\n\n- One proposal at a time\n- Never interrupt the user's flow\n";
 
 #[test]
 fn v1_section_is_cut_and_nothing_else_changes() {
@@ -788,9 +964,14 @@ fn v1_section_is_cut_and_nothing_else_changes() {
                 .into(),
         ),
         (
-            "subsections go with it, a fenced heading does not end it",
-            format!("# Me\n{SECTION}### Details\n{fence}more\n# Next\nkeep\n"),
+            "v1's subsections go with it",
+            format!("# Me\n{SECTION}### How to propose\n\n### Cadence\n# Next\nkeep\n"),
             "# Me\n# Next\nkeep\n".into(),
+        ),
+        (
+            "a fenced heading does not end it; the user's lines stay under its heading",
+            format!("# Me\n{SECTION}### How to propose\n{fence}more\n# Next\nkeep\n"),
+            format!("# Me\n## Self-Improvement\n\n{fence}more\n# Next\nkeep\n"),
         ),
         (
             "a fenced heading is not the section",
@@ -799,7 +980,7 @@ fn v1_section_is_cut_and_nothing_else_changes() {
         ),
         (
             "CRLF",
-            "# Me\r\n\r\n## Self-Improvement\r\nrule \r\n\r\n## Other\r\nkeep\r\n".into(),
+            "# Me\r\n\r\n## Self-Improvement\r\n### Cadence \r\n\r\n## Other\r\nkeep\r\n".into(),
             "# Me\r\n\r\n## Other\r\nkeep\r\n".into(),
         ),
     ];
@@ -825,9 +1006,11 @@ fn v1_section_is_cut_and_nothing_else_changes() {
         } else {
             let report = stdout(&out);
             assert!(
-                report.contains("removed the v1 `## Self-Improvement` section"),
+                report.contains("removed the v1 `## Self-Improvement` section")
+                    || report.contains("removed v1's lines from the `## Self-Improvement` section"),
                 "{report}"
             );
+            assert!(report.contains("  - removed: ### Cadence"), "{report}");
             let backup_count = backups();
             assert_eq!(backup_count, 1, "{name}");
             let backup = fs::read_dir(env.data.join("backups"))
@@ -847,6 +1030,36 @@ fn v1_section_is_cut_and_nothing_else_changes() {
         env.cmd("memory-store").arg("migrate").assert().success();
         assert_eq!(fingerprint(&md), quiet, "{name}: second run");
     }
+}
+
+#[test]
+fn regression_v1_section_keeps_the_users_lines_and_shows_what_went() {
+    let env = Env::new();
+    let md = env.config.join("CLAUDE.md");
+    fs::write(
+        &md,
+        format!("# Me\n\n{SECTION}- Always run `make fmt` before committing\n\n## Style\ntabs\n"),
+    )
+    .unwrap();
+    let out = toggle_ok(&env, &["on"]);
+    assert_eq!(
+        fs::read_to_string(&md).unwrap(),
+        "# Me\n\n## Self-Improvement\n\n- Always run `make fmt` before committing\n\n## Style\ntabs\n",
+        "{out}"
+    );
+    for line in [
+        "CLAUDE.md: removed v1's lines from the `## Self-Improvement` section (lines 3-10) of ",
+        "  - removed: ### Cadence",
+        "  - removed: - One proposal at a time",
+        "  - removed: - Never interrupt the user's flow",
+        "  1 line(s) you wrote there stay, under the heading:",
+        "  - kept:    - Always run `make fmt` before committing",
+    ] {
+        assert!(out.contains(line), "{line:?} in:\n{out}");
+    }
+    // The user's lines are not v1's: a second `on` finds nothing to remove.
+    let out = toggle_ok(&env, &["on"]);
+    assert!(!out.contains("CLAUDE.md"), "{out}");
 }
 
 #[test]

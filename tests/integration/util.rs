@@ -130,3 +130,23 @@ pub fn real_transcripts() -> Vec<PathBuf> {
 pub fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// A FIFO at `path` (`mkfifo`).
+pub fn mkfifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
+/// A character device like /dev/null at `path`, made in a temp dir so that replacing it by
+/// mistake harms nothing; false when that needs a root we are not.
+pub fn mknod_null(path: &Path) -> bool {
+    std::process::Command::new("mknod")
+        .arg(path)
+        .args(["c", "1", "3"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}

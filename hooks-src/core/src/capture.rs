@@ -12,6 +12,7 @@
 //! would be stored (redacted, with ids).
 
 use std::collections::HashMap;
+use std::io;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -19,7 +20,7 @@ use serde_json::Value;
 use crate::cursor::{self, Cursor};
 use crate::detect::Detector;
 use crate::error::{Error, IoContext, Result};
-use crate::fsutil::LockWait;
+use crate::fsutil::{self, LockWait};
 use crate::hook;
 use crate::hookio::Payload;
 use crate::paths::Paths;
@@ -83,8 +84,13 @@ impl Request {
 
 /// Mine `req.transcript` from the session's cursor and store (or, dry, return) the signals.
 pub fn capture(paths: &Paths, req: &Request) -> Result<Outcome> {
-    let mut file =
-        hook::open_regular_file(&req.transcript).ctx("cannot read transcript", &req.transcript)?;
+    let mut file = fsutil::open_regular(&req.transcript)?.ok_or_else(|| {
+        Error::io(
+            "cannot read transcript",
+            &req.transcript,
+            io::ErrorKind::NotFound.into(),
+        )
+    })?;
     let session = req.session_key();
     let cursor_path = cursor::path(paths, &session);
     let mut warnings = Vec::new();

@@ -161,12 +161,11 @@ fn lock_path(paths: &Paths, session: &str) -> PathBuf {
 }
 
 /// The saved cursor, `Ok(None)` when there is none yet. An unreadable or invalid cursor is an error
-/// (the caller logs it and starts over: mining twice beats never mining).
+/// (the caller logs it and starts over: mining twice beats never mining); so is one that is not a
+/// regular file, refused without blocking (a FIFO there would hold the hook until killed).
 pub fn load(path: &Path) -> Result<Option<Cursor>> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(crate::error::Error::io("cannot read cursor", path, e)),
+    let Some(bytes) = fsutil::read_regular(path)? else {
+        return Ok(None);
     };
     serde_json::from_slice(&bytes)
         .map(Some)

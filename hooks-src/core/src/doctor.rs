@@ -137,19 +137,96 @@ fn check_binaries(paths: &Paths, r: &mut Report) {
         .copied()
         .filter(|name| mode(&bin.join(name)).is_none_or(|m| m & 0o111 == 0))
         .collect();
-    if missing.is_empty() {
-        r.add(
-            Level::Ok,
-            format!("binaries installed in {}", bin.display()),
-            None,
-        );
-    } else {
+    if !missing.is_empty() {
         r.add(
             Level::Warn,
-            format!("missing or not executable in {}: {}", bin.display(), missing.join(", ")),
-            Some("run `scripts/install.sh` in the plugin directory (it builds and runs `reflect-toggle on`)"),
+            format!(
+                "missing or not executable in {}: {}",
+                bin.display(),
+                missing.join(", ")
+            ),
+            Some(INSTALL_FIX),
         );
+        return;
     }
+    let versions: Vec<String> = BINARIES
+        .iter()
+        .map(|name| binary_version(&bin.join(name), name).unwrap_or_else(|| "?".into()))
+        .collect();
+    let oldest = versions
+        .iter()
+        .min_by(|a, b| version_order(a, b))
+        .cloned()
+        .unwrap_or_default();
+    match plugin_version() {
+        Some(plugin) if version_order(&oldest, &plugin).is_lt() => r.add(
+            Level::Warn,
+            format!(
+                "the binaries in {} are version {oldest}, older than the plugin ({plugin})",
+                bin.display()
+            ),
+            Some("run /reflect-toggle on: it installs the plugin's version of the binaries"),
+        ),
+        _ if versions.iter().any(|v| *v != oldest) => r.add(
+            Level::Warn,
+            format!(
+                "the binaries in {} are of different versions ({})",
+                bin.display(),
+                BINARIES
+                    .iter()
+                    .zip(&versions)
+                    .map(|(n, v)| format!("{n} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Some(INSTALL_FIX),
+        ),
+        _ => r.add(
+            Level::Ok,
+            format!("binaries {oldest} installed in {}", bin.display()),
+            None,
+        ),
+    }
+}
+
+const INSTALL_FIX: &str =
+    "run /reflect-toggle on (it installs the binaries of the plugin's version; \
+    in a checkout with Rust, scripts/install.sh builds and installs them)";
+
+/// What `path --version` says after the binary's name (`memory-store 0.1.0` → `0.1.0`).
+fn binary_version(path: &Path, name: &str) -> Option<String> {
+    let out = std::process::Command::new(path)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version = text.trim().strip_prefix(name)?.trim();
+    (out.status.success() && !version.is_empty()).then(|| version.to_string())
+}
+
+/// The version of the plugin this doctor runs for: `$CLAUDE_PLUGIN_ROOT/.claude-plugin/plugin.json`
+/// (Claude Code sets the variable for hooks; the /reflect skill's launcher sets it to its plugin).
+fn plugin_version() -> Option<String> {
+    let root = std::env::var_os("CLAUDE_PLUGIN_ROOT").filter(|v| !v.is_empty())?;
+    let manifest = Path::new(&root).join(".claude-plugin").join("plugin.json");
+    let value: serde_json::Value = serde_json::from_slice(&fs::read(manifest).ok()?).ok()?;
+    value["version"].as_str().map(str::to_string)
+}
+
+/// Order of two versions by their numeric major.minor.patch, as the toggle's runner compares them
+/// (a part that is not a number counts as 0, so an unreadable version is the oldest).
+fn version_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let parts = |v: &str| -> [u64; 3] {
+        let mut out = [0; 3];
+        for (slot, part) in out.iter_mut().zip(v.split('.')) {
+            let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
+            *slot = digits.parse().unwrap_or(0);
+        }
+        out
+    };
+    parts(a).cmp(&parts(b))
 }
 
 fn check_hooks(paths: &Paths, r: &mut Report) {
@@ -341,5 +418,20 @@ fn check_project(r: &mut Report) {
             ),
             None,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_compare_by_number_not_by_text() {
+        use std::cmp::Ordering::*;
+        assert_eq!(version_order("0.9.0", "0.10.0"), Less);
+        assert_eq!(version_order("1.2.3", "1.2.3"), Equal);
+        assert_eq!(version_order("2.0.0", "1.99.99"), Greater);
+        assert_eq!(version_order("0.2.0-rc1", "0.2.0"), Equal);
+        assert_eq!(version_order("?", "0.1.0"), Less);
     }
 }

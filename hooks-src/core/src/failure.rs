@@ -11,7 +11,7 @@ use crate::signal::{Kind, Signal};
 const ERROR_CONTEXT_CHARS: usize = 1500;
 /// How much of an error or a tool input a hook reads at all: enough for every headline and
 /// excerpt we keep, and a bound on redaction's cost when a payload carries megabytes.
-const SCAN_BYTES: usize = 16 * 1024;
+pub(crate) const SCAN_BYTES: usize = 16 * 1024;
 
 /// What the tool was asked to do, in one short line.
 pub fn input_summary(tool: &str, input: &Value) -> String {

@@ -1,14 +1,24 @@
-//! Careful file handling shared by every writer: atomic replace, backups, the sidecar lock with a
-//! bounded wait, private directories and the bounded error log.
+//! Careful file handling shared by every writer: reading a user's file safely, atomic replace,
+//! backups, the sidecar lock with a bounded wait, private directories and the bounded error log.
 //!
-//! Atomic replace follows zoxide's recipe: a unique temp file in the target's own directory, write
-//! everything, `sync_all`, keep the mode, rename over the target, sync the directory. A symlinked
-//! target is followed (the link stays a link, the file it names is replaced) and the temp file is
-//! removed on every error path.
+//! The rules for a file that belongs to the user (settings.json, a CLAUDE.md, a rules file):
+//! - it is rewritten only when it is a regular file once links are followed, and of the kind the
+//!   caller expects (the caller judges the kind: [`crate::settings`] wants a JSON object,
+//!   [`crate::promote`] a Markdown file outside `.git/`). [`open_regular`] opens it with
+//!   `O_NONBLOCK` and checks `fstat` before a byte is read, so a FIFO, a device or a directory in its
+//!   place is refused at once instead of hanging or being replaced by a copy of our output;
+//! - atomic replace follows zoxide's recipe: a unique temp file in the target's own directory, write
+//!   everything, `sync_all`, keep the mode, rename over the target, sync the directory. A symlinked
+//!   target is followed (the link stays a link, the file it names is replaced) and the temp file is
+//!   removed on every error path;
+//! - ownership stays the file's owner's: the temp file is given the original's uid and gid before the
+//!   rename. Run as root (`sudo` with `HOME` kept), a file or directory reflect creates takes the owner
+//!   of the directory it is created in, so the user's own `reflect-toggle off` and the hooks (which run
+//!   as the user) can still write everything reflect made.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
@@ -32,14 +42,111 @@ pub fn now_rfc3339() -> String {
 
 /// Create `dir` (and parents) with mode 0700 when missing. An existing dir keeps its mode.
 pub fn ensure_private_dir(dir: &Path) -> Result<()> {
+    create_dirs(dir, PRIVATE_DIR)
+}
+
+/// Create `dir` and its missing parents with `mode` (narrowed by the umask). Run as root, each
+/// directory created takes the owner of the nearest one that already existed.
+pub fn create_dirs(dir: &Path, mode: u32) -> Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
+    let existing = dir.ancestors().skip(1).find(|a| a.is_dir());
     fs::DirBuilder::new()
         .recursive(true)
-        .mode(PRIVATE_DIR)
+        .mode(mode)
         .create(dir)
-        .ctx("cannot create directory", dir)
+        .ctx("cannot create directory", dir)?;
+    if let Some(owner) = existing
+        .filter(|_| as_root())
+        .and_then(|a| fs::metadata(a).ok())
+    {
+        for created in dir.ancestors().take_while(|a| Some(*a) != existing) {
+            let _ = std::os::unix::fs::lchown(created, Some(owner.uid()), Some(owner.gid()));
+        }
+    }
+    Ok(())
+}
+
+/// Whether this process runs as root, the one case in which what it creates can end up owned by
+/// someone other than the user whose files these are.
+fn as_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Run as root, give `file` (just created at `path`, so owned by root) to the owner of its
+/// directory when that is someone else: the data dir of a user stays the user's. Best effort.
+pub fn give_to_dir_owner(file: &File, path: &Path) {
+    if !as_root() {
+        return;
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let (Ok(dir), Ok(own)) = (fs::metadata(dir), file.metadata()) else {
+        return;
+    };
+    if own.uid() == 0 && dir.uid() != 0 {
+        let _ = std::os::unix::fs::fchown(file, Some(dir.uid()), Some(dir.gid()));
+    }
+}
+
+/// Why `meta` is not a file we read or replace: "… is a FIFO, not a regular file".
+pub fn not_regular(path: &Path, meta: &Metadata) -> Error {
+    let t = meta.file_type();
+    let kind = if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    };
+    Error::msg(format!(
+        "{} is {kind}, not a regular file (nothing was read or changed)",
+        path.display()
+    ))
+}
+
+/// Open `path` (links followed) for reading, without blocking: `O_NONBLOCK` so a FIFO with no
+/// writer does not wait, then `fstat` on the open file, so what is checked is what is read.
+/// `Ok(None)` when there is no such file; an error naming the kind when it is not a regular file.
+pub fn open_regular(path: &Path) -> Result<Option<File>> {
+    let opened = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path);
+    let file = match opened {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            // A socket cannot be opened at all; say what it is rather than "no such device".
+            return Err(match fs::metadata(path) {
+                Ok(meta) if !meta.is_file() => not_regular(path, &meta),
+                _ => Error::io("cannot read", path, e),
+            });
+        }
+    };
+    let meta = file.metadata().ctx("cannot read", path)?;
+    if !meta.is_file() {
+        return Err(not_regular(path, &meta));
+    }
+    Ok(Some(file))
+}
+
+/// The bytes of the regular file at `path` (see [`open_regular`]), `Ok(None)` when it is absent.
+pub fn read_regular(path: &Path) -> Result<Option<Vec<u8>>> {
+    let Some(mut file) = open_regular(path)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ctx("cannot read", path)?;
+    Ok(Some(bytes))
 }
 
 /// Follow a chain of symlinks to the file that is really written. Relative link targets are read
@@ -78,20 +185,27 @@ fn unique_suffix() -> String {
     )
 }
 
-/// Replace `path` with `bytes` atomically. The file keeps its mode; a new file gets `new_mode`.
-/// Refuses a read-only target: the user made it so on purpose (or a tool such as home-manager owns it).
+/// Replace `path` with `bytes` atomically. The file keeps its mode and its owner; a new file gets
+/// `new_mode` (and, run as root, the owner of its directory). Refuses a target that is not a regular
+/// file, and a read-only one: the user made it so on purpose (or a tool such as home-manager owns it).
 pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
     let target = resolve_symlinks(path).ctx("cannot resolve", path)?;
-    let mode = match fs::metadata(&target) {
-        Ok(meta) if meta.permissions().readonly() => {
+    let existing = match fs::metadata(&target) {
+        Ok(meta) => Some(meta),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io("cannot write", &target, e)),
+    };
+    let mode = match &existing {
+        Some(meta) if !meta.is_file() => return Err(not_regular(&target, meta)),
+        Some(meta) if meta.permissions().readonly() => {
             return Err(Error::msg(format!(
                 "{} is read-only (mode {:o}); make it writable first",
                 target.display(),
                 meta.permissions().mode() & 0o7777
             )))
         }
-        Ok(meta) => meta.permissions().mode() & 0o7777,
-        Err(_) => new_mode,
+        Some(meta) => meta.permissions().mode() & 0o7777,
+        None => new_mode,
     };
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -109,7 +223,12 @@ pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
             .mode(mode)
             .open(&tmp)?;
         file.write_all(bytes)?;
-        // umask may have narrowed the mode at creation; the target's own mode wins.
+        match &existing {
+            Some(meta) => keep_owner(&file, meta)?,
+            None => give_to_dir_owner(&file, &target),
+        }
+        // umask may have narrowed the mode at creation (and chown may clear set-id bits); the
+        // target's own mode wins.
         file.set_permissions(fs::Permissions::from_mode(mode))?;
         file.sync_all()?;
         fs::rename(&tmp, &target)
@@ -122,6 +241,20 @@ pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// Give the temp file that replaces a file the original's uid and gid. Root must manage it (else
+/// the user's file would become root's); anyone else keeps what the system allows, as an editor
+/// saving by rename would.
+fn keep_owner(tmp: &File, original: &Metadata) -> io::Result<()> {
+    let own = tmp.metadata()?;
+    if (own.uid(), own.gid()) == (original.uid(), original.gid()) {
+        return Ok(());
+    }
+    match std::os::unix::fs::fchown(tmp, Some(original.uid()), Some(original.gid())) {
+        Err(e) if as_root() => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// A file name for `path` inside the backups dir: the full path flattened, so two projects'
@@ -166,15 +299,27 @@ pub fn backup(path: &Path, backups_dir: &Path, keep: usize, link: bool) -> Resul
     let linked = link && fs::hard_link(&source, &dest).is_ok();
     if !linked {
         fs::copy(&source, &dest).ctx("cannot back up", &source)?;
+        if let Ok(copy) = File::open(&dest) {
+            give_to_dir_owner(&copy, &dest);
+        }
     }
     prune_backups(backups_dir, &stem, keep);
     Ok(Some(dest))
 }
 
-fn prune_backups(dir: &Path, stem: &str, keep: usize) {
+/// The newest copy of `path` in `backups_dir` (made by [`backup`]), if any.
+pub fn newest_backup(path: &Path, backups_dir: &Path) -> Option<PathBuf> {
+    let source = resolve_symlinks(path).ok()?;
+    // The timestamp sorts by time (a `-N` suffix after a same-instant copy sorts after it).
+    let newest = backup_names(backups_dir, &backup_stem(&source)).pop()?;
+    Some(backups_dir.join(newest))
+}
+
+/// The names of the backups of the file whose stem is `stem`, oldest first.
+fn backup_names(dir: &Path, stem: &str) -> Vec<String> {
     let prefix = format!("{stem}.");
     let Ok(entries) = fs::read_dir(dir) else {
-        return;
+        return Vec::new();
     };
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
@@ -185,10 +330,15 @@ fn prune_backups(dir: &Path, stem: &str, keep: usize) {
                 .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
         })
         .collect();
+    names.sort();
+    names
+}
+
+fn prune_backups(dir: &Path, stem: &str, keep: usize) {
+    let names = backup_names(dir, stem);
     if names.len() <= keep {
         return;
     }
-    names.sort();
     for old in &names[..names.len() - keep] {
         let _ = fs::remove_file(dir.join(old));
     }
@@ -213,11 +363,36 @@ impl LockWait {
 
 /// Run `f` while holding an exclusive lock on the sidecar file `lock_path` (created if missing,
 /// never renamed, never written). Waits at most `wait.timeout`; `on_wait` is called once if the
-/// lock is busy, so a CLI can say that it is waiting.
+/// lock is busy, so a CLI can say that it is waiting. On a file system that cannot lock at all
+/// (flock fails with ENOTSUP/EOPNOTSUPP or ENOSYS: some network and FUSE mounts) `f` runs without
+/// the lock, as cargo does there, and the error log says so once.
 pub fn with_lock<T>(
     lock_path: &Path,
     wait: LockWait,
     on_wait: &mut dyn FnMut(),
+    f: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    // The environment's error log, looked up only on a file system that cannot lock.
+    let error_log = || crate::paths::Paths::from_env().ok().map(|p| p.error_log());
+    locked_by(
+        lock_path,
+        wait,
+        on_wait,
+        error_log,
+        fd_lock::RwLock::try_write,
+        f,
+    )
+}
+
+/// [`with_lock`] with the lock attempt and the error log given (tests inject flock's errors).
+fn locked_by<T>(
+    lock_path: &Path,
+    wait: LockWait,
+    on_wait: &mut dyn FnMut(),
+    error_log: impl FnOnce() -> Option<PathBuf>,
+    try_lock: impl for<'a> Fn(
+        &'a mut fd_lock::RwLock<File>,
+    ) -> io::Result<fd_lock::RwLockWriteGuard<'a, File>>,
     f: impl FnOnce() -> Result<T>,
 ) -> Result<T> {
     if let Some(dir) = lock_path.parent() {
@@ -231,12 +406,13 @@ pub fn with_lock<T>(
         .mode(PRIVATE_FILE)
         .open(lock_path)
         .ctx("cannot open lock", lock_path)?;
+    give_to_dir_owner(&file, lock_path);
     let mut lock = fd_lock::RwLock::new(file);
     let start = Instant::now();
     let mut pause = Duration::from_micros(200);
     let mut told = false;
     loop {
-        match lock.try_write() {
+        match try_lock(&mut lock) {
             Ok(_guard) => return f(),
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 if start.elapsed() >= wait.timeout {
@@ -253,8 +429,51 @@ pub fn with_lock<T>(
                 thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(20));
             }
+            Err(e) if locking_unsupported(&e) => {
+                if let Some(log) = error_log() {
+                    note_no_locking(&log, lock_path, &e);
+                }
+                return f();
+            }
             Err(e) => return Err(Error::io("cannot lock", lock_path, e)),
         }
+    }
+}
+
+/// flock's answers for "this file system does not lock" (the errno values differ between
+/// platforms: ENOTSUP and EOPNOTSUPP are one on Linux, two on macOS).
+fn locking_unsupported(e: &io::Error) -> bool {
+    e.raw_os_error()
+        .is_some_and(|c| c == libc::ENOTSUP || c == libc::EOPNOTSUPP || c == libc::ENOSYS)
+}
+
+/// Marker beside the error log: the lock-less file system has been noted already.
+const NO_LOCKING_MARKER: &str = "lock-unsupported";
+
+/// Note once in `log` that locks are skipped: the first writer to create the marker beside the log
+/// writes the line, every later one (in any process) stays quiet.
+fn note_no_locking(log: &Path, lock_path: &Path, e: &io::Error) {
+    let marker = log.with_file_name(NO_LOCKING_MARKER);
+    if let Some(dir) = marker.parent() {
+        let _ = ensure_private_dir(dir);
+    }
+    let first = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(PRIVATE_FILE)
+        .open(&marker)
+        .is_ok();
+    if first {
+        log_error(
+            log,
+            "reflect",
+            &format!(
+                "cannot lock {} ({e}): this file system does not support locks, so reflect writes \
+                 without them (noted once; remove {} to be told again)",
+                lock_path.display(),
+                marker.display()
+            ),
+        );
     }
 }
 
@@ -265,10 +484,7 @@ pub const ERROR_LOG_MAX: u64 = 256 * 1024;
 pub fn log_error(log_path: &Path, program: &str, message: &str) {
     let _ = (|| -> io::Result<()> {
         if let Some(dir) = log_path.parent() {
-            fs::DirBuilder::new()
-                .recursive(true)
-                .mode(PRIVATE_DIR)
-                .create(dir)?;
+            create_dirs(dir, PRIVATE_DIR).map_err(io::Error::other)?;
         }
         if fs::metadata(log_path)
             .map(|m| m.len() > ERROR_LOG_MAX)
@@ -283,6 +499,7 @@ pub fn log_error(log_path: &Path, program: &str, message: &str) {
             .append(true)
             .mode(PRIVATE_FILE)
             .open(log_path)?;
+        give_to_dir_owner(&file, log_path);
         let one_line: String = message
             .chars()
             .map(|c| if c == '\n' { ' ' } else { c })
@@ -332,6 +549,110 @@ mod tests {
         assert_eq!(fs::read_to_string(&file).unwrap(), "keep");
     }
 
+    fn mkfifo(path: &Path) {
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    /// A character device node like /dev/null (1, 3), made in a temp dir so that replacing it by
+    /// mistake harms nothing. Needs root; `None` otherwise.
+    fn mknod_null(path: &Path) -> Option<()> {
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+        (made == 0).then_some(())
+    }
+
+    #[test]
+    fn regression_symlink_to_a_device_or_fifo_is_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        mkfifo(&fifo);
+        let mut targets = vec![fifo];
+        let device = dir.path().join("null");
+        if mknod_null(&device).is_some() {
+            targets.push(device);
+        }
+        for target in targets {
+            let link = dir.path().join("settings.json");
+            let _ = fs::remove_file(&link);
+            std::os::unix::fs::symlink(&target, &link).unwrap();
+            let err = atomic_write(&link, b"{}", PRIVATE_FILE).unwrap_err();
+            assert!(err.to_string().contains("not a regular file"), "{err}");
+            let kind = fs::symlink_metadata(&target).unwrap().file_type();
+            assert!(kind.is_fifo() || kind.is_char_device(), "{target:?} kept");
+            assert!(fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink());
+        }
+    }
+
+    #[test]
+    fn regression_a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("cursor.json");
+        mkfifo(&fifo);
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        for path in [&fifo, &link] {
+            let err = read_regular(path).unwrap_err();
+            assert!(
+                err.to_string().contains("is a FIFO, not a regular file"),
+                "{err}"
+            );
+        }
+        let err = read_regular(dir.path()).unwrap_err();
+        assert!(err.to_string().contains("is a directory"), "{err}");
+        assert!(read_regular(&dir.path().join("missing")).unwrap().is_none());
+        fs::write(dir.path().join("f"), "x").unwrap();
+        assert_eq!(read_regular(&dir.path().join("f")).unwrap().unwrap(), b"x");
+    }
+
+    #[test]
+    fn regression_root_keeps_the_users_ownership() {
+        if !as_root() {
+            eprintln!("skipped: needs root to create files owned by someone else");
+            return;
+        }
+        let (user, group, other) = (4242, 4343, 4444);
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        fs::create_dir(&home).unwrap();
+        std::os::unix::fs::chown(&home, Some(user), Some(group)).unwrap();
+        let owner = |p: &Path| {
+            let m = fs::symlink_metadata(p).unwrap();
+            (m.uid(), m.gid())
+        };
+        // A user's file keeps its owner across a rewrite by root, even one unlike its dir's.
+        let settings = home.join("settings.json");
+        fs::write(&settings, "{}").unwrap();
+        std::os::unix::fs::chown(&settings, Some(other), Some(other)).unwrap();
+        atomic_write(&settings, b"{\"a\":1}", PRIVATE_FILE).unwrap();
+        assert_eq!(owner(&settings), (other, other));
+        // What root creates in the user's dir is the user's: dirs, files, locks, backups, logs.
+        let data = home.join("reflections/deep");
+        ensure_private_dir(&data).unwrap();
+        assert_eq!(owner(&home.join("reflections")), (user, group));
+        assert_eq!(owner(&data), (user, group));
+        let new = home.join("new.json");
+        atomic_write(&new, b"{}", PRIVATE_FILE).unwrap();
+        assert_eq!(owner(&new), (user, group));
+        let lock = home.join("settings.json.lock");
+        with_lock(&lock, LockWait::HOOK, &mut || {}, || Ok(())).unwrap();
+        assert_eq!(owner(&lock), (user, group));
+        let copy = backup(&new, &data, 3, false).unwrap().unwrap();
+        assert_eq!(owner(&copy), (user, group));
+        log_error(&home.join("logs/errors.log"), "t", "m");
+        assert_eq!(owner(&home.join("logs")), (user, group));
+        assert_eq!(owner(&home.join("logs/errors.log")), (user, group));
+        // A root-owned dir keeps what root makes root's.
+        let root_file = dir.path().join("root.json");
+        atomic_write(&root_file, b"{}", PRIVATE_FILE).unwrap();
+        assert_eq!(owner(&root_file).0, 0);
+    }
+
     #[test]
     fn backups_are_bounded_per_file() {
         let dir = tempfile::tempdir().unwrap();
@@ -378,5 +699,73 @@ mod tests {
         let text = fs::read_to_string(&log).unwrap();
         assert!(text.ends_with("test: boom line\n"), "{text}");
         assert!(dir.path().join("d/errors.log.1").exists());
+    }
+
+    fn unsupported(
+        _: &mut fd_lock::RwLock<File>,
+    ) -> io::Result<fd_lock::RwLockWriteGuard<'_, File>> {
+        Err(io::Error::from_raw_os_error(libc::ENOTSUP))
+    }
+
+    fn no_such_call(
+        _: &mut fd_lock::RwLock<File>,
+    ) -> io::Result<fd_lock::RwLockWriteGuard<'_, File>> {
+        Err(io::Error::from_raw_os_error(libc::ENOSYS))
+    }
+
+    fn broken(_: &mut fd_lock::RwLock<File>) -> io::Result<fd_lock::RwLockWriteGuard<'_, File>> {
+        Err(io::Error::from_raw_os_error(libc::EIO))
+    }
+
+    /// A file system without flock (ENOTSUP) used to fail every append: now the write goes
+    /// ahead, and the error log says so once, however many writers follow.
+    #[test]
+    fn lock_unsupported_failed_every_append() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("signals.lock");
+        let log = dir.path().join("errors.log");
+        let mut ran = 0;
+        for attempt in [unsupported, no_such_call, unsupported] {
+            let out = locked_by(
+                &lock,
+                LockWait::HOOK,
+                &mut || {},
+                || Some(log.clone()),
+                attempt,
+                || {
+                    ran += 1;
+                    Ok(ran)
+                },
+            );
+            assert_eq!(out.unwrap(), ran, "the write runs without the lock");
+        }
+        assert_eq!(ran, 3);
+        let text = fs::read_to_string(&log).unwrap();
+        assert_eq!(text.lines().count(), 1, "noted once: {text}");
+        assert!(text.contains("does not support locks"), "{text}");
+        assert!(text.contains(&lock.display().to_string()), "{text}");
+    }
+
+    #[test]
+    fn lock_error_other_than_unsupported_still_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("signals.lock");
+        let log = dir.path().join("errors.log");
+        let mut ran = false;
+        let err = locked_by(
+            &lock,
+            LockWait::HOOK,
+            &mut || {},
+            || Some(log.clone()),
+            broken,
+            || {
+                ran = true;
+                Ok(())
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("cannot lock"), "{err}");
+        assert!(!ran, "an I/O error is not a reason to write unlocked");
+        assert!(!log.exists());
     }
 }

@@ -5,18 +5,13 @@
 //! caught by a panic hook that logs it and exits 0 (the release profile aborts on panic, so this
 //! hook runs before the abort would).
 
-use std::fs::{File, OpenOptions};
 use std::io::{self, IsTerminal, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 use std::process;
 
 use crate::fsutil;
 use crate::hookio::{self, Payload, MAX_PAYLOAD_BYTES};
 use crate::paths::{self, Paths};
-
-/// O_NONBLOCK, so opening a FIFO never waits for a writer.
-const O_NONBLOCK: i32 = 0o4000;
 
 /// `--help`/`-h` print `help`, `--version`/`-V` the version; returns true when one was answered.
 /// Hooks take no other arguments in hook mode, so this is all the flag parsing they pay for.
@@ -73,61 +68,4 @@ pub fn opted_out(payload: &Payload) -> bool {
         .cwd
         .as_deref()
         .is_some_and(|cwd| paths::project_opted_out(Path::new(cwd)))
-}
-
-/// Open `path` for reading only if it is a regular file: a directory, a FIFO that never ends or
-/// a device must not hang or flood a hook.
-pub fn open_regular_file(path: &Path) -> io::Result<File> {
-    let meta = std::fs::metadata(path)?;
-    if !meta.file_type().is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            describe_not_regular(&meta),
-        ));
-    }
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(O_NONBLOCK)
-        .open(path)?;
-    // The path may have been swapped between the check and the open.
-    let meta = file.metadata()?;
-    if !meta.file_type().is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            describe_not_regular(&meta),
-        ));
-    }
-    Ok(file)
-}
-
-fn describe_not_regular(meta: &std::fs::Metadata) -> &'static str {
-    let t = meta.file_type();
-    if t.is_dir() {
-        "is a directory"
-    } else if t.is_fifo() {
-        "is a FIFO, not a regular file"
-    } else if t.is_char_device() || t.is_block_device() {
-        "is a device, not a regular file"
-    } else if t.is_socket() {
-        "is a socket, not a regular file"
-    } else {
-        "is not a regular file"
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn refuses_directories_and_devices() {
-        let dir = tempfile::tempdir().unwrap();
-        let err = open_regular_file(dir.path()).unwrap_err();
-        assert_eq!(err.to_string(), "is a directory");
-        let err = open_regular_file(Path::new("/dev/zero")).unwrap_err();
-        assert!(err.to_string().contains("device"), "{err}");
-        let file = dir.path().join("t.jsonl");
-        std::fs::write(&file, "{}\n").unwrap();
-        assert!(open_regular_file(&file).is_ok());
-    }
 }

@@ -184,13 +184,11 @@ pub fn on(paths: &Paths, opts: &Options, on_wait: &mut dyn FnMut()) -> Result<Ve
 /// installed binaries and the data stay; with no hook registered none of them ever runs.
 pub fn off(paths: &Paths, opts: &Options, on_wait: &mut dyn FnMut()) -> Result<Vec<String>> {
     let dry = opts.dry_run;
-    let outcome = settings::edit_file(
-        &opts.settings,
-        &paths.backups(),
-        dry,
-        on_wait,
-        Document::disable,
-    )?;
+    let (bin, backups) = (bin_dir(paths)?, paths.backups());
+    let outcome = settings::edit_file(&opts.settings, &backups, dry, on_wait, |doc| {
+        let before_on = settings::last_backup(&opts.settings, &backups);
+        doc.disable_after(before_on.as_ref(), &bin)
+    })?;
     let mut lines = vec![if dry {
         "reflect: would be off"
     } else {

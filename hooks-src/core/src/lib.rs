@@ -4,7 +4,7 @@
 //! prints, parses command lines or exits the process. Data flows one way:
 //!
 //! * capture: payload bytes → [`hookio`] → [`transcript`] events → [`detect`] → [`redact`] → [`store`]
-//! * toggle: [`paths`] → [`settings`] (+ [`migrate`]) → [`fsutil::atomic_write`]
+//! * toggle: [`paths`] → [`settings`] (edits through [`jsonedit`]; + [`migrate`]) → [`fsutil::atomic_write`]
 //! * review: flag values and `append` input → [`input`] → [`store`] → [`render`] / [`promote`]
 
 pub mod capture;
@@ -19,6 +19,7 @@ pub mod hook;
 pub mod hookio;
 pub mod input;
 pub mod install;
+pub mod jsonedit;
 pub mod migrate;
 pub mod paths;
 pub mod promote;

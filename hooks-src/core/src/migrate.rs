@@ -1,10 +1,16 @@
 //! Upgrading what v1 and v2 left behind, run by `reflect-toggle on` and `memory-store migrate`:
 //!
-//! - v1 kept its instructions in a `## Self-Improvement` section of `<config dir>/CLAUDE.md`. The
-//!   section (its heading through the line before the next heading of level 1 or 2, or the end) is cut
-//!   out and nothing else changes, not a byte: line endings, trailing spaces and the blank lines around
-//!   it stay. Headings are ATX headings outside fenced code blocks; `## Self-Improvement Notes` and
-//!   `### Self-Improvement` are other headings and stay.
+//! - v1 kept its instructions in a `## Self-Improvement` section of `<config dir>/CLAUDE.md` (its
+//!   heading through the line before the next heading of level 1 or 2, or the end). Only what v1
+//!   wrote goes: a line is v1's when it is one of the lines of v1's template ([`V1_LINES`], matched
+//!   whatever its indentation, line ending or dash and quote style); a line the user added in the
+//!   section is theirs and stays, under the heading, with the blank lines between kept lines folded
+//!   to one. When nothing of the user's is in it, the whole section goes. Nothing outside the section
+//!   changes, not a byte: line endings, trailing spaces and the blank lines around it stay. The
+//!   report lists every line removed (and every line kept), besides the backup. Headings are ATX
+//!   headings outside fenced code blocks; `## Self-Improvement Notes` and `### Self-Improvement`
+//!   are other headings and stay. CLAUDE.md is read only when it is a regular file and rewritten
+//!   only when it is a Markdown note ([`crate::promote::check_target`]).
 //! - v2 wrote short store lines; [`Store::migrate_legacy`] converts them to schema v1 in place.
 //! - v2 hook entries in settings.json are replaced by ours: that is [`crate::settings`]'s `enable`,
 //!   which removes legacy entries as it registers.
@@ -15,14 +21,69 @@ use std::fs;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 use crate::fsutil::{self, USER_FILE};
 use crate::paths::Paths;
 use crate::settings;
+use crate::signal::fnv1a;
 use crate::store::{Snapshot, Store};
 
 /// The heading v1 wrote.
 pub const V1_HEADING: &str = "Self-Improvement";
+
+/// The lines v1's template wrote under its heading, as fingerprints of [`v1_normal`] text (FNV-1a):
+/// what is needed to tell them from the user's own lines, without carrying v1's text around.
+const V1_LINES: [u64; 28] = [
+    0x3851705f94795870,
+    0xf57713e99473133b,
+    0xb16131bc7c2696cd,
+    0xde7fd0d998820bf4,
+    0x4ac95676c80a8c1c,
+    0x8cbf7a8e0383afa1,
+    0xbbd9a73330c792f5,
+    0xe5808ed5fc6b68dc,
+    0xf371fd5f4a698279,
+    0xb1ed054d58d3d8d2,
+    0xa5d92138c68d67f2,
+    0x3650c374b765c5f5,
+    0x437a887b4bd01af1,
+    0x285a5d871d214f15,
+    0x5bbbbb0b63f0a898,
+    0x9d09256c53b3aa77,
+    0xc7e8bea345ca11b6,
+    0x1de76d0043dcec51,
+    0x64c0ddc9079bedc1,
+    0x4c8f26c72f413d91,
+    0x1732fe884200c4f5,
+    0xefba28b1d53f4534,
+    0xa6519cd09115f4e5,
+    0x1b98efb03286f7eb,
+    0xcf93bdfb44e90601,
+    0xe339ff37859a3423,
+    0xf4b1bdb0b30b1775,
+    0x59457d94ea1e24ad,
+];
+
+/// A line as compared with v1's: trimmed, inner white space folded to one space, typographic dashes
+/// and quotes made ASCII (v1's template was written out by the model, which may have varied them).
+fn v1_normal(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    folded
+        .chars()
+        .map(|c| match c {
+            '\u{2014}' | '\u{2013}' => '-',
+            '\u{2018}' | '\u{2019}' => '\'',
+            '\u{201c}' | '\u{201d}' => '"',
+            c => c,
+        })
+        .collect()
+}
+
+/// Whether `line` is one v1's template wrote.
+fn is_v1_line(line: &[u8]) -> bool {
+    V1_LINES.contains(&fnv1a(v1_normal(line).as_bytes()))
+}
 
 /// How many backups of CLAUDE.md are kept.
 const CLAUDE_MD_BACKUPS_KEPT: usize = 20;
@@ -119,20 +180,64 @@ pub fn v1_sections(text: &[u8]) -> Vec<Range<usize>> {
     sections
 }
 
-/// `text` without its v1 sections, or `None` when it has none.
-pub fn without_v1_sections(text: &[u8]) -> Option<Vec<u8>> {
+/// What cutting v1's lines out of a text did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Cut {
+    /// The text afterwards.
+    pub text: Vec<u8>,
+    /// The lines removed (without their line ending; blank lines left out).
+    pub removed: Vec<String>,
+    /// The user's lines kept in a section.
+    pub kept: Vec<String>,
+}
+
+fn line_text(line: &[u8]) -> String {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    String::from_utf8_lossy(line).into_owned()
+}
+
+/// `text` without what v1 wrote (see the module docs), or `None` when there is nothing of v1's.
+pub fn without_v1_sections(text: &[u8]) -> Option<Cut> {
     let sections = v1_sections(text);
     if sections.is_empty() {
         return None;
     }
-    let mut out = Vec::with_capacity(text.len());
+    let mut cut = Cut::default();
     let mut at = 0;
     for s in sections {
-        out.extend_from_slice(&text[at..s.start]);
+        cut.text.extend_from_slice(&text[at..s.start]);
         at = s.end;
+        let mut lines = text[s.clone()].split_inclusive(|&b| b == b'\n');
+        let heading = lines.next().unwrap_or_default();
+        let body: Vec<&[u8]> = lines.collect();
+        let blank = |l: &[u8]| l.trim_ascii().is_empty();
+        let theirs = |l: &[u8]| !blank(l) && !is_v1_line(l);
+        if !body.iter().any(|l| theirs(l)) {
+            cut.removed.push(line_text(heading));
+            cut.removed
+                .extend(body.iter().filter(|l| !blank(l)).map(|l| line_text(l)));
+            continue;
+        }
+        // The user's lines stay under the heading; a run of blank lines left between them is one.
+        cut.text.extend_from_slice(heading);
+        let mut last_blank = false;
+        for line in body {
+            if theirs(line) {
+                cut.kept.push(line_text(line));
+            } else if !blank(line) {
+                cut.removed.push(line_text(line));
+                continue;
+            } else if last_blank {
+                continue;
+            }
+            last_blank = blank(line);
+            cut.text.extend_from_slice(line);
+        }
     }
-    out.extend_from_slice(&text[at..]);
-    Some(out)
+    cut.text.extend_from_slice(&text[at..]);
+    // A section that holds only the user's lines is theirs now: nothing to do.
+    (!cut.removed.is_empty()).then_some(cut)
 }
 
 /// 1-based line number of byte offset `at`.
@@ -140,18 +245,18 @@ fn line_of(text: &[u8], at: usize) -> usize {
     text[..at].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
-/// Remove the v1 section from the CLAUDE.md at `path` (backed up to `backups` first). Returns the
-/// one-line report, or `None` when there was nothing to do.
+/// Remove what v1 wrote from the CLAUDE.md at `path` (backed up to `backups` first). Returns the
+/// report, one line and then every line removed and kept, or `None` when there was nothing to do.
 pub fn migrate_claude_md(path: &Path, backups: &Path, dry_run: bool) -> Result<Option<String>> {
-    let text = match fs::read(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io("cannot read", path, e)),
-    };
-    let sections = v1_sections(&text);
-    let Some(new) = without_v1_sections(&text) else {
+    let Some(text) = fsutil::read_regular(path)? else {
         return Ok(None);
     };
+    let sections = v1_sections(&text);
+    let Some(cut) = without_v1_sections(&text) else {
+        return Ok(None);
+    };
+    let target = fsutil::resolve_symlinks(path).ctx("cannot resolve", path)?;
+    crate::promote::check_target(path, &target)?;
     let lines: Vec<String> = sections
         .iter()
         .map(|s| {
@@ -159,18 +264,39 @@ pub fn migrate_claude_md(path: &Path, backups: &Path, dry_run: bool) -> Result<O
             format!("{}-{}", line_of(&text, s.start), last)
         })
         .collect();
+    let (whole, from) = if cut.kept.is_empty() {
+        (format!("the v1 `## {V1_HEADING}` section"), "from")
+    } else {
+        (
+            format!("v1's lines from the `## {V1_HEADING}` section"),
+            "of",
+        )
+    };
     let what = format!(
-        "the v1 `## {V1_HEADING}` section (lines {}) from {}",
+        "{whole} (lines {}) {from} {}",
         lines.join(", "),
         path.display()
     );
+    let mut listing = String::new();
+    for line in &cut.removed {
+        listing.push_str(&format!("\n  - removed: {line}"));
+    }
+    if !cut.kept.is_empty() {
+        listing.push_str(&format!(
+            "\n  {} line(s) you wrote there stay, under the heading:",
+            cut.kept.len()
+        ));
+        for line in &cut.kept {
+            listing.push_str(&format!("\n  - kept:    {line}"));
+        }
+    }
     if dry_run {
-        return Ok(Some(format!("would remove {what}")));
+        return Ok(Some(format!("would remove {what}{listing}")));
     }
     let backup = fsutil::backup(path, backups, CLAUDE_MD_BACKUPS_KEPT, false)?;
-    fsutil::atomic_write(path, &new, USER_FILE)?;
+    fsutil::atomic_write(path, &cut.text, USER_FILE)?;
     Ok(Some(format!(
-        "removed {what}{}",
+        "removed {what}{}{listing}",
         backup
             .map(|b| format!(" (backup: {})", b.display()))
             .unwrap_or_default()
@@ -266,9 +392,13 @@ pub fn legacy_hooks(
 mod tests {
     use super::*;
 
+    /// A few lines of v1's template (its subheadings and bullets), as v1 wrote them.
+    const V1: &str = "### Cadence\n\n- One proposal at a time\n- Never interrupt the user's flow\n";
+
     fn cut(text: &str) -> String {
-        String::from_utf8(without_v1_sections(text.as_bytes()).unwrap_or_else(|| text.into()))
-            .unwrap()
+        let text = text.replace("V1\n", V1);
+        let out = without_v1_sections(text.as_bytes()).map_or(text.into_bytes(), |c| c.text);
+        String::from_utf8(out).unwrap()
     }
 
     #[test]
@@ -293,14 +423,24 @@ mod tests {
 
     #[test]
     fn sections_end_at_same_or_higher_level_outside_fences() {
-        let text = "# T\n\n## Self-Improvement\nrule\n### sub\n```\n## not a heading\n```\nmore\n## Next\nkeep\n";
+        let text =
+            "# T\n\n## Self-Improvement\nV1\n### sub\n```\n## not a heading\n```\n## Next\nkeep\n";
+        assert_eq!(
+            cut(text),
+            "# T\n\n## Self-Improvement\n\n### sub\n```\n## not a heading\n```\n## Next\nkeep\n",
+            "### sub and the fence are not v1's: they stay, under the heading"
+        );
+        let text = "# T\n\n## Self-Improvement\nV1\n### What to watch for\n## Next\nkeep\n";
         assert_eq!(cut(text), "# T\n\n## Next\nkeep\n");
         let similar =
-            "## Self-Improvement Notes\nx\n## A\n### Self-Improvement\ny\n# Self-Improvement\n";
-        assert_eq!(cut(similar), similar);
-        assert_eq!(cut("## Self-Improvement\r\nx \r\n"), "");
+            "## Self-Improvement Notes\nV1\n## A\n### Self-Improvement\nV1\n# Self-Improvement\n";
+        assert_eq!(cut(similar), similar.replace("V1\n", V1));
         assert_eq!(
-            cut("a\r\n## Self-Improvement\r\nx\r\n# B\r\n"),
+            cut("## Self-Improvement\r\n- One proposal at a time \r\n"),
+            ""
+        );
+        assert_eq!(
+            cut("a\r\n## Self-Improvement\r\n\t### Cadence\r\n# B\r\n"),
             "a\r\n# B\r\n"
         );
         assert_eq!(
@@ -308,9 +448,47 @@ mod tests {
             "~~~\n## Self-Improvement\n~~~\n"
         );
         assert_eq!(
-            cut("## Self-Improvement\na\n## Self-Improvement\nb\n## C\n"),
+            cut("## Self-Improvement\nV1\n## Self-Improvement\nV1\n## C\n"),
             "## C\n"
         );
         assert_eq!(cut("x\n## Self-Improvement"), "x\n");
+    }
+
+    #[test]
+    fn regression_lines_the_user_wrote_in_the_v1_section_stay() {
+        let text = format!(
+            "# Me\n\n## Self-Improvement\n\n{V1}- my own rule: run `make fmt`\n\n### Cadence\n\n- Space proposals out \u{2014} no more than one every few minutes\n\n  more of mine\n\n## Next\nkeep\n"
+        );
+        let cut = without_v1_sections(text.as_bytes()).unwrap();
+        assert_eq!(
+            String::from_utf8(cut.text).unwrap(),
+            "# Me\n\n## Self-Improvement\n\n- my own rule: run `make fmt`\n\n  more of mine\n\n## Next\nkeep\n"
+        );
+        assert_eq!(
+            cut.kept,
+            ["- my own rule: run `make fmt`", "  more of mine"]
+        );
+        assert_eq!(
+            cut.removed,
+            [
+                "### Cadence",
+                "- One proposal at a time",
+                "- Never interrupt the user's flow",
+                "### Cadence",
+                "- Space proposals out \u{2014} no more than one every few minutes"
+            ]
+        );
+        // Run again: nothing of v1's is left, so nothing changes.
+        assert_eq!(without_v1_sections(cut_text(&text).as_bytes()), None);
+        assert!(is_v1_line(
+            "  - Space proposals out -- no more than one every few minutes"
+                .replace("--", "\u{2013}")
+                .as_bytes()
+        ));
+        assert!(!is_v1_line(b"- One proposal at a time, please"));
+    }
+
+    fn cut_text(text: &str) -> String {
+        String::from_utf8(without_v1_sections(text.as_bytes()).unwrap().text).unwrap()
     }
 }

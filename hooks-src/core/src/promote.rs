@@ -5,8 +5,17 @@
 //! already there is not added twice), then the signal's status, then the learnings index
 //! (`learnings/LEARNINGS.md`, one line per learning) and its topic file (`learnings/<type>.md`,
 //! the evidence). Running the same promotion again changes nothing but what a crash left undone.
+//!
+//! A target is written only when it is a Markdown file ([`check_target`]): named `.md` or
+//! `.markdown`, both as given and once links are followed; not inside a `.git` directory (a hook
+//! script, a git config); not an executable program (a `#!` script or a binary: the execute bit alone
+//! is no sign, every file on a WSL-mounted Windows drive has it); a regular file or absent. A CLAUDE.md linked to `~/.bashrc`
+//! or into `.git/` is refused before anything is read or written, so the learning never lands in a
+//! shell profile or a hook. A CLAUDE.md linked into a dotfiles repository is followed: the file it
+//! names is rewritten atomically, the link stays, and so do the file's mode and owner.
 
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -170,6 +179,75 @@ pub fn template_for(target: &Path) -> String {
     format!("# {title}\n")
 }
 
+/// Whether a learning may be written to `target`, the file `given` resolves to (links followed):
+/// see the module docs. Both names must be Markdown, neither may lie inside `.git/` (nor may the
+/// real directory of `target`, through a linked directory), and an existing target must be a
+/// regular file that is not an executable program.
+pub fn check_target(given: &Path, target: &Path) -> Result<()> {
+    let refuse = |why: String| {
+        Err(Error::msg(format!(
+            "refusing to write a learning to {}: {why}; nothing was changed",
+            given.display()
+        )))
+    };
+    let markdown = |p: &Path| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
+    };
+    for p in [given, target] {
+        if !markdown(p) {
+            let what = if p == given {
+                "it"
+            } else {
+                "the file it links to"
+            };
+            return refuse(format!(
+                "{what} ({}) is not a Markdown file (.md or .markdown)",
+                p.display()
+            ));
+        }
+    }
+    let real_dir = target.parent().and_then(|d| fs::canonicalize(d).ok());
+    let in_git = [Some(given), Some(target), real_dir.as_deref()]
+        .into_iter()
+        .flatten()
+        .any(|p| {
+            p.components()
+                .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
+        });
+    if in_git {
+        return refuse(format!("{} is inside a .git directory", target.display()));
+    }
+    match fs::metadata(target) {
+        Ok(meta) if !meta.is_file() => Err(fsutil::not_regular(target, &meta)),
+        Ok(meta) if meta.permissions().mode() & 0o111 != 0 && is_program(target) => {
+            refuse(format!(
+                "{} is an executable program (mode {:o}), not notes",
+                target.display(),
+                meta.permissions().mode() & 0o7777
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Whether the file starts like a program: a `#!` script or an ELF or Mach-O binary. The execute
+/// bit alone does not say it: on a Windows drive mounted in WSL every file has it.
+fn is_program(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 4];
+    let Ok(Some(mut file)) = fsutil::open_regular(path) else {
+        return false;
+    };
+    let n = file.read(&mut head).unwrap_or(0);
+    let head = &head[..n];
+    head.starts_with(b"#!")
+        || head == b"\x7fELF"
+        || head == [0xcf, 0xfa, 0xed, 0xfe]
+        || head == [0xca, 0xfe, 0xba, 0xbe]
+}
+
 /// Promote signal `id`: write `content` under `## section` of `target`, mark the signal
 /// promoted, and record it in the learnings index. Nothing changes when the id does not exist.
 pub fn promote(
@@ -194,11 +272,12 @@ pub fn promote(
         .filter(|s| !s.is_empty())
         .unwrap_or(default_section(&signal.kind))
         .to_string();
-    let target = fsutil::resolve_symlinks(target).ctx("cannot resolve", target)?;
-    let (existing, created) = match fs::read_to_string(&target) {
-        Ok(text) => (text, false),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (template_for(&target), true),
-        Err(e) => return Err(Error::io("cannot read", &target, e)),
+    let given = target;
+    let target = fsutil::resolve_symlinks(given).ctx("cannot resolve", given)?;
+    check_target(given, &target)?;
+    let (existing, created) = match read_text(&target)? {
+        Some(text) => (text, false),
+        None => (template_for(&target), true),
     };
     let mut promotion = Promotion {
         target: target.clone(),
@@ -209,7 +288,7 @@ pub fn promote(
     };
     if let Some(updated) = insert_under_section(&existing, &section, &content) {
         if let Some(dir) = target.parent() {
-            fs::create_dir_all(dir).ctx("cannot create directory", dir)?;
+            fsutil::create_dirs(dir, 0o777)?;
         }
         promotion.backup =
             fsutil::backup(&target, &store.paths().backups(), USER_BACKUPS_KEPT, false)?;
@@ -294,12 +373,22 @@ fn record_learning(paths: &Paths, sig: &Signal, content: &str) -> Result<()> {
     rewrite_private(paths, &topic_path, &new)
 }
 
+/// The text of the regular file at `path` ([`fsutil::read_regular`]: never waits on a FIFO),
+/// `None` when there is none.
+fn read_text(path: &Path) -> Result<Option<String>> {
+    let Some(bytes) = fsutil::read_regular(path)? else {
+        return Ok(None);
+    };
+    String::from_utf8(bytes).map(Some).map_err(|_| {
+        Error::msg(format!(
+            "{} is not UTF-8 text; nothing was changed",
+            path.display()
+        ))
+    })
+}
+
 fn read_or(path: &Path, default: &str) -> Result<String> {
-    match fs::read_to_string(path) {
-        Ok(t) => Ok(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(default.to_string()),
-        Err(e) => Err(Error::io("cannot read", path, e)),
-    }
+    Ok(read_text(path)?.unwrap_or_else(|| default.to_string()))
 }
 
 fn rewrite_private(paths: &Paths, path: &Path, text: &str) -> Result<()> {
@@ -337,7 +426,9 @@ pub fn forget_learnings(paths: &Paths, ids: &[String]) -> Result<usize> {
         if path.extension().is_none_or(|e| e != "md") {
             continue;
         }
-        let old = fs::read_to_string(&path).ctx("cannot read", &path)?;
+        let Some(old) = read_text(&path)? else {
+            continue;
+        };
         let mut new = old.clone();
         for id in ids {
             new = remove_entry(&new, id);

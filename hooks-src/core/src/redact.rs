@@ -3,11 +3,21 @@
 //! Every signal passes through [`redact_signal`] inside `Store::append`, so no capture path can
 //! store a secret by forgetting to call it; promotion redacts the text it writes into a memory
 //! file, and `export` redacts again on the way out (for stores written before a rule existed).
+//! A text is redacted before it is cut ([`redact_prefix`]): a cut token no longer matches its
+//! rule and would leak its start.
 //!
 //! Each secret is replaced by `[REDACTED:<kind>]` (the kinds are [`KINDS`]); for assignments,
-//! URLs and headers only the secret part goes, so `DATABASE_PASSWORD=[REDACTED:env-secret]` still
-//! says what was set. `<private>…</private>` spans (any case, across lines; an unclosed one runs
-//! to the end of the text) are dropped entirely, tags included.
+//! URLs, headers and command-line flags only the secret part goes, so
+//! `DATABASE_PASSWORD=[REDACTED:env-secret]` still says what was set. `<private>…</private>`
+//! spans (any case, across lines; an unclosed one runs to the end of the text) are dropped
+//! entirely, tags included.
+//!
+//! No secret hides behind an encoding: the rules read the text as written and, when it holds
+//! escapes, its normalized view too (the `view` module: backslash and percent escapes decoded),
+//! and what they find in the view is replaced in the text as written, the escapes it came from
+//! included. The stored text stays as it was but for its secrets, and nothing of a secret is
+//! kept, encoded or not. An `_`, a literal `\n` or a `%xx` before a token is a separator like a
+//! blank. Known secret-bearing command-line flags are redacted by flag (the `flags` module).
 //!
 //! What is deliberately left alone: empty values and placeholders (`password=`,
 //! `password=${PASSWORD}`, `<your-password>`, `{{ token }}`, `****`, `null`), because they are not
@@ -20,7 +30,8 @@
 //! of starting a process. Every rule has a literal pre-check (a substring, or a short scan for
 //! `keyword=`) that decides whether it can match at all, and the rules themselves are
 //! hand-written byte scans, not regexes (see [`Rule`] for why). Text without a trigger costs a
-//! few substring searches and comes back as `Cow::Borrowed`.
+//! few substring searches and comes back as `Cow::Borrowed`; only text holding a `\` or a `%`
+//! builds a view, and only a `-` that starts a flag-like word runs the flag scan.
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -31,6 +42,11 @@ use memchr::memmem;
 use serde_json::{Map, Value};
 
 use crate::signal::Signal;
+
+mod flags;
+mod view;
+
+use view::View;
 
 /// How every placeholder starts; a value that already starts with it is never redacted again.
 pub const PLACEHOLDER_PREFIX: &str = "[REDACTED:";
@@ -54,6 +70,7 @@ pub const KINDS: &[&str] = &[
     "aws-secret-key",
     "bearer-token",
     "basic-auth",
+    "flag-secret",
     "env-secret",
     "secret-assignment",
 ];
@@ -67,29 +84,100 @@ pub fn placeholder(kind: &str) -> String {
 /// when nothing changed.
 pub fn redact(text: &str) -> Cow<'_, str> {
     let dropped = drop_private(text);
-    let probe = Probe::new(&dropped);
-    let due: Vec<&Rule> = RULES.iter().filter(|r| (r.may_match)(&probe)).collect();
-    drop(probe);
-    let mut out: Cow<[u8]> = match &dropped {
-        Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
-        Cow::Owned(s) => Cow::Owned(s.clone().into_bytes()),
-    };
-    for rule in due {
-        let spans = (rule.scan)(&out);
-        let replaced = (!spans.is_empty()).then(|| splice(&out, &spans, rule.kind));
-        if let Some(s) = replaced {
-            out = Cow::Owned(s);
-        }
+    let mut found = find(&dropped);
+    if let Some(view) = View::of(&dropped) {
+        // Both readings count: a secret behind an escape is whole only in the view, one holding
+        // an escaped blank or quote (`pass%20word`) only in the text as written.
+        found.extend(find(&view.text).into_iter().map(|f| Found {
+            span: view.source(&f.span),
+            kind: f.kind,
+        }));
     }
-    if out == text.as_bytes() {
-        return Cow::Borrowed(text);
+    if found.is_empty() {
+        return dropped;
     }
+    let out = replace(dropped.as_bytes(), found);
     // Every secret starts and ends next to an ASCII byte or at an end of the text, so splicing
     // keeps the text valid UTF-8; the lossy path is a guard, not an expected case.
-    match String::from_utf8(out.into_owned()) {
+    match String::from_utf8(out) {
         Ok(s) => Cow::Owned(s),
         Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
     }
+}
+
+/// A secret: the bytes it covers in the text searched, and its kind.
+struct Found {
+    span: Range<usize>,
+    kind: &'static str,
+}
+
+/// The secrets of `text`. The rules run in [`KINDS`] order, each on the text with what the rules
+/// before it found already replaced by placeholders (a redacted token is not read again as a
+/// password); where each find lies in `text` is tracked through those replacements.
+fn find(text: &str) -> Vec<Found> {
+    let probe = Probe::new(text);
+    let due: Vec<&Rule> = RULES.iter().filter(|r| (r.may_match)(&probe)).collect();
+    drop(probe);
+    let mut current: Cow<[u8]> = Cow::Borrowed(text.as_bytes());
+    // `origin[i]`: the bytes of `text` (start, end) that byte `i` of `current` stands for; built
+    // at the first find, as most texts have none.
+    let mut origin: Option<Vec<(usize, usize)>> = None;
+    let mut found = Vec::new();
+    for rule in due {
+        let spans = (rule.scan)(&current);
+        if spans.is_empty() {
+            continue;
+        }
+        let from = origin.get_or_insert_with(|| (0..current.len()).map(|i| (i, i + 1)).collect());
+        let placeholder = placeholder(rule.kind);
+        let mut next = Vec::with_capacity(current.len() + spans.len() * placeholder.len());
+        let mut next_origin = Vec::with_capacity(next.capacity());
+        let mut kept = 0;
+        for span in spans.into_iter().filter(|s| !s.is_empty()) {
+            next.extend_from_slice(&current[kept..span.start]);
+            next_origin.extend_from_slice(&from[kept..span.start]);
+            let source = (from[span.start].0, from[span.end - 1].1);
+            found.push(Found {
+                span: source.0..source.1,
+                kind: rule.kind,
+            });
+            next.extend_from_slice(placeholder.as_bytes());
+            next_origin.extend(std::iter::repeat_n(source, placeholder.len()));
+            kept = span.end;
+        }
+        next.extend_from_slice(&current[kept..]);
+        next_origin.extend_from_slice(&from[kept..]);
+        current = Cow::Owned(next);
+        *from = next_origin;
+    }
+    found
+}
+
+/// `text` with each found secret replaced by its placeholder. Finds that overlap become one: a
+/// find that covers the placeholder of an earlier one covers that whole secret, so the outer
+/// (the first when sorted by start, longest first) names the kind; of two finds of the same
+/// bytes (in the text and in its view), the more specific kind (the earlier in [`KINDS`]).
+fn replace(text: &[u8], mut found: Vec<Found>) -> Vec<u8> {
+    let rank = |kind: &str| KINDS.iter().position(|k| *k == kind);
+    found.sort_by_key(|f| (f.span.start, std::cmp::Reverse(f.span.end), rank(f.kind)));
+    let mut merged: Vec<Found> = Vec::with_capacity(found.len());
+    for f in found {
+        match merged.last_mut() {
+            Some(last) if f.span.start < last.span.end => {
+                last.span.end = last.span.end.max(f.span.end);
+            }
+            _ => merged.push(f),
+        }
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut kept = 0;
+    for f in merged {
+        out.extend_from_slice(&text[kept..f.span.start]);
+        out.extend_from_slice(placeholder(f.kind).as_bytes());
+        kept = f.span.end;
+    }
+    out.extend_from_slice(&text[kept..]);
+    out
 }
 
 /// The first `max_bytes` or so of `text`, redacted: [`redact`] costs time in proportion to its
@@ -208,9 +296,15 @@ struct ByteSet([u64; 4]);
 
 impl ByteSet {
     fn of(text: &[u8]) -> ByteSet {
-        let mut set = [0u64; 4];
+        // A flag a byte value: independent stores, where or-ing bits into four words makes
+        // every byte wait for the one before (a 4 KB error took 5 µs, now about 1).
+        let mut seen = [false; 256];
         for &b in text {
-            set[usize::from(b >> 6)] |= 1 << (b & 63);
+            seen[usize::from(b)] = true;
+        }
+        let mut set = [0u64; 4];
+        for (b, _) in seen.iter().enumerate().filter(|(_, &s)| s) {
+            set[b >> 6] |= 1 << (b & 63);
         }
         ByteSet(set)
     }
@@ -290,20 +384,6 @@ struct Rule {
     scan: fn(&[u8]) -> Vec<Range<usize>>,
 }
 
-/// `text` with each of `spans` (ordered, not overlapping) replaced by the placeholder of `kind`.
-fn splice(text: &[u8], spans: &[Range<usize>], kind: &str) -> Vec<u8> {
-    let placeholder = placeholder(kind);
-    let mut out = Vec::with_capacity(text.len() + spans.len() * placeholder.len());
-    let mut kept_from = 0;
-    for span in spans {
-        out.extend_from_slice(&text[kept_from..span.start]);
-        out.extend_from_slice(placeholder.as_bytes());
-        kept_from = span.end;
-    }
-    out.extend_from_slice(&text[kept_from..]);
-    out
-}
-
 /// Sorted, and of two overlapping spans the earlier one kept.
 fn ordered(mut found: Vec<Range<usize>>) -> Vec<Range<usize>> {
     found.sort_by_key(|r| (r.start, r.end));
@@ -327,6 +407,12 @@ fn is_blank(b: u8) -> bool {
 /// A word boundary right before `at` (`\b` in front of a word byte).
 fn boundary_before(text: &[u8], at: usize) -> bool {
     at == 0 || !is_word(text[at - 1])
+}
+
+/// Where a token or a header name may start: after anything but a letter or a digit. An `_`
+/// separates too (`ERR_ghp_…`, `HTTP_AUTHORIZATION`), while `risk-` never holds an `sk-` key.
+fn separated(text: &[u8], at: usize) -> bool {
+    at == 0 || !text[at - 1].is_ascii_alphanumeric()
 }
 
 /// How many bytes from `from` on are in `class`.
@@ -371,7 +457,7 @@ fn tokens(text: &[u8], spec: &Token, accept: fn(&[u8]) -> bool) -> Vec<Range<usi
     let mut found = Vec::new();
     for prefix in spec.prefixes {
         for at in memmem::find_iter(text, prefix.as_bytes()) {
-            if !boundary_before(text, at) {
+            if !separated(text, at) {
                 continue;
             }
             let body_at = at + prefix.len();
@@ -425,7 +511,7 @@ fn private_keys(text: &[u8]) -> Vec<Range<usize>> {
 fn jwts(text: &[u8]) -> Vec<Range<usize>> {
     let mut found = Vec::new();
     for at in memmem::find_iter(text, b"eyJ") {
-        if !boundary_before(text, at) {
+        if !separated(text, at) {
             continue;
         }
         let header = run(text, at + 3, alnum_dash);
@@ -482,7 +568,10 @@ fn slack_webhooks(text: &[u8]) -> Vec<Range<usize>> {
     ordered(found)
 }
 
-/// The password of `scheme://user:password@host`: up to the last `@` of the authority.
+/// The password of `scheme://user:password@host`: up to the last `@` of the authority. A
+/// password may hold a `/`, `?` or `#` its user did not encode (`redis://u:pa#ss@host`): when no
+/// `@` comes before the first of them and what follows `user:` is not a port, the password runs
+/// to the first `@` that a host name follows.
 fn url_passwords(text: &[u8]) -> Vec<Range<usize>> {
     let mut found = Vec::new();
     for at in memmem::find_iter(text, b"://") {
@@ -490,7 +579,7 @@ fn url_passwords(text: &[u8]) -> Vec<Range<usize>> {
             b.is_ascii_alphanumeric() || b"+.-".contains(&b)
         });
         let has_scheme =
-            (at - scheme..at).any(|p| text[p].is_ascii_alphabetic() && boundary_before(text, p));
+            (at - scheme..at).any(|p| text[p].is_ascii_alphabetic() && separated(text, p));
         if !has_scheme {
             continue;
         }
@@ -498,22 +587,50 @@ fn url_passwords(text: &[u8]) -> Vec<Range<usize>> {
         let user = run(text, user_at, |b| {
             !(b.is_ascii_whitespace() || b":/?#@\"'<>[]".contains(&b))
         });
-        if user == 0 || text.get(user_at + user) != Some(&b':') {
+        // The user may be empty (`redis://:password@host`).
+        if text.get(user_at + user) != Some(&b':') {
             continue;
         }
         let pass_at = user_at + user + 1;
         let region = run(text, pass_at, |b| {
             !(b.is_ascii_whitespace() || b"/?#\"'<>".contains(&b))
         });
-        let Some(last_at) = memchr::memrchr(b'@', &text[pass_at..pass_at + region]) else {
-            continue;
+        let end = match memchr::memrchr(b'@', &text[pass_at..pass_at + region]) {
+            Some(last_at) => pass_at + last_at,
+            None if region > 0
+                && text[pass_at..pass_at + region]
+                    .iter()
+                    .all(u8::is_ascii_digit) =>
+            {
+                continue;
+            }
+            None => match unencoded_password_end(text, pass_at) {
+                Some(end) => end,
+                None => continue,
+            },
         };
-        let password = pass_at..pass_at + last_at;
-        if last_at > 0 && !is_placeholder(text_of(&text[password.clone()])) {
+        let password = pass_at..end;
+        if end > pass_at && !is_placeholder(text_of(&text[password.clone()])) {
             found.push(password);
         }
     }
     ordered(found)
+}
+
+/// Where a password holding `/`, `?` or `#` ends: at the first `@` (before any blank or quote)
+/// followed by a host name and then the end of the authority.
+fn unencoded_password_end(text: &[u8], pass_at: usize) -> Option<usize> {
+    let wide = run(text, pass_at, |b| {
+        !(b.is_ascii_whitespace() || b"\"'<>".contains(&b))
+    });
+    let rest = &text[pass_at..pass_at + wide];
+    memchr::memchr_iter(b'@', rest).find_map(|at| {
+        let host = run(rest, at + 1, |b| {
+            b.is_ascii_alphanumeric() || b".-_".contains(&b)
+        });
+        let ends = rest.get(at + 1 + host).is_none_or(|b| b":/?#".contains(b));
+        (host > 0 && ends).then_some(pass_at + at)
+    })
 }
 
 /// The 40-character value of `[aws_]secret_access_key` (any case, `_` optional) `=` or `:`.
@@ -569,7 +686,7 @@ fn after_authorization(text: &[u8], lower: &[u8], at: usize) -> bool {
     }
     j -= 1;
     j -= run_back(text, j, ws);
-    lower[..j].ends_with(b"authorization") && boundary_before(text, j - 13)
+    lower[..j].ends_with(b"authorization") && separated(text, j - 13)
 }
 
 fn token68(b: u8) -> bool {
@@ -649,9 +766,11 @@ fn env_secrets(text: &[u8]) -> Vec<Range<usize>> {
         let before = run_back(text, eq, is_blank);
         let name_end = eq - before;
         let name_start = name_end - run_back(text, name_end, |b| upper_digit(b) || b == b'_');
+        // `x_DB_PASSWORD=`: the name starts after the `_`s.
+        let name_start = name_start + run(&text[..name_end], name_start, |b| b == b'_');
         if name_start == name_end
             || !text[name_start].is_ascii_uppercase()
-            || !boundary_before(text, name_start)
+            || !separated(text, name_start)
         {
             continue;
         }
@@ -743,23 +862,29 @@ fn assignment_after(text: &[u8], word: usize, key_end: usize) -> Option<Range<us
             .take_while(|b| matches!(b, b' ' | b'\t'))
             .count()
     };
-    let mut i = key_end;
-    if matches!(text.get(i), Some(b'"' | b'\'')) {
-        i += 1;
-    }
-    let before = blanks(i);
-    i += before;
-    let sep = *text.get(i).filter(|b| matches!(b, b':' | b'='))?;
-    i += 1;
-    let after = blanks(i);
-    i += after;
-    let (value, quoted) = value_at(text, i)?;
     let key_start = word
         - text[..word]
             .iter()
             .rev()
             .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
             .count();
+    let mut i = key_end;
+    let closing = text.get(i).copied().filter(|b| matches!(b, b'"' | b'\''));
+    i += usize::from(closing.is_some());
+    let before = blanks(i);
+    i += before;
+    let sep = match *text.get(i)? {
+        sep @ (b':' | b'=') => sep,
+        b',' if closing.is_some_and(|q| opens_call(text, key_start, q)) => {
+            let at = i + 1 + blanks(i + 1);
+            return call_argument(text, at);
+        }
+        _ => return None,
+    };
+    i += 1;
+    let after = blanks(i);
+    i += after;
+    let (value, quoted) = value_at(text, i)?;
     let rhs = Rhs {
         value: std::str::from_utf8(&text[value.clone()]).ok()?,
         quoted,
@@ -769,6 +894,37 @@ fn assignment_after(text: &[u8], word: usize, key_end: usize) -> Option<Range<us
         key_starts_line: starts_line(text, key_start),
     };
     rhs_is_secret(&rhs).then_some(value)
+}
+
+/// Whether the key at `key_start` is a string, quoted with `quote`, that opens a call's
+/// arguments: `define('DB_PASSWORD', …)`, `setenv("API_TOKEN", …)`.
+fn opens_call(text: &[u8], key_start: usize, quote: u8) -> bool {
+    let Some(open) = key_start.checked_sub(1).filter(|&q| text[q] == quote) else {
+        return false;
+    };
+    let before = open - run_back(text, open, is_blank);
+    before > 0 && text[before - 1] == b'('
+}
+
+/// The secret in the argument at `at` after a secret-named one: a quoted string that is not a
+/// placeholder or a label (`'Your password'`), or a bare run that looks generated (a
+/// `define()` whose quotes a shell ate: the value runs to the blank, since such keys hold `)`
+/// and `;`).
+fn call_argument(text: &[u8], at: usize) -> Option<Range<usize>> {
+    if let Some((value, true)) = value_at(text, at) {
+        let v = text_of(&text[value.clone()]);
+        return (!is_placeholder(v) && !v.contains(' ')).then_some(value);
+    }
+    let mut end = at + run(text, at, |b| !b.is_ascii_whitespace());
+    end -= run_back(&text[..end], end, |b| b == b';');
+    let opened = text[at..end].iter().filter(|&&b| b == b'(').count();
+    let mut closed = text[at..end].iter().filter(|&&b| b == b')').count();
+    while closed > opened && end > at && text[end - 1] == b')' {
+        end -= 1;
+        closed -= 1;
+    }
+    let v = text_of(&text[at..end]);
+    (credential_like(v) && !is_placeholder(v)).then_some(at..end)
 }
 
 /// Whether only blanks, an optional `- ` list marker and an optional quote stand between the
@@ -889,7 +1045,12 @@ fn is_code(value: &str) -> bool {
         s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
             && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     };
-    (value.contains('.') && value.split('.').all(ident)) || (ident(value) && is_secret_name(value))
+    // A generated part (`S3cr3tV4lue.md`, a secret in a file name) is no identifier of code.
+    let dotted = value.contains('.')
+        && value
+            .split('.')
+            .all(|part| ident(part) && !credential_like(part));
+    dotted || (ident(value) && is_secret_name(value))
 }
 
 /// At least 8 characters mixing letters and digits: what a generated secret looks like, and a
@@ -1010,9 +1171,9 @@ const SECRET_WORDS: &[&str] = &[
 ];
 
 /// Pre-check for `secret-assignment`: some secret word directly followed by an optional quote,
-/// blanks and `=` or `:`.
+/// blanks and `=` or `:`, or by a quote, blanks and `,` (a call's first argument).
 fn has_secret_assignment(p: &Probe) -> bool {
-    if !(p.bytes.contains(b'=') || p.bytes.contains(b':')) {
+    if ![b'=', b':', b','].iter().any(|&b| p.bytes.contains(b)) {
         return false;
     }
     SECRET_WORD_FINDERS.iter().any(|word| {
@@ -1022,15 +1183,18 @@ fn has_secret_assignment(p: &Probe) -> bool {
         let lower = p.lower().as_bytes();
         word.find_iter(lower).any(|at| {
             let rest = &lower[at + word.needle().len()..];
-            let rest = rest
-                .strip_prefix(b"\"")
-                .or(rest.strip_prefix(b"'"))
-                .unwrap_or(rest);
+            let unquoted = rest.strip_prefix(b"\"").or(rest.strip_prefix(b"'"));
+            let quoted = unquoted.is_some();
+            let rest = unquoted.unwrap_or(rest);
             let skip = rest
                 .iter()
                 .take_while(|b| matches!(b, b' ' | b'\t'))
                 .count();
-            matches!(rest.get(skip), Some(b':' | b'='))
+            match rest.get(skip) {
+                Some(b':' | b'=') => true,
+                Some(b',') => quoted,
+                _ => false,
+            }
         })
     })
 }
@@ -1052,17 +1216,19 @@ fn has_env_secret(p: &Probe) -> bool {
     })
 }
 
-/// Pre-check for `url-password`: a `scheme://` whose authority has `:` before `@`.
+/// Pre-check for `url-password`: a `scheme://` followed by a `:` and then an `@`.
 fn has_url_password(p: &Probe) -> bool {
     if !p.bytes.may_hold(b"://") {
         return false;
     }
     let bytes = p.text.as_bytes();
     finder!("://").find_iter(bytes).any(|at| {
+        // Up to a blank or a quote, not the first `/`: a password may hold one (see
+        // `url_passwords`).
         let authority = &bytes[at + 3..];
         let end = authority
             .iter()
-            .position(|b| matches!(b, b'/' | b'?' | b'#') || b.is_ascii_whitespace())
+            .position(|b| matches!(b, b'"' | b'\'' | b'<' | b'>') || b.is_ascii_whitespace())
             .unwrap_or(authority.len());
         let authority = &authority[..end];
         match (
@@ -1079,7 +1245,7 @@ fn alnum_hyphen(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'-'
 }
 
-static RULES: [Rule; 19] = [
+static RULES: [Rule; 20] = [
     Rule {
         kind: "private-key",
         may_match: |p| p.has(finder!("PRIVATE KEY")),
@@ -1287,6 +1453,11 @@ static RULES: [Rule; 19] = [
         kind: "basic-auth",
         may_match: |p| p.lower_has(finder!("basic")) && p.lower_has(finder!("authorization")),
         scan: basic_auths,
+    },
+    Rule {
+        kind: "flag-secret",
+        may_match: |p| p.bytes.contains(b'-') && flags::has_cue(p.text.as_bytes()),
+        scan: flags::flag_secrets,
     },
     Rule {
         kind: "env-secret",
@@ -1513,6 +1684,75 @@ mod tests {
         ),
         miss("basic-auth", "the proxy uses Basic authentication (see Authorization docs)"),
         hit(
+            "flag-secret",
+            "curl -u admin:Cu7lPa55 https://x.test && curl -sS --user \"deploy:S3cr3t pass\" https://x.test",
+            "curl -u admin:[REDACTED:flag-secret] https://x.test && curl -sS --user \"deploy:[REDACTED:flag-secret]\" https://x.test",
+        ),
+        hit(
+            "flag-secret",
+            "docker exec db mysql -uroot -pS3cretPw app; mysqldump --user=root --password=Eq.Pa55w0rd.X app",
+            "docker exec db mysql -uroot -p[REDACTED:flag-secret] app; mysqldump --user=root --password=[REDACTED:flag-secret] app",
+        ),
+        hit(
+            "flag-secret",
+            "mysql -u root --password My5qlL0ngPw -h db",
+            "mysql -u root --password [REDACTED:flag-secret] -h db",
+        ),
+        hit(
+            "flag-secret",
+            "docker login -u bot -p D0ckerPa5sw reg.test && docker login --password 'p@ss w0rd' ghcr.io",
+            "docker login -u bot -p [REDACTED:flag-secret] reg.test && docker login --password '[REDACTED:flag-secret]' ghcr.io",
+        ),
+        hit(
+            "flag-secret",
+            "sshpass -p hunter2 ssh h; redis-cli -a R3disPass ping; zip -P Z1pPass o.zip f",
+            "sshpass -p [REDACTED:flag-secret] ssh h; redis-cli -a [REDACTED:flag-secret] ping; zip -P [REDACTED:flag-secret] o.zip f",
+        ),
+        hit(
+            "flag-secret",
+            "openssl rsa -in k.pem -passin pass:S3cret -out x; vercel deploy --token Vq7xKp2mN9",
+            "openssl rsa -in k.pem -passin pass:[REDACTED:flag-secret] -out x; vercel deploy --token [REDACTED:flag-secret]",
+        ),
+        hit(
+            "flag-secret",
+            "keytool -list -keystore k.jks -storepass Ch4ngeIt; sqlcmd -S db -U sa -P 'Sq1 Pass'",
+            "keytool -list -keystore k.jks -storepass [REDACTED:flag-secret]; sqlcmd -S db -U sa -P '[REDACTED:flag-secret]'",
+        ),
+        hit(
+            "flag-secret",
+            "jarsigner -storepass Ch4ngeIt app.jar alias",
+            "jarsigner -storepass [REDACTED:flag-secret] app.jar alias",
+        ),
+        hit(
+            "flag-secret",
+            "docker login -u me --password swordfish reg.test; gh auth login --token hunter; mysql --password app",
+            "docker login -u me --password [REDACTED:flag-secret] reg.test; gh auth login --token [REDACTED:flag-secret]; mysql --password [REDACTED:flag-secret]",
+        ),
+        miss(
+            "flag-secret",
+            "mysql -u root -p app; mysql -p -h db app",
+        ),
+        miss(
+            "flag-secret",
+            "mkdir -p build/out && cp -p a b; docker run -p 8080:80 -u 1000:1000 nginx; ssh -p 22 host",
+        ),
+        miss(
+            "flag-secret",
+            "curl -u admin https://x.test; curl -u \"$USER:$PASS\" https://x.test; curl -u admin: x",
+        ),
+        miss(
+            "flag-secret",
+            "use the --password flag, or --token <token>; docker login --password-stdin reg.test",
+        ),
+        miss(
+            "flag-secret",
+            "ansible-playbook --ask-vault-password site.yml; docker login -p \"$REGISTRY_PASS\" reg",
+        ),
+        miss(
+            "flag-secret",
+            "ls -a; tar -P -cf x.tar /; grep -P '\\d+' f; openssl enc -pass env:KEY; git log -p",
+        ),
+        hit(
             "env-secret",
             "DATABASE_PASSWORD=hunter2",
             "DATABASE_PASSWORD=[REDACTED:env-secret]",
@@ -1536,6 +1776,12 @@ mod tests {
         miss("env-secret", "BYPASS_CACHE=1 MONKEY_PATCH=yes NODE_ENV=production"),
         miss("env-secret", "API_KEY= and API_KEY=${API_KEY} in .env.example"),
         miss("env-secret", "SSH_KEY_PATH=~/.ssh/id_ed25519"),
+        hit(
+            "env-secret",
+            "edited /home/dev/p/DATABASE_PASSWORD=FowT4ds4uW5mvf88.md",
+            "edited /home/dev/p/DATABASE_PASSWORD=[REDACTED:env-secret]",
+        ),
+        miss("env-secret", "API_TOKEN=settings.api_token SECRET_KEY=config.v2.secret_key"),
         hit(
             "secret-assignment",
             "psql password=hunter2 host=db",
@@ -1590,6 +1836,73 @@ mod tests {
         miss(
             "secret-assignment",
             "this.accessToken = accessToken;\nconst token = await getAuthToken();\n\"X-Api-Key\": apiKey,",
+        ),
+        hit(
+            "url-password",
+            "redis://default:Ha5h#Pa55@cache:6379 mongodb://app:Sl4sh/Pa5s?x@mongo/app",
+            "redis://default:[REDACTED:url-password]@cache:6379 mongodb://app:[REDACTED:url-password]@mongo/app",
+        ),
+        miss(
+            "url-password",
+            "http://localhost:8080/@scope/pkg https://registry.test:443/a@b.c http://host:/x",
+        ),
+        hit(
+            "url-password",
+            "REDIS_URL=redis://:R3disPw@cache:6379/0",
+            "REDIS_URL=redis://:[REDACTED:url-password]@cache:6379/0",
+        ),
+        miss("url-password", "http://:8080/x and redis://:6379"),
+        hit(
+            "secret-assignment",
+            "define( 'WP_FS__demo_SECRET_KEY', 'sk_h1.Qv\\!Rt;XyZ_)4@mn^rs' );",
+            "define( 'WP_FS__demo_SECRET_KEY', '[REDACTED:secret-assignment]' );",
+        ),
+        hit(
+            "secret-assignment",
+            "define( 'X_SECRET_KEY', sk_h1.Qv\\!Rt;XyZ_)4@mn^rs );\nsetenv(\"API_TOKEN\", \"tok3n-value\", 1)",
+            "define( 'X_SECRET_KEY', [REDACTED:secret-assignment] );\nsetenv(\"API_TOKEN\", \"[REDACTED:secret-assignment]\", 1)",
+        ),
+        miss(
+            "secret-assignment",
+            "t('password', 'Your password'); get(\"token\", \"\"); define('API_KEY', MY_CONST); f(\"token\", x)",
+        ),
+        hit(
+            "github-token",
+            concat!("ERR_ghp_", "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF2hJ5 x_AKIA", "IOSFODNN7EXAMPLE"),
+            "ERR_[REDACTED:github-token] x_[REDACTED:aws-access-key]",
+        ),
+        hit(
+            "basic-auth",
+            "HTTP_AUTHORIZATION: Basic dXNlcjpwYXNzd29yZA==",
+            "HTTP_AUTHORIZATION: Basic [REDACTED:basic-auth]",
+        ),
+        hit(
+            "env-secret",
+            "echo -e \"ok\\nDATABASE_PASSWORD=hunter2\\n\" x_GH_TOKEN=abcd1234",
+            "echo -e \"ok\\nDATABASE_PASSWORD=[REDACTED:env-secret]\\n\" x_GH_TOKEN=[REDACTED:env-secret]",
+        ),
+        hit(
+            "bearer-token",
+            "curl -H \"Authorization%3A%20Bearer%20abcDEF123456\" -d password%3Dhunter2%26x%3D1",
+            "curl -H \"Authorization%3A%20Bearer%20[REDACTED:bearer-token]\" -d password%3D[REDACTED:secret-assignment]%26x%3D1",
+        ),
+        hit(
+            "secret-assignment",
+            "error: {\\\"cmd\\\":\\\"login\\\",\\\"api_key\\\":\\\"As5ignS3cr3t\\\"} q=%2522token%2522%253A%2522tok3nV4lue%2522",
+            "error: {\\\"cmd\\\":\\\"login\\\",\\\"api_key\\\":\\\"[REDACTED:secret-assignment]\\\"} q=%2522token%2522%253A%2522[REDACTED:secret-assignment]%2522",
+        ),
+        hit(
+            "secret-assignment",
+            "GET /?password=abc%20def%21x&next=1",
+            "GET /?password=[REDACTED:secret-assignment]&next=1",
+        ),
+        miss(
+            "ordinary",
+            "echo -e \"a\\ttoken = get_token()\\n\" && curl 'x.test/?q=password%20reset&next=%2Fhome' # 100% done",
+        ),
+        miss(
+            "ordinary",
+            "{\\\"commit\\\":\\\"9fceb02d0ae598e95dc970b74767f19372d61af8\\\",\\\"session\\\":\\\"3f9394bc-4c1d-4b7e-9a2c-0c0c4e1f2a3b\\\",\\\"path\\\":\\\"C:\\\\Users\\\\dev\\\\token\\\\notes.txt\\\"}",
         ),
         miss("ordinary", "/home/dev/.config/app/secrets/credentials.json"),
         miss("ordinary", "git show 9fceb02d0ae598e95dc970b74767f19372d61af8"),
@@ -1723,6 +2036,22 @@ mod tests {
             "${X}",
             "_",
             "-",
+            "-p",
+            "-u ",
+            "--password",
+            "mysql ",
+            "curl ",
+            "login ",
+            "define('",
+            ", ",
+            "(",
+            "%3D",
+            "%25",
+            "%",
+            "\\n",
+            "\\\"",
+            "\\",
+            "#",
         ];
         let mut seed: u64 = 0x5eed;
         for _ in 0..4000 {
@@ -1900,13 +2229,18 @@ mod tests {
                 .collect()
         };
         for case in CASES {
-            let mut plain = Probe::new(case.input);
-            plain.bytes = ByteSet([u64::MAX; 4]);
-            let fast = Probe::new(case.input);
-            assert_eq!(due(&fast), due(&plain), "{}: {:?}", case.kind, case.input);
+            let view = View::of(case.input).map(|v| v.text);
+            let mut kinds = Vec::new();
+            for text in [Some(case.input), view.as_deref()].into_iter().flatten() {
+                let mut plain = Probe::new(text);
+                plain.bytes = ByteSet([u64::MAX; 4]);
+                let fast = Probe::new(text);
+                assert_eq!(due(&fast), due(&plain), "{}: {:?}", case.kind, text);
+                kinds.extend(due(&fast));
+            }
             if case.expected.is_some() {
                 assert!(
-                    due(&fast).contains(&case.kind),
+                    kinds.contains(&case.kind),
                     "{}: {:?}",
                     case.kind,
                     case.input

@@ -6,10 +6,19 @@
 //!   `inject-signals.sh`) or anything under a `self-reflect` directory, matched per shell word with
 //!   globset ([`recognize`] is the one place that decides, `doctor` asks it too);
 //! - drops a matcher group, an event array or `hooks` itself only when removing our handlers emptied it;
-//! - keeps every other key in its order (serde_json `preserve_order`), the file's indentation unit and
-//!   its trailing newline, and follows a symlinked file (the target is replaced, the link stays);
-//! - refuses, with the exact place ("hooks.PreCompact is not an array"), a file it cannot understand,
-//!   and then writes nothing;
+//! - keeps every byte it does not edit: the file is never re-printed (serde would turn `1e2` into
+//!   `100.0` and lose digits of a long integer); [`jsonedit`] splices our entries in and out, laid out
+//!   like their siblings (the file's indent unit, CRLF or LF, one line or spread);
+//! - makes `off` right after `on` give back the very bytes `on` started from, containers `on` created
+//!   gone and an empty `"hooks": {}` of the user's kept ([`Document::disable_after`], from the backup
+//!   `on` made). When the file was edited in between, `off` removes our entries with exactly the text
+//!   `on` inserted, and the containers that emptied;
+//! - reads the file only when it is a regular file once links are followed ([`fsutil::read_regular`]:
+//!   a FIFO or a device in its place is refused at once, never waited on or replaced), follows a
+//!   symlinked file (the target is replaced, the link stays) and keeps its owner;
+//! - accepts strict JSON with an object at the top, as Claude Code does (it calls a file with comments
+//!   or trailing commas a "Settings Error"); refuses, with the exact place ("hooks.PreCompact is not an
+//!   array", "hooks.Stop appears twice"), a file it cannot understand, and then writes nothing;
 //! - writes nothing when nothing changes, so `on` twice equals `on` once, byte for byte, with one backup.
 //!
 //! Concurrency: a read-modify-write runs under the sidecar lock `settings.json.lock` (next to the path
@@ -25,11 +34,11 @@ use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, IoContext, Result};
 use crate::fsutil::{self, LockWait, PRIVATE_FILE};
+use crate::jsonedit::{self, Step};
 
 /// One hook of ours: the event it listens to, its matcher, the binary it runs and its timeout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -272,58 +281,13 @@ fn is_current(
 // ---------------------------------------------------------------------------------------------
 // The document
 
-/// How the file was laid out, so a rewrite looks like the user's file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Style {
-    /// `None`: the file was on one line; write it compact.
-    indent: Option<String>,
-    trailing_newline: bool,
-    crlf: bool,
-}
-
-impl Style {
-    /// Claude Code's own layout, for a new file.
-    fn claude_code() -> Style {
-        Style {
-            indent: Some("  ".into()),
-            trailing_newline: true,
-            crlf: false,
-        }
-    }
-
-    fn detect(text: &str) -> Style {
-        if text.trim().is_empty() {
-            return Style::claude_code();
-        }
-        // The indent unit is the leading whitespace of the first indented line (one level deep).
-        let indent = if text.trim().contains('\n') {
-            let unit = text
-                .lines()
-                .skip(1)
-                .map(|l| {
-                    let n = l.len() - l.trim_start_matches([' ', '\t']).len();
-                    (&l[..n], l[n..].trim())
-                })
-                .find(|(ws, rest)| !ws.is_empty() && !rest.is_empty())
-                .map(|(ws, _)| ws.to_string());
-            Some(unit.unwrap_or_else(|| "  ".into()))
-        } else {
-            None
-        };
-        Style {
-            indent,
-            trailing_newline: text.ends_with('\n'),
-            crlf: text.contains("\r\n"),
-        }
-    }
-}
-
-/// settings.json as read: its bytes (None when absent), the parsed root object and its layout.
+/// settings.json as read: its bytes (None when absent), its text as edited so far, and the parsed
+/// root object of that text.
 #[derive(Debug, Clone)]
 pub struct Document {
     original: Option<Vec<u8>>,
-    pub root: Map<String, Value>,
-    style: Style,
+    text: String,
+    root: Map<String, Value>,
 }
 
 fn shape_error(path: &Path, what: impl std::fmt::Display) -> Error {
@@ -377,71 +341,130 @@ fn validate(path: &Path, root: &Map<String, Value>) -> Result<()> {
     Ok(())
 }
 
+/// A key we walk that appears twice in one object: JSON readers differ on which one counts, so the
+/// file is refused rather than edited on a guess.
+fn check_repeats(path: &Path, text: &str, root: &Map<String, Value>) -> Result<()> {
+    let repeated = |at: &[Step], wanted: &dyn Fn(&str) -> bool| -> Option<String> {
+        let keys = jsonedit::keys(text, at)?;
+        keys.iter()
+            .enumerate()
+            .find(|(i, k)| wanted(k) && keys[..*i].contains(k))
+            .map(|(_, k)| k.clone())
+    };
+    if repeated(&[], &|k| k == "hooks").is_some() {
+        return Err(shape_error(path, "hooks appears twice"));
+    }
+    let Some(events) = root.get("hooks").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    if let Some(event) = repeated(&[Step::Key("hooks")], &|_| true) {
+        return Err(shape_error(path, format!("hooks.{event} appears twice")));
+    }
+    for (event, groups) in events {
+        for i in 0..groups.as_array().map_or(0, Vec::len) {
+            let at = [Step::Key("hooks"), Step::Key(event), Step::Index(i)];
+            if let Some(key) = repeated(&at, &|k| k == "hooks" || k == "matcher") {
+                return Err(shape_error(
+                    path,
+                    format!("hooks.{event}[{i}].{key} appears twice"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What [`Document::remove_ours`] takes out: one handler, a whole group (all its handlers went), a
+/// whole event (all its groups went), or `hooks` itself.
+enum Removal {
+    Handler(String, usize, usize),
+    Group(String, usize),
+    Event(String),
+    Hooks,
+}
+
+impl Removal {
+    fn path(&self) -> Vec<Step<'_>> {
+        let mut path = vec![Step::Key("hooks")];
+        match self {
+            Removal::Handler(e, g, h) => path.extend([
+                Step::Key(e),
+                Step::Index(*g),
+                Step::Key("hooks"),
+                Step::Index(*h),
+            ]),
+            Removal::Group(e, g) => path.extend([Step::Key(e), Step::Index(*g)]),
+            Removal::Event(e) => path.push(Step::Key(e)),
+            Removal::Hooks => {}
+        }
+        path
+    }
+}
+
 impl Document {
-    /// Read and check `path`. Absent, empty or blank counts as `{}`.
+    /// Read and check `path` (a regular file, see [`fsutil::read_regular`]). Absent, empty or blank
+    /// counts as `{}`.
     pub fn load(path: &Path) -> Result<Document> {
-        let original = match fs::read(path) {
-            Ok(bytes) => Some(bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(Error::io("cannot read", path, e)),
-        };
+        let original = fsutil::read_regular(path)?;
         Document::parse(path, original)
     }
 
     fn parse(path: &Path, original: Option<Vec<u8>>) -> Result<Document> {
         let text = match &original {
-            None => "",
+            None => String::new(),
             Some(bytes) => std::str::from_utf8(bytes)
-                .map_err(|e| shape_error(path, format!("not valid UTF-8 ({e})")))?,
+                .map_err(|e| shape_error(path, format!("not valid UTF-8 ({e})")))?
+                .to_string(),
         };
         let root = if text.trim().is_empty() {
             Map::new()
         } else {
-            match serde_json::from_str::<Value>(text) {
+            let root = match serde_json::from_str::<Value>(&text) {
                 Ok(Value::Object(map)) => map,
                 Ok(_) => return Err(shape_error(path, "the top level is not a JSON object")),
                 Err(e) => return Err(shape_error(path, format!("not valid JSON ({e})"))),
-            }
+            };
+            jsonedit::parse(&text)
+                .map_err(|e| shape_error(path, format!("not valid JSON ({e})")))?;
+            root
         };
         validate(path, &root)?;
-        let style = Style::detect(text);
+        check_repeats(path, &text, &root)?;
         Ok(Document {
             original,
+            text,
             root,
-            style,
         })
     }
 
-    /// The document as the file would be written, in the file's own layout.
-    pub fn render(&self) -> Vec<u8> {
-        let value = Value::Object(self.root.clone());
-        let mut out = Vec::new();
-        match &self.style.indent {
-            None => serde_json::to_writer(&mut out, &value).expect("serializes"),
-            Some(indent) => {
-                let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
-                let mut ser = serde_json::Serializer::with_formatter(&mut out, fmt);
-                value.serialize(&mut ser).expect("serializes");
-            }
-        }
-        if self.style.trailing_newline {
-            out.push(b'\n');
-        }
-        if self.style.crlf {
-            let mut crlf = Vec::with_capacity(out.len() + out.len() / 16);
-            for b in out {
-                if b == b'\n' {
-                    crlf.push(b'\r');
-                }
-                crlf.push(b);
-            }
-            out = crlf;
-        }
-        out
+    /// The top-level object as it stands.
+    pub fn root(&self) -> &Map<String, Value> {
+        &self.root
     }
 
-    fn hooks_mut(&mut self) -> Option<&mut Map<String, Value>> {
-        self.root.get_mut("hooks").and_then(Value::as_object_mut)
+    /// The document as the file would be written: the bytes read, with our edits spliced in.
+    pub fn render(&self) -> Vec<u8> {
+        self.text.clone().into_bytes()
+    }
+
+    /// Replace the text with `edited` (the result of a splice, valid by construction).
+    fn set_text(&mut self, edited: Option<String>) {
+        let edited = edited.expect("a path taken from the parsed document exists");
+        self.root = match serde_json::from_str(&edited) {
+            Ok(Value::Object(map)) => map,
+            other => unreachable!("a splice kept the document an object: {other:?}"),
+        };
+        self.text = edited;
+    }
+
+    /// Append `value` to the container at `path` (as member `key` of an object, or as an element).
+    fn append(&mut self, path: &[Step], key: Option<&str>, value: Value) {
+        if self.text.trim().is_empty() {
+            // A new or blank file is written in Claude Code's own layout.
+            self.text = "{}\n".into();
+        }
+        let edited = jsonedit::append(&self.text, path, key, &value);
+        self.set_text(edited);
     }
 
     /// Every handler of ours in the file, in file order.
@@ -490,75 +513,96 @@ impl Document {
         prune_events: bool,
         mut keep: impl FnMut(&str, &Map<String, Value>, &Value) -> bool,
     ) -> (Vec<Change>, Vec<String>) {
-        let mut removed = Vec::new();
+        let mut changes = Vec::new();
+        let mut removals = Vec::new();
         let mut emptied_events = Vec::new();
-        let Some(events) = self.hooks_mut() else {
-            return (removed, emptied_events);
+        let Some(events) = self.root.get("hooks").and_then(Value::as_object) else {
+            return (changes, emptied_events);
         };
-        let names: Vec<String> = events.keys().cloned().collect();
-        for event in names {
-            let Some(groups) = events.get_mut(&event).and_then(Value::as_array_mut) else {
-                continue;
-            };
-            let mut emptied_group = false;
-            groups.retain_mut(|group| {
-                let Some(group) = group.as_object_mut() else {
-                    return true;
+        let mut events_left = events.len();
+        for (event, groups) in events {
+            let groups = groups.as_array().map_or(&[][..], Vec::as_slice);
+            let mut in_event = Vec::new();
+            for (g, group) in groups.iter().enumerate() {
+                let Some(group) = group.as_object() else {
+                    continue;
                 };
-                let snapshot = group.clone();
-                let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
-                    return true;
-                };
-                let before = handlers.len();
-                handlers.retain(|h| {
-                    if recognize(h).is_none() || keep(&event, &snapshot, h) {
-                        return true;
+                let handlers = group.get("hooks").and_then(Value::as_array);
+                let handlers = handlers.map_or(&[][..], Vec::as_slice);
+                let mut gone = Vec::new();
+                for (h, handler) in handlers.iter().enumerate() {
+                    if recognize(handler).is_some() && !keep(event, group, handler) {
+                        changes.push(Change::Removed {
+                            event: event.clone(),
+                            command: describe(handler),
+                        });
+                        gone.push(Removal::Handler(event.clone(), g, h));
                     }
-                    removed.push(Change::Removed {
-                        event: event.clone(),
-                        command: describe(h),
-                    });
-                    false
-                });
-                let now_empty = before > 0 && handlers.is_empty();
-                emptied_group |= now_empty;
-                !now_empty
-            });
-            if emptied_group && groups.is_empty() {
-                emptied_events.push(event);
+                }
+                if !handlers.is_empty() && gone.len() == handlers.len() {
+                    in_event.push(Removal::Group(event.clone(), g));
+                } else {
+                    in_event.extend(gone);
+                }
+            }
+            let groups_gone = in_event
+                .iter()
+                .filter(|r| matches!(r, Removal::Group(..)))
+                .count();
+            if groups.is_empty() || groups_gone < groups.len() {
+                removals.extend(in_event);
+            } else if prune_events {
+                removals.push(Removal::Event(event.clone()));
+                events_left -= 1;
+            } else {
+                removals.extend(in_event);
+                emptied_events.push(event.clone());
             }
         }
-        if prune_events {
-            self.prune(&emptied_events);
-            emptied_events.clear();
+        if prune_events && events_left == 0 && !events.is_empty() {
+            removals = vec![Removal::Hooks];
         }
-        (removed, emptied_events)
+        // Last first: what comes earlier in the file keeps its place and its index.
+        for removal in removals.iter().rev() {
+            let edited = jsonedit::remove(&self.text, &removal.path());
+            self.set_text(edited);
+        }
+        (changes, emptied_events)
     }
 
     /// Drop the event arrays we emptied that are still empty, and `hooks` when that emptied it.
     fn prune(&mut self, emptied_events: &[String]) {
-        let Some(events) = self.hooks_mut() else {
+        let Some(events) = self.root.get("hooks").and_then(Value::as_object) else {
             return;
         };
-        let mut dropped = false;
-        for event in emptied_events {
-            if events
-                .get(event)
-                .and_then(Value::as_array)
-                .is_some_and(Vec::is_empty)
-            {
-                events.shift_remove(event);
-                dropped = true;
-            }
+        let still_empty: Vec<String> = emptied_events
+            .iter()
+            .filter(|e| {
+                events
+                    .get(e.as_str())
+                    .and_then(Value::as_array)
+                    .is_some_and(Vec::is_empty)
+            })
+            .cloned()
+            .collect();
+        if still_empty.is_empty() {
+            return;
         }
-        if dropped && events.is_empty() {
-            self.root.shift_remove("hooks");
+        let removals: Vec<Removal> = if still_empty.len() == events.len() {
+            vec![Removal::Hooks]
+        } else {
+            still_empty.into_iter().map(Removal::Event).collect()
+        };
+        for removal in removals.iter().rev() {
+            let edited = jsonedit::remove(&self.text, &removal.path());
+            self.set_text(edited);
         }
     }
 
     /// Make the file hold exactly our four hooks, pointing into `bin_dir`: a current handler stays
     /// where it is (so a second `on` changes nothing), every other handler of ours — legacy scripts,
-    /// stale paths, duplicates — goes, and a missing hook is appended as its own group.
+    /// stale paths, duplicates — goes, and a missing hook is appended as its own group (creating its
+    /// event array, and `hooks`, at the end of their object when missing).
     pub fn enable(&mut self, bin_dir: &Path) -> Vec<Change> {
         let mut kept = [false; 4];
         let (mut changes, emptied) = self.remove_ours(false, |event, group, handler| {
@@ -584,18 +628,21 @@ impl Document {
                 group.insert("matcher".into(), m.into());
             }
             group.insert("hooks".into(), Value::Array(vec![Value::Object(handler)]));
-            let events = self
-                .root
-                .entry("hooks")
-                .or_insert_with(|| Value::Object(Map::new()))
-                .as_object_mut()
-                .expect("validated: hooks is an object");
-            events
-                .entry(spec.event)
-                .or_insert_with(|| Value::Array(Vec::new()))
-                .as_array_mut()
-                .expect("validated: events are arrays")
-                .push(Value::Object(group));
+            let group = Value::Object(group);
+            match self.root.get("hooks").and_then(Value::as_object) {
+                None => {
+                    let mut events = Map::new();
+                    events.insert(spec.event.into(), Value::Array(vec![group]));
+                    self.append(&[], Some("hooks"), Value::Object(events));
+                }
+                Some(events) if !events.contains_key(spec.event) => {
+                    let groups = Value::Array(vec![group]);
+                    self.append(&[Step::Key("hooks")], Some(spec.event), groups);
+                }
+                Some(_) => {
+                    self.append(&[Step::Key("hooks"), Step::Key(spec.event)], None, group);
+                }
+            }
             changes.push(Change::Added {
                 event: spec.event.to_string(),
                 command,
@@ -608,6 +655,28 @@ impl Document {
     /// Remove every handler of ours, current and legacy, and nothing else.
     pub fn disable(&mut self) -> Vec<Change> {
         self.remove_ours(true, |_, _, _| false).0
+    }
+
+    /// `off`: [`Self::disable`], except that a file which is exactly what `on` made of `before` (the
+    /// copy `on` backed up, which held nothing of ours) becomes `before` again, byte for byte. So
+    /// `off` right after `on` also takes back the `hooks` key or event arrays `on` created, and keeps
+    /// an empty `"hooks": {}` the user had; once the file was edited in between, only our entries
+    /// go (with the containers that emptied).
+    pub fn disable_after(&mut self, before: Option<&Document>, bin_dir: &Path) -> Vec<Change> {
+        let changes = self.disable();
+        let Some(before) = before else {
+            return changes;
+        };
+        if changes.is_empty() || !before.found().is_empty() {
+            return changes;
+        }
+        let mut redone = before.clone();
+        redone.enable(bin_dir);
+        if Some(redone.render()) == self.original {
+            self.text = before.text.clone();
+            self.root = before.root.clone();
+        }
+        changes
     }
 
     /// Where our hooks stand in this file, judged against binaries in `bin_dir`.
@@ -639,6 +708,13 @@ impl Document {
             .collect();
         Status { hooks, other }
     }
+}
+
+/// The copy of `path` that the last rewrite backed up into `backups` (for `off` right after `on`:
+/// the file as it was before `on`), when it can be read as a settings file.
+pub fn last_backup(path: &Path, backups: &Path) -> Option<Document> {
+    let copy = fsutil::newest_backup(path, backups)?;
+    Document::load(&copy).ok()
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -848,12 +924,7 @@ pub fn edit_file(
             let bytes = doc.render();
             refuse_read_only(path)?;
             // An editor takes no lock: if the file moved since our read, redo the edit on it.
-            let now = match fs::read(path) {
-                Ok(b) => Some(b),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(e) => return Err(Error::io("cannot read", path, e)),
-            };
-            if now != doc.original {
+            if fsutil::read_regular(path)? != doc.original {
                 continue;
             }
             let backup = fsutil::backup(path, backups, SETTINGS_BACKUPS_KEPT, false)?;
@@ -975,7 +1046,7 @@ mod tests {
         let once = d.render();
         assert!(d.enable(bin).is_empty());
         assert_eq!(d.render(), once);
-        let pre = d.root["hooks"]["PreCompact"].as_array().unwrap();
+        let pre = d.root()["hooks"]["PreCompact"].as_array().unwrap();
         assert_eq!(
             pre.len(),
             2,
@@ -998,9 +1069,9 @@ mod tests {
             {"hooks":[{"type":"command","command":"python3 /x/self-reflect/capture-signals.py"}]}
         ],"Stop":[{"hooks":[{"type":"command","command":"/x/self-reflect/stop.sh"}]}]},"z":2}));
         d.enable(Path::new("/b"));
-        let keys: Vec<&String> = d.root.keys().collect();
+        let keys: Vec<&String> = d.root().keys().collect();
         assert_eq!(keys, ["a", "hooks", "z"]);
-        let events: Vec<&String> = d.root["hooks"].as_object().unwrap().keys().collect();
+        let events: Vec<&String> = d.root()["hooks"].as_object().unwrap().keys().collect();
         assert_eq!(
             events,
             [
@@ -1021,17 +1092,20 @@ mod tests {
         }}));
         assert_eq!(d.disable().len(), 2);
         assert_eq!(
-            Value::Object(d.root.clone()),
+            Value::Object(d.root().clone()),
             json!({"hooks":{"Stop":[],"PreCompact":[{"hooks":[]},{"hooks":[{"type":"command","command":"mine"}]}]}})
         );
         let mut only_ours = doc(
             json!({"a":1,"hooks":{"SessionEnd":[{"hooks":[{"type":"command","command":"/b/capture-session-summary"}]}]},"z":2}),
         );
         only_ours.disable();
-        assert_eq!(Value::Object(only_ours.root), json!({"a":1,"z":2}));
+        assert_eq!(
+            Value::Object(only_ours.root().clone()),
+            json!({"a":1,"z":2})
+        );
         let mut empty_hooks = doc(json!({"hooks":{}}));
         assert!(empty_hooks.disable().is_empty());
-        assert!(empty_hooks.root.contains_key("hooks"));
+        assert!(empty_hooks.root().contains_key("hooks"));
     }
 
     #[test]
@@ -1060,6 +1134,16 @@ mod tests {
                 "hooks.Stop[0].hooks[0] is not an object",
             ),
             (r#"{"a":1,}"#, "not valid JSON"),
+            (r#"{"a":1} // mine"#, "not valid JSON"),
+            (r#"{"hooks":{},"hooks":{}}"#, "hooks appears twice"),
+            (
+                r#"{"hooks":{"Stop":[],"Stop":[]}}"#,
+                "hooks.Stop appears twice",
+            ),
+            (
+                r#"{"hooks":{"Stop":[{"hooks":[],"hooks":[]}]}}"#,
+                "hooks.Stop[0].hooks appears twice",
+            ),
         ];
         for (text, want) in cases {
             let err = Document::parse(Path::new("/s.json"), Some(text.into())).unwrap_err();
@@ -1067,6 +1151,101 @@ mod tests {
                 err.to_string().split(" (").next().unwrap(),
                 format!("/s.json: {want}"),
                 "{text}"
+            );
+        }
+    }
+
+    /// The real-world-shaped files of `tests/fixtures/settings/` (two-space indents, LF) in every
+    /// layout people keep: two or four spaces or tabs, LF or CRLF, with or without a final newline.
+    fn real_world_files() -> Vec<(String, String)> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/settings");
+        let mut out = Vec::new();
+        for entry in fs::read_dir(dir).unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let text = fs::read_to_string(entry.path()).unwrap();
+            for unit in ["  ", "    ", "\t"] {
+                for newline in ["\n", "\r\n"] {
+                    for final_newline in [true, false] {
+                        let lines: Vec<String> = text
+                            .lines()
+                            .map(|l| {
+                                let body = l.trim_start_matches(' ');
+                                unit.repeat((l.len() - body.len()) / 2) + body
+                            })
+                            .collect();
+                        let mut t = lines.join(newline);
+                        if final_newline && text.ends_with('\n') {
+                            t.push_str(newline);
+                        }
+                        let layout = format!("{unit:?} {newline:?} final newline {final_newline}");
+                        out.push((format!("{name} ({layout})"), t));
+                    }
+                }
+            }
+        }
+        assert!(out.len() >= 10 * 12, "fixtures found: {}", out.len() / 12);
+        out
+    }
+
+    /// Whether `on` fills a container the user already had empty (`{}` as the whole file, an empty
+    /// `hooks`, or an empty array of one of our events): `off` can restore that only from the backup.
+    fn on_fills_an_empty_container(doc: &Document) -> bool {
+        let hooks = doc.root().get("hooks");
+        doc.root().is_empty()
+            || hooks.and_then(Value::as_object).is_some_and(Map::is_empty)
+            || HOOKS.iter().any(|h| {
+                hooks
+                    .and_then(|v| v.get(h.event))
+                    .and_then(Value::as_array)
+                    .is_some_and(Vec::is_empty)
+            })
+    }
+
+    #[test]
+    fn regression_on_then_off_is_byte_identical_in_every_layout() {
+        let bin = Path::new("/home/u/.claude/reflections/bin");
+        let at = Path::new("/s.json");
+        for (name, text) in real_world_files() {
+            let before = Document::parse(at, Some(text.clone().into_bytes())).unwrap();
+            let mut on = before.clone();
+            assert_eq!(on.enable(bin).len(), 4, "{name}");
+            let on_text = String::from_utf8(on.render()).unwrap();
+            if text.contains("\r\n") {
+                assert!(!on_text.replace("\r\n", "").contains('\n'), "{name}: CRLF");
+            }
+            let spread = text.trim().contains('\n');
+            if spread && name.contains("\"\\t\"") {
+                assert!(!on_text.contains("\n "), "{name}: tabs: {on_text}");
+            }
+            if spread && name.contains("\"    \"") {
+                assert!(
+                    !on_text.contains("\n  \"hooks\""),
+                    "{name}: 4 spaces: {on_text}"
+                );
+            }
+            let reread = || Document::parse(at, Some(on_text.clone().into_bytes())).unwrap();
+            assert_eq!(reread().status(bin).overall(), Overall::Partial, "{name}");
+
+            // `off` right after `on`, with the backup `on` made: the same bytes, always.
+            let mut off = reread();
+            assert_eq!(off.disable_after(Some(&before), bin).len(), 4, "{name}");
+            assert_eq!(String::from_utf8(off.render()).unwrap(), text, "{name}");
+
+            if on_fills_an_empty_container(&before) {
+                continue;
+            }
+            // Without the backup, and after an edit of the user's, `off` still takes out exactly
+            // what `on` put in.
+            let mut off = reread();
+            off.disable();
+            assert_eq!(String::from_utf8(off.render()).unwrap(), text, "{name}");
+            let edited = on_text.replacen("\"opus\"", "\"haiku\"", 1);
+            let mut off = Document::parse(at, Some(edited.into_bytes())).unwrap();
+            off.disable_after(Some(&before), bin);
+            assert_eq!(
+                String::from_utf8(off.render()).unwrap(),
+                text.replacen("\"opus\"", "\"haiku\"", 1),
+                "{name}: edited between on and off"
             );
         }
     }

@@ -108,11 +108,18 @@ impl Tally {
     }
 
     fn touch(&mut self, path: &str) {
+        // A file edited again is found as it was kept, before any redaction work.
         if self.files.iter().any(|f| f == path) {
             return;
         }
+        // The tally is saved in the session's cursor file: a secret in a path is redacted before
+        // it gets there (and a redacted path is compared as kept).
+        let path = crate::redact::redact(path);
+        if self.files.iter().any(|f| *f == path) {
+            return;
+        }
         if self.files.len() < MAX_FILES {
-            self.files.push(path.to_string());
+            self.files.push(path.into_owned());
         } else {
             self.files_unlisted += 1;
         }
@@ -418,5 +425,17 @@ mod tests {
         assert!(s
             .content
             .contains(&format!("{} files touched", MAX_FILES + 5)));
+    }
+
+    #[test]
+    fn a_secret_in_an_edited_path_never_reaches_the_tally_the_cursor_saves() {
+        let token = concat!("ghp_", "R4nd0mT0k3nV4lu3F0rT3st1ngXyZ123456");
+        let mut t = Tally::default();
+        for name in ["Write", "Edit"] {
+            let path = format!("/tmp/deploy-{token}/notes.md");
+            t.observe(&ev(1, None, tool(name, json!({"file_path": path}))));
+        }
+        assert_eq!(t.files, ["/tmp/deploy-[REDACTED:github-token]/notes.md"]);
+        assert!(!serde_json::to_string(&t).unwrap().contains(token));
     }
 }

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::failure::{error_head, input_summary};
+use crate::failure::{error_head, input_summary, SCAN_BYTES};
 use crate::render::one_line;
 use crate::signal::{Kind, Signal};
 use crate::transcript::{Event, EventKind, ToolInput};
@@ -133,8 +133,13 @@ impl Detector {
                 self.turn.situation.actions += 1;
                 let last = text.lines().rev().find(|l| !l.trim().is_empty());
                 match last {
-                    Some(line) => {
-                        let line = crate::transcript::truncate(line, 200 * 4 + 64);
+                    Some(whole) => {
+                        let mut line = crate::transcript::truncate(whole, 200 * 4 + 64);
+                        if line.len() < whole.len() {
+                            // Back to a blank, as `quote` cuts: a token cut in two would no
+                            // longer be redacted when the line is quoted.
+                            line = &line[..line.rfind(char::is_whitespace).unwrap_or(0)];
+                        }
                         let kept = self.turn.last_text.get_or_insert_with(String::new);
                         kept.clear();
                         kept.push_str(line);
@@ -302,7 +307,9 @@ impl Detector {
         }
         let summary = self.call_summary(tool_use_id);
         let tool = if name.is_empty() { "tool" } else { &*name };
-        let error = strip_error_tags(text);
+        // Redacted before the headline and the excerpt cut it: a cut token no longer matches
+        // its rule and would leak its start.
+        let error = crate::redact::redact_prefix(&strip_error_tags(text), SCAN_BYTES).into_owned();
         let mut content = format!("{tool} failed: {}", error_head(&error));
         if !summary.is_empty() {
             content.push_str(&format!(" (on `{}`)", one_line(&summary, 100)));
@@ -463,9 +470,10 @@ enum StreakKind {
     Searches,
 }
 
-/// [`one_line`] of a text's head: a 60 kB paste is not flattened whole to quote 600 characters.
+/// [`one_line`] of a text's head, redacted before it is cut (a cut token would leak its start):
+/// a 60 kB paste is not flattened or redacted whole to quote 600 characters.
 fn quote(text: &str, max: usize) -> String {
-    one_line(crate::transcript::truncate(text, max * 4 + 64), max)
+    one_line(&crate::redact::redact_prefix(text, max * 4 + 64), max)
 }
 
 fn set_source(sig: &mut Signal, event: &Event) {

@@ -17,7 +17,7 @@ use super::read::{self, Read, Reader, Seen};
 use super::scan::{Key, Shape};
 use super::Store;
 use crate::error::{IoContext, Result};
-use crate::fsutil::PRIVATE_FILE;
+use crate::fsutil::{self, PRIVATE_FILE};
 use crate::signal::{self, Recurrence, Signal, Status, CONFIDENCE_VERIFIED};
 
 /// How much of the store's end an append reads (ids, dedup). About 100–150 signals.
@@ -67,6 +67,7 @@ impl Store {
                 .mode(PRIVATE_FILE)
                 .open(&path)
                 .ctx("cannot open", &path)?;
+            fsutil::give_to_dir_owner(&file, &path);
             let (tail, at_start) = read_tail(&mut file, TAIL_BYTES).ctx("cannot read", &path)?;
             let now = Utc::now();
             let mut out = Vec::new();

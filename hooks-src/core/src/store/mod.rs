@@ -335,6 +335,7 @@ fn append_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
         .mode(PRIVATE_FILE)
         .open(path)
         .ctx("cannot open", path)?;
+    fsutil::give_to_dir_owner(&f, path);
     f.write_all(bytes).ctx("cannot append to", path)
 }
 

@@ -1,0 +1,628 @@
+//! The leak table: every kind of secret (several shapes for some, and the shapes that leaked in
+//! issue 15: command-line flags, URL passwords with `#` or `/`, a PHP `define`), each written
+//! plain, after an `_`, after a literal `\n`, after a `%xx`, URL-encoded and inside escaped JSON
+//! (once and twice), given to every place a text enters reflect: a failed tool call's payload,
+//! a transcript's tool error, correction, remember request and edited file (its path reaches
+//! the cursor and the session summary), `memory-store append`, `promote` into a CLAUDE.md, and
+//! `export` of a store written before redaction. No 8 bytes of any secret, nor of its percent-
+//! or JSON-encoded form, may come out anywhere.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write as _;
+use std::fs;
+
+use serde_json::{json, Value};
+
+use crate::hooks::{assert_silent_success, run_hook, signals};
+use crate::util::{stdout, Env};
+
+/// What an encoding puts a separator right before.
+#[derive(Clone, Copy, PartialEq)]
+enum At {
+    /// The secret: a fixed-prefix token stands alone.
+    Token,
+    /// The text: the secret needs its context (a key, a header, a URL).
+    Text,
+    /// A command: a flag carries the secret, so the `_` ends a variable naming the command.
+    Command,
+}
+use At::{Command, Text, Token};
+
+/// One secret in one encoding of its context.
+struct Row {
+    shape: &'static str,
+    encoding: &'static str,
+    secret: String,
+    /// How many leading bytes of `secret` are a fixed token prefix (`ghp_`), not secret.
+    prefix: usize,
+    text: String,
+}
+
+/// `(shape, token prefix, secret, what a separator goes before, the context)`. Prefix and secret
+/// are apart so that secret scanners do not flag this file.
+type Shape = (
+    &'static str,
+    &'static str,
+    &'static str,
+    At,
+    fn(&str) -> String,
+);
+
+const SHAPES: &[Shape] = &[
+    (
+        "anthropic-key",
+        "sk-ant-",
+        "api03-Zx9Cv8Bn7Mq6Lw5Ke4Jr3Hs2Gd1Fa0PoIuYt",
+        Token,
+        |s| format!("claude --key {s}"),
+    ),
+    (
+        "openai-key proj",
+        "sk-",
+        "proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z",
+        Token,
+        |s| format!("OPENAI {s} used"),
+    ),
+    (
+        "openai-key",
+        "sk-",
+        "9fX2aB7cD4eF1gH6iJ3kL8mN5oP0qR2sT7uV4wX1yZ6aB3c",
+        Token,
+        |s| format!("key {s}"),
+    ),
+    (
+        "github-token ghp",
+        "ghp_",
+        "R4nd0mT0k3nV4lu3F0rT3st1ngXyZ123456",
+        Token,
+        |s| format!("git remote set-url origin https://{s}@github.com/o/r.git"),
+    ),
+    (
+        "github-token gho",
+        "gho_",
+        "Q1w2E3r4T5y6U7i8O9p0AsDfGhJkLzXcVb12",
+        Token,
+        |s| format!("token {s}"),
+    ),
+    (
+        "github-token pat",
+        "github_pat_",
+        "11ABCDEFG0918273645_qazwsxedcrfvtgbyhnujmikolpQAZWSXEDCRFVTGBYHNUJM",
+        Token,
+        |s| format!("GH {s}"),
+    ),
+    (
+        "gitlab-token",
+        "glpat",
+        "-Qw3rTy7UiOp2AsDf9GhJ",
+        Token,
+        |s| format!("GITLAB {s}"),
+    ),
+    (
+        "slack-token xoxb",
+        "xoxb",
+        "-730192846510-8273645190281-Zz9Yy8Xx7Ww6",
+        Token,
+        |s| format!("slack {s}"),
+    ),
+    (
+        "slack-token xoxp",
+        "xoxp",
+        "-491827365012-6617283940571-Aa9Bb8Cc7Dd6",
+        Token,
+        |s| format!("slack {s}"),
+    ),
+    (
+        "stripe-key sk",
+        "sk_live_",
+        "51H8abcDEF123ghiJKL456mno",
+        Token,
+        |s| format!("stripe {s}"),
+    ),
+    (
+        "stripe-key rk",
+        "rk_test_",
+        "61J9bcdEFG234hijKLM567nop",
+        Token,
+        |s| format!("stripe {s}"),
+    ),
+    (
+        "google-api-key",
+        "AIza",
+        "SyB-5172839406zyxwvutsrqponmlkjihgf",
+        Token,
+        |s| format!("maps?key={s}"),
+    ),
+    (
+        "npm-token",
+        "npm_",
+        "Np9Mq8Lr7Ks6Jt5Iu4Hv3Gw2Fx1Ey0DzCaBb",
+        Token,
+        |s| format!("//registry.npmjs.org/:_authToken={s}"),
+    ),
+    (
+        "pypi-token",
+        "pypi-AgEI",
+        "cHlwaS5vcmcCJDk5ZjY5ZDA2LTk0NGEtNDU5ZS1hYTk3LWE4NmNjYmVmN2E4ZQ",
+        Token,
+        |s| format!("twine upload -p {s}"),
+    ),
+    (
+        "aws-access-key AKIA",
+        "AKIA",
+        "Z7XQ3MDE4RTY5UPA",
+        Token,
+        |s| format!("aws_access_key_id={s}"),
+    ),
+    (
+        "aws-access-key ASIA",
+        "ASIA",
+        "Q2WE3RT4YU5IO6PA",
+        Token,
+        |s| format!("key id {s}"),
+    ),
+    (
+        "jwt",
+        "eyJhbGciOiJIUzI1NiJ9",
+        ".eyJzdWIiOiJyZWZsZWN0LXRlc3QifQ.c2lnbmF0dXJlLXJlZmxlY3QtdGVzdA",
+        Token,
+        |s| format!("cookie session={s}"),
+    ),
+    ("slack-webhook", "", "q1W2e3R4t5Y6u7I8o9P0aSdF", Text, |s| {
+        format!("POST https://hooks.slack.com/services/T024BE7LD/B01ABCDEF12/{s}")
+    }),
+    (
+        "private-key",
+        "",
+        "MIIEpAIBAAKCAQEAreflectTestBodyLine4k7Q2x9Z",
+        Text,
+        |s| format!("-----BEGIN RSA PRIVATE KEY-----\n{s}\n-----END RSA PRIVATE KEY-----"),
+    ),
+    ("url-password", "", "Pg5ecr3tPw9", Text, |s| {
+        format!("psql postgres://app:{s}@db.internal:5432/app")
+    }),
+    (
+        "aws-secret-key",
+        "",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8RtT3vX1",
+        Text,
+        |s| format!("aws_secret_access_key = {s}"),
+    ),
+    ("bearer-token", "", "bRr3a7T0k3nZ9x8c7v6", Text, |s| {
+        format!("curl -H 'Authorization: Bearer {s}' https://api.example.com")
+    }),
+    ("basic-auth", "", "cmVmbGVjdDpzM2NyM3Q=", Text, |s| {
+        format!("Authorization: Basic {s}")
+    }),
+    ("env-secret", "", "EnvS3cr3tV4lue77", Text, |s| {
+        format!("DATABASE_PASSWORD={s}")
+    }),
+    ("secret-assignment", "", "As5ignS3cr3t88", Text, |s| {
+        format!("{{\"api_key\": \"{s}\"}}")
+    }),
+    ("curl -u", "", "Cu7lPa55wQ", Command, |s| {
+        format!("curl -u admin:{s} https://api.example.com/v1")
+    }),
+    ("mysql -p", "", "My5qlPa55wR", Command, |s| {
+        format!("docker exec db mysql -uroot -p{s} app")
+    }),
+    ("mysql --password", "", "My5qlL0ngPw", Command, |s| {
+        format!("mysql -u root --password {s} -h db app")
+    }),
+    ("mysql --password=", "", "Eq.Pa55w0rd.X", Command, |s| {
+        format!("mysqldump --user=root --password={s} app")
+    }),
+    ("docker login -p", "", "D0ckerPa5sw", Command, |s| {
+        format!("docker login -u bot -p {s} registry.example.com")
+    }),
+    (
+        "docker login --password",
+        "",
+        "D0ckerL0ngPw",
+        Command,
+        |s| format!("docker login --username bot --password {s} ghcr.io"),
+    ),
+    ("url-password #", "", "Ha5h#Pa55w0rd", Text, |s| {
+        format!("redis://default:{s}@cache.internal:6379")
+    }),
+    ("url-password /", "", "Sl4sh/Pa5sw0rd", Text, |s| {
+        format!("mongodb://app:{s}@mongo.internal/app")
+    }),
+    // The shape of a key the corpus holds (a shell-escaped `!`, `;`, `)`, `@`, `^`), made up.
+    (
+        "php define",
+        "",
+        "sk_h1.Qv\\!Rt;XyZabc_)4@mno7p2q^rs",
+        Text,
+        |s| format!("define( 'WP_FS__demo_SECRET_KEY', '{s}' );"),
+    ),
+];
+
+fn percent_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// `text` as the inside of a JSON string.
+fn json_escape(text: &str) -> String {
+    let quoted = serde_json::to_string(text).unwrap();
+    quoted[1..quoted.len() - 1].to_string()
+}
+
+/// `body` with its letters and digits moved on by `by` in their class: a secret of the same
+/// shape, different for every row, so a leak names the row it came from.
+fn rotate(body: &str, by: u8) -> String {
+    let shift = |c: u8, first: u8, len: u8| char::from(first + (c - first + by) % len);
+    body.bytes()
+        .map(|c| match c {
+            b'a'..=b'z' => shift(c, b'a', 26),
+            b'A'..=b'Z' => shift(c, b'A', 26),
+            b'0'..=b'9' => shift(c, b'0', 10),
+            _ => char::from(c),
+        })
+        .collect()
+}
+
+/// Every shape in every encoding.
+fn rows() -> Vec<Row> {
+    let mut rows = Vec::new();
+    for &(shape, prefix, body, at, context) in SHAPES {
+        for (n, encoding) in ENCODINGS.iter().enumerate() {
+            let secret = format!("{prefix}{}", rotate(body, n as u8 + 1));
+            let text = encode(encoding, &context(&secret), &secret, at);
+            rows.push(Row {
+                shape,
+                encoding,
+                prefix: prefix.len(),
+                secret,
+                text,
+            });
+        }
+    }
+    rows
+}
+
+const ENCODINGS: &[&str] = &[
+    "plain",
+    "after _",
+    "after \\n",
+    "after %xx",
+    "url-encoded",
+    "escaped JSON",
+    "escaped twice",
+];
+
+/// `text` (holding `secret`) in `encoding`.
+fn encode(encoding: &str, text: &str, secret: &str, at: At) -> String {
+    let bare = if at == Token { secret } else { text };
+    let escaped = json_escape(text);
+    match encoding {
+        "plain" => text.to_string(),
+        "after _" if at == Command => format!("ERR_CMD={bare}"),
+        "after _" => format!("ERR_{bare}"),
+        "after \\n" => format!("echo -e \"done\\n{bare}\""),
+        "after %xx" => format!("GET /login?next=%2F{bare}"),
+        "url-encoded" => format!("GET /cb?data={}", percent_encode(text)),
+        "escaped JSON" => format!("error: {{\"cmd\":\"{escaped}\"}}"),
+        "escaped twice" => format!(
+            "{{\"error\":\"{}\"}}",
+            json_escape(&format!("{{\"cmd\":\"{escaped}\"}}"))
+        ),
+        _ => unreachable!("{encoding}"),
+    }
+}
+
+/// How many bytes of a secret make a leak.
+const WINDOW: usize = 8;
+
+/// Fails, with each leak, when any [`WINDOW`] bytes of a secret of `rows`, plain,
+/// percent-encoded or JSON-escaped (once or twice), are in `out`.
+fn assert_no_leak(rows: &[Row], out: &[u8], place: &str) {
+    let encodings: [fn(&str) -> String; 4] = [str::to_string, percent_encode, json_escape, |s| {
+        json_escape(&json_escape(s))
+    }];
+    let mut windows: HashMap<Vec<u8>, usize> = HashMap::new();
+    for (i, row) in rows.iter().enumerate() {
+        for encode in encodings {
+            let form = encode(&row.secret);
+            let prefix = encode(&row.secret[..row.prefix]).len();
+            // Every window that holds a byte past the token prefix.
+            for (at, w) in form.as_bytes().windows(WINDOW).enumerate() {
+                if at + WINDOW > prefix {
+                    windows.insert(w.to_vec(), i);
+                }
+            }
+        }
+    }
+    let leaked: BTreeSet<usize> = out
+        .windows(WINDOW)
+        .filter_map(|w| windows.get(w).copied())
+        .collect();
+    if leaked.is_empty() {
+        return;
+    }
+    let mut report = format!("{place}: {} of {} rows leak\n", leaked.len(), rows.len());
+    for r in leaked.iter().map(|&i| &rows[i]) {
+        let _ = writeln!(report, "  {} / {}: {:?}", r.shape, r.encoding, r.text);
+    }
+    panic!("{report}");
+}
+
+/// At least one `[REDACTED:` in `out`: the texts were read, not dropped.
+fn assert_redacted(out: &[u8], place: &str) {
+    let out = String::from_utf8_lossy(out);
+    assert!(
+        out.contains("[REDACTED:"),
+        "{place}: nothing redacted:\n{out}"
+    );
+}
+
+#[test]
+fn capture_failure_leaks_no_secret_of_any_shape_or_encoding() {
+    let rows = rows();
+    for shape in rows.chunk_by(|a, b| a.shape == b.shape) {
+        let env = Env::new();
+        for row in shape {
+            let payload = json!({
+                "session_id": "5f0c2b0c-a7aa-4d44-b626-460d3a20d77b",
+                "cwd": env.dir.path(),
+                "hook_event_name": "PostToolUseFailure",
+                "tool_name": "Bash",
+                "tool_input": {"command": row.text},
+                "tool_use_id": format!("toolu_{}_{}", row.shape.len(), row.encoding.len()),
+                "error": format!("Exit code 1\n{}", row.text),
+                "is_interrupt": false
+            });
+            let (out, _) = run_hook(&env, "capture-failure", payload.to_string().as_bytes());
+            assert_silent_success("capture-failure", &out, row.shape);
+        }
+        let data = env.all_data_bytes();
+        assert_redacted(&data, shape[0].shape);
+        assert_no_leak(shape, &data, "capture-failure");
+    }
+}
+
+/// A transcript line of `kind` (`user` or `assistant`) with `content`, numbered `n`.
+fn entry(kind: &str, n: usize, content: Value) -> String {
+    let line = json!({
+        "type": kind,
+        "message": {"role": kind, "content": content},
+        "uuid": format!("00000000-0000-4000-8000-{n:012}"),
+        "timestamp": format!("2026-11-20T09:{:02}:{:02}.000Z", n / 60 % 60, n % 60),
+        "sessionId": "s-shapes",
+    });
+    format!("{line}\n")
+}
+
+/// A session where every row's text is in a failed command and its error, in a correction and
+/// a remember request, and in the path of an edited file.
+fn transcript_of(rows: &[Row]) -> String {
+    let mut t = String::new();
+    let mut n = 0;
+    let mut next = || {
+        n += 1;
+        n
+    };
+    for (i, row) in rows.iter().enumerate() {
+        let call = format!("toolu_shape{i:04}");
+        let edit = format!("toolu_edit{i:04}");
+        t += &entry(
+            "user",
+            next(),
+            json!(format!("Run the deploy check number {i}")),
+        );
+        t += &entry(
+            "assistant",
+            next(),
+            json!([{"type": "tool_use", "id": call, "name": "Bash", "input": {"command": row.text}}]),
+        );
+        t += &entry(
+            "user",
+            next(),
+            json!([{"type": "tool_result", "tool_use_id": call, "is_error": true,
+                    "content": format!("Exit code 1\n{}", row.text)}]),
+        );
+        t += &entry(
+            "assistant",
+            next(),
+            json!([{"type": "tool_use", "id": edit, "name": "Edit",
+                    "input": {"file_path": format!("/home/dev/p/{}.md", row.text),
+                              "old_string": "a", "new_string": "b"}}]),
+        );
+        t += &entry(
+            "user",
+            next(),
+            json!([{"type": "tool_result", "tool_use_id": edit, "content": "ok"}]),
+        );
+        t += &entry(
+            "assistant",
+            next(),
+            json!([{"type": "text", "text": format!("I ran check {i} with the old settings.")}]),
+        );
+        t += &entry(
+            "user",
+            next(),
+            json!(format!(
+                "That's wrong, you forgot the flag: use {} instead",
+                row.text
+            )),
+        );
+        t += &entry(
+            "assistant",
+            next(),
+            json!([{"type": "text", "text": format!("Understood, check {i} again.")}]),
+        );
+        t += &entry(
+            "user",
+            next(),
+            json!(format!("Remember that check {i} runs with {}", row.text)),
+        );
+    }
+    t
+}
+
+#[test]
+fn capture_signals_and_the_summary_leak_no_secret_of_any_shape_or_encoding() {
+    let rows = rows();
+    let env = Env::new();
+    let transcript = env.dir.path().join("s-shapes.jsonl");
+    fs::write(&transcript, transcript_of(&rows)).unwrap();
+    let payload = |event: &str| {
+        json!({
+            "session_id": "s-shapes",
+            "transcript_path": transcript,
+            "cwd": env.dir.path(),
+            "hook_event_name": event,
+            "trigger": "auto",
+            "reason": "other",
+        })
+        .to_string()
+    };
+
+    let dry = env
+        .cmd("capture-signals")
+        .arg("--transcript")
+        .arg(&transcript)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    assert!(dry.status.success());
+    assert_no_leak(&rows, &dry.stdout, "capture-signals --dry-run");
+
+    let (out, _) = run_hook(&env, "capture-signals", payload("PreCompact").as_bytes());
+    assert_silent_success("capture-signals", &out, "shapes");
+    let stored = env.store_lines();
+    for kind in ["failure", "correction", "remember"] {
+        let of_kind: Vec<&Value> = stored.iter().filter(|s| s["type"] == kind).collect();
+        assert!(
+            of_kind.iter().any(|s| s.to_string().contains("[REDACTED:")),
+            "no redacted {kind} signal among {}",
+            stored.len()
+        );
+    }
+    assert_no_leak(&rows, &env.all_data_bytes(), "capture-signals");
+    let cursors = env.data.join("cursors");
+    let cursor = fs::read_dir(&cursors)
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().ends_with(".json"))
+        .map(|e| fs::read(e.path()).unwrap())
+        .expect("a cursor");
+    assert_redacted(&cursor, "the cursor");
+    assert_no_leak(&rows, &cursor, "the cursor");
+
+    let (out, _) = run_hook(
+        &env,
+        "capture-session-summary",
+        payload("SessionEnd").as_bytes(),
+    );
+    assert_silent_success("capture-session-summary", &out, "shapes");
+    let summary = env
+        .store_lines()
+        .into_iter()
+        .find(|s| s["type"] == "summary")
+        .expect("a summary");
+    assert_redacted(summary.to_string().as_bytes(), "the summary");
+    assert_no_leak(&rows, &env.all_data_bytes(), "capture-session-summary");
+}
+
+#[test]
+fn append_promote_and_export_leak_no_secret_of_any_shape_or_encoding() {
+    let rows = rows();
+    let env = Env::new();
+    let input: String = rows
+        .chunk_by(|a, b| a.shape == b.shape)
+        .map(|shape| {
+            let texts: Vec<&str> = shape.iter().map(|r| r.text.as_str()).collect();
+            let line = json!({
+                "type": "gotcha",
+                "content": format!("deploy check {}", shape[0].shape),
+                "context": texts.join("\n"),
+                "tags": texts,
+                "meta": {"note": texts.join("\n")},
+            });
+            format!("{line}\n")
+        })
+        .collect();
+    let out = env
+        .cmd("memory-store")
+        .args(["append", "-"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_no_leak(&rows, &out.stdout, "memory-store append's output");
+    let data = env.all_data_bytes();
+    assert_redacted(&data, "memory-store append");
+    assert_no_leak(&rows, &data, "memory-store append");
+
+    let target = env.dir.path().join("proj").join("CLAUDE.md");
+    let ids: Vec<String> = signals(&env)
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect();
+    for (id, shape) in ids.iter().zip(rows.chunk_by(|a, b| a.shape == b.shape)) {
+        let texts: Vec<&str> = shape.iter().map(|r| r.text.as_str()).collect();
+        let out = env
+            .cmd("memory-store")
+            .args(["promote", id, "--target", target.to_str().unwrap()])
+            .arg(format!("--content={}", texts.join(" ; ")))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_no_leak(shape, &out.stdout, "promote's output");
+    }
+    let written = fs::read(&target).unwrap();
+    assert_redacted(&written, "CLAUDE.md");
+    assert_no_leak(&rows, &written, "the promoted CLAUDE.md");
+    assert_no_leak(&rows, &env.all_data_bytes(), "promote");
+
+    // A store written before these rules: its lines hold every text as it came.
+    let legacy = Env::new();
+    let lines: String = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let line = json!({"id": format!("SIG-20261101-{i:010}"), "type": "gotcha",
+                "content": r.text, "context": r.text, "tags": [r.text]});
+            format!("{line}\n")
+        })
+        .collect();
+    fs::create_dir_all(&legacy.data).unwrap();
+    fs::write(legacy.store(), lines).unwrap();
+    for format in ["jsonl", "csv"] {
+        let out = legacy
+            .cmd("memory-store")
+            .args(["export", "--format", format])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_redacted(&out.stdout, format);
+        assert_no_leak(&rows, &out.stdout, &format!("export --format {format}"));
+        if format == "jsonl" {
+            assert_eq!(
+                stdout(&out).lines().count(),
+                rows.len(),
+                "one line a signal"
+            );
+        }
+    }
+}
