@@ -1,12 +1,16 @@
 //! The shared `main` of the two transcript-mining hooks: hook mode (payload on stdin, exit 0 on
 //! every path, silent) or offline mode (`--transcript FILE`, a CLI with exit codes 0/1/2).
 
+use std::ffi::OsString;
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use reflect_core::capture::{self, Request};
+use reflect_core::error::{Error, Result};
+use reflect_core::hook;
 use reflect_core::paths::Paths;
-use reflect_core::{error::Result, hook};
+use reflect_core::render::{self, ListFormat};
 
 /// A large transcript is parsed by worker threads while the calling thread runs the detectors,
 /// so nearly every event is allocated on one thread and freed on another. glibc's malloc handles
@@ -37,7 +41,7 @@ pub fn main(program: &'static str, help: &str, hook_event: &str, summary: bool) 
         run_hook(program, hook_event, summary);
         return ExitCode::SUCCESS;
     }
-    let (code, message) = match capture::parse_offline_args(&args, summary) {
+    let (code, message) = match offline_request(&args, summary) {
         Err(e) => (2, e.to_string()),
         Ok(req) => match run_offline(&req) {
             Ok(()) => return ExitCode::SUCCESS,
@@ -80,7 +84,10 @@ fn run_offline(req: &Request) -> Result<()> {
         let mut out = std::io::stdout().lock();
         // A closed pipe (`| head`) is not an error.
         let _ = out
-            .write_all(capture::jsonl(&done.signals).as_bytes())
+            .write_all(
+                render::list(&done.signals.iter().collect::<Vec<_>>(), ListFormat::Jsonl)
+                    .as_bytes(),
+            )
             .and_then(|()| out.flush());
     } else {
         eprintln!(
@@ -93,4 +100,92 @@ fn run_offline(req: &Request) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The offline flags: `--transcript FILE [--session ID] [--project DIR] [--dry-run]` (`--flag=value`
+/// too). A bad flag is a usage error. The project defaults to the current dir.
+fn offline_request(args: &[OsString], summary: bool) -> Result<Request> {
+    let mut req = Request {
+        hook: "cli".into(),
+        summary,
+        ..Request::default()
+    };
+    let mut transcript = None;
+    let mut project = None;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let text = arg.to_string_lossy();
+        let (flag, inline) = match text.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(OsString::from(v))),
+            _ => (text.to_string(), None),
+        };
+        let mut value = |name: &str| -> Result<OsString> {
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| Error::usage(format!("{name} needs a value")))
+        };
+        match flag.as_str() {
+            "--transcript" => transcript = Some(PathBuf::from(value("--transcript")?)),
+            "--session" => req.session = Some(value("--session")?.to_string_lossy().into_owned()),
+            "--project" => project = Some(PathBuf::from(value("--project")?)),
+            "--dry-run" if inline.is_none() => req.dry_run = true,
+            _ => {
+                return Err(Error::usage(format!(
+                    "unknown argument {text:?} (see --help)"
+                )))
+            }
+        }
+    }
+    req.transcript = transcript.ok_or_else(|| Error::usage("--transcript FILE is required"))?;
+    let project = match project {
+        Some(p) => std::path::absolute(&p).unwrap_or(p),
+        None => std::env::current_dir()
+            .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?,
+    };
+    req.project = Some(project.display().to_string());
+    Ok(req)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn offline_flags() {
+        let r = offline_request(
+            &args(&[
+                "--transcript",
+                "t.jsonl",
+                "--session=s1",
+                "--project",
+                "/p",
+                "--dry-run",
+            ]),
+            false,
+        )
+        .unwrap();
+        assert_eq!(r.transcript, PathBuf::from("t.jsonl"));
+        assert_eq!(r.session.as_deref(), Some("s1"));
+        assert_eq!(r.project.as_deref(), Some("/p"));
+        assert!(r.dry_run);
+        assert_eq!(r.hook, "cli");
+
+        for bad in [
+            &["--dry-run"][..],
+            &["--transcript"],
+            &["--transcript", "t", "--bogus"],
+            &["--transcript", "t", "--dry-run=yes"],
+            &["--transcript", "t", "extra"],
+            &["--transcript="],
+        ] {
+            let e = offline_request(&args(bad), false).unwrap_err();
+            assert!(e.is_usage(), "{bad:?}: {e}");
+        }
+    }
 }

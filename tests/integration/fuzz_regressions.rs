@@ -2,24 +2,19 @@
 //! vector is minimized or written by hand after the finding; none is corpus text. They test the
 //! core library directly and live here so that `cargo test` at the root runs them.
 
-use reflect_core::query::{self, Filter};
-use reflect_core::render::Stats;
-use reflect_core::scan::{scan, shape, Shape};
-use reflect_core::store::{parse_line, Record, Snapshot};
+use reflect_core::store::read::{lines, Reader};
+use reflect_core::store::{self, parse_line, Filter, Pass, Read, Record, Shape, Snapshot};
 
-/// What the scanner says a line is (`None`: it does not vouch, the full parser decides).
+/// What the reader's fast path says a line is (`None`: the scanner does not vouch for it, the
+/// full parser decides).
 fn fast(line: &[u8]) -> Option<Shape> {
-    scan(line).and_then(|f| shape(&f))
+    let view = Reader::default().view(line, Read::Scan)?;
+    view.shape().filter(|_| view.is_scanned())
 }
 
+/// What the full parser says a line is (`None`: invalid).
 fn full(line: &[u8]) -> Option<Shape> {
-    match parse_line(line) {
-        Record::Signal(_) => Some(Shape::Signal),
-        Record::Legacy(_) => Some(Shape::Legacy),
-        Record::Recur(_) => Some(Shape::Recur),
-        Record::Foreign => Some(Shape::Foreign),
-        Record::Invalid => None,
-    }
+    Reader::default().view(line, Read::Parse)?.shape()
 }
 
 /// store_line, first finding: the scanner took any `\uXXXX` escape, serde_json refuses a lone
@@ -72,17 +67,16 @@ fn fast_query_and_stats_skip_a_line_the_parser_rejects() {
     .as_bytes();
     let snap = Snapshot::parse(bytes);
     assert_eq!((snap.health.signals, snap.health.invalid), (1, 1));
-    let selected = query::select(bytes, &Filter::default()).into_signals();
+    let selected = store::select(bytes, &Filter::default()).into_signals();
     let ids: Vec<&str> = selected.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids, ["SIG-20261122-0000000002"]);
-    let fast = serde_json::to_value(query::stats(bytes)).unwrap();
-    let slow = serde_json::to_value(Stats::collect(
-        snap.signals(),
-        &snap.health,
-        bytes.len() as u64,
-    ))
-    .unwrap();
-    assert_eq!(fast, slow);
+    let fast = store::stats(bytes);
+    assert_eq!((fast.total, fast.invalid_lines), (1, 1));
+    let slow = store::stats_with(bytes, Pass::PARSED);
+    assert_eq!(
+        serde_json::to_value(fast).unwrap(),
+        serde_json::to_value(slow).unwrap()
+    );
 }
 
 /// store_line, second finding: `1e4004` is a JSON number by the grammar but out of range for
@@ -138,9 +132,9 @@ fn v2_leftovers_named_like_v1_fields_are_written_once() {
 
     let mut store = v2.to_vec();
     store.push(b'\n');
-    let selection = query::select(&store, &Filter::default());
+    let selection = store::select(&store, &Filter::default());
     let printed = selection.jsonl();
-    let lines: Vec<_> = query::lines(&printed).collect();
+    let lines: Vec<_> = lines(&printed).collect();
     assert_eq!(lines.len(), 1);
     assert!(matches!(parse_line(lines[0]), Record::Signal(_)));
 }
@@ -172,7 +166,7 @@ fn since_never_matches_a_timestamp_that_is_no_time() {
         .filter(|s| filter.matches(s))
         .cloned()
         .collect();
-    let selected = query::select(store.as_bytes(), &filter).into_signals();
+    let selected = store::select(store.as_bytes(), &filter).into_signals();
     assert_eq!(selected, expected);
     let ids: Vec<&str> = selected.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids, ["SIG-20261015-0000000003"]);

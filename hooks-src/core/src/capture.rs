@@ -12,7 +12,6 @@
 //! would be stored (redacted, with ids).
 
 use std::collections::HashMap;
-use std::ffi::OsString;
 use std::io;
 use std::path::PathBuf;
 
@@ -26,7 +25,7 @@ use crate::hook;
 use crate::hookio::Payload;
 use crate::paths::Paths;
 use crate::signal::{self, Signal};
-use crate::store::{AppendOutcome, Store};
+use crate::store::{AppendOutcome, Sightings, Store};
 use crate::summary::{self, Tally};
 use crate::transcript::{self, EventKind, Position};
 
@@ -214,11 +213,12 @@ fn preview(batch: Vec<Signal>) -> Vec<Signal> {
     let now = chrono::Utc::now();
     let mut out: Vec<Signal> = Vec::with_capacity(batch.len());
     let mut by_key: HashMap<String, usize> = HashMap::new();
+    let mut sightings = Sightings::default();
     let mut said = signal::Instructions::default();
     for mut sig in batch {
         crate::store::prepare(&mut sig, now);
         let own = sig.dedup_key();
-        let instruction = crate::store::is_learning(&sig.kind);
+        let instruction = sig.kind.is_learning();
         let key = match by_key.contains_key(&own) || !instruction {
             true => own.as_str(),
             false => said
@@ -226,7 +226,7 @@ fn preview(batch: Vec<Signal>) -> Vec<Signal> {
                 .unwrap_or(&own),
         };
         if let Some(&at) = by_key.get(key) {
-            out[at].add_sightings(1);
+            sightings.add(&out[at].id, "");
             continue;
         }
         if instruction {
@@ -237,6 +237,9 @@ fn preview(batch: Vec<Signal>) -> Vec<Signal> {
             .insert("dedup_key".into(), Value::from(own.clone()));
         by_key.insert(own, out.len());
         out.push(sig);
+    }
+    for sig in &mut out {
+        sightings.fold(sig);
     }
     out
 }
@@ -267,102 +270,9 @@ pub fn request_from_payload(
     }))
 }
 
-/// Parse the offline flags: `--transcript FILE [--session ID] [--project DIR] [--dry-run]`
-/// (`--flag=value` too). A bad flag is a usage error. The project defaults to the current dir.
-pub fn parse_offline_args(args: &[OsString], summary: bool) -> Result<Request> {
-    let mut req = Request {
-        hook: "cli".into(),
-        summary,
-        ..Request::default()
-    };
-    let mut transcript = None;
-    let mut project = None;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let text = arg.to_string_lossy();
-        let (flag, inline) = match text.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(OsString::from(v))),
-            _ => (text.to_string(), None),
-        };
-        let mut value = |name: &str| -> Result<OsString> {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .filter(|v| !v.is_empty())
-                .ok_or_else(|| Error::usage(format!("{name} needs a value")))
-        };
-        match flag.as_str() {
-            "--transcript" => transcript = Some(PathBuf::from(value("--transcript")?)),
-            "--session" => req.session = Some(value("--session")?.to_string_lossy().into_owned()),
-            "--project" => project = Some(PathBuf::from(value("--project")?)),
-            "--dry-run" if inline.is_none() => req.dry_run = true,
-            _ => {
-                return Err(Error::usage(format!(
-                    "unknown argument {text:?} (see --help)"
-                )))
-            }
-        }
-    }
-    req.transcript = transcript.ok_or_else(|| Error::usage("--transcript FILE is required"))?;
-    let project = match project {
-        Some(p) => std::path::absolute(&p).unwrap_or(p),
-        None => std::env::current_dir()
-            .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?,
-    };
-    req.project = Some(project.display().to_string());
-    Ok(req)
-}
-
-/// One JSON object a line, as `--dry-run` prints them.
-pub fn jsonl(signals: &[Signal]) -> String {
-    let mut out = String::new();
-    for s in signals {
-        out.push_str(&serde_json::to_string(s).expect("serializes"));
-        out.push('\n');
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(list: &[&str]) -> Vec<OsString> {
-        list.iter().map(OsString::from).collect()
-    }
-
-    #[test]
-    fn offline_flags() {
-        let r = parse_offline_args(
-            &args(&[
-                "--transcript",
-                "t.jsonl",
-                "--session=s1",
-                "--project",
-                "/p",
-                "--dry-run",
-            ]),
-            false,
-        )
-        .unwrap();
-        assert_eq!(r.transcript, PathBuf::from("t.jsonl"));
-        assert_eq!(r.session.as_deref(), Some("s1"));
-        assert_eq!(r.project.as_deref(), Some("/p"));
-        assert!(r.dry_run);
-        assert_eq!(r.hook, "cli");
-
-        for bad in [
-            &["--dry-run"][..],
-            &["--transcript"],
-            &["--transcript", "t", "--bogus"],
-            &["--transcript", "t", "--dry-run=yes"],
-            &["--transcript", "t", "extra"],
-            &["--transcript="],
-        ] {
-            let e = parse_offline_args(&args(bad), false).unwrap_err();
-            assert!(e.is_usage(), "{bad:?}: {e}");
-        }
-    }
 
     #[test]
     fn preview_folds_paraphrases_of_an_instruction_as_the_store_does() {

@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use crate::error::Result;
 use crate::fsutil::{self, PRIVATE_FILE};
 use crate::promote::forget_learnings;
-use crate::query::within;
+
 use crate::signal::Signal;
-use crate::store::{Snapshot, Store};
+use crate::store::{within, Snapshot, Store};
 
 /// Which signals to forget: any listed id, every signal of a session, or of a project (and its
 /// subdirectories).

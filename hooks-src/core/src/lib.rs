@@ -5,7 +5,7 @@
 //!
 //! * capture: payload bytes → [`hookio`] → [`transcript`] events → [`detect`] → [`redact`] → [`store`]
 //! * toggle: [`paths`] → [`settings`] (edits through [`jsonedit`]; + [`migrate`]) → [`fsutil::atomic_write`]
-//! * review: [`store`] → [`render`] / [`promote`]
+//! * review: flag values and `append` input → [`input`] → [`store`] → [`render`] / [`promote`]
 
 pub mod capture;
 pub mod cursor;
@@ -15,18 +15,16 @@ pub mod error;
 pub mod failure;
 pub mod forget;
 pub mod fsutil;
-pub mod hash;
 pub mod hook;
 pub mod hookio;
+pub mod input;
 pub mod install;
 pub mod jsonedit;
 pub mod migrate;
 pub mod paths;
 pub mod promote;
-pub mod query;
 pub mod redact;
 pub mod render;
-pub mod scan;
 pub mod settings;
 pub mod signal;
 pub mod store;

@@ -11,7 +11,7 @@
 //!   headings outside fenced code blocks; `## Self-Improvement Notes` and `### Self-Improvement`
 //!   are other headings and stay. CLAUDE.md is read only when it is a regular file and rewritten
 //!   only when it is a Markdown note ([`crate::promote::check_target`]).
-//! - v2 wrote short store lines; [`store::migrate_legacy`] converts them to schema v1 in place.
+//! - v2 wrote short store lines; [`Store::migrate_legacy`] converts them to schema v1 in place.
 //! - v2 hook entries in settings.json are replaced by ours: that is [`crate::settings`]'s `enable`,
 //!   which removes legacy entries as it registers.
 //!
@@ -19,13 +19,14 @@
 
 use std::fs;
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, IoContext, Result};
 use crate::fsutil::{self, USER_FILE};
 use crate::paths::Paths;
+use crate::settings;
 use crate::signal::fnv1a;
-use crate::store::{self, Snapshot, Store};
+use crate::store::{Snapshot, Store};
 
 /// The heading v1 wrote.
 pub const V1_HEADING: &str = "Self-Improvement";
@@ -320,7 +321,7 @@ pub fn migrate_store(
     if !paths.store().exists() {
         return Ok(0);
     }
-    store::migrate_legacy(store, on_wait)
+    store.migrate_legacy(on_wait)
 }
 
 /// What one migration run did, line by line for the user.
@@ -343,6 +344,48 @@ pub fn run(
         store_converted,
         claude_md,
     })
+}
+
+/// The v1/v2 hook entries `memory-store migrate` found in settings.json.
+#[derive(Debug, Clone)]
+pub struct LegacyHooks {
+    pub entries: usize,
+    /// Replaced by ours (our binaries are installed); otherwise `reflect-toggle on` must do it,
+    /// as only it installs them.
+    pub replaced: bool,
+    pub backup: Option<PathBuf>,
+}
+
+/// Replace the legacy hook entries of settings.json with ours when our binaries are installed
+/// in `bin_dir`; `None` when there are none.
+pub fn legacy_hooks(
+    paths: &Paths,
+    bin_dir: &Path,
+    on_wait: &mut dyn FnMut(),
+) -> Result<Option<LegacyHooks>> {
+    let file = paths.settings();
+    let status = settings::status(&file, bin_dir)?;
+    let entries = status
+        .hooks
+        .iter()
+        .flat_map(|h| &h.stale)
+        .chain(&status.other)
+        .filter(|f| f.recognized.legacy)
+        .count();
+    if entries == 0 {
+        return Ok(None);
+    }
+    let replaced = status.hooks.iter().all(|h| h.binary_ok);
+    let mut backup = None;
+    if replaced {
+        let edit = |doc: &mut settings::Document| doc.enable(bin_dir);
+        backup = settings::edit_file(&file, &paths.backups(), false, on_wait, edit)?.backup;
+    }
+    Ok(Some(LegacyHooks {
+        entries,
+        replaced,
+        backup,
+    }))
 }
 
 #[cfg(test)]

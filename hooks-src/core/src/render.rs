@@ -5,10 +5,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 
 use crate::signal::{Kind, Signal, Status, CONFIDENCE_VERIFIED};
-use crate::store::Health;
+use crate::store::Stats;
 
 /// The list formats of `memory-store query`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,111 +159,55 @@ fn csv(signals: &[&Signal], out: &mut String) {
     }
 }
 
-/// Counts for `memory-store stats`.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Stats {
-    pub total: usize,
-    /// Unreviewed signals (`captured`): what `/reflect` has to look at.
-    pub pending: usize,
-    pub by_status: BTreeMap<String, usize>,
-    pub by_type: BTreeMap<String, usize>,
-    pub by_confidence: BTreeMap<String, usize>,
-    pub needs_review: usize,
-    pub oldest_captured: Option<String>,
-    pub newest: Option<String>,
-    pub invalid_lines: usize,
-    pub legacy_lines: usize,
-    pub store_bytes: u64,
-}
-
-impl Stats {
-    pub fn collect<'a>(
-        signals: impl IntoIterator<Item = &'a Signal>,
-        health: &Health,
-        store_bytes: u64,
-    ) -> Stats {
-        let mut st = Stats {
-            invalid_lines: health.invalid,
-            legacy_lines: health.legacy,
-            store_bytes,
-            ..Stats::default()
-        };
-        for s in signals {
-            st.total += 1;
-            *st.by_status.entry(s.status.to_string()).or_default() += 1;
-            *st.by_type.entry(s.kind.to_string()).or_default() += 1;
-            *st.by_confidence
-                .entry(s.confidence.to_string())
-                .or_default() += 1;
-            if s.status == Status::Captured {
-                st.pending += 1;
-                if st.oldest_captured.as_ref().is_none_or(|o| s.timestamp < *o) {
-                    st.oldest_captured = Some(s.timestamp.clone());
-                }
-            }
-            if s.meta.get("needs_review") == Some(&serde_json::Value::Bool(true)) {
-                st.needs_review += 1;
-            }
-            if st.newest.as_ref().is_none_or(|n| s.timestamp > *n) {
-                st.newest = Some(s.timestamp.clone());
-            }
-        }
-        st
+/// `memory-store stats`' text format.
+pub fn stats_text(st: &Stats) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "signals: {} ({} pending review)", st.total, st.pending);
+    let join = |m: &BTreeMap<String, usize>| {
+        m.iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if st.total > 0 {
+        let _ = writeln!(out, "by status: {}", join(&st.by_status));
+        let _ = writeln!(out, "by type: {}", join(&st.by_type));
+        let _ = writeln!(out, "by confidence: {}", join(&st.by_confidence));
     }
-
-    pub fn text(&self) -> String {
-        let mut out = String::new();
+    if let Some(oldest) = &st.oldest_captured {
+        let _ = writeln!(out, "oldest pending: {oldest}");
+    }
+    if st.needs_review > 0 {
         let _ = writeln!(
             out,
-            "signals: {} ({} pending review)",
-            self.total, self.pending
+            "analyzed for over 30 days, to review: {}",
+            st.needs_review
         );
-        let join = |m: &BTreeMap<String, usize>| {
-            m.iter()
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        if self.total > 0 {
-            let _ = writeln!(out, "by status: {}", join(&self.by_status));
-            let _ = writeln!(out, "by type: {}", join(&self.by_type));
-            let _ = writeln!(out, "by confidence: {}", join(&self.by_confidence));
-        }
-        if let Some(oldest) = &self.oldest_captured {
-            let _ = writeln!(out, "oldest pending: {oldest}");
-        }
-        if self.needs_review > 0 {
-            let _ = writeln!(
-                out,
-                "analyzed for over 30 days, to review: {}",
-                self.needs_review
-            );
-        }
-        if self.invalid_lines > 0 {
-            let _ = writeln!(
-                out,
-                "unreadable lines: {} (run `memory-store doctor`)",
-                self.invalid_lines
-            );
-        }
-        if self.legacy_lines > 0 {
-            let _ = writeln!(
-                out,
-                "v2 lines: {} (run `memory-store migrate`)",
-                self.legacy_lines
-            );
-        }
-        let _ = writeln!(out, "store size: {} bytes", self.store_bytes);
-        out
     }
+    if st.invalid_lines > 0 {
+        let _ = writeln!(
+            out,
+            "unreadable lines: {} (run `memory-store doctor`)",
+            st.invalid_lines
+        );
+    }
+    if st.legacy_lines > 0 {
+        let _ = writeln!(
+            out,
+            "v2 lines: {} (run `memory-store migrate`)",
+            st.legacy_lines
+        );
+    }
+    let _ = writeln!(out, "store size: {} bytes", st.store_bytes);
+    out
+}
 
-    /// `reflect: N pending`, or nothing at all when there is nothing to review.
-    pub fn statusline(&self) -> String {
-        if self.pending == 0 {
-            String::new()
-        } else {
-            format!("reflect: {} pending\n", self.pending)
-        }
+/// `reflect: N pending`, or nothing at all when there is nothing to review.
+pub fn statusline(st: &Stats) -> String {
+    if st.pending == 0 {
+        String::new()
+    } else {
+        format!("reflect: {} pending\n", st.pending)
     }
 }
 
@@ -338,7 +281,7 @@ const INJECT_HEADINGS: [&str; 3] = [
 
 /// Which section of [`INJECT_HEADINGS`] a kind goes in.
 fn inject_section(kind: &Kind) -> usize {
-    if crate::store::is_learning(kind) {
+    if kind.is_learning() {
         0
     } else if *kind == Kind::Failure {
         2
@@ -363,7 +306,7 @@ mod tests {
         s
     }
 
-    /// `one_line` as it was before it stopped flattening at the cut: flatten all, then cut.
+    /// The plain way to one line: flatten all, then cut (what the bounded flattening must give).
     fn one_line_flattening_all(text: &str, max: usize) -> String {
         let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
         match flat.char_indices().nth(max) {
@@ -476,12 +419,9 @@ mod tests {
 
     #[test]
     fn statusline_is_silent_when_nothing_is_pending() {
-        let health = Health::default();
-        assert_eq!(Stats::collect([], &health, 0).statusline(), "");
-        let a = sig(Kind::Correction, "x", 1);
-        assert_eq!(
-            Stats::collect([&a], &health, 0).statusline(),
-            "reflect: 1 pending\n"
-        );
+        let mut stats = Stats::default();
+        assert_eq!(statusline(&stats), "");
+        stats.pending = 1;
+        assert_eq!(statusline(&stats), "reflect: 1 pending\n");
     }
 }

@@ -72,6 +72,17 @@ open_enum! {
     }
 }
 
+impl Kind {
+    /// Whether signals of this kind are "learning moments": what the user said, which the
+    /// skills review first.
+    pub fn is_learning(&self) -> bool {
+        matches!(
+            self,
+            Kind::Correction | Kind::Convention | Kind::Preference | Kind::Remember
+        )
+    }
+}
+
 open_enum! {
     /// Lifecycle: captured → analyzed → promoted | dismissed | archived.
     Status {
@@ -292,9 +303,25 @@ impl Signal {
     }
 }
 
-/// The top-level keys of a v1 signal (what `extra` must never hold): the scanner's keys list
-/// them first, in schema order.
-const V1_FIELDS: &[&str] = crate::scan::KEYS.split_at(crate::scan::V1_KEY_COUNT).0;
+/// The top-level keys of a v1 signal, in schema order (what `extra` must never hold).
+pub const V1_FIELDS: [&str; 16] = [
+    "id",
+    "version",
+    "timestamp",
+    "session_id",
+    "project",
+    "type",
+    "status",
+    "confidence",
+    "source",
+    "content",
+    "context",
+    "category",
+    "tags",
+    "related",
+    "promoted_to",
+    "meta",
+];
 
 /// A sighting of an already-captured signal, appended instead of rewriting the store on a hook's
 /// path. Readers fold these into the target's `meta.seen` and confidence; a rewrite materializes them.

@@ -25,7 +25,7 @@
 //! Resumption: [`read`] starts at a [`Position`] and returns the position after the last complete
 //! line. A torn last line (no newline yet; Claude Code may be mid-write) is left for the next run.
 
-use crate::hash::ShortKeys;
+use foldhash::fast::FixedState;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs::File;
@@ -555,7 +555,7 @@ fn read_some_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
 struct LineParser {
     /// A worker parsing a later segment ahead knows only its own segment's uuids; the calling
     /// thread checks the lines it keeps against all earlier ones in [`LineParser::merge`].
-    seen_uuids: HashSet<Arc<str>, ShortKeys>,
+    seen_uuids: HashSet<Arc<str>, FixedState>,
 }
 
 /// `"type":"` — inside a JSON string every quote is escaped, so this byte pattern only matches
@@ -1398,71 +1398,13 @@ fn skip_ws(raw: &[u8], mut i: usize) -> usize {
 fn skip_string(raw: &[u8], i: usize) -> Option<usize> {
     let mut at = i + 1;
     loop {
-        at = find_byte(raw, at, b'"')?;
+        at += memchr::memchr(b'"', raw.get(at..)?)?;
         let backslashes = raw[..at].iter().rev().take_while(|&&b| b == b'\\').count();
         if backslashes % 2 == 0 {
             return Some(at + 1);
         }
         at += 1;
     }
-}
-
-/// Bytes looked at 16 at a time, inline, before a search is handed to memchr: most of a
-/// transcript line's strings are keys, ids and short values, for which memchr's setup costs
-/// more than the search.
-const SHORT_SCAN: usize = 64;
-
-/// The index of the first `needle` at or after `from`.
-#[inline(always)]
-fn find_byte(raw: &[u8], from: usize, needle: u8) -> Option<usize> {
-    let mut at = from;
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
-        };
-        let limit = from.saturating_add(SHORT_SCAN);
-        while at + 16 <= raw.len() && at < limit {
-            // SAFETY: SSE2 is part of the x86_64 baseline; `at + 16 <= raw.len()` keeps the
-            // unaligned 16-byte load inside `raw`.
-            let hits = unsafe {
-                let v = _mm_loadu_si128(raw.as_ptr().add(at).cast::<__m128i>());
-                _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(needle as i8)))
-            };
-            if hits != 0 {
-                return Some(at + hits.trailing_zeros() as usize);
-            }
-            at += 16;
-        }
-    }
-    memchr::memchr(needle, raw.get(at..)?).map(|p| at + p)
-}
-
-/// The index of the first of three bytes at or after `from`, as [`find_byte`].
-#[inline(always)]
-fn find_byte3(raw: &[u8], from: usize, a: u8, b: u8, c: u8) -> Option<usize> {
-    let mut at = from;
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-            _mm_set1_epi8,
-        };
-        let limit = from.saturating_add(SHORT_SCAN);
-        while at + 16 <= raw.len() && at < limit {
-            // SAFETY: as in `find_byte`.
-            let hits = unsafe {
-                let v = _mm_loadu_si128(raw.as_ptr().add(at).cast::<__m128i>());
-                let eq = |x: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(x as i8));
-                _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(eq(a), eq(b)), eq(c)))
-            };
-            if hits != 0 {
-                return Some(at + hits.trailing_zeros() as usize);
-            }
-            at += 16;
-        }
-    }
-    memchr::memchr3(a, b, c, raw.get(at..)?).map(|p| at + p)
 }
 
 /// The index just past the value that starts at `i`.
@@ -1476,7 +1418,7 @@ fn skip_value(raw: &[u8], i: usize) -> Option<usize> {
             let mut depth = 0usize;
             let mut at = i;
             loop {
-                at = find_byte3(raw, at, b'"', open, close)?;
+                at += memchr::memchr3(b'"', open, close, raw.get(at..)?)?;
                 match raw[at] {
                     b'"' => {
                         at = skip_string(raw, at)?;
@@ -2086,34 +2028,6 @@ mod tests {
             Value::Null
         );
         assert_eq!(ToolInput::default().to_value(), Value::Null);
-    }
-
-    #[test]
-    fn inline_byte_search_equals_a_plain_search_at_every_position() {
-        for len in 0..200usize {
-            for hit in (0..len).chain([usize::MAX]) {
-                let mut raw = vec![b'a'; len];
-                if hit < len {
-                    raw[hit] = b'"';
-                }
-                for from in [0, 1, 15, 16, 17, 63, 64, 65, 100]
-                    .into_iter()
-                    .filter(|&f| f <= len)
-                {
-                    let plain = raw[from..]
-                        .iter()
-                        .position(|&b| b == b'"')
-                        .map(|p| from + p);
-                    assert_eq!(
-                        find_byte(&raw, from, b'"'),
-                        plain,
-                        "len {len} hit {hit} from {from}"
-                    );
-                    assert_eq!(find_byte3(&raw, from, b'{', b'"', b'}'), plain);
-                }
-            }
-        }
-        assert_eq!(find_byte(b"ab", 3, b'"'), None);
     }
 
     /// The cut [`escape_boundary_at_most`] must find, one byte at a time.

@@ -35,7 +35,7 @@ pub mod model;
 pub mod text;
 mod weights;
 
-use crate::hash::ShortKeys;
+use foldhash::fast::FixedState;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -67,7 +67,7 @@ pub struct Detector {
     earlier_calls: CallMap,
     /// Every tool name seen, shared by the calls and turns that name it: a transcript calls a
     /// few dozen tools thousands of times.
-    tool_names: HashSet<Arc<str>, ShortKeys>,
+    tool_names: HashSet<Arc<str>, FixedState>,
     /// What the assistant did since the user last spoke.
     turn: Turn,
     /// What was seen and not stored, counted for the session summary.
@@ -88,7 +88,7 @@ pub struct Counted {
 }
 
 /// Calls by their `tool_use_id`.
-type CallMap = HashMap<String, Call, ShortKeys>;
+type CallMap = HashMap<String, Call, FixedState>;
 
 #[derive(Clone, Default)]
 struct Call {
@@ -936,8 +936,8 @@ mod tests {
 
     #[test]
     fn calls_are_found_by_id_across_a_turn_among_many() {
-        // Ids that differ in one byte, past the first word and in the tail the hasher packs
-        // into one word; the maps trade places at every user message.
+        // Ids that differ in one byte, past their first eight; the maps trade places at every
+        // user message.
         let ids: Vec<String> = (0..300)
             .map(|i| format!("toolu_01ABCDEFGH{i:03}"))
             .collect();

@@ -1,40 +1,34 @@
-//! The store's fast read path: the top-level fields of a JSON line, without building it.
+//! The scanner: the top-level fields of a JSON line, without building it (the reader's fast
+//! path, private to the store).
 //!
 //! `query` and `stats` run over every line of a store that may hold 100,000 signals; a full,
-//! allocating parse of each costs as much as Python. [`scan`] walks one line once, validates its
-//! JSON syntax as it goes (balanced structure, string escapes, literal tokens, UTF-8), and returns
-//! the byte spans of the schema's top-level fields. It is strict: whenever it is unsure (a key
-//! with an escape, a duplicate schema key, anything malformed) it answers `None` and the caller
-//! falls back to the full parser, so the fast path and [`crate::store::parse_line`] agree on what
-//! a line is. Callers still fully parse a line before they print more than its scanned fields.
+//! allocating parse of each costs as much as Python. [`Scanner::scan`] walks one line once,
+//! validates its JSON syntax as it goes (balanced structure, string escapes, literal tokens,
+//! UTF-8), and returns the byte spans of the schema's top-level fields. It is strict: whenever it
+//! is unsure (a key with an escape, a duplicate schema key, anything malformed) it answers `None`
+//! and the reader falls back to the full parser, so the two agree on what a line is.
+
+use crate::signal::V1_FIELDS;
 
 /// How many of [`KEYS`] (and of [`Key::ALL`]) are a v1 signal's: they come first.
-pub const V1_KEY_COUNT: usize = 16;
+pub const V1_KEY_COUNT: usize = V1_FIELDS.len();
 
-/// The top-level keys the scanner reports: the [`V1_KEY_COUNT`] of a v1 signal in schema order
-/// (`signal.rs` and `query.rs` rely on that), then the recurrence and v2 keys.
-pub const KEYS: [&str; 20] = [
-    "id",
-    "version",
-    "timestamp",
-    "session_id",
-    "project",
-    "type",
-    "status",
-    "confidence",
-    "source",
-    "content",
-    "context",
-    "category",
-    "tags",
-    "related",
-    "promoted_to",
-    "meta",
-    "recur",
-    "ts",
-    "sid",
-    "tool_use_id",
-];
+/// The top-level keys the scanner reports: those of a v1 signal in schema order, then the
+/// recurrence and v2 keys.
+pub const KEYS: [&str; 20] = {
+    let more = ["recur", "ts", "sid", "tool_use_id"];
+    let mut all = [""; 20];
+    let mut i = 0;
+    while i < V1_KEY_COUNT {
+        all[i] = V1_FIELDS[i];
+        i += 1;
+    }
+    while i < all.len() {
+        all[i] = more[i - V1_KEY_COUNT];
+        i += 1;
+    }
+    all
+};
 
 /// Index of a key in [`KEYS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -372,12 +366,10 @@ impl<'b> Walk<'b, '_> {
     /// Walk the object starting at `i` (its values at nesting `depth`), returning where it ends
     /// and the spans of the keys `index` knows. With `source`, a top-level `source` object is
     /// walked for its own fields on the way, into `source`.
-    // `index` is a type parameter, not a `fn` pointer, so that each table's lookup is inlined
-    // into the walk (it runs for every key of every line).
-    fn object<const N: usize, I: Fn(&[u8], usize, usize) -> Option<usize> + Copy>(
+    fn object<const N: usize>(
         &mut self,
         i: usize,
-        index: I,
+        index: impl Fn(&[u8]) -> Option<usize>,
         depth: usize,
         mut source: Option<&mut Option<SourceSpans<'b>>>,
     ) -> Option<Walked<'b, N>> {
@@ -397,7 +389,7 @@ impl<'b> Walk<'b, '_> {
             }
             self.escapes = false;
             let key_end = self.skip_string(i)?;
-            let key_start = i + 1;
+            let key = &b[i + 1..key_end - 1];
             if self.escapes {
                 return None; // a key with an escape: let the full parser decide what it says
             }
@@ -406,12 +398,12 @@ impl<'b> Walk<'b, '_> {
                 return None;
             }
             let start = skip_ws(b, i + 1);
-            let k = index(b, key_start, key_end - 1);
+            let k = index(key);
             self.escapes = false;
             let end = match source.as_deref_mut() {
                 Some(slot) if k == Some(Key::Source as usize) && b.get(start) == Some(&b'{') => {
                     let before = self.next;
-                    match self.object(start, source_key_index_in, depth + 1, None) {
+                    match self.object(start, source_key_index, depth + 1, None) {
                         Some((end, spans, _)) => {
                             *slot = Some(spans);
                             end
@@ -560,7 +552,7 @@ impl Scanner {
         };
         let start = skip_ws(line, 0);
         let mut source = None;
-        let (end, spans, escaped) = walk.object(start, key_index_in, 1, Some(&mut source))?;
+        let (end, spans, escaped) = walk.object(start, key_index, 1, Some(&mut source))?;
         (skip_ws(line, end) == line.len()).then_some(Fields {
             spans,
             source,
@@ -635,144 +627,52 @@ pub fn leading_fields(line: &[u8]) -> Fields<'_> {
     }
 }
 
-/// [`Scanner::scan`] with a scanner of its own (tests and one-off lines).
+/// [`Scanner::scan`] with a scanner of its own.
+#[cfg(test)]
 pub fn scan(line: &[u8]) -> Option<Fields<'_>> {
     Scanner::default().scan(line)
 }
 
 /// Position of a top-level key in [`KEYS`].
-#[inline]
 fn key_index(key: &[u8]) -> Option<usize> {
-    TOP_KEYS.find(key)
+    let key = match key {
+        b"id" => Key::Id,
+        b"version" => Key::Version,
+        b"timestamp" => Key::Timestamp,
+        b"session_id" => Key::SessionId,
+        b"project" => Key::Project,
+        b"type" => Key::Type,
+        b"status" => Key::Status,
+        b"confidence" => Key::Confidence,
+        b"source" => Key::Source,
+        b"content" => Key::Content,
+        b"context" => Key::Context,
+        b"category" => Key::Category,
+        b"tags" => Key::Tags,
+        b"related" => Key::Related,
+        b"promoted_to" => Key::PromotedTo,
+        b"meta" => Key::Meta,
+        b"recur" => Key::Recur,
+        b"ts" => Key::Ts,
+        b"sid" => Key::Sid,
+        b"tool_use_id" => Key::ToolUseId,
+        _ => return None,
+    };
+    Some(key as usize)
 }
-
-/// [`key_index`] of the key `b[start..end]`.
-#[inline]
-fn key_index_in(b: &[u8], start: usize, end: usize) -> Option<usize> {
-    TOP_KEYS.find_in(b, start, end)
-}
-
-static TOP_KEYS: KeyTable<20, 32> = KeyTable::new(KEYS, 0x9a6d_12ac_2c51_7519);
 
 /// The keys of a `source` object the full parser reads, in the order of its fields.
 const SOURCE_KEYS: [&str; 5] = ["hook", "line", "uuid", "turn", "file"];
 
-#[cfg(test)]
+/// Position of a `source` key in [`SOURCE_KEYS`].
 fn source_key_index(key: &[u8]) -> Option<usize> {
-    SOURCE_KEY_TABLE.find(key)
-}
-
-#[inline]
-fn source_key_index_in(b: &[u8], start: usize, end: usize) -> Option<usize> {
-    SOURCE_KEY_TABLE.find_in(b, start, end)
-}
-
-static SOURCE_KEY_TABLE: KeyTable<5, 8> = KeyTable::new(SOURCE_KEYS, 0xe664_7066_3e99_3753);
-
-/// A perfect hash of `N` known keys (each at most 16 bytes) into `SLOTS` slots: every key of
-/// every line is looked up, and one multiply and two compares cost less than a string `match`
-/// (which compares bytes candidate by candidate). The multiplier is one found to put no two keys
-/// in one slot; `new` refuses, at compile time, one that does not.
-struct KeyTable<const N: usize, const SLOTS: usize> {
-    multiplier: u64,
-    /// Index + 1 of the key in each slot, 0 where none.
-    slots: [u8; SLOTS],
-    words: [(u64, u64); N],
-    lens: [usize; N],
-}
-
-impl<const N: usize, const SLOTS: usize> KeyTable<N, SLOTS> {
-    const fn new(keys: [&str; N], multiplier: u64) -> Self {
-        assert!(SLOTS.is_power_of_two() && SLOTS >= 2 && N < 255);
-        let mut table = KeyTable {
-            multiplier,
-            slots: [0; SLOTS],
-            words: [(0, 0); N],
-            lens: [0; N],
-        };
-        let mut k = 0;
-        while k < N {
-            let key = keys[k].as_bytes();
-            assert!(key.len() <= 16, "a key longer than 16 bytes");
-            let mut words = [0u64; 2];
-            let mut i = 0;
-            while i < key.len() {
-                words[i / 8] |= (key[i] as u64) << (8 * (i % 8));
-                i += 1;
-            }
-            let slot = table.slot(words[0], words[1]);
-            assert!(
-                table.slots[slot] == 0,
-                "two keys share a slot: pick another multiplier"
-            );
-            table.slots[slot] = k as u8 + 1;
-            table.words[k] = (words[0], words[1]);
-            table.lens[k] = key.len();
-            k += 1;
-        }
-        table
-    }
-
-    const fn slot(&self, low: u64, high: u64) -> usize {
-        ((low ^ high).wrapping_mul(self.multiplier) >> (64 - SLOTS.trailing_zeros())) as usize
-    }
-
-    #[inline]
-    fn find(&self, key: &[u8]) -> Option<usize> {
-        let (low, high) = words(key)?;
-        self.lookup(low, high, key.len())
-    }
-
-    /// [`KeyTable::find`] for the key `b[start..end]`, read with one 16-byte load where the
-    /// bytes after it allow (a key is followed by at least `":` and a value).
-    #[inline]
-    fn find_in(&self, b: &[u8], start: usize, end: usize) -> Option<usize> {
-        let len = end - start;
-        let (low, high) = match b.get(start..start + 16) {
-            Some(block) if len <= 16 => {
-                let w = u128::from_le_bytes(block.try_into().expect("sixteen bytes"));
-                let w = w & u128::MAX.checked_shr(8 * (16 - len) as u32).unwrap_or(0);
-                (w as u64, (w >> 64) as u64)
-            }
-            _ => words(&b[start..end])?,
-        };
-        self.lookup(low, high, len)
-    }
-
-    #[inline]
-    fn lookup(&self, low: u64, high: u64, len: usize) -> Option<usize> {
-        let k = usize::from(self.slots[self.slot(low, high)]).checked_sub(1)?;
-        (self.words[k] == (low, high) && self.lens[k] == len).then_some(k)
-    }
-}
-
-/// The bytes of a key of at most 16 bytes as two little-endian words, zero beyond its end, read
-/// with a few overlapping loads rather than byte by byte.
-#[inline]
-fn words(key: &[u8]) -> Option<(u64, u64)> {
-    let n = key.len();
-    let u64_at = |i: usize| u64::from_le_bytes(key[i..i + 8].try_into().expect("eight bytes"));
-    let u32_at = |i: usize| u64::from(u32::from_le_bytes(key[i..i + 4].try_into().expect("four")));
-    Some(match n {
-        0 => (0, 0),
-        // Overlapping bytes are ORed with themselves, so the overlap does no harm.
-        1..=3 => (
-            u64::from(key[0])
-                | u64::from(key[n / 2]) << (8 * (n / 2))
-                | u64::from(key[n - 1]) << (8 * (n - 1)),
-            0,
-        ),
-        4..=7 => (u32_at(0) | u32_at(n - 4) << (8 * (n - 4)), 0),
-        8 => (u64_at(0), 0),
-        9..=16 => (u64_at(0), u64_at(n - 8) >> (8 * (16 - n))),
-        _ => return None,
-    })
+    SOURCE_KEYS.iter().position(|k| k.as_bytes() == key)
 }
 
 /// Walk a standalone object span (already validated as part of its line).
 fn sub_object<const N: usize>(
     span: &[u8],
-    index: impl Fn(&[u8], usize, usize) -> Option<usize> + Copy,
+    index: impl Fn(&[u8]) -> Option<usize>,
 ) -> Option<[Option<&[u8]>; N]> {
     with_walk(span, |walk| {
         let (end, spans, _) = walk.object(0, index, 1, None)?;
@@ -831,7 +731,7 @@ fn source_ok(f: &Fields) -> bool {
         Some(b'"') => true,
         Some(b'n') => span == b"null",
         Some(b'{') => {
-            let fields = f.source.or_else(|| sub_object(span, source_key_index_in));
+            let fields = f.source.or_else(|| sub_object(span, source_key_index));
             fields.is_some_and(|[hook, line, uuid, turn, file]| {
                 let text =
                     |v: Option<&[u8]>| v.is_none_or(|v| v == b"null" || v.first() == Some(&b'"'));
@@ -1005,65 +905,18 @@ mod tests {
     }
 
     #[test]
-    fn key_tables_find_exactly_their_keys() {
-        let position = |keys: &[&str], key: &[u8]| keys.iter().position(|k| k.as_bytes() == key);
-        let mut near_misses = vec![
-            b"".to_vec(),
-            b"i".to_vec(),
-            b"session_ids".to_vec(),
-            b"a_key_longer_than_sixteen".to_vec(),
-        ];
-        for key in KEYS.iter().chain(&SOURCE_KEYS) {
-            let key = key.as_bytes();
-            // A byte more, a byte less at either end, one byte changed, a NUL for padding.
-            near_misses.push([key, b"s"].concat());
-            near_misses.push([key, b"\0"].concat());
-            near_misses.push(key[1..].to_vec());
-            near_misses.push(key[..key.len() - 1].to_vec());
-            for at in 0..key.len() {
-                let mut changed = key.to_vec();
-                changed[at] ^= 0x20;
-                near_misses.push(changed);
-            }
-        }
+    fn keys_are_found_by_their_exact_bytes() {
         for (i, key) in KEYS.iter().enumerate() {
             assert_eq!(key_index(key.as_bytes()), Some(i), "{key}");
+            assert_eq!(Key::ALL[i] as usize, i);
+            for near in [format!("{key}s"), key[1..].to_string(), key.to_uppercase()] {
+                let known = KEYS.iter().position(|k| *k == near);
+                assert_eq!(key_index(near.as_bytes()), known, "{near}");
+            }
         }
         for (i, key) in SOURCE_KEYS.iter().enumerate() {
             assert_eq!(source_key_index(key.as_bytes()), Some(i), "{key}");
         }
-        for key in &near_misses {
-            let shown = String::from_utf8_lossy(key);
-            assert_eq!(key_index(key), position(&KEYS, key), "{shown}");
-            assert_eq!(
-                source_key_index(key),
-                position(&SOURCE_KEYS, key),
-                "{shown}"
-            );
-        }
-        assert!(near_misses.iter().any(|k| position(&KEYS, k).is_some()));
-        // The same keys read in place, with whatever bytes follow them (or none).
-        for key in &near_misses {
-            for after in [&b""[..], b"\":", b"\":\"0123456789abcdef0123\""] {
-                let b = [b"{\"", &key[..], after].concat();
-                let (start, end) = (2, 2 + key.len());
-                assert_eq!(key_index_in(&b, start, end), key_index(key));
-                assert_eq!(source_key_index_in(&b, start, end), source_key_index(key));
-            }
-        }
-    }
-
-    #[test]
-    fn key_words_are_the_zero_padded_bytes() {
-        for n in 0..=16usize {
-            let key: Vec<u8> = (1..=n as u8).collect();
-            let mut padded = [0u8; 16];
-            padded[..n].copy_from_slice(&key);
-            let low = u64::from_le_bytes(padded[..8].try_into().unwrap());
-            let high = u64::from_le_bytes(padded[8..].try_into().unwrap());
-            assert_eq!(words(&key), Some((low, high)), "{n} bytes");
-        }
-        assert_eq!(words(&[1; 17]), None);
     }
 
     #[test]

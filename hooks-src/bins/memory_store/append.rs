@@ -1,0 +1,43 @@
+//! `memory-store append JSON|-`: prints the id of each stored or recurring signal.
+
+use std::io::Read;
+
+use reflect_core::error::{Error, Result};
+use reflect_core::input;
+
+use crate::cli::Append;
+use crate::cli_support::emit;
+use crate::{Ctx, PROGRAM};
+
+impl Append {
+    pub fn run(self, ctx: &Ctx) -> Result<()> {
+        let text = if self.json == "-" {
+            let mut buf = String::new();
+            std::io::stdin()
+                .read_to_string(&mut buf)
+                .map_err(|e| Error::msg(format!("cannot read stdin: {e}")))?;
+            buf
+        } else {
+            self.json
+        };
+        let outcome = ctx.store.append(input::signals(&text)?)?;
+        let mut out = String::new();
+        for id in &outcome.written {
+            out.push_str(id);
+            out.push('\n');
+        }
+        for id in &outcome.recurred {
+            out.push_str(id);
+            out.push('\n');
+            eprintln!("{PROGRAM}: {id} seen again: counted as a recurrence (meta.seen)");
+        }
+        if outcome.duplicates > 0 {
+            eprintln!(
+                "{PROGRAM}: {} already stored (same sighting), not added again",
+                outcome.duplicates
+            );
+        }
+        emit(&out);
+        Ok(())
+    }
+}

@@ -1,0 +1,190 @@
+//! The verbs of memory-store and their flags (spec/INTERFACE.md is the contract).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(
+    name = super::PROGRAM,
+    version,
+    about = "Read and manage reflect's learning signals",
+    long_about = "Read and manage reflect's learning signals.\n\n\
+        Signals live in <data dir>/signals.jsonl; the data dir is $REFLECT_HOME, else \
+        $CLAUDE_CONFIG_DIR/reflections, else ~/.claude/reflections.\n\
+        Exit codes: 0 success, 1 operational error, 2 usage error."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Add signals: one JSON object, or `-` to read objects (JSON lines or an array) from stdin.
+    /// Missing fields are filled, secrets redacted, repeats counted instead of stored twice; the
+    /// store assigns the id. Prints the id of each stored (or recurring) signal.
+    Append(Append),
+    /// Print one signal (from the store, else the archive) as JSON.
+    Get(Get),
+    /// List signals matching every given filter (oldest first).
+    Query(Query),
+    /// Change a signal's status, confidence, category or tags.
+    Update(Update),
+    /// Write an approved learning into FILE under "## NAME" (file backed up first, created from a
+    /// minimal template if missing), mark the signal promoted and add it to the learnings index.
+    Promote(Promote),
+    /// Mark signals dismissed (all ids must exist; otherwise nothing changes).
+    Dismiss(Dismiss),
+    /// Delete signals for good: from the store, the archive, the learnings index and reflect's backups.
+    Forget(Forget),
+    /// Move signals to signals.archive.jsonl (default: promoted and dismissed ones).
+    Archive(Archive),
+    /// Apply the TTL rules: drop captured signals older than 14 days (never verified ones), flag
+    /// analyzed ones older than 30 days for review, archive promoted and dismissed ones.
+    Prune(Prune),
+    /// Counts by status, type and confidence. statusline: "reflect: N pending", or nothing.
+    Stats(Stats),
+    /// Print every signal of the store (redacted again) as JSON lines or CSV.
+    Export(Export),
+    /// Convert v2 lines to schema v1 in place and remove v1's `## Self-Improvement` section from
+    /// <config dir>/CLAUDE.md (idempotent, backed up); replace legacy hook entries in settings.json
+    /// with ours when the binaries are installed in <data dir>/bin (else say to run reflect-toggle on).
+    Migrate(Migrate),
+    /// Check the install, the hooks and the store; say what is wrong and how to fix it.
+    Doctor(Doctor),
+}
+
+#[derive(Args)]
+pub struct Append {
+    /// A JSON object such as '{"type":"correction","content":"Use pnpm, not npm"}', or -
+    pub json: String,
+}
+
+#[derive(Args)]
+pub struct Get {
+    pub id: String,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum QueryFormat {
+    Jsonl,
+    Json,
+    Table,
+    Index,
+}
+
+#[derive(Args)]
+pub struct Query {
+    /// captured, analyzed, promoted, dismissed or archived (repeatable: any of them)
+    #[arg(long = "status", value_name = "S")]
+    pub statuses: Vec<String>,
+    /// Signal type, e.g. correction (repeatable: any of them)
+    #[arg(long = "type", value_name = "T")]
+    pub kinds: Vec<String>,
+    #[arg(long, value_name = "SID")]
+    pub session: Option<String>,
+    /// Signals captured in DIR or below it
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Signals carrying this tag (repeatable: any of them)
+    #[arg(long = "tag", value_name = "T")]
+    pub tags: Vec<String>,
+    /// Newer than a span (30m, 12h, 7d, 2w) or a date (2026-11-01)
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Keep only the N newest matches
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// index: one short line per signal (id, type, confidence, first 80 chars)
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: QueryFormat,
+}
+
+#[derive(Args)]
+pub struct Update {
+    pub id: String,
+    #[arg(long)]
+    pub status: Option<String>,
+    /// 1 low, 2 medium, 3 high, 4 verified by the user
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=4))]
+    pub confidence: Option<u8>,
+    #[arg(long)]
+    pub category: Option<String>,
+    /// Add a tag (repeatable)
+    #[arg(long = "tag", value_name = "T")]
+    pub tags: Vec<String>,
+}
+
+#[derive(Args)]
+pub struct Promote {
+    pub id: String,
+    #[arg(long, value_name = "FILE")]
+    pub target: PathBuf,
+    #[arg(long, value_name = "TEXT")]
+    pub content: String,
+    /// Section heading (default from the type: Conventions, Preferences, Commands, Gotchas…)
+    #[arg(long, value_name = "NAME")]
+    pub section: Option<String>,
+}
+
+#[derive(Args)]
+pub struct Dismiss {
+    #[arg(required = true)]
+    pub ids: Vec<String>,
+}
+
+#[derive(Args)]
+pub struct Forget {
+    pub ids: Vec<String>,
+    #[arg(long, value_name = "SID")]
+    pub session: Option<String>,
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct Archive {
+    /// Only signals older than N days
+    #[arg(long, value_name = "N")]
+    pub days: Option<u32>,
+    #[arg(long = "status", value_name = "S")]
+    pub statuses: Vec<String>,
+}
+
+#[derive(Args)]
+pub struct Prune {}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum StatsFormat {
+    Text,
+    Json,
+    Statusline,
+}
+
+#[derive(Args)]
+pub struct Stats {
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: StatsFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ExportFormat {
+    Jsonl,
+    Csv,
+}
+
+#[derive(Args)]
+pub struct Export {
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: ExportFormat,
+    /// Include the archive
+    #[arg(long)]
+    pub archive: bool,
+}
+
+#[derive(Args)]
+pub struct Migrate {}
+
+#[derive(Args)]
+pub struct Doctor {}

@@ -1,0 +1,15 @@
+//! `memory-store dismiss ID...`: mark signals dismissed (all of them, or none).
+
+use reflect_core::error::Result;
+
+use crate::cli::Dismiss;
+use crate::cli_support::emit;
+use crate::{waiting, Ctx};
+
+impl Dismiss {
+    pub fn run(self, ctx: &Ctx) -> Result<()> {
+        ctx.store.dismiss(&self.ids, &mut waiting)?;
+        emit(&format!("dismissed {}\n", self.ids.join(" ")));
+        Ok(())
+    }
+}

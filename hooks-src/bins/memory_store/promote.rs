@@ -1,0 +1,34 @@
+//! `memory-store promote ID --target FILE --content TEXT`: write an approved learning into a file.
+
+use reflect_core::error::Result;
+use reflect_core::promote;
+
+use crate::cli::Promote;
+use crate::cli_support::emit;
+use crate::Ctx;
+
+impl Promote {
+    pub fn run(self, ctx: &Ctx) -> Result<()> {
+        let target = std::path::absolute(&self.target).unwrap_or(self.target);
+        let done = promote::promote(
+            &ctx.store,
+            &self.id,
+            &target,
+            &self.content,
+            self.section.as_deref(),
+        )?;
+        let what = if done.added { "added to" } else { "already in" };
+        let created = if done.created { " (created)" } else { "" };
+        let backup = done
+            .backup
+            .map(|b| format!("; backup {}", b.display()))
+            .unwrap_or_default();
+        emit(&format!(
+            "promoted {}: {what} {}{created} under ## {}{backup}\n",
+            self.id,
+            done.target.display(),
+            done.section
+        ));
+        Ok(())
+    }
+}

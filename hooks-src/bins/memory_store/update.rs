@@ -1,0 +1,32 @@
+//! `memory-store update ID`: change a signal's status, confidence, category or tags.
+
+use reflect_core::error::{Error, Result};
+use reflect_core::input;
+use reflect_core::store::Changes;
+
+use crate::cli::Update;
+use crate::cli_support::emit;
+use crate::{waiting, Ctx};
+
+impl Update {
+    pub fn run(self, ctx: &Ctx) -> Result<()> {
+        let nothing = self.status.is_none()
+            && self.confidence.is_none()
+            && self.category.is_none()
+            && self.tags.is_empty();
+        if nothing {
+            return Err(Error::usage(
+                "nothing to update: give --status, --confidence, --category or --tag",
+            ));
+        }
+        let changes = Changes {
+            status: self.status.as_deref().map(input::status).transpose()?,
+            confidence: self.confidence,
+            category: self.category,
+            tags: self.tags,
+        };
+        ctx.store.update(&self.id, changes, &mut waiting)?;
+        emit(&format!("updated {}\n", self.id));
+        Ok(())
+    }
+}

@@ -1,0 +1,286 @@
+//! Appending signals: fill and redact them, dedup them against the store's tail, and write them
+//! in one `write` under the lock. An append never reads more than [`TAIL_BYTES`] of the store.
+//!
+//! A signal repeats a recent captured one of the tail when their dedup keys match, or when it is
+//! an instruction (correction, convention, preference, remember) that paraphrases a recent one of
+//! the same project ([`signal::same_instruction`]): a batch holding an instruction parses every
+//! line of the tail, since any of them may be its paraphrase.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{File, OpenOptions};
+use std::io::{Read as _, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
+
+use chrono::{DateTime, Duration, Utc};
+use memchr::memmem::{self, Finder};
+use serde_json::Value;
+
+use super::filter::Selectable;
+use super::lifecycle::CAPTURED_TTL_DAYS;
+use super::line::Record;
+use super::read::{self, Read, Reader, Seen};
+use super::scan::{Key, Shape};
+use super::Store;
+use crate::error::{IoContext, Result};
+use crate::fsutil::{self, PRIVATE_FILE};
+use crate::signal::{self, Recurrence, Signal, Status, CONFIDENCE_VERIFIED};
+
+/// How much of the store's end an append reads (ids, dedup). About 100–150 signals.
+pub const TAIL_BYTES: u64 = 64 * 1024;
+
+/// What an append did with each signal it was given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AppendOutcome {
+    /// Ids of the new signals written.
+    pub written: Vec<String>,
+    /// Ids of earlier signals that were seen again (a recurrence record was appended).
+    pub recurred: Vec<String>,
+    /// Signals dropped because the very same sighting was already stored (a replayed capture).
+    pub duplicates: usize,
+}
+
+/// A recent captured signal an incoming one may repeat.
+struct Recent {
+    id: String,
+    session_id: Option<String>,
+    line: Option<u64>,
+    uuid: Option<String>,
+}
+
+/// What an append learns from the end of the store about the signals it appends.
+#[derive(Default)]
+struct Tail {
+    /// Recent captured signals by fingerprint.
+    recent: HashMap<String, Recent>,
+    /// Tool calls already reported by a recent failure signal or recurrence record.
+    calls: HashSet<String>,
+    /// Recent captured instructions, for a paraphrase of one to count as its recurrence.
+    said: signal::Instructions,
+}
+
+impl Store {
+    /// Append signals: fill and redact them, dedup against the recent tail, write them in one
+    /// `write` under the lock. Never reads more than [`TAIL_BYTES`] of the store.
+    pub fn append(&self, batch: Vec<Signal>) -> Result<AppendOutcome> {
+        if batch.is_empty() {
+            return Ok(AppendOutcome::default());
+        }
+        let path = self.paths.store();
+        self.locked(&mut || {}, || {
+            let mut file = OpenOptions::new()
+                .read(true)
+                .append(true)
+                .create(true)
+                .mode(PRIVATE_FILE)
+                .open(&path)
+                .ctx("cannot open", &path)?;
+            fsutil::give_to_dir_owner(&file, &path);
+            let (tail, at_start) = read_tail(&mut file, TAIL_BYTES).ctx("cannot read", &path)?;
+            let now = Utc::now();
+            let mut out = Vec::new();
+            if !tail.is_empty() && !tail.ends_with(b"\n") {
+                out.push(b'\n');
+            }
+            let mut batch = batch;
+            for sig in &mut batch {
+                prepare(sig, now);
+            }
+            let lines = whole_lines(&tail, at_start);
+            let mut last_id = last_signal_id(lines);
+            let Tail {
+                mut recent,
+                mut calls,
+                mut said,
+            } = Tail::read(lines, &batch, now);
+            let mut outcome = AppendOutcome::default();
+            for mut sig in batch {
+                let call = sig.tool_use_id().map(str::to_string);
+                if let Some(call) = &call {
+                    // The failure hook and the transcript miner both report a failed tool call.
+                    if !calls.insert(call.clone()) {
+                        outcome.duplicates += 1;
+                        continue;
+                    }
+                }
+                let key = sig.dedup_key();
+                let instruction = sig.kind.is_learning();
+                // An instruction said again in other words is the same instruction.
+                let paraphrased = match recent.contains_key(&key) || !instruction {
+                    true => None,
+                    false => said.paraphrased(sig.project.as_deref(), &sig.content),
+                };
+                if let Some(prev) = recent.get_mut(paraphrased.unwrap_or(&key)) {
+                    // A replayed capture of the very same transcript line is not a recurrence.
+                    let same_sighting = prev.session_id == sig.session_id
+                        && ((prev.line.is_some() && prev.line == sig.source.line)
+                            || (prev.uuid.is_some() && prev.uuid == sig.source.uuid));
+                    if same_sighting {
+                        outcome.duplicates += 1;
+                        continue;
+                    }
+                    let rec = Recurrence {
+                        recur: prev.id.clone(),
+                        timestamp: sig.timestamp.clone(),
+                        session_id: sig.session_id.clone(),
+                        source: sig.source.clone(),
+                        tool_use_id: call,
+                    };
+                    serde_json::to_writer(&mut out, &rec).expect("serializes");
+                    out.push(b'\n');
+                    outcome.recurred.push(prev.id.clone());
+                    prev.session_id = sig.session_id.clone();
+                    prev.line = sig.source.line;
+                    prev.uuid = sig.source.uuid.clone();
+                    continue;
+                }
+                sig.id = signal::make_id(now, last_id.as_deref());
+                sig.meta
+                    .insert("dedup_key".into(), Value::from(key.clone()));
+                serde_json::to_writer(&mut out, &sig).expect("serializes");
+                out.push(b'\n');
+                if sig.status == Status::Captured {
+                    if instruction {
+                        said.remember(sig.project.as_deref(), &sig.content, &key);
+                    }
+                    let recent_sig = Recent {
+                        id: sig.id.clone(),
+                        session_id: sig.session_id.clone(),
+                        line: sig.source.line,
+                        uuid: sig.source.uuid.clone(),
+                    };
+                    recent.insert(key, recent_sig);
+                }
+                last_id = Some(sig.id.clone());
+                outcome.written.push(sig.id);
+            }
+            if out.iter().any(|&b| b != b'\n') {
+                file.write_all(&out).ctx("cannot append to", &path)?;
+            }
+            Ok(outcome)
+        })
+    }
+}
+
+/// Fill what a writer left out and make the signal safe to store (an append does this to every
+/// signal; a dry run calls it to show what an append would write).
+pub fn prepare(sig: &mut Signal, now: DateTime<Utc>) {
+    sig.version = 1;
+    if sig.timestamp.is_empty() || sig.time().is_none() {
+        sig.timestamp = signal::format_time(now);
+    }
+    sig.confidence = sig.confidence.clamp(1, CONFIDENCE_VERIFIED);
+    crate::redact::redact_signal(sig);
+}
+
+/// The last `max` bytes of `file`, and whether they start at the beginning of the file.
+fn read_tail(file: &mut File, max: u64) -> std::io::Result<(Vec<u8>, bool)> {
+    let len = file.metadata()?.len();
+    let start = len.saturating_sub(max);
+    file.seek(SeekFrom::Start(start))?;
+    let mut buf = Vec::with_capacity((len - start) as usize);
+    file.take(max).read_to_end(&mut buf)?;
+    Ok((buf, start == 0))
+}
+
+/// The whole lines of a tail (its first line is cut unless the tail starts the file).
+fn whole_lines(tail: &[u8], at_start: bool) -> &[u8] {
+    if at_start {
+        return tail;
+    }
+    match memchr::memchr(b'\n', tail) {
+        Some(end) => &tail[end + 1..],
+        None => &[],
+    }
+}
+
+/// The id of the last v1 signal among `lines`, read backwards (new ids are made past it).
+pub(super) fn last_signal_id(lines: &[u8]) -> Option<String> {
+    let mut reader = Reader::default();
+    lines.rsplit(|&b| b == b'\n').find_map(|raw| {
+        let view = reader.view(raw, Read::Scan)?;
+        if !matches!(
+            view.seen,
+            Seen::Scanned(Shape::Signal, _) | Seen::Parsed(Record::Signal(_))
+        ) {
+            return None;
+        }
+        let id = match view.text(Key::Id) {
+            Some(id) => id?.to_string(),
+            None => view.into_signal()?.id,
+        };
+        id.starts_with("SIG-").then_some(id)
+    })
+}
+
+/// What may tell a tail line apart as one an append must parse: only a line that holds one of
+/// the batch's dedup keys or tool calls can repeat them. A JSON string equals such a key only
+/// if the key's bytes appear verbatim or it spells a printable character as a `\u00XX` escape
+/// (no writer makes one), so a literal search decides, and usually no line is parsed.
+pub(super) struct Needles {
+    finders: Vec<Finder<'static>>,
+    /// A key that JSON may spell another way: every line may hold it.
+    every_line: bool,
+}
+
+impl Needles {
+    pub(super) fn of(batch: &[Signal]) -> Needles {
+        let plain = |key: &str| {
+            key.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
+        };
+        let keys: Vec<String> = batch.iter().map(Signal::dedup_key).collect();
+        let needles: Vec<&str> = keys
+            .iter()
+            .map(String::as_str)
+            .chain(batch.iter().filter_map(Signal::tool_use_id))
+            .collect();
+        Needles {
+            finders: needles
+                .iter()
+                .map(|n| Finder::new(n).into_owned())
+                .collect(),
+            // Any instruction may paraphrase one of the tail, whatever its key.
+            every_line: needles.iter().any(|n| !plain(n))
+                || batch.iter().any(|sig| sig.kind.is_learning()),
+        }
+    }
+
+    pub(super) fn may_repeat(&self, line: &[u8]) -> bool {
+        self.every_line
+            || self.finders.iter().any(|f| f.find(line).is_some())
+            || memmem::find_iter(line, b"\\u00")
+                .any(|at| matches!(line.get(at + 4), Some(b'2'..=b'7')))
+    }
+}
+
+impl Tail {
+    /// What the `lines` of the tail say about `batch`.
+    fn read(lines: &[u8], batch: &[Signal], now: DateTime<Utc>) -> Tail {
+        let needles = Needles::of(batch);
+        let window = now - Duration::days(CAPTURED_TTL_DAYS);
+        let mut tail = Tail::default();
+        let triage = read::parse_if(|line| needles.may_repeat(line));
+        read::visit(lines, triage, |_, view| match view.into_record() {
+            Record::Recur(r) => tail.calls.extend(r.tool_use_id),
+            Record::Signal(s) => {
+                tail.calls.extend(s.tool_use_id().map(str::to_string));
+                let key = s.meta.get("dedup_key").and_then(Value::as_str);
+                let fresh = s.time().is_some_and(|t| t >= window);
+                if let (Some(key), Status::Captured, true) = (key, &s.status, fresh) {
+                    if s.kind.is_learning() {
+                        tail.said.remember(s.project.as_deref(), &s.content, key);
+                    }
+                    let recent = Recent {
+                        id: s.id.clone(),
+                        session_id: s.session_id.clone(),
+                        line: s.source.line,
+                        uuid: s.source.uuid.clone(),
+                    };
+                    tail.recent.insert(key.to_string(), recent);
+                }
+            }
+            _ => {}
+        });
+        tail
+    }
+}

@@ -1,0 +1,173 @@
+//! A signal's life after capture, as rewrites of the store: review (update, dismiss), the TTL
+//! rules (prune, flag, archive), the move to the archive file, and the v2 migration.
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::Value;
+
+use super::snapshot::Snapshot;
+use super::Store;
+use crate::error::{Error, Result};
+use crate::signal::{self, Signal, Status, CONFIDENCE_VERIFIED};
+
+/// Unreviewed (`captured`) signals older than this are pruned.
+pub const CAPTURED_TTL_DAYS: i64 = 14;
+/// `analyzed` signals older than this are flagged for review (`meta.needs_review`).
+pub const ANALYZED_REVIEW_DAYS: i64 = 30;
+
+/// What `update` changes in a signal; tags are added to its own.
+#[derive(Debug, Clone, Default)]
+pub struct Changes {
+    pub status: Option<Status>,
+    pub confidence: Option<u8>,
+    pub category: Option<String>,
+    pub tags: Vec<String>,
+}
+
+impl Store {
+    /// Change one signal (redacting what the change brings in).
+    pub fn update(&self, id: &str, changes: Changes, on_wait: &mut dyn FnMut()) -> Result<()> {
+        self.rewrite(on_wait, |snap| {
+            let sig = snap.get_mut(id).ok_or_else(|| self.not_found(id))?;
+            if let Some(s) = changes.status {
+                sig.status = s;
+            }
+            if let Some(c) = changes.confidence {
+                sig.confidence = c;
+            }
+            if let Some(c) = changes.category {
+                sig.category = Some(c);
+            }
+            for t in changes.tags {
+                if !sig.tags.contains(&t) {
+                    sig.tags.push(t);
+                }
+            }
+            crate::redact::redact_signal(sig);
+            Ok(((), true))
+        })
+    }
+
+    /// Mark signals dismissed: all of them, or (when one is missing) none.
+    pub fn dismiss(&self, ids: &[String], on_wait: &mut dyn FnMut()) -> Result<()> {
+        self.rewrite(on_wait, |snap| {
+            let missing: Vec<&str> = ids
+                .iter()
+                .filter(|id| snap.get(id).is_none())
+                .map(String::as_str)
+                .collect();
+            if !missing.is_empty() {
+                return Err(Error::msg(format!(
+                    "no signal {} in {}; nothing dismissed",
+                    missing.join(", "),
+                    self.paths.store().display()
+                )));
+            }
+            for id in ids {
+                snap.get_mut(id).expect("checked above").status = Status::Dismissed;
+            }
+            Ok(((), true))
+        })
+    }
+
+    /// Move the signals of `statuses` (promoted and dismissed when none are given), older than
+    /// `days` when given, to the archive file; returns how many moved.
+    pub fn archive(
+        &self,
+        statuses: &[Status],
+        days: Option<u32>,
+        on_wait: &mut dyn FnMut(),
+    ) -> Result<usize> {
+        let statuses = match statuses {
+            [] => &[Status::Promoted, Status::Dismissed][..],
+            given => given,
+        };
+        let cutoff = days.map(|d| Utc::now() - Duration::days(i64::from(d)));
+        self.rewrite(on_wait, |snap| {
+            let n = snap.take_to_archive(|s| {
+                statuses.contains(&s.status)
+                    && cutoff.is_none_or(|c| s.time().is_some_and(|t| t < c))
+            });
+            Ok((n, n > 0))
+        })
+    }
+
+    /// Apply the TTL rules now; returns (pruned, flagged for review, archived).
+    pub fn prune(&self, on_wait: &mut dyn FnMut()) -> Result<(usize, usize, usize)> {
+        self.rewrite(on_wait, |snap| {
+            let counts = apply_ttl(snap, Utc::now());
+            Ok((counts, counts != (0, 0, 0)))
+        })
+    }
+
+    /// Convert every v2 line to schema v1 in place; returns how many were converted.
+    pub fn migrate_legacy(&self, on_wait: &mut dyn FnMut()) -> Result<usize> {
+        self.rewrite(on_wait, |snap| {
+            let n = snap.migrate_legacy();
+            Ok((n, n > 0))
+        })
+    }
+
+    /// Every signal of the store (and of the archive, with `archive`), redacted again.
+    pub fn export(&self, archive: bool) -> Result<Vec<Signal>> {
+        let mut all: Vec<Signal> = self.load()?.signals().cloned().collect();
+        if archive {
+            all.extend(self.load_archive()?.signals().cloned());
+        }
+        for s in &mut all {
+            crate::redact::redact_signal(s);
+        }
+        Ok(all)
+    }
+
+    /// The error for a signal the store does not hold.
+    pub fn not_found(&self, id: &str) -> Error {
+        Error::msg(format!(
+            "no signal {id} in {}",
+            self.paths.store().display()
+        ))
+    }
+}
+
+/// Apply the TTL rules at `now`; returns (pruned, flagged for review, archived).
+pub(super) fn apply_ttl(snap: &mut Snapshot, now: DateTime<Utc>) -> (usize, usize, usize) {
+    let captured_cutoff = now - Duration::days(CAPTURED_TTL_DAYS);
+    let review_cutoff = now - Duration::days(ANALYZED_REVIEW_DAYS);
+    // A signal seen again recently is alive: its age counts from the last sighting.
+    let age_of = |s: &Signal| {
+        let last = s
+            .meta
+            .get("last_seen")
+            .and_then(Value::as_str)
+            .and_then(signal::parse_time);
+        match (s.time(), last) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
+    };
+    let pruned = snap
+        .remove_where(|s| {
+            s.status == Status::Captured
+                && s.confidence < CONFIDENCE_VERIFIED
+                && age_of(s).is_some_and(|t| t < captured_cutoff)
+        })
+        .len();
+    let mut flagged = 0;
+    for entry in &mut snap.entries {
+        let due = entry.signal().is_some_and(|s| {
+            s.status == Status::Analyzed
+                && age_of(s).is_some_and(|t| t < review_cutoff)
+                && s.meta.get("needs_review") != Some(&Value::Bool(true))
+        });
+        if due {
+            entry
+                .signal_mut()
+                .expect("a signal")
+                .meta
+                .insert("needs_review".into(), Value::Bool(true));
+            flagged += 1;
+        }
+    }
+    let archived =
+        snap.take_to_archive(|s| matches!(s.status, Status::Promoted | Status::Dismissed));
+    (pruned, flagged, archived)
+}
