@@ -9,7 +9,7 @@
 //! [`leave_one_repository_out`] judges the learned model on people it never saw: each
 //! repository (one person or team) is scored by a model trained on every other repository, on
 //! the development and training corpora together ([`load`]); the prompts' features are read
-//! once ([`read_prompts`], the same [`text::evidence`] the detector computes) and each fold's
+//! once ([`read_prompts`], the same [`model::evidence`] the detector computes) and each fold's
 //! model decides as the detector would. A third of the training repositories ([`set_aside`])
 //! was put aside before any rule or feature was written against the training corpus; it is
 //! reported on its own, and its errors are not listed.
@@ -24,8 +24,9 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use super::model::Evidence;
 use super::model::{self, Example, Model};
-use super::text::{self, Evidence, Reading};
+use super::text::Reading;
 use super::Detector;
 use crate::signal::Kind;
 use crate::transcript::{self, EventKind, Position};
@@ -219,7 +220,7 @@ pub struct Prompt {
     pub repo: String,
     pub label: String,
     pub also: Vec<String>,
-    /// What [`text::evidence`] read of each user text on the prompt's line, in the situation the
+    /// What [`model::evidence`] read of each user text on the prompt's line, in the situation the
     /// detector kept (empty when the reader yields none there).
     pub evidence: Vec<Evidence>,
     pub text: String,
@@ -253,7 +254,7 @@ pub fn read_prompts(
         let mut detector = Detector::new();
         transcript::read(&mut file, Position::default(), |event| {
             if let EventKind::UserText { text } = &event.kind {
-                let evidence = text::evidence(&Reading::of(text), detector.situation());
+                let evidence = model::evidence(&Reading::of(text), detector.situation());
                 let entry = seen.entry(event.line).or_default();
                 entry.0.push(evidence);
                 if entry.1.is_empty() {
@@ -350,7 +351,7 @@ pub fn examples<'a>(prompts: impl IntoIterator<Item = &'a Prompt>) -> Vec<Exampl
 pub fn predict(prompt: &Prompt, model: &Model) -> Vec<String> {
     let mut kinds: Vec<String> = Vec::new();
     for e in &prompt.evidence {
-        if let Some(v) = text::verdict(e, model) {
+        if let Some(v) = model::verdict(e, model) {
             let ty = v.kind.as_str().to_string();
             if !kinds.contains(&ty) {
                 kinds.push(ty);

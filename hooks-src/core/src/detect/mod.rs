@@ -198,7 +198,7 @@ impl Detector {
 
     fn user_text(&mut self, text: &str, event: &Event) {
         let read = text::Reading::of(text);
-        let verdict = text::classify(&read, &self.turn.situation);
+        let verdict = model::classify(&read, &self.turn.situation);
         let praise = verdict.is_none()
             && self.turn.substantive
             && text::is_praise(&read)

@@ -15,7 +15,7 @@
 use std::borrow::Cow;
 
 use super::features::{self, Features, COUNT};
-use super::text::Verdict;
+use super::text::{Reading, Situation, Verdict};
 use crate::signal::Kind;
 
 pub use super::weights::SHIPPED;
@@ -41,6 +41,50 @@ const LAMBDA: f64 = 1.0;
 const LAMBDA_BIAS: f64 = 0.01;
 /// Newton steps: the log-loss is smooth and convex, the steps converge long before this.
 const STEPS: usize = 12;
+
+/// What [`classify`] reads of a message, before a model weighs it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Evidence {
+    /// The `#` memory shortcut: a remember-request whatever the model says.
+    Memory,
+    /// No prose at all (a paste, an image).
+    Nothing,
+    Features(Features),
+}
+
+/// What a message typed after `situation` offers the model.
+pub fn evidence(read: &Reading, situation: &Situation) -> Evidence {
+    if memchr::memmem::find(read.text.as_bytes(), b"<user-memory-input>").is_some() {
+        return Evidence::Memory;
+    }
+    if read.words.trim().is_empty() {
+        return Evidence::Nothing;
+    }
+    let raw = read.prose.to_lowercase();
+    Evidence::Features(features::extract(read, &raw, situation))
+}
+
+/// The verdict of `model` on `evidence`.
+pub fn verdict(evidence: &Evidence, model: &Model) -> Option<Verdict> {
+    match evidence {
+        Evidence::Memory => Some(Verdict {
+            kind: Kind::Remember,
+            confidence: 3,
+        }),
+        Evidence::Nothing => None,
+        Evidence::Features(f) => model.verdict(f).or_else(|| {
+            f.explicit_request().map(|kind| Verdict {
+                kind,
+                confidence: 1,
+            })
+        }),
+    }
+}
+
+/// Classify one user message typed after `situation`, with the shipped model.
+pub fn classify(read: &Reading, situation: &Situation) -> Option<Verdict> {
+    verdict(&evidence(read, situation), &SHIPPED)
+}
 
 /// Weights per feature and column, and a bias per column. The weights are a slice, not an
 /// array of [`COUNT`] rows, so that a weights file left stale by a change of the features still
@@ -246,6 +290,20 @@ fn row(values: &[f32; COLUMNS]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_memory_shortcut_is_a_remember_request_whatever_the_model_says() {
+        let text = "<user-memory-input>deploys happen on tuesdays</user-memory-input>";
+        let read = Reading::of(text);
+        let verdict = classify(&read, &Situation::default());
+        assert_eq!(
+            verdict,
+            Some(Verdict {
+                kind: Kind::Remember,
+                confidence: 3
+            })
+        );
+    }
 
     /// Features with the given indices set.
     fn with(indices: &[usize]) -> Features {

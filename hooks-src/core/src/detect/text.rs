@@ -18,8 +18,6 @@ use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
-use super::features::{self, Features};
-use super::model::{self, Model};
 use crate::signal::Kind;
 use crate::transcript::{Event, EventKind};
 
@@ -77,50 +75,6 @@ impl Situation {
 pub struct Verdict {
     pub kind: Kind,
     pub confidence: u8,
-}
-
-/// What [`classify`] reads of a message, before a model weighs it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Evidence {
-    /// The `#` memory shortcut: a remember-request whatever the model says.
-    Memory,
-    /// No prose at all (a paste, an image).
-    Nothing,
-    Features(Features),
-}
-
-/// What a message typed after `situation` offers the model.
-pub fn evidence(read: &Reading, situation: &Situation) -> Evidence {
-    if memchr::memmem::find(read.text.as_bytes(), b"<user-memory-input>").is_some() {
-        return Evidence::Memory;
-    }
-    if read.words.trim().is_empty() {
-        return Evidence::Nothing;
-    }
-    let raw = read.prose.to_lowercase();
-    Evidence::Features(features::extract(read, &raw, situation))
-}
-
-/// The verdict of `model` on `evidence`.
-pub fn verdict(evidence: &Evidence, model: &Model) -> Option<Verdict> {
-    match evidence {
-        Evidence::Memory => Some(Verdict {
-            kind: Kind::Remember,
-            confidence: 3,
-        }),
-        Evidence::Nothing => None,
-        Evidence::Features(f) => model.verdict(f).or_else(|| {
-            f.explicit_request().map(|kind| Verdict {
-                kind,
-                confidence: 1,
-            })
-        }),
-    }
-}
-
-/// Classify one user message typed after `situation`, with the shipped model.
-pub fn classify(read: &Reading, situation: &Situation) -> Option<Verdict> {
-    verdict(&evidence(read, situation), &model::SHIPPED)
 }
 
 /// Cue strengths: a message is a learning moment from [`THRESHOLD`] on.
@@ -871,9 +825,6 @@ mod tests {
     }
 
     fn kind_of(text: &str, situation: &Situation) -> Option<Kind> {
-        if text.contains("<user-memory-input>") {
-            return classify(&Reading::of(text), situation).map(|v| v.kind);
-        }
         rules_of(text, situation).map(|v| v.kind)
     }
 
@@ -931,10 +882,6 @@ mod tests {
         ),
         ("Always ask me before deleting files", "preference"),
         ("keep in mind the API is rate limited to 10 rps", "remember"),
-        (
-            "<user-memory-input>deploys happen on tuesdays</user-memory-input>",
-            "remember",
-        ),
         ("Merk dir: das Staging nutzt Port 8443", "remember"),
         (
             "このプロジェクトでは pnpm を使うことを覚えておいて",
