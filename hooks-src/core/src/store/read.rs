@@ -96,15 +96,6 @@ impl<'a> View<'a> {
         }
     }
 
-    /// This view with the line parsed in full.
-    pub(super) fn parsed(self) -> View<'a> {
-        let raw = self.raw;
-        View {
-            raw,
-            seen: Seen::Parsed(self.into_record()),
-        }
-    }
-
     /// Count the line into `sightings` if it is a recurrence record; says whether it was one.
     pub fn count_recurrence(&self, sightings: &mut Sightings) -> bool {
         match &self.seen {
@@ -305,33 +296,26 @@ pub struct Sightings(HashMap<String, (u64, String), FixedState>);
 impl Sightings {
     /// One more sighting of `target`, at `at` (empty when unknown).
     pub fn add(&mut self, target: &str, at: &str) {
+        self.add_n(target, 1, at);
+    }
+
+    fn add_n(&mut self, target: &str, n: u64, at: &str) {
         match self.0.get_mut(target) {
             Some(slot) => {
-                slot.0 += 1;
+                slot.0 += n;
                 if at > slot.1.as_str() {
                     slot.1 = at.to_string();
                 }
             }
-            None => {
-                self.0.insert(target.to_string(), (1, at.to_string()));
-            }
+            None => drop(self.0.insert(target.to_string(), (n, at.to_string()))),
         }
     }
 
-    /// Add the sightings counted over a later part of the store: the counts add up and the
-    /// newest time wins, as if one pass had seen both parts.
+    /// Add the sightings counted over a later part of the store, as if one pass had seen both.
     pub fn merge(&mut self, later: Sightings) {
         for (target, (n, at)) in later.0 {
-            let slot = self.0.entry(target).or_default();
-            slot.0 += n;
-            if at > slot.1 {
-                slot.1 = at;
-            }
+            self.add_n(&target, n, &at);
         }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
     }
 
     pub fn contains(&self, id: &str) -> bool {

@@ -10,82 +10,46 @@
 
 use crate::signal::V1_FIELDS;
 
-/// How many of [`KEYS`] (and of [`Key::ALL`]) are a v1 signal's: they come first.
+/// How many of [`Key::ALL`] are a v1 signal's ([`V1_FIELDS`]): they come first.
 pub const V1_KEY_COUNT: usize = V1_FIELDS.len();
 
-/// The top-level keys the scanner reports: those of a v1 signal in schema order, then the
-/// recurrence and v2 keys.
-pub const KEYS: [&str; 20] = {
-    let more = ["recur", "ts", "sid", "tool_use_id"];
-    let mut all = [""; 20];
-    let mut i = 0;
-    while i < V1_KEY_COUNT {
-        all[i] = V1_FIELDS[i];
-        i += 1;
-    }
-    while i < all.len() {
-        all[i] = more[i - V1_KEY_COUNT];
-        i += 1;
-    }
-    all
-};
+macro_rules! keys {
+    ($($key:ident $name:literal)*) => {
+        /// A top-level key the scanner reports: those of a v1 signal in schema order, then the
+        /// recurrence and v2 keys.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Key {
+            $($key),*
+        }
 
-/// Index of a key in [`KEYS`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(usize)]
-pub enum Key {
-    Id,
-    Version,
-    Timestamp,
-    SessionId,
-    Project,
-    Type,
-    Status,
-    Confidence,
-    Source,
-    Content,
-    Context,
-    Category,
-    Tags,
-    Related,
-    PromotedTo,
-    Meta,
-    Recur,
-    Ts,
-    Sid,
-    ToolUseId,
+        impl Key {
+            pub const ALL: [Key; [$(Key::$key),*].len()] = [$(Key::$key),*];
+            #[cfg(test)]
+            const NAMES: [&[u8]; Key::ALL.len()] = [$($name as &[u8]),*];
+        }
+
+        /// Position in [`Key::ALL`] of the key spelled `name` in a line.
+        fn key_index(name: &[u8]) -> Option<usize> {
+            match name {
+                $($name => Some(Key::$key as usize),)*
+                _ => None,
+            }
+        }
+    };
 }
 
-impl Key {
-    /// Every key, in [`KEYS`] order.
-    pub const ALL: [Key; KEYS.len()] = [
-        Key::Id,
-        Key::Version,
-        Key::Timestamp,
-        Key::SessionId,
-        Key::Project,
-        Key::Type,
-        Key::Status,
-        Key::Confidence,
-        Key::Source,
-        Key::Content,
-        Key::Context,
-        Key::Category,
-        Key::Tags,
-        Key::Related,
-        Key::PromotedTo,
-        Key::Meta,
-        Key::Recur,
-        Key::Ts,
-        Key::Sid,
-        Key::ToolUseId,
-    ];
+keys! {
+    Id b"id" Version b"version" Timestamp b"timestamp" SessionId b"session_id"
+    Project b"project" Type b"type" Status b"status" Confidence b"confidence" Source b"source"
+    Content b"content" Context b"context" Category b"category" Tags b"tags" Related b"related"
+    PromotedTo b"promoted_to" Meta b"meta" Recur b"recur" Ts b"ts" Sid b"sid"
+    ToolUseId b"tool_use_id"
 }
 
-/// The raw value spans (as written, strings with their quotes) of the [`KEYS`] a line holds.
+/// The raw value spans (as written, strings with their quotes) of the [`Key`]s a line holds.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Fields<'a> {
-    spans: [Option<&'a [u8]>; KEYS.len()],
+    spans: [Option<&'a [u8]>; Key::ALL.len()],
     /// The fields of [`SOURCE_KEYS`] when `source` is an object the line's walk went through
     /// already (so [`shape`] need not walk it again).
     source: Option<SourceSpans<'a>>,
@@ -158,25 +122,27 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 
 /// Append the position of every `"` and `\` in `b` (shorter than 4 GiB) to `marks`. In JSON
 /// these bytes are dense (a quote every few bytes), where a search that restarts after each match
-/// spends more on the restarts than it saves: one pass turns each block of bytes into a bit mask
-/// of the marks instead. The same pass says whether every byte is printable ASCII (0x20..0x80),
-/// the common case that needs no UTF-8 or control-byte check.
+/// spends more on the restarts than it saves: one SIMD pass turns each block of bytes into a bit
+/// mask of the marks instead. The same pass says whether every byte is printable ASCII
+/// (0x20..0x80), the common case that needs no UTF-8 or control-byte check.
 fn index_marks(b: &[u8], marks: &mut Vec<u32>) -> bool {
     #[cfg(target_arch = "x86_64")]
-    let plain = index_marks_sse2(b, marks);
+    let (done, plain) = index_marks_sse2(b, marks);
     #[cfg(not(target_arch = "x86_64"))]
-    let plain = index_marks_swar(b, 0, marks);
-    plain
+    let (done, plain) = (0, true);
+    let rest = &b[done..];
+    marks.extend(memchr::memchr2_iter(b'"', b'\\', rest).map(|at| (done + at) as u32));
+    plain && rest.iter().all(|c| (0x20..0x80).contains(c))
 }
 
-/// [`index_marks`] 32 bytes at a time with SSE2 (part of every x86_64 CPU).
+/// [`index_marks`] 32 bytes at a time with SSE2 (part of every x86_64 CPU), as far as whole
+/// blocks go: returns how many bytes it indexed and whether they were all printable ASCII.
 #[cfg(target_arch = "x86_64")]
-fn index_marks_sse2(b: &[u8], marks: &mut Vec<u32>) -> bool {
+fn index_marks_sse2(b: &[u8], marks: &mut Vec<u32>) -> (usize, bool) {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8,
     };
-    let mut chunks = b.chunks_exact(32);
     let mut base = 0u32;
     // Room for every mark plus one block's worth of scratch: see the writes below.
     marks.reserve(b.len() + 32);
@@ -201,7 +167,7 @@ fn index_marks_sse2(b: &[u8], marks: &mut Vec<u32>) -> bool {
                 _mm_cmpeq_epi8(v, backslash),
             )) as u32
         };
-        for chunk in &mut chunks {
+        for chunk in b.chunks_exact(32) {
             let at = chunk.as_ptr().cast::<__m128i>();
             let (low, high) = (_mm_loadu_si128(at), _mm_loadu_si128(at.add(1)));
             unusual |= unprintable(low) | unprintable(high);
@@ -223,37 +189,7 @@ fn index_marks_sse2(b: &[u8], marks: &mut Vec<u32>) -> bool {
             base += 32;
         }
     }
-    let tail_plain = index_marks_swar(chunks.remainder(), base, marks);
-    unusual == 0 && tail_plain
-}
-
-/// [`index_marks`] eight bytes at a time in plain integers (other architectures, and the tail of
-/// the SIMD pass), the positions offset by `base`.
-fn index_marks_swar(b: &[u8], mut base: u32, marks: &mut Vec<u32>) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    // The high bit of each byte of the result is set exactly where that byte of `w` is `c`
-    // (no carry crosses a byte, so there are no false hits).
-    let equal = |w: u64, c: u8| {
-        let t = w ^ (ONES * u64::from(c));
-        !(((t & LOW7) + LOW7) | t | LOW7)
-    };
-    let mut chunks = b.chunks_exact(8);
-    for chunk in &mut chunks {
-        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        let mut hits = equal(w, b'"') | equal(w, b'\\');
-        while hits != 0 {
-            marks.push(base + hits.trailing_zeros() / 8);
-            hits &= hits - 1;
-        }
-        base += 8;
-    }
-    for (i, &c) in chunks.remainder().iter().enumerate() {
-        if c == b'"' || c == b'\\' {
-            marks.push(base + i as u32);
-        }
-    }
-    b.iter().fold(true, |ok, &c| ok & (0x20..0x80).contains(&c))
+    (base as usize, unusual == 0)
 }
 
 /// One line being walked: its bytes and the positions of every `"` and `\` in it, found in one
@@ -567,18 +503,13 @@ impl Scanner {
 /// validated beyond that prefix: a caller may only use these spans to decide that a line cannot
 /// be something, never that it is (the line may still turn out to be invalid further on).
 pub fn leading_fields(line: &[u8]) -> Fields<'_> {
-    let mut spans = [None; KEYS.len()];
+    let mut spans = [None; Key::ALL.len()];
     let b = line;
     let mut i = skip_ws(b, 0);
-    if b.get(i) != Some(&b'{') {
-        return Fields {
-            spans,
-            source: None,
-            escaped: 0,
-            utf8: false,
-        };
-    }
-    i = skip_ws(b, i + 1);
+    i = match b.get(i) {
+        Some(b'{') => skip_ws(b, i + 1),
+        _ => b.len(),
+    };
     // The next `"` or `\` after `from`: a string without escapes ends at a quote.
     let plain_string_end = |from: usize| -> Option<usize> {
         let at = from + memchr::memchr2(b'"', b'\\', &b[from..])?;
@@ -595,16 +526,11 @@ pub fn leading_fields(line: &[u8]) -> Fields<'_> {
         }
         let start = skip_ws(b, i + 1);
         let end = match b.get(start) {
-            Some(b'"') => match plain_string_end(start + 1) {
-                Some(end) => end,
-                None => break,
-            },
-            Some(c) if c.is_ascii_alphanumeric() || *c == b'-' => match skip_literal(b, start) {
-                Some(end) => end,
-                None => break,
-            },
-            _ => break,
+            Some(b'"') => plain_string_end(start + 1),
+            Some(c) if c.is_ascii_alphanumeric() || *c == b'-' => skip_literal(b, start),
+            _ => None,
         };
+        let Some(end) = end else { break };
         if let Some(k) = key_index(key) {
             if spans[k].is_some() {
                 break; // a duplicate key: no conclusion from either value
@@ -631,34 +557,6 @@ pub fn leading_fields(line: &[u8]) -> Fields<'_> {
 #[cfg(test)]
 pub fn scan(line: &[u8]) -> Option<Fields<'_>> {
     Scanner::default().scan(line)
-}
-
-/// Position of a top-level key in [`KEYS`].
-fn key_index(key: &[u8]) -> Option<usize> {
-    let key = match key {
-        b"id" => Key::Id,
-        b"version" => Key::Version,
-        b"timestamp" => Key::Timestamp,
-        b"session_id" => Key::SessionId,
-        b"project" => Key::Project,
-        b"type" => Key::Type,
-        b"status" => Key::Status,
-        b"confidence" => Key::Confidence,
-        b"source" => Key::Source,
-        b"content" => Key::Content,
-        b"context" => Key::Context,
-        b"category" => Key::Category,
-        b"tags" => Key::Tags,
-        b"related" => Key::Related,
-        b"promoted_to" => Key::PromotedTo,
-        b"meta" => Key::Meta,
-        b"recur" => Key::Recur,
-        b"ts" => Key::Ts,
-        b"sid" => Key::Sid,
-        b"tool_use_id" => Key::ToolUseId,
-        _ => return None,
-    };
-    Some(key as usize)
 }
 
 /// The keys of a `source` object the full parser reads, in the order of its fields.
@@ -827,95 +725,61 @@ mod tests {
     }
 
     #[test]
-    fn mark_index_finds_every_quote_and_backslash() {
-        let mut rng: u64 = 0x9e37_79b9_7f4a_7c15;
-        for len in 0..200 {
-            let bytes: Vec<u8> = (0..len)
-                .map(|_| {
-                    rng ^= rng << 13;
-                    rng ^= rng >> 7;
-                    rng ^= rng << 17;
-                    // Mostly the two marks and their neighbours (0x21, 0x5b, 0xa2, 0xdc), to catch carries.
-                    b"\"\\!#[]a\xa2\xdc\x00\xff"[(rng % 11) as usize]
-                })
-                .collect();
-            let mut marks = Vec::new();
-            let plain = bytes.iter().all(|c| (0x20..0x80).contains(c));
-            assert_eq!(index_marks(&bytes, &mut marks), plain, "{bytes:?}");
-            let expected: Vec<u32> = memchr::memchr2_iter(b'"', b'\\', &bytes)
-                .map(|p| p as u32)
-                .collect();
-            assert_eq!(marks, expected, "{bytes:?}");
-            let mut swar = Vec::new();
-            assert_eq!(index_marks_swar(&bytes, 0, &mut swar), plain, "{bytes:?}");
-            assert_eq!(swar, expected, "{bytes:?}");
-        }
-    }
-
-    #[test]
-    fn mark_index_finds_a_mark_at_every_position() {
-        // Every length up to 100, with one quote or backslash at each position in turn (and all
-        // marks, and none): the block edges of the SIMD pass and its tail are where bugs hide.
+    fn mark_index_finds_every_quote_and_backslash_and_tells_plain_lines() {
+        // Every length up to 100 with a mark or an unprintable byte at each position in turn, or
+        // in every position (the block edges of the SIMD pass and its tail are where bugs hide),
+        // and random mixes of them.
+        let mut cases = Vec::new();
         for len in 0..100usize {
-            let mut cases = vec![vec![b'a'; len], vec![b'"'; len], vec![b'\\'; len]];
-            for at in 0..len {
-                for mark in [b'"', b'\\'] {
+            for odd in *b"\"\\\x00\x1f\x7f\x80\xc3\xff" {
+                cases.push(vec![odd; len]);
+                for at in 0..len {
                     let mut bytes = vec![b'x'; len];
-                    bytes[at] = mark;
+                    bytes[at] = odd;
                     cases.push(bytes);
                 }
             }
-            for bytes in cases {
-                let expected: Vec<u32> = (0..len as u32)
-                    .filter(|&i| matches!(bytes[i as usize], b'"' | b'\\'))
-                    .collect();
-                let mut marks = vec![7]; // appended to, not replaced
-                assert!(index_marks(&bytes, &mut marks));
-                assert_eq!(
-                    marks[1..],
-                    expected[..],
-                    "{}",
-                    String::from_utf8_lossy(&bytes)
-                );
-                let mut swar = Vec::new();
-                assert!(index_marks_swar(&bytes, 0, &mut swar));
-                assert_eq!(swar, expected, "{}", String::from_utf8_lossy(&bytes));
-            }
         }
-        let mut offset = Vec::new();
-        index_marks_swar(b"a\"", 40, &mut offset);
-        assert_eq!(offset, [41]);
-        // One unprintable byte anywhere, at each block position: the line is not plain.
-        for len in 1..100usize {
-            for at in 0..len {
-                for odd in [0x00, 0x1f, 0x7f, 0x80, 0xc3, 0xff] {
-                    let mut bytes = vec![b'a'; len];
-                    bytes[at] = odd;
-                    let plain = odd == 0x7f;
-                    assert_eq!(
-                        index_marks(&bytes, &mut Vec::new()),
-                        plain,
-                        "{odd:#x} at {at}/{len}"
-                    );
-                    let swar = index_marks_swar(&bytes, 0, &mut Vec::new());
-                    assert_eq!(swar, plain, "{odd:#x} at {at}/{len}");
-                }
-            }
+        let mut rng: u64 = 0x9e37_79b9_7f4a_7c15;
+        for len in 0..200 {
+            let mut next = || {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                b"\"\\!#[]a\xa2\xdc\x00\xff"[(rng % 11) as usize]
+            };
+            cases.push((0..len).map(|_| next()).collect());
+        }
+        for bytes in cases {
+            let mut marks = vec![7]; // appended to, not replaced
+            let plain = index_marks(&bytes, &mut marks);
+            let expected: Vec<u32> = (0..bytes.len() as u32)
+                .filter(|&i| matches!(bytes[i as usize], b'"' | b'\\'))
+                .collect();
+            assert_eq!(marks[1..], expected[..], "{bytes:?}");
+            let printable = bytes.iter().all(|c| (0x20..0x80).contains(c));
+            assert_eq!(plain, printable, "{bytes:?}");
         }
     }
 
     #[test]
     fn keys_are_found_by_their_exact_bytes() {
-        for (i, key) in KEYS.iter().enumerate() {
-            assert_eq!(key_index(key.as_bytes()), Some(i), "{key}");
+        let names: Vec<&str> = Key::NAMES
+            .iter()
+            .map(|n| std::str::from_utf8(n).unwrap())
+            .collect();
+        assert_eq!(names[..V1_KEY_COUNT], V1_FIELDS);
+        for (i, name) in names.iter().enumerate() {
             assert_eq!(Key::ALL[i] as usize, i);
-            for near in [format!("{key}s"), key[1..].to_string(), key.to_uppercase()] {
-                let known = KEYS.iter().position(|k| *k == near);
+            assert_eq!(key_index(name.as_bytes()), Some(i), "{name}");
+            for near in [
+                format!("{name}s"),
+                name[1..].to_string(),
+                name.to_uppercase(),
+            ] {
+                let known = names.iter().position(|k| *k == near);
                 assert_eq!(key_index(near.as_bytes()), known, "{near}");
             }
-        }
-        for (i, key) in SOURCE_KEYS.iter().enumerate() {
-            assert_eq!(source_key_index(key.as_bytes()), Some(i), "{key}");
         }
     }
 
@@ -1056,9 +920,6 @@ mod tests {
         assert!(f.is_escaped_str(Key::Id) && f.is_escaped_str(Key::Content));
         assert!(!f.is_escaped_str(Key::Meta) && !f.is_escaped_str(Key::Tags));
         assert_eq!(f.str(Key::Status), Some("ok"));
-        for (i, key) in Key::ALL.iter().enumerate() {
-            assert_eq!(*key as usize, i);
-        }
     }
 
     #[test]

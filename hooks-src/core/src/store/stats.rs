@@ -45,7 +45,7 @@ pub fn stats_with(bytes: &[u8], pass: Pass) -> Stats {
     for part in parts {
         t.merge(part);
     }
-    let owned = |counts: Vec<(Cow<str>, usize)>| {
+    let owned = |counts: BTreeMap<Cow<str>, usize>| {
         counts
             .into_iter()
             .map(|(k, v)| (k.into_owned(), v))
@@ -60,9 +60,9 @@ pub fn stats_with(bytes: &[u8], pass: Pass) -> Stats {
         pending: t.pending,
         by_status: owned(t.by_status),
         by_type: owned(t.by_type),
-        by_confidence: (0..=u8::MAX)
-            .filter(|&c| by_confidence[usize::from(c)] > 0)
-            .map(|c| (c.to_string(), by_confidence[usize::from(c)]))
+        by_confidence: (0..256)
+            .filter(|&c| by_confidence[c] > 0)
+            .map(|c| (c.to_string(), by_confidence[c]))
             .collect(),
         needs_review: t.needs_review,
         oldest_captured: t.oldest_captured.map(Cow::into_owned),
@@ -79,9 +79,8 @@ struct Tally<'a> {
     total: usize,
     pending: usize,
     needs_review: usize,
-    // A handful of distinct values: a linear search beats hashing every line's.
-    by_status: Vec<(Cow<'a, str>, usize)>,
-    by_type: Vec<(Cow<'a, str>, usize)>,
+    by_status: BTreeMap<Cow<'a, str>, usize>,
+    by_type: BTreeMap<Cow<'a, str>, usize>,
     oldest_captured: Option<Cow<'a, str>>,
     newest: Option<Cow<'a, str>>,
     /// Id, confidence and prior sightings of each signal, to fold recurrences in at the end.
@@ -102,21 +101,6 @@ pub(super) struct Counted<'a> {
     needs_review: bool,
 }
 
-impl<'a> Counted<'a> {
-    fn of(s: &Signal) -> Counted<'a> {
-        let owned = |t: &str| Cow::Owned(t.to_string());
-        Counted {
-            id: owned(&s.id),
-            status: owned(s.status.as_str()),
-            kind: owned(s.kind.as_str()),
-            timestamp: owned(&s.timestamp),
-            confidence: s.confidence,
-            seen: s.seen(),
-            needs_review: s.meta.get("needs_review") == Some(&Value::Bool(true)),
-        }
-    }
-}
-
 impl<'a> Tally<'a> {
     fn add(&mut self, c: Counted<'a>) {
         self.total += 1;
@@ -126,8 +110,8 @@ impl<'a> Tally<'a> {
         }
         self.keep_newest(c.timestamp);
         self.needs_review += usize::from(c.needs_review);
-        count(&mut self.by_status, c.status, 1);
-        count(&mut self.by_type, c.kind, 1);
+        *self.by_status.entry(c.status).or_default() += 1;
+        *self.by_type.entry(c.kind).or_default() += 1;
         self.confidence.push((c.id, c.confidence, c.seen));
     }
 
@@ -149,10 +133,10 @@ impl<'a> Tally<'a> {
         self.pending += later.pending;
         self.needs_review += later.needs_review;
         for (status, n) in later.by_status {
-            count(&mut self.by_status, status, n);
+            *self.by_status.entry(status).or_default() += n;
         }
         for (kind, n) in later.by_type {
-            count(&mut self.by_type, kind, n);
+            *self.by_type.entry(kind).or_default() += n;
         }
         if let Some(ts) = later.oldest_captured {
             self.keep_oldest_captured(ts);
@@ -167,14 +151,20 @@ impl<'a> Tally<'a> {
     }
 }
 
-fn count<'a>(counts: &mut Vec<(Cow<'a, str>, usize)>, value: Cow<'a, str>, n: usize) {
-    match counts.iter_mut().find(|(v, _)| *v == value) {
-        Some((_, count)) => *count += n,
-        None => counts.push((value, n)),
-    }
-}
-
 impl<'a> Counted<'a> {
+    fn of(s: &Signal) -> Counted<'a> {
+        let owned = |t: &str| Cow::Owned(t.to_string());
+        Counted {
+            id: owned(&s.id),
+            status: owned(s.status.as_str()),
+            kind: owned(s.kind.as_str()),
+            timestamp: owned(&s.timestamp),
+            confidence: s.confidence,
+            seen: s.seen(),
+            needs_review: s.meta.get("needs_review") == Some(&Value::Bool(true)),
+        }
+    }
+
     /// The counted fields of a scanned signal, borrowed from the line; `None` when one of them
     /// needs the parser (an escape, a timestamp not as reflect writes it).
     pub(super) fn scanned(f: &Fields<'a>) -> Option<Counted<'a>> {
