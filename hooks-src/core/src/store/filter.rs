@@ -200,7 +200,7 @@ mod tests {
     #[test]
     fn a_condition_that_fails_for_sure_decides_before_one_that_cannot_be_told() {
         let line = br#"{"id":"SIG-1","type":"gotcha","status":"analyzed","session_id":"s\u0031"}"#;
-        let fields = scan::scan(line).unwrap();
+        let (_, fields) = scan::scan(line).unwrap();
         let session = Filter {
             session: Some("s1".into()),
             ..Filter::default()

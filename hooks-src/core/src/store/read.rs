@@ -153,15 +153,14 @@ impl Reader {
         if blank || how == Read::Skip {
             return None;
         }
-        let scanned = (how == Read::Scan)
+        let seen = match (how == Read::Scan)
             .then(|| self.scanner.scan(raw))
             .flatten()
-            .and_then(|fields| match scan::shape(&fields) {
-                // A v2 line is converted by the parser.
-                Some(Shape::Legacy) | None => None,
-                Some(shape) => Some(Seen::Scanned(shape, fields)),
-            });
-        let seen = scanned.unwrap_or_else(|| Seen::Parsed(parse_line(raw)));
+        {
+            // A v2 line is converted by the parser.
+            Some((shape, fields)) if shape != Shape::Legacy => Seen::Scanned(shape, fields),
+            _ => Seen::Parsed(parse_line(raw)),
+        };
         Some(View { raw, seen })
     }
 }
