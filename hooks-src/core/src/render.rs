@@ -19,19 +19,6 @@ pub enum ListFormat {
     Csv,
 }
 
-impl ListFormat {
-    pub fn parse(text: &str) -> Option<ListFormat> {
-        Some(match text {
-            "jsonl" => ListFormat::Jsonl,
-            "json" => ListFormat::Json,
-            "table" => ListFormat::Table,
-            "index" => ListFormat::Index,
-            "csv" => ListFormat::Csv,
-            _ => return None,
-        })
-    }
-}
-
 /// One line, at most `max` characters, newlines and tabs flattened; `…` marks a cut.
 pub fn one_line(text: &str, max: usize) -> String {
     let mut flat = String::with_capacity(text.len().min(max.saturating_mul(4) + 8));

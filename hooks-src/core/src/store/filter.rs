@@ -175,29 +175,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn filter_combines_conditions() {
-        let mut s = Signal::new(Kind::Correction, "x");
-        s.project = Some("/work/app".into());
-        s.tags = vec!["pnpm".into()];
-        let f = Filter {
-            project: Some("/work".into()),
-            tags: vec!["pnpm".into()],
-            ..Filter::default()
-        };
-        assert!(f.matches(&s));
-        let f = Filter {
-            project: Some("/wo".into()),
-            ..Filter::default()
-        };
-        assert!(!f.matches(&s));
-        let f = Filter {
-            statuses: vec![Status::Analyzed],
-            ..Filter::default()
-        };
-        assert!(!f.matches(&s));
-    }
-
-    #[test]
     fn a_condition_that_fails_for_sure_decides_before_one_that_cannot_be_told() {
         let line = br#"{"id":"SIG-1","type":"gotcha","status":"analyzed","session_id":"s\u0031"}"#;
         let (_, fields) = scan::scan(line).unwrap();

@@ -327,11 +327,7 @@ impl Sightings {
         let Some((n, last)) = self.0.get(&sig.id) else {
             return false;
         };
-        sig.add_sightings(*n);
-        if !last.is_empty() {
-            sig.meta
-                .insert("last_seen".into(), serde_json::Value::from(last.as_str()));
-        }
+        sig.fold_recurrences(*n, last);
         true
     }
 

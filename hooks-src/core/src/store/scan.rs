@@ -460,36 +460,6 @@ fn hex4(digits: &[u8]) -> Option<u16> {
     u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
 }
 
-/// The JSON number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-fn is_number(tok: &[u8]) -> bool {
-    let digits = |i: usize| tok[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-    let mut i = usize::from(tok.first() == Some(&b'-'));
-    match tok.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => i += digits(i),
-        _ => return false,
-    }
-    if tok.get(i) == Some(&b'.') {
-        let n = digits(i + 1);
-        if n == 0 {
-            return false;
-        }
-        i += 1 + n;
-    }
-    if matches!(tok.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(tok.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let n = digits(i);
-        if n == 0 {
-            return false;
-        }
-        i += n;
-    }
-    i == tok.len()
-}
-
 /// End of a literal (number, true, false, null) starting at `i`.
 fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
     let ends = |at: usize| {
@@ -513,18 +483,11 @@ fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
         b't' => tok == b"true",
         b'f' => tok == b"false",
         b'n' => tok == b"null",
-        b'-' | b'0'..=b'9' => is_number(tok) && in_range(tok),
+        // Rare in a store: serde_json says whether it reads the number (`1e400` it does not).
+        b'-' | b'0'..=b'9' => serde_json::from_slice::<serde_json::Value>(tok).is_ok(),
         _ => false,
     };
     ok.then_some(end)
-}
-
-/// Whether serde_json reads a number token (already checked against the grammar) without
-/// overflowing: `1e400` or 400 digits are grammatical but out of range for its `f64`. Short plain
-/// numbers cannot overflow; the rare others are asked of serde_json itself, so both paths agree.
-fn in_range(tok: &[u8]) -> bool {
-    tok.len() <= 20 && !tok.iter().any(|c| matches!(c, b'e' | b'E'))
-        || serde_json::from_slice::<serde_json::Value>(tok).is_ok()
 }
 
 /// Scratch space reused from line to line (the mark index).

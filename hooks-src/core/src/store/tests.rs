@@ -4,11 +4,9 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use chrono::{Duration, Utc};
 use serde_json::Value;
 
 use super::append::{last_signal_id, Needles};
-use super::lifecycle::apply_ttl;
 use super::read::lines;
 use super::*;
 use crate::signal::{self, Kind, Signal, Status};
@@ -631,53 +629,20 @@ fn one_tool_call_is_one_failure_whoever_reports_it() {
 }
 
 #[test]
-fn torn_tail_is_isolated_and_invalid_lines_are_quarantined() {
-    let (_d, store) = store();
-    store.append(vec![sig(Kind::Failure, "a", "s", 1)]).unwrap();
-    let path = store.paths().store();
-    let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
-    f.write_all(b"{\"id\":\"SIG-torn").unwrap();
-    store.append(vec![sig(Kind::Failure, "b", "s", 2)]).unwrap();
-    let snap = store.load().unwrap();
-    assert_eq!((snap.health.signals, snap.health.invalid), (2, 1));
-    assert_eq!(snap.health.invalid_lines, [2]);
-    store.rewrite(&mut || {}, |_| Ok(((), true))).unwrap();
-    let snap = store.load().unwrap();
-    assert_eq!((snap.health.signals, snap.health.invalid), (2, 0));
-    let quarantine = fs::read_to_string(invalid_lines_path(store.paths())).unwrap();
-    assert_eq!(quarantine, "{\"id\":\"SIG-torn\n");
-}
-
-#[test]
-fn unchanged_lines_are_written_back_byte_for_byte() {
-    let (_d, store) = store();
-    let path = store.paths().store();
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let foreign = r#"{"kind":"future-record","x":[1,2,3]}"#;
-    let v2 = r#"{"ts":"2026-11-20T10:00:00Z","sid":"abc","type":"correction","context":"No, use pnpm","turn":3}"#;
-    let spaced =
-        r#"{"id": "SIG-20261120-0000000001", "type": "failure", "content": "x", "extra": 1}"#;
-    fs::write(&path, format!("{foreign}\n{v2}\n{spaced}\n")).unwrap();
-    store
-        .append(vec![sig(Kind::Failure, "new", "s", 1)])
-        .unwrap();
-    let before = store.load().unwrap().health;
-    assert_eq!((before.foreign, before.legacy, before.signals), (1, 1, 2));
-    store
-        .rewrite(&mut || {}, |snap| {
-            let id = snap.signals().last().unwrap().id.clone();
-            snap.get_mut(&id).unwrap().status = Status::Analyzed;
-            Ok(((), true))
-        })
-        .unwrap();
-    let text = fs::read_to_string(&path).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(&lines[..3], &[foreign, v2, spaced]);
-    assert!(lines[3].contains("\"status\":\"analyzed\""));
-    assert_eq!(store.migrate_legacy(&mut || {}).unwrap(), 1);
-    assert_eq!(store.migrate_legacy(&mut || {}).unwrap(), 0);
-    let snap = store.load().unwrap();
-    assert_eq!((snap.health.legacy, snap.health.signals), (0, 3));
+fn a_snapshot_counts_each_kind_of_line() {
+    let bytes = b"{\"id\":\"SIG-1\",\"type\":\"gotcha\"}\n\n{\"recur\":\"SIG-1\"}\nnot json\n\
+        {\"ts\":\"2026-11-20T10:00:00Z\",\"type\":\"correction\"}\n{\"other\":1}\n{\"id\":\"SIG-torn";
+    let expected = Health {
+        lines: 6,
+        signals: 1,
+        legacy: 1,
+        recurrences: 1,
+        foreign: 1,
+        invalid: 2,
+        torn_tail: true,
+        invalid_lines: vec![4, 7],
+    };
+    assert_eq!(Snapshot::parse(bytes).health, expected);
 }
 
 #[test]
@@ -708,35 +673,4 @@ fn a_paraphrase_appended_later_is_a_recurrence_of_the_instruction() {
             ("do not push until I say so", 1)
         ]
     );
-}
-
-#[test]
-fn ttl_prunes_flags_and_archives() {
-    let (_d, store) = store();
-    let now = Utc::now();
-    let old = signal::format_time(now - Duration::days(40));
-    let mut batch = Vec::new();
-    for (status, conf) in [
-        (Status::Captured, 1),
-        (Status::Captured, 4),
-        (Status::Analyzed, 1),
-        (Status::Promoted, 1),
-        (Status::Dismissed, 1),
-    ] {
-        let mut s = sig(Kind::Gotcha, &format!("{status} {conf}"), "s", 1);
-        s.timestamp = old.clone();
-        s.status = status;
-        s.confidence = conf;
-        batch.push(s);
-    }
-    batch.push(sig(Kind::Failure, "fresh", "s", 2));
-    store.append(batch).unwrap();
-    let counts = store.rewrite(&mut || {}, |snap| Ok((apply_ttl(snap, now), true)));
-    assert_eq!(counts.unwrap(), (1, 1, 2));
-    let snap = store.load().unwrap();
-    let left: Vec<&str> = snap.signals().map(|s| s.content.as_str()).collect();
-    assert_eq!(left, ["captured 4", "analyzed 1", "fresh"]);
-    let archive = store.load_archive().unwrap();
-    assert_eq!(archive.signals().count(), 2);
-    assert!(archive.signals().all(|s| s.status == Status::Archived));
 }
