@@ -106,25 +106,13 @@ impl<'a> Tally<'a> {
         self.total += 1;
         if c.status == "captured" {
             self.pending += 1;
-            self.keep_oldest_captured(c.timestamp.clone());
+            self.oldest_captured = earliest(self.oldest_captured.take(), Some(c.timestamp.clone()));
         }
-        self.keep_newest(c.timestamp);
+        self.newest = self.newest.take().max(Some(c.timestamp));
         self.needs_review += usize::from(c.needs_review);
         *self.by_status.entry(c.status).or_default() += 1;
         *self.by_type.entry(c.kind).or_default() += 1;
         self.confidence.push((c.id, c.confidence, c.seen));
-    }
-
-    fn keep_oldest_captured(&mut self, ts: Cow<'a, str>) {
-        if self.oldest_captured.as_ref().is_none_or(|o| ts < *o) {
-            self.oldest_captured = Some(ts);
-        }
-    }
-
-    fn keep_newest(&mut self, ts: Cow<'a, str>) {
-        if self.newest.as_ref().is_none_or(|n| ts > *n) {
-            self.newest = Some(ts);
-        }
     }
 
     /// Add the tally of the part of the store that follows this one.
@@ -138,17 +126,17 @@ impl<'a> Tally<'a> {
         for (kind, n) in later.by_type {
             *self.by_type.entry(kind).or_default() += n;
         }
-        if let Some(ts) = later.oldest_captured {
-            self.keep_oldest_captured(ts);
-        }
-        if let Some(ts) = later.newest {
-            self.keep_newest(ts);
-        }
+        self.oldest_captured = earliest(self.oldest_captured.take(), later.oldest_captured);
+        self.newest = self.newest.take().max(later.newest);
         self.confidence.extend(later.confidence);
         self.invalid += later.invalid;
         self.legacy += later.legacy;
         self.sightings.merge(later.sightings);
     }
+}
+
+fn earliest<'a>(a: Option<Cow<'a, str>>, b: Option<Cow<'a, str>>) -> Option<Cow<'a, str>> {
+    a.into_iter().chain(b).min()
 }
 
 impl<'a> Counted<'a> {
