@@ -403,12 +403,4 @@ mod tests {
         // Nothing but a failure seen once: nothing to say.
         assert!(inject_context(&[&once], 2000).is_none());
     }
-
-    #[test]
-    fn statusline_is_silent_when_nothing_is_pending() {
-        let mut stats = Stats::default();
-        assert_eq!(statusline(&stats), "");
-        stats.pending = 1;
-        assert_eq!(statusline(&stats), "reflect: 1 pending\n");
-    }
 }

@@ -93,18 +93,19 @@ impl<'a> Fields<'a> {
 
     /// A small non-negative integer field.
     pub fn uint(&self, key: Key) -> Option<u64> {
-        let raw = self.raw(key)?;
-        if raw.is_empty() || raw.len() > 19 || !raw.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        // At most 19 digits: below 10^19, which fits a u64.
-        Some(raw.iter().fold(0, |n, d| n * 10 + u64::from(d - b'0')))
+        self.raw(key).and_then(uint)
     }
 
     /// The JSON type of a field's value, by its first byte.
     pub fn kind(&self, key: Key) -> Option<u8> {
         self.raw(key).and_then(|r| r.first().copied())
     }
+}
+
+/// A plain non-negative integer of at most 19 digits (below 10^19, so it fits a u64).
+fn uint(raw: &[u8]) -> Option<u64> {
+    let plain = !raw.is_empty() && raw.len() < 20 && raw.iter().all(u8::is_ascii_digit);
+    plain.then(|| raw.iter().fold(0, |n, d| n * 10 + u64::from(d - b'0')))
 }
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
@@ -396,14 +397,8 @@ impl<'b> Walk<'b, '_> {
                     let text = |v: Option<&[u8]>| {
                         v.is_none_or(|v| v == b"null" || v.first() == Some(&b'"'))
                     };
-                    let int = |v: Option<&[u8]>| {
-                        v.is_none_or(|v| {
-                            v == b"null"
-                                || (!v.is_empty()
-                                    && v.len() < 20
-                                    && v.iter().all(u8::is_ascii_digit))
-                        })
-                    };
+                    let int =
+                        |v: Option<&[u8]>| v.is_none_or(|v| v == b"null" || uint(v).is_some());
                     text(hook) && text(uuid) && text(file) && int(line) && int(turn)
                 })
             }
