@@ -52,8 +52,9 @@ pub struct Fields<'a> {
     spans: [Option<&'a [u8]>; Key::ALL.len()],
     /// Bit `k` set: the value of key `k` is a string with an escape (as the walk found it).
     escaped: u32,
-    /// The whole line was checked to be UTF-8 (by [`Scanner::scan`]; not by [`leading_fields`]).
-    utf8: bool,
+    /// The whole line was walked ([`Scanner::scan`]): it is UTF-8 and every field is here. Not
+    /// so for [`leading_fields`], where a field not among them may still come later.
+    pub(super) whole: bool,
 }
 
 /// What [`Walk::object`] found: where the object ends, the value spans of the keys it was
@@ -77,7 +78,7 @@ impl<'a> Fields<'a> {
         if self.is_escaped_str(key) {
             return None;
         }
-        if self.utf8 {
+        if self.whole {
             // SAFETY: `scan` checked the whole line to be UTF-8, and `inner` is cut from it at
             // two `"` bytes, which are ASCII and so never inside a multi-byte character.
             Some(unsafe { std::str::from_utf8_unchecked(inner) })
@@ -518,7 +519,7 @@ impl Scanner {
         let fields = Fields {
             spans,
             escaped,
-            utf8: true,
+            whole: true,
         };
         Some((walk.shape(&fields)?, fields))
     }
@@ -574,7 +575,7 @@ pub fn leading_fields(line: &[u8]) -> Fields<'_> {
     Fields {
         spans,
         escaped: 0,
-        utf8: false,
+        whole: false,
     }
 }
 
