@@ -19,19 +19,6 @@ pub enum ListFormat {
     Csv,
 }
 
-impl ListFormat {
-    pub fn parse(text: &str) -> Option<ListFormat> {
-        Some(match text {
-            "jsonl" => ListFormat::Jsonl,
-            "json" => ListFormat::Json,
-            "table" => ListFormat::Table,
-            "index" => ListFormat::Index,
-            "csv" => ListFormat::Csv,
-            _ => return None,
-        })
-    }
-}
-
 /// One line, at most `max` characters, newlines and tabs flattened; `…` marks a cut.
 pub fn one_line(text: &str, max: usize) -> String {
     let mut flat = String::with_capacity(text.len().min(max.saturating_mul(4) + 8));
@@ -415,13 +402,5 @@ mod tests {
         assert!(!text.contains("Keep following them:"));
         // Nothing but a failure seen once: nothing to say.
         assert!(inject_context(&[&once], 2000).is_none());
-    }
-
-    #[test]
-    fn statusline_is_silent_when_nothing_is_pending() {
-        let mut stats = Stats::default();
-        assert_eq!(statusline(&stats), "");
-        stats.pending = 1;
-        assert_eq!(statusline(&stats), "reflect: 1 pending\n");
     }
 }

@@ -59,8 +59,7 @@ struct Tail {
 }
 
 impl Store {
-    /// Append signals: fill and redact them, dedup against the recent tail, write them in one
-    /// `write` under the lock. Never reads more than [`TAIL_BYTES`] of the store.
+    /// Append signals (see the module doc).
     pub fn append(&self, batch: Vec<Signal>) -> Result<AppendOutcome> {
         if batch.is_empty() {
             return Ok(AppendOutcome::default());
@@ -75,7 +74,7 @@ impl Store {
                 .open(&path)
                 .ctx("cannot open", &path)?;
             fsutil::give_to_dir_owner(&file, &path);
-            let (tail, at_start) = read_tail(&mut file, TAIL_BYTES).ctx("cannot read", &path)?;
+            let (tail, whole) = read_tail(&mut file).ctx("cannot read", &path)?;
             let now = Utc::now();
             let mut out = Vec::new();
             if !tail.is_empty() && !tail.ends_with(b"\n") {
@@ -85,7 +84,7 @@ impl Store {
             for sig in &mut batch {
                 prepare(sig, now);
             }
-            let lines = whole_lines(&tail, at_start);
+            let lines = &tail[whole..];
             let mut last_id = last_signal_id(lines);
             let Tail {
                 mut recent,
@@ -172,25 +171,19 @@ pub fn prepare(sig: &mut Signal, now: DateTime<Utc>) {
     crate::redact::redact_signal(sig);
 }
 
-/// The last `max` bytes of `file`, and whether they start at the beginning of the file.
-fn read_tail(file: &mut File, max: u64) -> std::io::Result<(Vec<u8>, bool)> {
+/// The last [`TAIL_BYTES`] of `file`, and where its whole lines start in them (its first line
+/// is cut unless the tail starts the file).
+fn read_tail(file: &mut File) -> std::io::Result<(Vec<u8>, usize)> {
     let len = file.metadata()?.len();
-    let start = len.saturating_sub(max);
+    let start = len.saturating_sub(TAIL_BYTES);
     file.seek(SeekFrom::Start(start))?;
-    let mut buf = Vec::with_capacity((len - start) as usize);
-    file.take(max).read_to_end(&mut buf)?;
-    Ok((buf, start == 0))
-}
-
-/// The whole lines of a tail (its first line is cut unless the tail starts the file).
-fn whole_lines(tail: &[u8], at_start: bool) -> &[u8] {
-    if at_start {
-        return tail;
-    }
-    match memchr::memchr(b'\n', tail) {
-        Some(end) => &tail[end + 1..],
-        None => &[],
-    }
+    let mut tail = Vec::with_capacity((len - start) as usize);
+    file.take(TAIL_BYTES).read_to_end(&mut tail)?;
+    let lines = match start {
+        0 => 0,
+        _ => memchr::memchr(b'\n', &tail).map_or(tail.len(), |end| end + 1),
+    };
+    Ok((tail, lines))
 }
 
 /// The id of the last v1 signal among `lines`, read backwards (new ids are made past it).

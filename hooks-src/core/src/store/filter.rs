@@ -102,8 +102,8 @@ impl Filter {
     pub(super) fn rejects_early(&self, line: &[u8], since_text: Option<&str>) -> bool {
         static RECUR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"recur\""));
         static ESCAPE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\\u"));
-        let leading = Leading(scan::leading_fields(line));
-        leading.0.has(Key::Id)
+        let leading = scan::leading_fields(line);
+        leading.has(Key::Id)
             && self.test(&leading, since_text) == Some(false)
             && RECUR.find(line).is_none()
             && ESCAPE.find(line).is_none()
@@ -142,12 +142,19 @@ impl Selectable for Signal {
     }
 }
 
+/// Of a line's leading fields only a plain string value is known.
 impl Selectable for Fields<'_> {
     fn text(&self, key: Key) -> Option<Option<&str>> {
-        (!self.is_escaped_str(key)).then(|| self.str(key))
+        match self.whole {
+            true => (!self.is_escaped_str(key)).then(|| self.str(key)),
+            false => self.str(key).map(Some),
+        }
     }
 
     fn any_tag(&self, wanted: &[String]) -> Option<bool> {
+        if !self.whole {
+            return None;
+        }
         let tags: Vec<Cow<str>> = match self.raw(Key::Tags) {
             Some(raw) => serde_json::from_slice(raw).ok()?,
             None => Vec::new(),
@@ -156,51 +163,14 @@ impl Selectable for Fields<'_> {
     }
 }
 
-/// A line's leading fields ([`scan::leading_fields`]): only a plain string value is known; a
-/// field not among them may still come later in the line.
-struct Leading<'a>(Fields<'a>);
-
-impl Selectable for Leading<'_> {
-    fn text(&self, key: Key) -> Option<Option<&str>> {
-        self.0.str(key).map(Some)
-    }
-
-    fn any_tag(&self, _: &[String]) -> Option<bool> {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn filter_combines_conditions() {
-        let mut s = Signal::new(Kind::Correction, "x");
-        s.project = Some("/work/app".into());
-        s.tags = vec!["pnpm".into()];
-        let f = Filter {
-            project: Some("/work".into()),
-            tags: vec!["pnpm".into()],
-            ..Filter::default()
-        };
-        assert!(f.matches(&s));
-        let f = Filter {
-            project: Some("/wo".into()),
-            ..Filter::default()
-        };
-        assert!(!f.matches(&s));
-        let f = Filter {
-            statuses: vec![Status::Analyzed],
-            ..Filter::default()
-        };
-        assert!(!f.matches(&s));
-    }
-
-    #[test]
     fn a_condition_that_fails_for_sure_decides_before_one_that_cannot_be_told() {
         let line = br#"{"id":"SIG-1","type":"gotcha","status":"analyzed","session_id":"s\u0031"}"#;
-        let fields = scan::scan(line).unwrap();
+        let (_, fields) = scan::scan(line).unwrap();
         let session = Filter {
             session: Some("s1".into()),
             ..Filter::default()

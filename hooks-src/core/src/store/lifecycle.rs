@@ -1,10 +1,9 @@
 //! A signal's life after capture, as rewrites of the store: review (update, dismiss), the TTL
 //! rules (prune, flag, archive), the move to the archive file, and the v2 migration.
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{Duration, Utc};
 use serde_json::Value;
 
-use super::snapshot::Snapshot;
 use super::Store;
 use crate::error::{Error, Result};
 use crate::signal::{self, Signal, Status, CONFIDENCE_VERIFIED};
@@ -94,7 +93,47 @@ impl Store {
     /// Apply the TTL rules now; returns (pruned, flagged for review, archived).
     pub fn prune(&self, on_wait: &mut dyn FnMut()) -> Result<(usize, usize, usize)> {
         self.rewrite(on_wait, |snap| {
-            let counts = apply_ttl(snap, Utc::now());
+            let now = Utc::now();
+            let captured_cutoff = now - Duration::days(CAPTURED_TTL_DAYS);
+            let review_cutoff = now - Duration::days(ANALYZED_REVIEW_DAYS);
+            // A signal seen again recently is alive: its age counts from the last sighting.
+            let age_of = |s: &Signal| {
+                let last = s
+                    .meta
+                    .get("last_seen")
+                    .and_then(Value::as_str)
+                    .and_then(signal::parse_time);
+                match (s.time(), last) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                }
+            };
+            let pruned = snap
+                .remove_where(|s| {
+                    s.status == Status::Captured
+                        && s.confidence < CONFIDENCE_VERIFIED
+                        && age_of(s).is_some_and(|t| t < captured_cutoff)
+                })
+                .len();
+            let mut flagged = 0;
+            for entry in &mut snap.entries {
+                let due = entry.signal().is_some_and(|s| {
+                    s.status == Status::Analyzed
+                        && age_of(s).is_some_and(|t| t < review_cutoff)
+                        && s.meta.get("needs_review") != Some(&Value::Bool(true))
+                });
+                if due {
+                    entry
+                        .signal_mut()
+                        .expect("a signal")
+                        .meta
+                        .insert("needs_review".into(), Value::Bool(true));
+                    flagged += 1;
+                }
+            }
+            let archived =
+                snap.take_to_archive(|s| matches!(s.status, Status::Promoted | Status::Dismissed));
+            let counts = (pruned, flagged, archived);
             Ok((counts, counts != (0, 0, 0)))
         })
     }
@@ -126,48 +165,4 @@ impl Store {
             self.paths.store().display()
         ))
     }
-}
-
-/// Apply the TTL rules at `now`; returns (pruned, flagged for review, archived).
-pub(super) fn apply_ttl(snap: &mut Snapshot, now: DateTime<Utc>) -> (usize, usize, usize) {
-    let captured_cutoff = now - Duration::days(CAPTURED_TTL_DAYS);
-    let review_cutoff = now - Duration::days(ANALYZED_REVIEW_DAYS);
-    // A signal seen again recently is alive: its age counts from the last sighting.
-    let age_of = |s: &Signal| {
-        let last = s
-            .meta
-            .get("last_seen")
-            .and_then(Value::as_str)
-            .and_then(signal::parse_time);
-        match (s.time(), last) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        }
-    };
-    let pruned = snap
-        .remove_where(|s| {
-            s.status == Status::Captured
-                && s.confidence < CONFIDENCE_VERIFIED
-                && age_of(s).is_some_and(|t| t < captured_cutoff)
-        })
-        .len();
-    let mut flagged = 0;
-    for entry in &mut snap.entries {
-        let due = entry.signal().is_some_and(|s| {
-            s.status == Status::Analyzed
-                && age_of(s).is_some_and(|t| t < review_cutoff)
-                && s.meta.get("needs_review") != Some(&Value::Bool(true))
-        });
-        if due {
-            entry
-                .signal_mut()
-                .expect("a signal")
-                .meta
-                .insert("needs_review".into(), Value::Bool(true));
-            flagged += 1;
-        }
-    }
-    let archived =
-        snap.take_to_archive(|s| matches!(s.status, Status::Promoted | Status::Dismissed));
-    (pruned, flagged, archived)
 }

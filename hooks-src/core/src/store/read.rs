@@ -74,10 +74,7 @@ impl<'a> View<'a> {
 
     /// Whether the line holds a signal (v1, or v2 read as v1).
     pub fn is_signal(&self) -> bool {
-        matches!(
-            self.seen,
-            Seen::Scanned(Shape::Signal, _) | Seen::Parsed(Record::Signal(_) | Record::Legacy(_))
-        )
+        matches!(self.shape(), Some(Shape::Signal | Shape::Legacy))
     }
 
     /// The record the line holds, parsed now if it was only scanned.
@@ -93,15 +90,6 @@ impl<'a> View<'a> {
         match self.into_record() {
             Record::Signal(s) | Record::Legacy(s) => Some(*s),
             _ => None,
-        }
-    }
-
-    /// This view with the line parsed in full.
-    pub(super) fn parsed(self) -> View<'a> {
-        let raw = self.raw;
-        View {
-            raw,
-            seen: Seen::Parsed(self.into_record()),
         }
     }
 
@@ -162,15 +150,14 @@ impl Reader {
         if blank || how == Read::Skip {
             return None;
         }
-        let scanned = (how == Read::Scan)
+        let seen = match (how == Read::Scan)
             .then(|| self.scanner.scan(raw))
             .flatten()
-            .and_then(|fields| match scan::shape(&fields) {
-                // A v2 line is converted by the parser.
-                Some(Shape::Legacy) | None => None,
-                Some(shape) => Some(Seen::Scanned(shape, fields)),
-            });
-        let seen = scanned.unwrap_or_else(|| Seen::Parsed(parse_line(raw)));
+        {
+            // A v2 line is converted by the parser.
+            Some((shape, fields)) if shape != Shape::Legacy => Seen::Scanned(shape, fields),
+            _ => Seen::Parsed(parse_line(raw)),
+        };
         Some(View { raw, seen })
     }
 }
@@ -305,33 +292,26 @@ pub struct Sightings(HashMap<String, (u64, String), FixedState>);
 impl Sightings {
     /// One more sighting of `target`, at `at` (empty when unknown).
     pub fn add(&mut self, target: &str, at: &str) {
+        self.add_n(target, 1, at);
+    }
+
+    fn add_n(&mut self, target: &str, n: u64, at: &str) {
         match self.0.get_mut(target) {
             Some(slot) => {
-                slot.0 += 1;
+                slot.0 += n;
                 if at > slot.1.as_str() {
                     slot.1 = at.to_string();
                 }
             }
-            None => {
-                self.0.insert(target.to_string(), (1, at.to_string()));
-            }
+            None => drop(self.0.insert(target.to_string(), (n, at.to_string()))),
         }
     }
 
-    /// Add the sightings counted over a later part of the store: the counts add up and the
-    /// newest time wins, as if one pass had seen both parts.
+    /// Add the sightings counted over a later part of the store, as if one pass had seen both.
     pub fn merge(&mut self, later: Sightings) {
         for (target, (n, at)) in later.0 {
-            let slot = self.0.entry(target).or_default();
-            slot.0 += n;
-            if at > slot.1 {
-                slot.1 = at;
-            }
+            self.add_n(&target, n, &at);
         }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
     }
 
     pub fn contains(&self, id: &str) -> bool {
@@ -344,11 +324,7 @@ impl Sightings {
         let Some((n, last)) = self.0.get(&sig.id) else {
             return false;
         };
-        sig.add_sightings(*n);
-        if !last.is_empty() {
-            sig.meta
-                .insert("last_seen".into(), serde_json::Value::from(last.as_str()));
-        }
+        sig.fold_recurrences(*n, last);
         true
     }
 
@@ -364,21 +340,6 @@ impl Sightings {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lines_are_the_split_lines_but_for_a_final_empty_one() {
-        for text in ["", "\n", "\n\n", "a", "a\n", "a\nb", "\na\n\nb\n\n"] {
-            let mut split: Vec<&[u8]> = text.as_bytes().split(|&b| b == b'\n').collect();
-            if text.ends_with('\n') || text.is_empty() {
-                split.pop();
-            }
-            assert_eq!(
-                lines(text.as_bytes()).collect::<Vec<_>>(),
-                split,
-                "{text:?}"
-            );
-        }
-    }
 
     #[test]
     fn split_lines_cuts_only_after_newlines_and_keeps_every_byte() {

@@ -69,7 +69,7 @@ fn select_part<'a>(
                 id,
             }),
             _ => {
-                if let Some(s) = view.parsed().into_signal().filter(|s| filter.matches(s)) {
+                if let Some(s) = view.into_signal().filter(|s| filter.matches(s)) {
                     hits.push(Hit::Parsed(Box::new(s)));
                 }
             }

@@ -14,9 +14,6 @@ pub struct Entry {
 }
 
 impl Entry {
-    pub fn raw(&self) -> &[u8] {
-        &self.raw
-    }
     pub fn signal(&self) -> Option<&Signal> {
         match &self.record {
             Record::Signal(s) | Record::Legacy(s) => Some(s),
@@ -32,9 +29,6 @@ impl Entry {
             }
             _ => None,
         }
-    }
-    pub fn is_legacy(&self) -> bool {
-        matches!(self.record, Record::Legacy(_))
     }
 }
 
@@ -96,11 +90,9 @@ impl Snapshot {
                 });
             },
         );
-        if !sightings.is_empty() {
-            for entry in &mut snap.entries {
-                if entry.signal().is_some_and(|s| sightings.contains(&s.id)) {
-                    sightings.fold(entry.signal_mut().expect("a signal"));
-                }
+        for entry in &mut snap.entries {
+            if entry.signal().is_some_and(|s| sightings.contains(&s.id)) {
+                sightings.fold(entry.signal_mut().expect("a signal"));
             }
         }
         snap
@@ -148,13 +140,12 @@ impl Snapshot {
     /// idempotent); returns how many were converted.
     pub fn migrate_legacy(&mut self) -> usize {
         let mut n = 0;
-        for entry in self.entries.iter_mut().filter(|e| e.is_legacy()) {
-            let sig = entry
-                .signal_mut()
-                .expect("a v2 entry holds a signal")
-                .clone();
-            entry.record = Record::Signal(Box::new(sig));
-            n += 1;
+        for entry in &mut self.entries {
+            if let Record::Legacy(s) = &entry.record {
+                entry.record = Record::Signal(s.clone());
+                entry.dirty = true;
+                n += 1;
+            }
         }
         n
     }

@@ -45,7 +45,7 @@ pub fn stats_with(bytes: &[u8], pass: Pass) -> Stats {
     for part in parts {
         t.merge(part);
     }
-    let owned = |counts: Vec<(Cow<str>, usize)>| {
+    let owned = |counts: BTreeMap<Cow<str>, usize>| {
         counts
             .into_iter()
             .map(|(k, v)| (k.into_owned(), v))
@@ -60,9 +60,9 @@ pub fn stats_with(bytes: &[u8], pass: Pass) -> Stats {
         pending: t.pending,
         by_status: owned(t.by_status),
         by_type: owned(t.by_type),
-        by_confidence: (0..=u8::MAX)
-            .filter(|&c| by_confidence[usize::from(c)] > 0)
-            .map(|c| (c.to_string(), by_confidence[usize::from(c)]))
+        by_confidence: (0..256)
+            .filter(|&c| by_confidence[c] > 0)
+            .map(|c| (c.to_string(), by_confidence[c]))
             .collect(),
         needs_review: t.needs_review,
         oldest_captured: t.oldest_captured.map(Cow::into_owned),
@@ -79,9 +79,8 @@ struct Tally<'a> {
     total: usize,
     pending: usize,
     needs_review: usize,
-    // A handful of distinct values: a linear search beats hashing every line's.
-    by_status: Vec<(Cow<'a, str>, usize)>,
-    by_type: Vec<(Cow<'a, str>, usize)>,
+    by_status: BTreeMap<Cow<'a, str>, usize>,
+    by_type: BTreeMap<Cow<'a, str>, usize>,
     oldest_captured: Option<Cow<'a, str>>,
     newest: Option<Cow<'a, str>>,
     /// Id, confidence and prior sightings of each signal, to fold recurrences in at the end.
@@ -102,6 +101,44 @@ pub(super) struct Counted<'a> {
     needs_review: bool,
 }
 
+impl<'a> Tally<'a> {
+    fn add(&mut self, c: Counted<'a>) {
+        self.total += 1;
+        if c.status == "captured" {
+            self.pending += 1;
+            self.oldest_captured = earliest(self.oldest_captured.take(), Some(c.timestamp.clone()));
+        }
+        self.newest = self.newest.take().max(Some(c.timestamp));
+        self.needs_review += usize::from(c.needs_review);
+        *self.by_status.entry(c.status).or_default() += 1;
+        *self.by_type.entry(c.kind).or_default() += 1;
+        self.confidence.push((c.id, c.confidence, c.seen));
+    }
+
+    /// Add the tally of the part of the store that follows this one.
+    fn merge(&mut self, later: Tally<'a>) {
+        self.total += later.total;
+        self.pending += later.pending;
+        self.needs_review += later.needs_review;
+        for (status, n) in later.by_status {
+            *self.by_status.entry(status).or_default() += n;
+        }
+        for (kind, n) in later.by_type {
+            *self.by_type.entry(kind).or_default() += n;
+        }
+        self.oldest_captured = earliest(self.oldest_captured.take(), later.oldest_captured);
+        self.newest = self.newest.take().max(later.newest);
+        self.confidence.extend(later.confidence);
+        self.invalid += later.invalid;
+        self.legacy += later.legacy;
+        self.sightings.merge(later.sightings);
+    }
+}
+
+fn earliest<'a>(a: Option<Cow<'a, str>>, b: Option<Cow<'a, str>>) -> Option<Cow<'a, str>> {
+    a.into_iter().chain(b).min()
+}
+
 impl<'a> Counted<'a> {
     fn of(s: &Signal) -> Counted<'a> {
         let owned = |t: &str| Cow::Owned(t.to_string());
@@ -115,66 +152,7 @@ impl<'a> Counted<'a> {
             needs_review: s.meta.get("needs_review") == Some(&Value::Bool(true)),
         }
     }
-}
 
-impl<'a> Tally<'a> {
-    fn add(&mut self, c: Counted<'a>) {
-        self.total += 1;
-        if c.status == "captured" {
-            self.pending += 1;
-            self.keep_oldest_captured(c.timestamp.clone());
-        }
-        self.keep_newest(c.timestamp);
-        self.needs_review += usize::from(c.needs_review);
-        count(&mut self.by_status, c.status, 1);
-        count(&mut self.by_type, c.kind, 1);
-        self.confidence.push((c.id, c.confidence, c.seen));
-    }
-
-    fn keep_oldest_captured(&mut self, ts: Cow<'a, str>) {
-        if self.oldest_captured.as_ref().is_none_or(|o| ts < *o) {
-            self.oldest_captured = Some(ts);
-        }
-    }
-
-    fn keep_newest(&mut self, ts: Cow<'a, str>) {
-        if self.newest.as_ref().is_none_or(|n| ts > *n) {
-            self.newest = Some(ts);
-        }
-    }
-
-    /// Add the tally of the part of the store that follows this one.
-    fn merge(&mut self, later: Tally<'a>) {
-        self.total += later.total;
-        self.pending += later.pending;
-        self.needs_review += later.needs_review;
-        for (status, n) in later.by_status {
-            count(&mut self.by_status, status, n);
-        }
-        for (kind, n) in later.by_type {
-            count(&mut self.by_type, kind, n);
-        }
-        if let Some(ts) = later.oldest_captured {
-            self.keep_oldest_captured(ts);
-        }
-        if let Some(ts) = later.newest {
-            self.keep_newest(ts);
-        }
-        self.confidence.extend(later.confidence);
-        self.invalid += later.invalid;
-        self.legacy += later.legacy;
-        self.sightings.merge(later.sightings);
-    }
-}
-
-fn count<'a>(counts: &mut Vec<(Cow<'a, str>, usize)>, value: Cow<'a, str>, n: usize) {
-    match counts.iter_mut().find(|(v, _)| *v == value) {
-        Some((_, count)) => *count += n,
-        None => counts.push((value, n)),
-    }
-}
-
-impl<'a> Counted<'a> {
     /// The counted fields of a scanned signal, borrowed from the line; `None` when one of them
     /// needs the parser (an escape, a timestamp not as reflect writes it).
     pub(super) fn scanned(f: &Fields<'a>) -> Option<Counted<'a>> {
