@@ -648,6 +648,46 @@ fn a_project_with_reflect_off_is_never_captured_by_any_hook() {
     );
 }
 
+/// `.claude/reflect.off` at a repository's root was honoured only in that exact directory: a
+/// session started in a subdirectory was captured.
+#[test]
+fn regression_reflect_off_at_the_repository_root_covers_its_subdirectories() {
+    let env = Env::new();
+    let repo = project(&env);
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    fs::create_dir_all(repo.join(".claude")).unwrap();
+    fs::write(repo.join(".claude/reflect.off"), "").unwrap();
+    let sub = repo.join("packages/app/src");
+    fs::create_dir_all(&sub).unwrap();
+    let transcript = transcript_with(&env, "s-sub.jsonl", demo_text().as_bytes());
+    for bin in HOOKS {
+        let event = match bin {
+            "capture-signals" => "PreCompact",
+            "capture-session-summary" => "SessionEnd",
+            "capture-failure" => "PostToolUseFailure",
+            _ => "SessionStart",
+        };
+        let mut p = payload("s-sub", &transcript, &sub, event);
+        p["error"] = json!("Exit code 1\nerror: something real broke");
+        let (out, _) = run_hook(&env, bin, p.to_string().as_bytes());
+        assert_silent_success(bin, &out, "subdirectory of an opted-out repository");
+        assert!(!env.store().exists(), "{bin} captured a session in {sub:?}");
+    }
+    // Control: the same session in a sibling repository is captured.
+    let other = env.dir.path().join("other/src");
+    fs::create_dir_all(&other).unwrap();
+    fs::create_dir_all(env.dir.path().join("other/.git")).unwrap();
+    let (out, _) = run_hook(
+        &env,
+        "capture-signals",
+        payload("s-sub", &transcript, &other, "PreCompact")
+            .to_string()
+            .as_bytes(),
+    );
+    assert_silent_success("capture-signals", &out, "control");
+    assert!(!signals(&env).is_empty(), "the control is captured");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Offline mode, cursors
 

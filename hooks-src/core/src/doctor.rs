@@ -409,12 +409,12 @@ fn check_project(r: &mut Report) {
     let Ok(cwd) = std::env::current_dir() else {
         return;
     };
-    if paths::project_opted_out(&cwd) {
+    if let Some(marker) = paths::opt_out_marker_for(&cwd) {
         r.add(
             Level::Info,
             format!(
                 "capture is off for this project ({} exists)",
-                paths::opt_out_marker(&cwd).display()
+                marker.display()
             ),
             None,
         );

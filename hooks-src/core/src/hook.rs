@@ -62,7 +62,8 @@ pub fn read_payload(program: &str) -> Option<Payload> {
     }
 }
 
-/// Whether capture is off for this payload's project (`.claude/reflect.off` in its cwd).
+/// Whether capture is off for this payload's project (`.claude/reflect.off` in its cwd or above,
+/// up to the repository root: see [`paths::opt_out_marker_for`]).
 pub fn opted_out(payload: &Payload) -> bool {
     payload
         .cwd
