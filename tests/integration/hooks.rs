@@ -689,6 +689,95 @@ fn regression_reflect_off_at_the_repository_root_covers_its_subdirectories() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Sizes a payload or a transcript controls
+
+/// A 15 MB session_id was stored in every signal (the store grew by 45 MB).
+#[test]
+fn regression_a_huge_session_id_is_not_stored_whole() {
+    let env = Env::new();
+    let huge = "s".repeat(15 << 20);
+    for (call, what) in ["alpha", "beta"].iter().enumerate() {
+        let mut p = payload(&huge, Path::new("/nowhere.jsonl"), &project(&env), "x");
+        p["tool_use_id"] = json!(format!("toolu_{call}"));
+        p["error"] = json!(format!("Exit code 1\nerror: {what} broke"));
+        let (out, _) = run_hook(&env, "capture-failure", p.to_string().as_bytes());
+        assert_silent_success("capture-failure", &out, "huge session id");
+    }
+    let len = fs::metadata(env.store()).unwrap().len();
+    assert!(len < 8 << 10, "the store holds {len} bytes");
+    let stored = signals(&env);
+    assert_eq!(stored.len(), 2);
+    let sid = stored[0]["session_id"].as_str().unwrap();
+    assert!(sid.starts_with("ssss") && sid.len() <= 128, "{sid}");
+    assert_eq!(stored[1]["session_id"], sid, "one id, one stand-in");
+}
+
+/// A 10 MB transcript_path cost capture-signals up to 240 ms and 80 MB, and went into the error
+/// log whole (errors.log.1 reached 15 MB despite its 256 KB bound).
+#[test]
+fn regression_a_huge_transcript_path_is_dropped_and_the_error_log_stays_small() {
+    let env = Env::new();
+    let huge = format!("/{}", "p".repeat(10 << 20));
+    for bin in ["capture-signals", "capture-session-summary"] {
+        let p = payload("s-path", Path::new(&huge), &project(&env), "PreCompact");
+        let (out, _) = run_hook(&env, bin, p.to_string().as_bytes());
+        assert_silent_success(bin, &out, "huge transcript_path");
+    }
+    let log = error_log(&env);
+    assert!(log.len() < 2048, "{} bytes logged", log.len());
+    assert!(log.contains("transcript_path of 10485761 bytes"), "{log}");
+}
+
+/// A transcript with no newline kept PreCompact busy 58 s (its timeout is 30 s) and was read
+/// from the start again on every run: now each run goes through a bounded part of it and the
+/// cursor records how far it got.
+#[test]
+fn regression_a_transcript_without_a_newline_is_read_in_bounded_steps_once() {
+    let env = Env::new();
+    let path = env.dir.path().join("s-giant.jsonl");
+    let giant: u64 = 300 << 20;
+    // Sparse: a 300 MB line of zero bytes costs no disk.
+    fs::File::create(&path).unwrap().set_len(giant).unwrap();
+    let stdin = payload("s-giant", &path, &project(&env), "PreCompact").to_string();
+    let cursor = || -> Value {
+        serde_json::from_slice(&fs::read(env.data.join("cursors/s-giant.json")).unwrap()).unwrap()
+    };
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "first step");
+    let first = cursor()["offset"].as_u64().unwrap();
+    assert!(first > 0 && first < giant, "a bounded step: {first}");
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "second step");
+    assert_eq!(
+        cursor()["offset"],
+        json!(giant),
+        "the next run goes on from there"
+    );
+    // The line ends; what follows is read with the right line numbers.
+    let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
+    f.write_all(b"\n").unwrap();
+    f.write_all(demo_text().as_bytes()).unwrap();
+    drop(f);
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "after the giant line");
+    let solo = Env::new();
+    let t = transcript_with(&solo, "s-giant.jsonl", demo_text().as_bytes());
+    let p = payload("s-giant", &t, &project(&solo), "PreCompact").to_string();
+    let (out, _) = run_hook(&solo, "capture-signals", p.as_bytes());
+    assert_silent_success("capture-signals", &out, "solo");
+    let lines = |env: &Env| -> Vec<u64> {
+        signals(env)
+            .iter()
+            .map(|s| s["source"]["line"].as_u64().unwrap())
+            .collect()
+    };
+    let expected: Vec<u64> = lines(&solo).iter().map(|l| l + 1).collect();
+    assert!(!expected.is_empty());
+    assert_eq!(lines(&env), expected);
+    assert_eq!(error_log(&env), "");
+}
+
+// ---------------------------------------------------------------------------------------------
 // Offline mode, cursors
 
 #[test]

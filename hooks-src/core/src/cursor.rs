@@ -107,6 +107,10 @@ pub fn line_start(file: &File, at: Position, target: u64) -> io::Result<Option<P
     let from = at.offset.saturating_sub(TURN_CONTEXT_BYTES);
     let mut buf = vec![0u8; (at.offset - from) as usize];
     file.read_exact_at(&mut buf, from)?;
+    if buf.last().is_some_and(|&b| b != b'\n') {
+        // Inside an oversized line a read gave up on: no turn to go back to.
+        return Ok(None);
+    }
     // The line ending at `at.offset` is number `at.line`; walk back over newlines.
     let mut line = at.line;
     let mut end = buf.len().saturating_sub(1); // the newline that ends line `at.line`

@@ -479,8 +479,13 @@ fn note_no_locking(log: &Path, lock_path: &Path, e: &io::Error) {
 
 /// Largest size of `errors.log` before it is rotated to `errors.log.1` (one old copy is kept).
 pub const ERROR_LOG_MAX: u64 = 256 * 1024;
+/// Longest message one line of the error log keeps. With it the log and its old copy each stay
+/// within [`ERROR_LOG_MAX`] plus one line, whatever a message quotes (a 10 MB path once made a
+/// single 10 MB line, which rotation then kept whole).
+pub const LOG_LINE_MAX: usize = 2048;
 
-/// Append one line to the error log. Never fails: a hook that cannot even log still exits 0.
+/// Append one line to the error log, its message cut at [`LOG_LINE_MAX`]. Never fails: a hook that
+/// cannot even log still exits 0.
 pub fn log_error(log_path: &Path, program: &str, message: &str) {
     let _ = (|| -> io::Result<()> {
         if let Some(dir) = log_path.parent() {
@@ -500,10 +505,14 @@ pub fn log_error(log_path: &Path, program: &str, message: &str) {
             .mode(PRIVATE_FILE)
             .open(log_path)?;
         give_to_dir_owner(&file, log_path);
-        let one_line: String = message
+        let kept = crate::transcript::truncate(message, LOG_LINE_MAX);
+        let mut one_line: String = kept
             .chars()
             .map(|c| if c == '\n' { ' ' } else { c })
             .collect();
+        if kept.len() < message.len() {
+            one_line.push_str(&format!("… ({} bytes)", message.len()));
+        }
         file.write_all(format!("{} {program}: {one_line}\n", now_rfc3339()).as_bytes())
     })();
 }
@@ -699,6 +708,29 @@ mod tests {
         let text = fs::read_to_string(&log).unwrap();
         assert!(text.ends_with("test: boom line\n"), "{text}");
         assert!(dir.path().join("d/errors.log.1").exists());
+    }
+
+    /// `errors.log.1` reached 15 MB despite the 256 KB bound: one message quoting a huge payload
+    /// field made one huge line, and rotation keeps whatever the log holds.
+    #[test]
+    fn regression_one_huge_message_cannot_outgrow_the_error_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("errors.log");
+        for _ in 0..3 {
+            log_error(&log, "test", &"é".repeat(8 << 20));
+        }
+        for f in [log.clone(), dir.path().join("errors.log.1")] {
+            let len = fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
+            assert!(
+                len <= ERROR_LOG_MAX + 2 * LOG_LINE_MAX as u64,
+                "{f:?}: {len}"
+            );
+        }
+        let text = fs::read_to_string(&log).unwrap();
+        assert!(
+            text.ends_with(&format!("… ({} bytes)\n", 16 << 20)),
+            "{text}"
+        );
     }
 
     fn unsupported(

@@ -54,7 +54,12 @@ pub fn read_payload(program: &str) -> Option<Payload> {
         return None;
     }
     match hookio::parse_payload(&bytes) {
-        Ok(p) => Some(p),
+        Ok(p) => {
+            for note in &p.dropped {
+                log(program, note);
+            }
+            Some(p)
+        }
         Err(e) => {
             log(program, &e.to_string());
             None
