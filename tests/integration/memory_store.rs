@@ -833,6 +833,33 @@ fn migrate_converts_v2_lines_once() {
     assert_eq!(fs::read(env.store()).unwrap(), after_first);
 }
 
+/// Migrated v2 signals kept their old dates, so the first `prune` (the last step of /reflect)
+/// deleted them all, unreviewed.
+#[test]
+fn regression_migrated_v2_signals_survive_the_first_prune() {
+    let env = Env::new();
+    fs::create_dir_all(&env.data).unwrap();
+    let v2 = |n: u32| {
+        format!(
+            r#"{{"ts":"2025-03-0{n}T10:00:00Z","sid":"abc","type":"correction","context":"No, use tool {n}","turn":4}}"#
+        )
+    };
+    fs::write(env.store(), format!("{}\n{}\n", v2(1), v2(2))).unwrap();
+    env.cmd("memory-store").arg("migrate").assert().success();
+    env.cmd("memory-store")
+        .arg("prune")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("pruned 0"));
+    let lines = env.store_lines();
+    assert_eq!(lines.len(), 2, "both migrated signals wait for review");
+    for l in &lines {
+        assert_eq!(l["status"], "captured");
+        assert!(l["timestamp"].as_str().unwrap().starts_with("2025-03-0"));
+        assert!(l["meta"]["migrated_at"].is_string(), "{l}");
+    }
+}
+
 #[test]
 fn doctor_reports_problems_and_fixes() {
     let env = Env::new();

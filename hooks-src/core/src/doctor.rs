@@ -11,7 +11,6 @@ use chrono::Utc;
 
 use crate::fsutil::{self, LockWait};
 use crate::paths::{self, Paths};
-use crate::render::age_days;
 use crate::settings::Overall;
 use crate::signal::Status;
 use crate::store::Snapshot;
@@ -327,7 +326,7 @@ fn check_store(paths: &Paths, r: &mut Report) {
     let oldest = snap
         .signals()
         .filter(|s| s.status == Status::Captured)
-        .filter_map(|s| age_days(&s.timestamp, now))
+        .filter_map(|s| crate::store::review_since(s).map(|t| (now - t).num_days()))
         .max();
     if let Some(days) = oldest {
         let level = if days > crate::store::CAPTURED_TTL_DAYS {

@@ -54,7 +54,7 @@ use crate::signal::{Signal, Status};
 
 pub use append::{prepare, AppendOutcome, TAIL_BYTES};
 pub use filter::{within, Filter, Selectable};
-pub use lifecycle::{Changes, ANALYZED_REVIEW_DAYS, CAPTURED_TTL_DAYS};
+pub use lifecycle::{review_since, Changes, ANALYZED_REVIEW_DAYS, CAPTURED_TTL_DAYS};
 pub use line::{parse_line, Record};
 pub use read::{Pass, Read, Sightings, View};
 pub use scan::{Key, Shape};

@@ -740,3 +740,45 @@ fn ttl_prunes_flags_and_archives() {
     assert_eq!(archive.signals().count(), 2);
     assert!(archive.signals().all(|s| s.status == Status::Archived));
 }
+
+/// Migrated v2 signals kept their old dates, so the first prune deleted them all unreviewed.
+#[test]
+fn regression_migrated_v2_signals_get_a_full_review_window() {
+    let (_d, store) = store();
+    fs::create_dir_all(&store.paths().data_dir).unwrap();
+    let v2 = |n: u32| {
+        format!(
+            r#"{{"ts":"2025-01-0{n}T10:00:00Z","sid":"old","type":"correction","context":"v2 correction {n}","turn":3}}"#
+        )
+    };
+    // One migrated by an older version, without a date.
+    let mut earlier =
+        Signal::from_v2(serde_json::from_str(&v2(3)).unwrap(), v2(3).as_bytes()).unwrap();
+    earlier.id = "SIG-20250103-000000000001".into();
+    let earlier = serde_json::to_string(&earlier).unwrap();
+    fs::write(
+        store.paths().store(),
+        format!("{}\n{}\n{earlier}\n", v2(1), v2(2)),
+    )
+    .unwrap();
+    // Not migrated yet: no clock, never pruned.
+    assert_eq!(store.prune(&mut || {}).unwrap(), (0, 0, 0));
+    assert_eq!(store.load().unwrap().health.legacy, 2);
+    assert_eq!(store.migrate_legacy(&mut || {}).unwrap(), 2);
+    assert_eq!(store.prune(&mut || {}).unwrap(), (0, 0, 0));
+    let snap = store.load().unwrap();
+    assert_eq!(snap.signals().count(), 3);
+    for s in snap.signals() {
+        assert!(
+            s.timestamp.starts_with("2025-01-0"),
+            "history kept: {}",
+            s.timestamp
+        );
+        let since = review_since(s).unwrap();
+        assert!(Utc::now() - since < Duration::minutes(5), "{s:?}");
+    }
+    // The window closes CAPTURED_TTL_DAYS after the migration.
+    let later = Utc::now() + Duration::days(CAPTURED_TTL_DAYS + 1);
+    let counts = store.rewrite(&mut || {}, |snap| Ok((apply_ttl(snap, later), true)));
+    assert_eq!(counts.unwrap(), (3, 0, 0));
+}
