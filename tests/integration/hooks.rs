@@ -568,6 +568,117 @@ fn many_hooks_at_once_leave_an_intact_store_with_no_duplicate_signal() {
     assert_eq!(cursor["offset"], json!(demo_text().len()));
 }
 
+/// Hold the store lock of `env` as a rewrite does, for `hold`, in a thread; the returned handle
+/// ends when the lock is released. Returns once the lock is held.
+pub fn hold_store_lock(env: &Env, hold: Duration) -> std::thread::JoinHandle<()> {
+    fs::create_dir_all(&env.data).unwrap();
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(env.data.join("signals.lock"))
+        .unwrap();
+    let (held, is_held) = std::sync::mpsc::channel();
+    let holder = std::thread::spawn(move || {
+        let mut lock = fd_lock::RwLock::new(lock);
+        let _guard = lock.write().unwrap();
+        held.send(()).unwrap();
+        std::thread::sleep(hold);
+    });
+    is_held.recv().unwrap();
+    holder
+}
+
+/// A hook that waited more than 1 s for the lock dropped its signal (0.5% of failures were lost
+/// under back-to-back rewrites of a 50k store). Now it spools them and the next write folds them
+/// in: hooks racing a rewrite that holds the lock for longer than they wait lose nothing.
+#[test]
+fn regression_hooks_racing_a_long_rewrite_lose_nothing() {
+    let env = Env::new();
+    let proj = project(&env);
+    let transcript = transcript_with(&env, "s-spool.jsonl", demo_text().as_bytes());
+    let rewrite = hold_store_lock(&env, Duration::from_millis(1500));
+    let mut runs = vec![(
+        "capture-signals",
+        payload("s-spool", &transcript, &proj, "PreCompact"),
+    )];
+    for i in 0..3 {
+        let mut p = payload("s-spool", &transcript, &proj, "PostToolUseFailure");
+        p["tool_use_id"] = json!(format!("toolu_spool_{i}"));
+        p["error"] = json!(format!(
+            "Exit code 1\nerror: {} went wrong",
+            ["disk", "net", "auth"][i]
+        ));
+        runs.push(("capture-failure", p));
+    }
+    let children: Vec<_> = runs
+        .iter()
+        .map(|(bin, p)| {
+            let mut child = Std::new(crate::util::bin_path(bin))
+                .env_clear()
+                .env("HOME", &env.home)
+                .env("CLAUDE_CONFIG_DIR", &env.config)
+                .env("REFLECT_HOME", &env.data)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(p.to_string().as_bytes())
+                .unwrap();
+            (bin, child)
+        })
+        .collect();
+    for (bin, child) in children {
+        let out = child.wait_with_output().unwrap();
+        assert_silent_success(bin, &out, "racing a long rewrite");
+    }
+    rewrite.join().unwrap();
+    // The next write (here the prune /reflect ends with) folds the spool in.
+    env.cmd("memory-store").arg("prune").assert().success();
+    let stored = signals(&env);
+    for what in ["disk", "net", "auth"] {
+        assert!(
+            stored
+                .iter()
+                .any(|s| s["content"] == format!("Bash failed: error: {what} went wrong")),
+            "lost the {what} failure; log: {}",
+            error_log(&env)
+        );
+    }
+    let solo = Env::new();
+    let t = transcript_with(&solo, "s-spool.jsonl", demo_text().as_bytes());
+    let p = payload("s-spool", &t, &project(&solo), "PreCompact").to_string();
+    let (out, _) = run_hook(&solo, "capture-signals", p.as_bytes());
+    assert_silent_success("capture-signals", &out, "solo");
+    let mined = |env: &Env| -> Vec<String> {
+        let mut v: Vec<String> = signals(env)
+            .iter()
+            .filter(|s| s["source"]["hook"] == "PreCompact")
+            .map(|s| format!("{}|{}", s["source"]["line"], s["content"]))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(mined(&env), mined(&solo), "the mined signals are all there");
+    let cursor: Value =
+        serde_json::from_slice(&fs::read(env.data.join("cursors/s-spool.json")).unwrap()).unwrap();
+    assert_eq!(
+        cursor["offset"],
+        json!(demo_text().len()),
+        "the cursor moved on"
+    );
+    assert_eq!(
+        fs::read_dir(env.data.join("pending")).unwrap().count(),
+        0,
+        "the spool is folded"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Opt-out
 

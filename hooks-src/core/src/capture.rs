@@ -3,8 +3,9 @@
 //!
 //! One run: open the transcript (regular files only), take the session's cursor lock, re-read the
 //! cursor, read the lines it has not seen ([`transcript::read`] stops before a torn last line),
-//! feed them to the detectors and the session [`Tally`], hand the signals to [`Store::append`]
-//! (which redacts and dedups), and only then move the cursor. A run that fails before the append
+//! feed them to the detectors and the session [`Tally`], hand the signals to
+//! [`Store::append_or_spool`] (which redacts and dedups, or spools them when the store lock stays
+//! busy), and only then move the cursor. A run that fails before the append
 //! leaves the cursor where it was, so the next run retries those lines; a replay of lines already
 //! stored is caught by the store's same-sighting dedup.
 //!
@@ -117,7 +118,7 @@ pub fn capture(paths: &Paths, req: &Request) -> Result<Outcome> {
         // Re-read under the lock: a run that held it before us has moved the cursor.
         let saved = load_cursor(&mut warnings);
         let mined = mine(&mut file, saved.clone(), req, &session)?;
-        let stored = Store::new(paths, LockWait::HOOK).append(mined.signals.clone())?;
+        let stored = Store::new(paths, LockWait::HOOK).append_or_spool(mined.signals.clone())?;
         if mined.cursor != saved {
             cursor::save(&cursor_path, &mined.cursor)?;
         }

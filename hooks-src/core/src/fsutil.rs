@@ -243,6 +243,63 @@ pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
     Ok(())
 }
 
+/// Age past which a temp file of [`atomic_write`] is taken as left by a crash even though a
+/// process of the id in its name is alive (ids are reused): no write takes this long.
+pub const TEMP_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
+
+/// Whether `name` (in `dir`) is a temp file of [`atomic_write`] whose writer is gone: a SIGKILL
+/// between its creation and its rename left it. Its name carries the writer's process id; the
+/// file is stale when no such process is alive, or when it is older than [`TEMP_STALE_AFTER`].
+pub fn stale_temp(dir: &Path, name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    // `.{name}.{pid}.{nanos}.{counter}.tmp`, the name itself possibly holding dots.
+    let mut parts = rest.rsplitn(4, '.');
+    let (Some(counter), Some(nanos), Some(pid), Some(_)) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let Ok(pid) = pid.parse::<libc::pid_t>() else {
+        return false;
+    };
+    if !(number(counter) && number(nanos)) || pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 only asks whether the process exists; nothing is sent.
+    let gone = unsafe { libc::kill(pid, 0) } != 0
+        && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+    gone || fs::symlink_metadata(dir.join(name))
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > TEMP_STALE_AFTER)
+}
+
+/// The [`stale_temp`] files in `dir`, by name.
+pub fn stale_temps(dir: &Path) -> Vec<String> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| stale_temp(dir, n))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Remove the [`stale_temp`] files in `dir` (best effort); returns how many went.
+pub fn remove_stale_temps(dir: &Path) -> usize {
+    stale_temps(dir)
+        .iter()
+        .filter(|n| fs::remove_file(dir.join(n)).is_ok())
+        .count()
+}
+
 /// Give the temp file that replaces a file the original's uid and gid. Root must manage it (else
 /// the user's file would become root's); anyone else keeps what the system allows, as an editor
 /// saving by rename would.
@@ -351,9 +408,10 @@ pub struct LockWait {
 }
 
 impl LockWait {
-    /// Hooks: short, because Claude is waiting on us.
+    /// Hooks: short, because Claude is waiting on us (SessionEnd gives all its hooks 1.5 s). A
+    /// hook that times out on the store lock spools its signals instead ([`crate::store`]).
     pub const HOOK: LockWait = LockWait {
-        timeout: Duration::from_millis(1000),
+        timeout: Duration::from_millis(500),
     };
     /// CLIs: long enough to outlast any rewrite, short enough that a stuck process is reported.
     pub const CLI: LockWait = LockWait {
@@ -416,11 +474,13 @@ fn locked_by<T>(
             Ok(_guard) => return f(),
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 if start.elapsed() >= wait.timeout {
-                    return Err(Error::msg(format!(
-                        "timed out after {:.1}s waiting for lock {} (another reflect process holds it)",
-                        wait.timeout.as_secs_f32(),
-                        lock_path.display()
-                    )));
+                    let verb = format!(
+                        "timed out after {:.1}s waiting for lock",
+                        wait.timeout.as_secs_f32()
+                    );
+                    let cause =
+                        io::Error::new(io::ErrorKind::TimedOut, "another reflect process holds it");
+                    return Err(Error::io(&verb, lock_path, cause));
                 }
                 if !told {
                     told = true;
@@ -545,6 +605,43 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn temp_files_of_dead_writers_are_stale_and_live_ones_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let live = std::process::id();
+        let names = [
+            format!(".signals.jsonl.{dead}.123.0.tmp"),
+            format!(".signals.jsonl.{live}.123.0.tmp"),
+            format!(".x.{live}.5.1.tmp"),
+            format!(".cursor.json.{dead}.7.2.tmp"),
+            format!("signals.jsonl.{dead}.123.0.tmp"),
+            format!(".signals.jsonl.{dead}.tmp"),
+            ".notes.tmp".to_string(),
+        ];
+        for n in &names {
+            fs::write(dir.path().join(n), "x").unwrap();
+        }
+        // An old one of a live id: the id was reused.
+        File::options()
+            .write(true)
+            .open(dir.path().join(&names[2]))
+            .unwrap()
+            .set_modified(std::time::SystemTime::now() - TEMP_STALE_AFTER * 2)
+            .unwrap();
+        let mut expected = vec![names[0].clone(), names[2].clone(), names[3].clone()];
+        expected.sort();
+        assert_eq!(stale_temps(dir.path()), expected);
+        assert_eq!(remove_stale_temps(dir.path()), 3);
+        assert!(stale_temps(dir.path()).is_empty());
+        assert!(
+            dir.path().join(&names[1]).exists(),
+            "a live writer's temp stays"
+        );
     }
 
     #[test]
@@ -696,6 +793,11 @@ mod tests {
         .unwrap();
         assert!(inner, "a second holder must time out");
         assert!(waited, "the waiter is told once");
+        let err = with_lock(&lock, wait, &mut || {}, || {
+            with_lock(&lock, wait, &mut || {}, || Ok(()))
+        })
+        .unwrap_err();
+        assert_eq!(err.io_kind(), Some(io::ErrorKind::TimedOut), "{err}");
     }
 
     #[test]

@@ -85,6 +85,10 @@ impl Paths {
     pub fn cursors(&self) -> PathBuf {
         self.data_dir.join("cursors")
     }
+    /// Signals a hook spooled because the store lock stayed busy (see [`crate::store`]).
+    pub fn pending(&self) -> PathBuf {
+        self.data_dir.join("pending")
+    }
 }
 
 /// The per-project opt-out marker: a project holding `.claude/reflect.off` is never captured.

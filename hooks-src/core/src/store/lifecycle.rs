@@ -12,6 +12,7 @@
 use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 
+use super::line::Record;
 use super::snapshot::Snapshot;
 use super::Store;
 use crate::error::{Error, Result};
@@ -164,10 +165,12 @@ pub fn review_since(s: &Signal) -> Option<DateTime<Utc>> {
 fn date_migrations(snap: &mut Snapshot, now: DateTime<Utc>) -> usize {
     let mut dated = 0;
     for entry in &mut snap.entries {
-        let undated = !entry.is_legacy()
-            && entry.signal().is_some_and(|s| {
+        let undated = match &entry.record {
+            Record::Signal(s) => {
                 s.meta.contains_key("migrated_from") && !s.meta.contains_key("migrated_at")
-            });
+            }
+            _ => false,
+        };
         if undated {
             entry
                 .signal_mut()

@@ -23,6 +23,10 @@
 //! rewrite did not change are written back byte for byte; recurrence records are folded into their
 //! signal's `meta.seen`; invalid lines are moved to `signals.invalid.jsonl`, never dropped.
 //!
+//! **The spool.** A hook that cannot get the lock in time spools its batch to `pending/`; every
+//! append and rewrite folds the spool in first, under the lock ([`pending`]). Rewrites also
+//! remove the temp files of writers killed mid-write.
+//!
 //! **Torn tail.** If the file does not end in a newline (a writer died mid-line), the next append
 //! starts with one, so the torn fragment stays a single invalid line and loses nothing after it.
 
@@ -30,6 +34,7 @@ mod append;
 mod filter;
 mod lifecycle;
 mod line;
+mod pending;
 pub mod read;
 mod scan;
 mod select;
@@ -206,6 +211,8 @@ impl Store {
     ) -> Result<T> {
         let path = self.paths.store();
         self.locked(on_wait, || {
+            self.sweep_leftovers();
+            self.fold_pending()?;
             let mut snap = Snapshot::parse(&read_or_empty(&path)?);
             let (result, changed) = f(&mut snap)?;
             if !changed {

@@ -782,3 +782,96 @@ fn regression_migrated_v2_signals_get_a_full_review_window() {
     let counts = store.rewrite(&mut || {}, |snap| Ok((apply_ttl(snap, later), true)));
     assert_eq!(counts.unwrap(), (3, 0, 0));
 }
+
+/// A hook that waited more than its bound for the lock dropped its signal; now it spools it,
+/// and the next writer folds the spool in, in order, deduped.
+#[test]
+fn regression_a_hook_that_times_out_on_the_lock_spools_its_signals() {
+    let (_d, store) = store();
+    let hook = Store::new(
+        store.paths(),
+        LockWait {
+            timeout: std::time::Duration::from_millis(20),
+        },
+    );
+    let failure = |call: &str, what: &str| {
+        let mut s = sig(Kind::Failure, &format!("Bash failed: {what}"), "s", 1);
+        s.meta.insert("tool_use_id".into(), Value::from(call));
+        s
+    };
+    let outcome = store
+        .locked(&mut || {}, || {
+            Ok([
+                hook.append_or_spool(vec![failure("t1", "first")]).unwrap(),
+                hook.append_or_spool(vec![failure("t2", "second")]).unwrap(),
+            ])
+        })
+        .unwrap();
+    assert_eq!(
+        outcome.map(|o| (o.spooled, o.written.len())),
+        [(1, 0), (1, 0)]
+    );
+    let pending = store.paths().pending();
+    let spooled: Vec<_> = fs::read_dir(&pending).unwrap().flatten().collect();
+    assert_eq!(spooled.len(), 2);
+    let first = fs::read(spooled.iter().map(|e| e.path()).min().unwrap()).unwrap();
+    assert!(
+        store.load().unwrap().signals().next().is_none(),
+        "not folded yet"
+    );
+    // The next append folds the spool in first, oldest first.
+    store.append(vec![failure("t3", "third")]).unwrap();
+    let contents = |store: &Store| -> Vec<String> {
+        store
+            .load()
+            .unwrap()
+            .signals()
+            .map(|s| s.content.clone())
+            .collect()
+    };
+    let order = [
+        "Bash failed: first",
+        "Bash failed: second",
+        "Bash failed: third",
+    ];
+    assert_eq!(contents(&store), order);
+    assert_eq!(fs::read_dir(&pending).unwrap().count(), 0);
+    // A file folded again (a crash before its removal) adds nothing; a rewrite folds too.
+    fs::write(pending.join("20260101T000000.000000000Z-1-0.jsonl"), &first).unwrap();
+    fs::write(
+        pending.join("20260101T000000.000000001Z-1-1.jsonl"),
+        b"{torn\n",
+    )
+    .unwrap();
+    store.prune(&mut || {}).unwrap();
+    assert_eq!(contents(&store), order);
+    assert_eq!(fs::read_dir(&pending).unwrap().count(), 0);
+    let quarantine = fs::read_to_string(invalid_lines_path(store.paths())).unwrap();
+    assert_eq!(quarantine, "{torn\n");
+}
+
+/// Temp files of killed rewrites (each a full copy of the store) stayed forever.
+#[test]
+fn regression_a_rewrite_removes_the_temp_files_of_killed_writers() {
+    let (_d, store) = store();
+    store
+        .append(vec![sig(Kind::Gotcha, "kept", "s", 1)])
+        .unwrap();
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let data = &store.paths().data_dir;
+    let dead_copy = data.join(format!(".signals.jsonl.{dead}.1.0.tmp"));
+    let live_copy = data.join(format!(".signals.jsonl.{}.1.0.tmp", std::process::id()));
+    fs::create_dir_all(store.paths().cursors()).unwrap();
+    let dead_cursor = store
+        .paths()
+        .cursors()
+        .join(format!(".s.json.{dead}.1.0.tmp"));
+    for f in [&dead_copy, &live_copy, &dead_cursor] {
+        fs::write(f, "copy").unwrap();
+    }
+    store.prune(&mut || {}).unwrap();
+    assert!(!dead_copy.exists() && !dead_cursor.exists());
+    assert!(live_copy.exists(), "a live writer's temp file stays");
+}
