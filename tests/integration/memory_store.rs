@@ -877,6 +877,70 @@ fn doctor_reports_problems_and_fixes() {
     assert!(text.contains("missing or not executable"), "{text}");
 }
 
+/// doctor reported an unreadable store (permission denied, or a directory) as "empty (nothing
+/// captured yet)", and said nothing of torn archive lines or crash-leftover temp files.
+#[test]
+fn regression_doctor_reports_an_unreadable_store_torn_archive_lines_and_leftovers() {
+    let env = Env::new();
+    seed(&env);
+    let doctor = |env: &Env| {
+        let out = env.cmd("memory-store").arg("doctor").output().unwrap();
+        (out.status.code(), stdout(&out))
+    };
+    // A store that cannot be read is a failure, not an empty store.
+    let moved = env.dir.path().join("moved.jsonl");
+    fs::rename(env.store(), &moved).unwrap();
+    fs::create_dir(env.store()).unwrap();
+    let (code, text) = doctor(&env);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("FAIL  cannot read the store") && text.contains("is a directory"),
+        "{text}"
+    );
+    assert!(!text.contains("nothing captured yet"), "{text}");
+    fs::remove_dir(env.store()).unwrap();
+    fs::rename(&moved, env.store()).unwrap();
+    // Root reads a file of mode 000: the case needs another user.
+    if !is_root() {
+        fs::set_permissions(env.store(), fs::Permissions::from_mode(0o000)).unwrap();
+        let (code, text) = doctor(&env);
+        assert_eq!(code, Some(1), "{text}");
+        assert!(text.contains("Permission denied"), "{text}");
+        fs::set_permissions(env.store(), fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    // A torn line in the archive, and a temp file a killed rewrite left.
+    fs::write(env.data.join("signals.archive.jsonl"), "{\"torn").unwrap();
+    let mut child = Std::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let leftover = env.data.join(format!(".signals.jsonl.{dead}.5.0.tmp"));
+    fs::write(&leftover, fs::read(env.store()).unwrap()).unwrap();
+    let (_, text) = doctor(&env);
+    assert!(
+        text.contains("1 unreadable line(s) in the archive"),
+        "{text}"
+    );
+    assert!(text.contains("the last one torn"), "{text}");
+    assert!(
+        text.contains("temp file(s) left by an interrupted write"),
+        "{text}"
+    );
+    assert!(text.contains(&leftover.display().to_string()), "{text}");
+    // The next rewrite removes the leftover.
+    env.cmd("memory-store").arg("prune").assert().success();
+    assert!(!leftover.exists(), "the leftover copy of the store is gone");
+    let (_, text) = doctor(&env);
+    assert!(!text.contains("temp file(s)"), "{text}");
+}
+
+/// Whether the tests run as root (who reads a file of mode 000).
+fn is_root() -> bool {
+    Std::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0")
+}
+
 #[test]
 fn every_subcommand_has_help() {
     let env = Env::new();

@@ -103,6 +103,7 @@ pub fn run(paths: &Paths) -> Report {
     check_binaries(paths, &mut r);
     check_hooks(paths, &mut r);
     check_store(paths, &mut r);
+    check_archive(paths, &mut r);
     check_lock(paths, &mut r);
     check_errors(paths, &mut r);
     check_project(&mut r);
@@ -268,13 +269,27 @@ fn check_hooks(paths: &Paths, r: &mut Report) {
 
 fn check_store(paths: &Paths, r: &mut Report) {
     let store = paths.store();
-    let Ok(bytes) = fs::read(&store) else {
-        r.add(
-            Level::Info,
-            format!("store {} is empty (nothing captured yet)", store.display()),
-            None,
-        );
-        return;
+    let bytes = match fsutil::read_regular(&store) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
+            r.add(
+                Level::Info,
+                format!("store {} is empty (nothing captured yet)", store.display()),
+                None,
+            );
+            return;
+        }
+        Err(e) => {
+            r.add(
+                Level::Fail,
+                format!("cannot read the store: {e}"),
+                Some(&format!(
+                    "the store must be a regular file you can read and write: fix its place and mode (chmod 600 '{}'); the hooks cannot write until then",
+                    store.display()
+                )),
+            );
+            return;
+        }
     };
     let snap = Snapshot::parse(&bytes);
     let h = &snap.health;
@@ -342,6 +357,46 @@ fn check_store(paths: &Paths, r: &mut Report) {
     }
 }
 
+fn check_archive(paths: &Paths, r: &mut Report) {
+    let archive = paths.archive();
+    let bytes = match fsutil::read_regular(&archive) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return,
+        Err(e) => {
+            r.add(
+                Level::Fail,
+                format!("cannot read the archive: {e}"),
+                Some("the archive must be a regular file you can read and write"),
+            );
+            return;
+        }
+    };
+    let h = Snapshot::parse(&bytes).health;
+    if h.invalid > 0 {
+        r.add(
+            Level::Warn,
+            format!(
+                "{} unreadable line(s) in the archive {} (lines {:?}{})",
+                h.invalid,
+                archive.display(),
+                h.invalid_lines,
+                if h.torn_tail { ", the last one torn" } else { "" }
+            ),
+            Some("a write was cut short; the lines around them are intact. Look at them, and delete them by hand if they hold nothing you need (`memory-store forget` also removes any that name what it forgets)"),
+        );
+    }
+}
+
+/// The directories reflect writes files into atomically (temp file and rename).
+fn atomic_dirs(paths: &Paths) -> [std::path::PathBuf; 4] {
+    [
+        paths.data_dir.clone(),
+        paths.cursors(),
+        paths.pending(),
+        paths.learnings_dir(),
+    ]
+}
+
 fn check_lock(paths: &Paths, r: &mut Report) {
     if !paths.data_dir.is_dir() {
         return;
@@ -361,14 +416,14 @@ fn check_lock(paths: &Paths, r: &mut Report) {
             Some("a reflect process is stuck: find it with `fuser -v` on the lock file and end it"),
         ),
     }
-    let stale: Vec<String> = fs::read_dir(&paths.data_dir)
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with('.') && n.ends_with(".tmp"))
-                .collect()
+    let stale: Vec<String> = atomic_dirs(paths)
+        .iter()
+        .flat_map(|dir| {
+            fsutil::stale_temps(dir)
+                .into_iter()
+                .map(move |n| dir.join(n).display().to_string())
         })
-        .unwrap_or_default();
+        .collect();
     if !stale.is_empty() {
         r.add(
             Level::Warn,
@@ -377,10 +432,7 @@ fn check_lock(paths: &Paths, r: &mut Report) {
                 stale.len(),
                 stale.join(", ")
             ),
-            Some(&format!(
-                "remove them from {} (the store itself is intact)",
-                paths.data_dir.display()
-            )),
+            Some("the next store rewrite removes them (`memory-store prune`), or remove them by hand; the files they were to replace are intact"),
         );
     }
 }
