@@ -1326,6 +1326,75 @@ fn session_end_removes_the_cursors_of_sessions_long_over() {
     );
 }
 
+/// After 30 days a session's cursor was deleted; resuming the session mined the whole transcript
+/// again, and the signals the user had dismissed or promoted came back as new `captured` ones.
+#[test]
+fn regression_a_resumed_session_does_not_bring_back_what_the_user_reviewed() {
+    let env = Env::new();
+    let proj = project(&env);
+    let transcript = transcript_with(&env, "s-resume.jsonl", demo_text().as_bytes());
+    let stdin = payload("s-resume", &transcript, &proj, "PreCompact").to_string();
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "first run");
+    let first = signals(&env);
+    assert!(first.len() >= 3, "{first:?}");
+    let id = |i: usize| first[i]["id"].as_str().unwrap().to_string();
+    env.cmd("memory-store")
+        .args(["dismiss", &id(0)])
+        .assert()
+        .success();
+    env.cmd("memory-store")
+        .args(["update", &id(1), "--status", "promoted"])
+        .assert()
+        .success();
+    // /reflect ends with a prune: the reviewed signals move to the archive.
+    env.cmd("memory-store").arg("prune").assert().success();
+    let kept: Vec<Value> = signals(&env);
+    assert_eq!(kept.len(), first.len() - 2);
+
+    // A month on, another session ends (which prunes stale cursors); the transcript is still there.
+    let cursors = env.data.join("cursors");
+    let month_ago = std::time::SystemTime::now() - Duration::from_secs(31 * 24 * 3600);
+    for f in ["s-resume.json", "s-resume.lock"] {
+        fs::File::options()
+            .write(true)
+            .open(cursors.join(f))
+            .unwrap()
+            .set_modified(month_ago)
+            .unwrap();
+    }
+    let other = transcript_with(&env, "s-other.jsonl", b"");
+    let (out, _) = run_hook(
+        &env,
+        "capture-session-summary",
+        payload("s-other", &other, &proj, "SessionEnd")
+            .to_string()
+            .as_bytes(),
+    );
+    assert_silent_success("capture-session-summary", &out, "another session ends");
+    assert!(
+        cursors.join("s-resume.json").exists(),
+        "the cursor stays while its transcript can be read"
+    );
+    // The session is resumed: nothing comes back.
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "resumed");
+    assert_eq!(signals(&env), kept);
+    // Even with the cursor lost, what the store and the archive hold is not mined again, nor
+    // counted again.
+    let before = fs::read(env.store()).unwrap();
+    fs::remove_file(cursors.join("s-resume.json")).unwrap();
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "cursor lost");
+    assert_eq!(signals(&env), kept, "no reviewed signal is captured again");
+    assert_eq!(
+        String::from_utf8_lossy(&fs::read(env.store()).unwrap()),
+        String::from_utf8_lossy(&before),
+        "nor seen again"
+    );
+    assert_eq!(error_log(&env), "");
+}
+
 #[test]
 fn the_demo_transcript_shows_each_signal_kind_and_none_from_its_noise() {
     let env = Env::new();

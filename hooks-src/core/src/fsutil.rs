@@ -456,48 +456,85 @@ fn locked_by<T>(
     if let Some(dir) = lock_path.parent() {
         ensure_private_dir(dir)?;
     }
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(PRIVATE_FILE)
-        .open(lock_path)
-        .ctx("cannot open lock", lock_path)?;
-    give_to_dir_owner(&file, lock_path);
-    let mut lock = fd_lock::RwLock::new(file);
     let start = Instant::now();
     let mut pause = Duration::from_micros(200);
     let mut told = false;
-    loop {
-        match try_lock(&mut lock) {
-            Ok(_guard) => return f(),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                if start.elapsed() >= wait.timeout {
-                    let verb = format!(
-                        "timed out after {:.1}s waiting for lock",
-                        wait.timeout.as_secs_f32()
-                    );
-                    let cause =
-                        io::Error::new(io::ErrorKind::TimedOut, "another reflect process holds it");
-                    return Err(Error::io(&verb, lock_path, cause));
+    // Each turn opens the file at the path: the one locked before was removed while we waited.
+    'open: loop {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(PRIVATE_FILE)
+            .open(lock_path)
+            .ctx("cannot open lock", lock_path)?;
+        give_to_dir_owner(&file, lock_path);
+        let mut lock = fd_lock::RwLock::new(file);
+        loop {
+            match try_lock(&mut lock) {
+                Ok(guard) => {
+                    if !still_at(&guard, lock_path) {
+                        continue 'open;
+                    }
+                    return f();
                 }
-                if !told {
-                    told = true;
-                    on_wait();
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if start.elapsed() >= wait.timeout {
+                        let verb = format!(
+                            "timed out after {:.1}s waiting for lock",
+                            wait.timeout.as_secs_f32()
+                        );
+                        let cause = io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            "another reflect process holds it",
+                        );
+                        return Err(Error::io(&verb, lock_path, cause));
+                    }
+                    if !told {
+                        told = true;
+                        on_wait();
+                    }
+                    thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(20));
                 }
-                thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(20));
+                Err(e) if locking_unsupported(&e) => {
+                    if let Some(log) = error_log() {
+                        note_no_locking(&log, lock_path, &e);
+                    }
+                    return f();
+                }
+                Err(e) => return Err(Error::io("cannot lock", lock_path, e)),
             }
-            Err(e) if locking_unsupported(&e) => {
-                if let Some(log) = error_log() {
-                    note_no_locking(&log, lock_path, &e);
-                }
-                return f();
-            }
-            Err(e) => return Err(Error::io("cannot lock", lock_path, e)),
         }
     }
+}
+
+/// Whether the file `held` is still the one at `path`. A lock file may be removed by a process
+/// holding it ([`remove_lock_file`]); a waiter that then gets the lock of the removed file must
+/// lock the file now at the path instead, or two processes would each hold "the" lock.
+fn still_at(held: &File, path: &Path) -> bool {
+    match (held.metadata(), fs::metadata(path)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+/// Remove the lock file at `path` unless a process holds it: it is locked without waiting, `then`
+/// runs while it is held (to remove what the lock guards), and the file is unlinked before it is
+/// released; a process that was waiting on it then takes the lock of a new file (see
+/// [`with_lock`]). `None` when the file is held or cannot be opened, else what `then` said.
+pub fn remove_lock_file(path: &Path, then: impl FnOnce() -> bool) -> Option<bool> {
+    let file = OpenOptions::new().read(true).write(true).open(path).ok()?;
+    let mut lock = fd_lock::RwLock::new(file);
+    let guard = lock.try_write().ok()?;
+    if !still_at(&guard, path) {
+        return None;
+    }
+    let done = then();
+    let unlinked = fs::remove_file(path).is_ok();
+    drop(guard);
+    Some(done && unlinked)
 }
 
 /// flock's answers for "this file system does not lock" (the errno values differ between
@@ -798,6 +835,45 @@ mod tests {
         })
         .unwrap_err();
         assert_eq!(err.io_kind(), Some(io::ErrorKind::TimedOut), "{err}");
+    }
+
+    /// Lock files were deleted by age while in use. A lock file is now removed only by a process
+    /// holding it, and a process that was waiting on it then locks the file at the path.
+    #[test]
+    fn a_lock_file_is_removed_only_while_held_and_a_waiter_moves_to_the_new_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("s.lock");
+        let held = with_lock(&lock, LockWait::HOOK, &mut || {}, || {
+            Ok(remove_lock_file(&lock, || true))
+        })
+        .unwrap();
+        assert_eq!(held, None, "a held lock file stays");
+        assert!(lock.exists());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiter = {
+            let lock = lock.clone();
+            thread::spawn(move || {
+                rx.recv().unwrap();
+                with_lock(&lock, LockWait::CLI, &mut || {}, || {
+                    Ok(fs::metadata(&lock).ok().map(|_| ()))
+                })
+                .unwrap()
+            })
+        };
+        with_lock(&lock, LockWait::HOOK, &mut || {}, || {
+            tx.send(()).unwrap();
+            thread::sleep(Duration::from_millis(100));
+            fs::remove_file(&lock).unwrap();
+            Ok(())
+        })
+        .unwrap();
+        let locked = waiter.join().unwrap();
+        assert!(
+            locked.is_some(),
+            "the waiter locked the file at the path, not the removed one"
+        );
+        assert_eq!(remove_lock_file(&lock, || true), Some(true));
+        assert!(!lock.exists());
     }
 
     #[test]

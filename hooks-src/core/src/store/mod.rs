@@ -371,9 +371,23 @@ impl std::ops::Deref for StoreBytes {
 /// Below this size a file is read rather than mapped: reading it costs less than mapping it.
 const MAP_MIN_BYTES: u64 = 1 << 20;
 
+/// The bytes of the store file at `path` (the store or the archive), mapped when large, read
+/// without the lock: for a pass that must not wait on a rewrite and skips a line half-written by
+/// a concurrent append (it fails to parse). Empty when there is no such file; an error when it is
+/// not a regular file (never waited on).
+pub fn view_unlocked(path: &Path) -> Result<StoreBytes> {
+    match fsutil::open_regular(path)? {
+        Some(file) => map_file(file).map_err(|e| Error::io("cannot read", path, e)),
+        None => Ok(StoreBytes::Read(Vec::new())),
+    }
+}
+
 /// The file's bytes, mapped when it is large.
 fn map_or_read(path: &Path) -> std::io::Result<StoreBytes> {
-    let mut file = File::open(path)?;
+    map_file(File::open(path)?)
+}
+
+fn map_file(mut file: File) -> std::io::Result<StoreBytes> {
     if file.metadata()?.len() < MAP_MIN_BYTES {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
