@@ -5,17 +5,18 @@
 //! cursor, read the lines it has not seen ([`transcript::read`] stops before a torn last line),
 //! feed them to the detectors and the session [`Tally`], hand the signals to
 //! [`Store::append_or_spool`] (which redacts and dedups, or spools them when the store lock stays
-//! busy), and only then move the cursor. A run that fails before the append
-//! leaves the cursor where it was, so the next run retries those lines; a replay of lines already
-//! stored is caught by the store's same-sighting dedup.
+//! busy), and only then move the cursor. A run that fails before the append leaves the cursor
+//! where it was, so the next run retries those lines; a replay of lines already stored is caught
+//! by the store's same-sighting dedup.
 //!
 //! **A transcript mined from the start again** (its cursor was lost, or unreadable) must not bring
 //! back what the user already reviewed: the append's dedup only sees the captured signals of the
 //! store's tail, not a signal dismissed or promoted, nor one moved to the archive. So a run with
-//! no cursor first looks up which lines and entries of this session the store and the
-//! archive already hold a sighting of (a literal search for the session id picks the few lines
-//! worth parsing) and drops the signals mined from them. A new session pays that search once,
-//! on its first run.
+//! no cursor first looks up what the store and the archive hold of this session (a literal search
+//! for the session id picks the few lines worth parsing) and drops the signals mined from a line
+//! or entry already held, or repeating one of the session's signals (a rewrite folds sightings
+//! into their signal's count, so that is all that is left of them). A new session pays that
+//! search once, on its first run.
 //!
 //! A dry run reads the cursor without the lock, writes nothing, and returns the signals as they
 //! would be stored (redacted, with ids).
