@@ -1459,8 +1459,206 @@ fn the_demo_transcript_shows_each_signal_kind_and_none_from_its_noise() {
     }
 }
 
+/// Every file under the data dir: (path relative to it, bytes).
+fn data_files(env: &Env) -> Vec<(String, Vec<u8>)> {
+    fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, root, out);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().display().to_string();
+                out.push((rel, fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&env.data, &env.data, &mut out);
+    out
+}
+
+/// The files under the data dir whose name or bytes hold `needle`.
+fn holding(env: &Env, needle: &str) -> Vec<String> {
+    data_files(env)
+        .into_iter()
+        .filter(|(name, bytes)| {
+            name.contains(needle) || String::from_utf8_lossy(bytes).contains(needle)
+        })
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// `forget --session S` left S behind in a crash-leftover temp file (a full copy of the store),
+/// torn archive lines, the quarantine and backups, recurrence records in backups, errors.log, and
+/// the cursor and lock files named after S; with `--project` or ids the cursor kept the files the
+/// session touched.
 #[test]
-fn forgetting_a_session_scrubs_its_cursor_but_keeps_its_place() {
+fn regression_forget_leaves_no_byte_naming_what_it_forgets() {
+    let env = Env::new();
+    let s = "0b7d6f1e-5a2c-4e1b-9f3a-7c8d9e0f1a2b";
+    let p = env.dir.path().join("private-project");
+    let q = env.dir.path().join("other-project");
+    for dir in [&p, &q] {
+        fs::create_dir_all(dir).unwrap();
+    }
+    let run = |bin: &str, session: &str, cwd: &Path, edit: &dyn Fn(&mut Value)| {
+        let t = env.dir.path().join(format!("{session}.jsonl"));
+        if !t.exists() {
+            fs::write(&t, demo_text()).unwrap();
+        }
+        let mut stdin = payload(session, &t, cwd, "PreCompact");
+        edit(&mut stdin);
+        let (out, _) = run_hook(&env, bin, stdin.to_string().as_bytes());
+        assert_silent_success(bin, &out, session);
+    };
+    let failure = |call: &str, what: &str| {
+        let (call, what) = (call.to_string(), what.to_string());
+        move |v: &mut Value| {
+            v["tool_use_id"] = json!(call);
+            v["error"] = json!(format!("Exit code 1\nerror: {what}"));
+        }
+    };
+    // S in project P; T in project Q; S also fails once in Q, where T failed the same way first
+    // (a recurrence record of T's signal, naming S).
+    run("capture-signals", s, &p, &|_| {});
+    run("capture-signals", "t-keep", &q, &|_| {});
+    run(
+        "capture-failure",
+        "t-keep",
+        &q,
+        &failure("toolu_t", "the cache is cold"),
+    );
+    run(
+        "capture-failure",
+        s,
+        &q,
+        &failure("toolu_s", "the cache is cold"),
+    );
+    let t_ids: Vec<String> = signals(&env)
+        .iter()
+        .filter(|v| v["session_id"] == "t-keep")
+        .map(|v| v["id"].as_str().unwrap().to_string())
+        .collect();
+    let s_ids: Vec<String> = signals(&env)
+        .iter()
+        .filter(|v| v["session_id"] == s)
+        .map(|v| v["id"].as_str().unwrap().to_string())
+        .collect();
+    // Review: some go to the archive; every rewrite backs the store up.
+    for id in [&s_ids[0], &t_ids[0]] {
+        env.cmd("memory-store")
+            .args(["dismiss", id])
+            .assert()
+            .success();
+    }
+    env.cmd("memory-store").arg("archive").assert().success();
+    env.cmd("memory-store")
+        .args(["update", &t_ids[1], "--tag", "kept"])
+        .assert()
+        .success();
+    // A torn line in the store (quarantined by the next rewrite) and in the archive.
+    let torn = format!("{{\"id\":\"SIG-20260101-torn\",\"session_id\":\"{s}\",\"content\":\"cut");
+    let mut f = fs::OpenOptions::new()
+        .append(true)
+        .open(env.store())
+        .unwrap();
+    writeln!(f, "{torn}").unwrap();
+    drop(f);
+    env.cmd("memory-store").arg("prune").assert().success();
+    let mut f = fs::OpenOptions::new()
+        .append(true)
+        .open(env.data.join("signals.archive.jsonl"))
+        .unwrap();
+    f.write_all(torn.as_bytes()).unwrap();
+    drop(f);
+    // A signal spooled while a rewrite held the lock.
+    let rewrite = hold_store_lock(&env, Duration::from_millis(800));
+    run(
+        "capture-failure",
+        s,
+        &p,
+        &failure("toolu_s2", "the disk is full"),
+    );
+    rewrite.join().unwrap();
+    // Leftovers of killed writers, the error logs, and a file another part keys by session.
+    let mut child = Std::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    fs::copy(
+        env.store(),
+        env.data.join(format!(".signals.jsonl.{dead}.1.0.tmp")),
+    )
+    .unwrap();
+    fs::copy(
+        env.data.join(format!("cursors/{s}.json")),
+        env.data.join(format!("cursors/.{s}.json.{dead}.2.0.tmp")),
+    )
+    .unwrap();
+    let log = format!(
+        "2026-11-24T07:00:00Z capture-signals: invalid cursor {}/cursors/{s}.json: x\n",
+        env.data.display()
+    );
+    fs::write(
+        env.data.join("errors.log"),
+        format!("2026-11-24T06:00:00Z other line\n{log}"),
+    )
+    .unwrap();
+    fs::write(env.data.join("errors.log.1"), &log).unwrap();
+    fs::create_dir_all(env.data.join("digest")).unwrap();
+    fs::write(env.data.join(format!("digest/{s}.json")), "{}").unwrap();
+    assert!(holding(&env, s).len() >= 10, "{:?}", holding(&env, s));
+
+    env.cmd("memory-store")
+        .args(["forget", "--session", s])
+        .assert()
+        .success();
+    assert_eq!(
+        holding(&env, s),
+        Vec::<String>::new(),
+        "the session is named nowhere"
+    );
+    let left: HashSet<String> = signals(&env)
+        .iter()
+        .chain(read_jsonl(&env.data.join("signals.archive.jsonl")).iter())
+        .map(|v| v["id"].as_str().unwrap_or_default().to_string())
+        .collect();
+    for id in &t_ids {
+        assert!(left.contains(id), "another session's signal {id} is kept");
+    }
+    assert!(
+        error_log(&env).contains("other line"),
+        "other log lines stay"
+    );
+
+    // By project: nothing names Q any more, the cursor of its session included.
+    let q_text = q.display().to_string();
+    assert!(!holding(&env, &q_text).is_empty());
+    env.cmd("memory-store")
+        .args(["forget", "--project", &q_text])
+        .assert()
+        .success();
+    assert_eq!(holding(&env, &q_text), Vec::<String>::new());
+    assert!(!env.data.join("cursors/t-keep.json").exists());
+
+    // By id: the session's cursor no longer lists the files it touched.
+    run("capture-signals", "u-ids", &p, &|_| {});
+    let cursor = env.data.join("cursors/u-ids.json");
+    assert!(fs::read_to_string(&cursor).unwrap().contains("export.ts"));
+    let one = signals(&env)
+        .iter()
+        .find(|v| v["session_id"] == "u-ids")
+        .map(|v| v["id"].as_str().unwrap().to_string())
+        .unwrap();
+    env.cmd("memory-store")
+        .args(["forget", &one])
+        .assert()
+        .success();
+    assert!(!fs::read_to_string(&cursor).unwrap().contains("export.ts"));
+    assert_eq!(holding(&env, &one), Vec::<String>::new());
+}
+
+#[test]
+fn forgetting_a_session_removes_its_cursor_but_keeps_its_place() {
     let env = Env::new();
     let transcript = demo_transcript();
     let stdin = json!({
@@ -1485,11 +1683,16 @@ fn forgetting_a_session_scrubs_its_cursor_but_keeps_its_place() {
         .args(["forget", "--session", "s-forget"])
         .assert()
         .success()
-        .stdout(predicates::str::contains("cursor no longer lists"));
-    let after: Value = serde_json::from_str(&fs::read_to_string(&cursor).unwrap()).unwrap();
+        .stdout(predicates::str::contains("1 capture cursor(s) removed"));
+    assert!(!cursor.exists() && !env.data.join("cursors/s-forget.lock").exists());
+    let kept: Vec<Value> = fs::read_dir(env.data.join("cursors"))
+        .unwrap()
+        .map(|e| serde_json::from_slice(&fs::read(e.unwrap().path()).unwrap()).unwrap())
+        .collect();
     let before: Value = serde_json::from_str(&before).unwrap();
-    assert!(!after.to_string().contains("export.ts"), "{after}");
-    assert_eq!(after["offset"], before["offset"]);
+    assert_eq!(kept.len(), 1, "only the place is kept");
+    assert!(!kept[0].to_string().contains("export.ts"), "{}", kept[0]);
+    assert_eq!(kept[0]["offset"], before["offset"]);
     assert!(signals(&env).is_empty());
     // The session goes on: its next hook does not mine what was forgotten again.
     let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());

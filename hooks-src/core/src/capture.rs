@@ -104,7 +104,7 @@ pub fn capture(paths: &Paths, req: &Request) -> Result<Outcome> {
     let session = req.session_key();
     let cursor_path = cursor::path(paths, &session);
     let mut warnings = Vec::new();
-    let load_cursor = |warnings: &mut Vec<String>| match cursor::load(&cursor_path) {
+    let load_cursor = |warnings: &mut Vec<String>| match cursor::load_for(paths, &session) {
         Ok(c) => c.unwrap_or_default(),
         Err(e) => {
             warnings.push(format!("{e}; reading the transcript from the start"));

@@ -183,6 +183,61 @@ fn lock_beside(cursor: &Path) -> PathBuf {
     cursor.with_extension("lock")
 }
 
+/// Where a forgotten session's place is kept: `<data dir>/cursors/forgotten-<hash>.json`, named by
+/// a hash of its cursor's name so that nothing under the data dir names the session any more
+/// (see [`forget`]).
+pub fn forgotten_path(paths: &Paths, session: &str) -> PathBuf {
+    tombstone_beside(&path(paths, session))
+}
+
+fn tombstone_beside(cursor: &Path) -> PathBuf {
+    let stem = cursor.file_stem().unwrap_or_default().as_encoded_bytes();
+    cursor.with_file_name(format!("forgotten-{:016x}.json", fnv1a(stem)))
+}
+
+/// The session's cursor, or, when it has none, the place kept when it was forgotten.
+pub fn load_for(paths: &Paths, session: &str) -> Result<Option<Cursor>> {
+    match load(&path(paths, session))? {
+        Some(cursor) => Ok(Some(cursor)),
+        None => load(&forgotten_path(paths, session)),
+    }
+}
+
+/// Forget the session whose cursor is at `cursor`: its place (offset, line, the transcript's
+/// fingerprint) moves to a file named by a hash ([`forgotten_path`]), so that the next run of a
+/// session still going on resumes there rather than mine again what was forgotten; the cursor
+/// (its tally, its transcript's path, its project), its temp files and its lock file go.
+/// Returns whether there was a cursor. The lock file stays if another process holds it.
+pub fn forget(cursor: &Path) -> Result<bool> {
+    let lock = lock_beside(cursor);
+    let had = fsutil::with_lock(&lock, LockWait::CLI, &mut || {}, || {
+        // Under the lock no run of the session is writing: its temp files are leftovers.
+        if let (Some(dir), Some(name)) = (cursor.parent(), cursor.file_name()) {
+            let prefix = format!(".{}.", name.to_string_lossy());
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                if e.file_name().to_string_lossy().starts_with(&prefix) {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
+        let Some(saved) = load(cursor).ok().flatten() else {
+            return Ok(std::fs::remove_file(cursor).is_ok());
+        };
+        let place = Cursor {
+            offset: saved.offset,
+            line: saved.line,
+            fingerprint: saved.fingerprint,
+            ..Cursor::default()
+        };
+        save(&tombstone_beside(cursor), &place)?;
+        std::fs::remove_file(cursor)
+            .map_err(|e| crate::error::Error::io("cannot remove", cursor, e))?;
+        Ok(true)
+    })?;
+    fsutil::remove_lock_file(&lock, || true);
+    Ok(had)
+}
+
 /// The saved cursor, `Ok(None)` when there is none yet. An unreadable or invalid cursor is an error
 /// (the caller logs it and starts over: mining twice beats never mining); so is one that is not a
 /// regular file, refused without blocking (a FIFO there would hold the hook until killed).
