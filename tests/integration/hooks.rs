@@ -1604,6 +1604,13 @@ fn regression_forget_leaves_no_byte_naming_what_it_forgets() {
     )
     .unwrap();
     fs::write(env.data.join("errors.log.1"), &log).unwrap();
+    // A backup made while the data dir was somewhere else.
+    fs::copy(
+        env.store(),
+        env.data
+            .join("backups/old-home-.claude-reflections-signals.jsonl.20250101T000000.000000Z"),
+    )
+    .unwrap();
     fs::create_dir_all(env.data.join("digest")).unwrap();
     fs::write(env.data.join(format!("digest/{s}.json")), "{}").unwrap();
     assert!(holding(&env, s).len() >= 10, "{:?}", holding(&env, s));

@@ -237,9 +237,19 @@ fn scrub_files(paths: &Paths, names: &Names) -> Result<usize> {
             .map(|d| d.flatten().map(|e| e.path()).collect())
             .unwrap_or_default()
     };
+    // Copies of the store and the archive are known by their names' ends too, so that those made
+    // while the data dir was elsewhere are found.
+    let store_copy = |name: &str| {
+        ["-signals.jsonl.", "-signals.archive.jsonl."]
+            .iter()
+            .any(|end| {
+                name.rsplit_once(end)
+                    .is_some_and(|(_, stamp)| stamp.starts_with(|c: char| c.is_ascii_digit()))
+            })
+    };
     files.extend(listed(&paths.backups()).into_iter().filter(|p| {
         let name = p.file_name().unwrap_or_default().to_string_lossy();
-        ours.iter().any(|stem| name.starts_with(stem.as_str()))
+        store_copy(&name) || ours.iter().any(|stem| name.starts_with(stem.as_str()))
     }));
     files.extend(listed(&paths.pending()));
     let mut scrubbed = 0;
