@@ -638,6 +638,11 @@ fn regression_hooks_racing_a_long_rewrite_lose_nothing() {
         assert_silent_success(bin, &out, "racing a long rewrite");
     }
     rewrite.join().unwrap();
+    let doctor = stdout(&env.cmd("memory-store").arg("doctor").output().unwrap());
+    assert!(
+        doctor.contains("4 batch(es) of signals wait in"),
+        "{doctor}"
+    );
     // The next write (here the prune /reflect ends with) folds the spool in.
     env.cmd("memory-store").arg("prune").assert().success();
     let stored = signals(&env);

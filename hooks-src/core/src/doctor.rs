@@ -424,6 +424,27 @@ fn check_lock(paths: &Paths, r: &mut Report) {
                 .map(move |n| dir.join(n).display().to_string())
         })
         .collect();
+    let spooled = fs::read_dir(paths.pending())
+        .map(|d| {
+            d.flatten()
+                .filter(|e| {
+                    let n = e.file_name();
+                    let n = n.to_string_lossy();
+                    !n.starts_with('.') && n.ends_with(".jsonl")
+                })
+                .count()
+        })
+        .unwrap_or(0);
+    if spooled > 0 {
+        r.add(
+            Level::Info,
+            format!(
+                "{spooled} batch(es) of signals wait in {} (a hook found the store busy)",
+                paths.pending().display()
+            ),
+            Some("the next write folds them in: `memory-store prune` does it now; a file still there after that cannot be read"),
+        );
+    }
     if !stale.is_empty() {
         r.add(
             Level::Warn,

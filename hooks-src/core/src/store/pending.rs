@@ -13,7 +13,8 @@
 //! appended as an append would (dedup against the tail) and then removed. A crash between the
 //! append and the removal folds that file again, and the append's dedup drops what is already
 //! there (the same tool call, the same transcript line of the same session). A line that does not
-//! parse as a signal goes to the quarantine, as a rewrite's invalid lines do. Readers do not fold:
+//! parse as a signal goes to the quarantine, as a rewrite's invalid lines do; a file that cannot be
+//! read stays (doctor reports the spool), never stopping the write at hand. Readers do not fold:
 //! a spooled signal is listed from the next write on (the next hook, or the prune /reflect runs).
 //!
 //! **Leftovers.** A writer killed between creating its temp file and renaming it leaves the temp
@@ -90,7 +91,9 @@ impl Store {
         let mut folded = 0;
         for name in names {
             let path = dir.join(&name);
-            let Some(bytes) = fsutil::read_regular(&path)? else {
+            // A file that cannot be read is left for doctor to report: it must not stop the
+            // append that holds the lock now.
+            let Ok(Some(bytes)) = fsutil::read_regular(&path) else {
                 continue;
             };
             let mut batch = Vec::new();
@@ -109,7 +112,8 @@ impl Store {
                 self.append_locked(batch)?;
             }
             append_bytes(&invalid_lines_path(&self.paths), &invalid)?;
-            fs::remove_file(&path).map_err(|e| Error::io("cannot remove", &path, e))?;
+            // Should the removal fail, the next fold's dedup drops what is already stored.
+            let _ = fs::remove_file(&path);
         }
         Ok(folded)
     }

@@ -848,6 +848,10 @@ fn regression_a_hook_that_times_out_on_the_lock_spools_its_signals() {
     assert_eq!(fs::read_dir(&pending).unwrap().count(), 0);
     let quarantine = fs::read_to_string(invalid_lines_path(store.paths())).unwrap();
     assert_eq!(quarantine, "{torn\n");
+    // A spool entry that cannot be read does not stop the writes.
+    fs::create_dir(pending.join("20260101T000000.000000002Z-1-2.jsonl")).unwrap();
+    store.append(vec![failure("t4", "fourth")]).unwrap();
+    assert_eq!(contents(&store).len(), 4);
 }
 
 /// Temp files of killed rewrites (each a full copy of the store) stayed forever.
