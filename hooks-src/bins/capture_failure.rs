@@ -30,8 +30,8 @@ fn main() {
     let Some(signal) = failure::failure_signal(&payload) else {
         return;
     };
-    let stored =
-        Paths::from_env().and_then(|paths| Store::new(&paths, LockWait::HOOK).append(vec![signal]));
+    let stored = Paths::from_env()
+        .and_then(|paths| Store::new(&paths, LockWait::HOOK).append_or_spool(vec![signal]));
     if let Err(e) = stored {
         hook::log(PROGRAM, &e.to_string());
     }

@@ -98,6 +98,12 @@ fn run_offline(req: &Request) -> Result<()> {
             done.lines_read,
             req.transcript.display()
         );
+        if done.stored.spooled > 0 {
+            eprintln!(
+                "the store was busy: {} signal(s) wait in the spool for the next write",
+                done.stored.spooled
+            );
+        }
     }
     Ok(())
 }

@@ -568,6 +568,122 @@ fn many_hooks_at_once_leave_an_intact_store_with_no_duplicate_signal() {
     assert_eq!(cursor["offset"], json!(demo_text().len()));
 }
 
+/// Hold the store lock of `env` as a rewrite does, for `hold`, in a thread; the returned handle
+/// ends when the lock is released. Returns once the lock is held.
+pub fn hold_store_lock(env: &Env, hold: Duration) -> std::thread::JoinHandle<()> {
+    fs::create_dir_all(&env.data).unwrap();
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(env.data.join("signals.lock"))
+        .unwrap();
+    let (held, is_held) = std::sync::mpsc::channel();
+    let holder = std::thread::spawn(move || {
+        let mut lock = fd_lock::RwLock::new(lock);
+        let _guard = lock.write().unwrap();
+        held.send(()).unwrap();
+        std::thread::sleep(hold);
+    });
+    is_held.recv().unwrap();
+    holder
+}
+
+/// A hook that waited more than 1 s for the lock dropped its signal (0.5% of failures were lost
+/// under back-to-back rewrites of a 50k store). Now it spools them and the next write folds them
+/// in: hooks racing a rewrite that holds the lock for longer than they wait lose nothing.
+#[test]
+fn regression_hooks_racing_a_long_rewrite_lose_nothing() {
+    let env = Env::new();
+    let proj = project(&env);
+    let transcript = transcript_with(&env, "s-spool.jsonl", demo_text().as_bytes());
+    let rewrite = hold_store_lock(&env, Duration::from_millis(1500));
+    let mut runs = vec![(
+        "capture-signals",
+        payload("s-spool", &transcript, &proj, "PreCompact"),
+    )];
+    for i in 0..3 {
+        let mut p = payload("s-spool", &transcript, &proj, "PostToolUseFailure");
+        p["tool_use_id"] = json!(format!("toolu_spool_{i}"));
+        p["error"] = json!(format!(
+            "Exit code 1\nerror: {} went wrong",
+            ["disk", "net", "auth"][i]
+        ));
+        runs.push(("capture-failure", p));
+    }
+    let children: Vec<_> = runs
+        .iter()
+        .map(|(bin, p)| {
+            let mut child = Std::new(crate::util::bin_path(bin))
+                .env_clear()
+                .env("HOME", &env.home)
+                .env("CLAUDE_CONFIG_DIR", &env.config)
+                .env("REFLECT_HOME", &env.data)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(p.to_string().as_bytes())
+                .unwrap();
+            (bin, child)
+        })
+        .collect();
+    for (bin, child) in children {
+        let out = child.wait_with_output().unwrap();
+        assert_silent_success(bin, &out, "racing a long rewrite");
+    }
+    rewrite.join().unwrap();
+    let doctor = stdout(&env.cmd("memory-store").arg("doctor").output().unwrap());
+    assert!(
+        doctor.contains("4 batch(es) of signals wait in"),
+        "{doctor}"
+    );
+    // The next write (here the prune /reflect ends with) folds the spool in.
+    env.cmd("memory-store").arg("prune").assert().success();
+    let stored = signals(&env);
+    for what in ["disk", "net", "auth"] {
+        assert!(
+            stored
+                .iter()
+                .any(|s| s["content"] == format!("Bash failed: error: {what} went wrong")),
+            "lost the {what} failure; log: {}",
+            error_log(&env)
+        );
+    }
+    let solo = Env::new();
+    let t = transcript_with(&solo, "s-spool.jsonl", demo_text().as_bytes());
+    let p = payload("s-spool", &t, &project(&solo), "PreCompact").to_string();
+    let (out, _) = run_hook(&solo, "capture-signals", p.as_bytes());
+    assert_silent_success("capture-signals", &out, "solo");
+    let mined = |env: &Env| -> Vec<String> {
+        let mut v: Vec<String> = signals(env)
+            .iter()
+            .filter(|s| s["source"]["hook"] == "PreCompact")
+            .map(|s| format!("{}|{}", s["source"]["line"], s["content"]))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(mined(&env), mined(&solo), "the mined signals are all there");
+    let cursor: Value =
+        serde_json::from_slice(&fs::read(env.data.join("cursors/s-spool.json")).unwrap()).unwrap();
+    assert_eq!(
+        cursor["offset"],
+        json!(demo_text().len()),
+        "the cursor moved on"
+    );
+    assert_eq!(
+        fs::read_dir(env.data.join("pending")).unwrap().count(),
+        0,
+        "the spool is folded"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Opt-out
 
@@ -646,6 +762,135 @@ fn a_project_with_reflect_off_is_never_captured_by_any_hook() {
         "doctor reports the opt-out: {}",
         stdout(&out)
     );
+}
+
+/// `.claude/reflect.off` at a repository's root was honoured only in that exact directory: a
+/// session started in a subdirectory was captured.
+#[test]
+fn regression_reflect_off_at_the_repository_root_covers_its_subdirectories() {
+    let env = Env::new();
+    let repo = project(&env);
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    fs::create_dir_all(repo.join(".claude")).unwrap();
+    fs::write(repo.join(".claude/reflect.off"), "").unwrap();
+    let sub = repo.join("packages/app/src");
+    fs::create_dir_all(&sub).unwrap();
+    let transcript = transcript_with(&env, "s-sub.jsonl", demo_text().as_bytes());
+    for bin in HOOKS {
+        let event = match bin {
+            "capture-signals" => "PreCompact",
+            "capture-session-summary" => "SessionEnd",
+            "capture-failure" => "PostToolUseFailure",
+            _ => "SessionStart",
+        };
+        let mut p = payload("s-sub", &transcript, &sub, event);
+        p["error"] = json!("Exit code 1\nerror: something real broke");
+        let (out, _) = run_hook(&env, bin, p.to_string().as_bytes());
+        assert_silent_success(bin, &out, "subdirectory of an opted-out repository");
+        assert!(!env.store().exists(), "{bin} captured a session in {sub:?}");
+    }
+    // Control: the same session in a sibling repository is captured.
+    let other = env.dir.path().join("other/src");
+    fs::create_dir_all(&other).unwrap();
+    fs::create_dir_all(env.dir.path().join("other/.git")).unwrap();
+    let (out, _) = run_hook(
+        &env,
+        "capture-signals",
+        payload("s-sub", &transcript, &other, "PreCompact")
+            .to_string()
+            .as_bytes(),
+    );
+    assert_silent_success("capture-signals", &out, "control");
+    assert!(!signals(&env).is_empty(), "the control is captured");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sizes a payload or a transcript controls
+
+/// A 15 MB session_id was stored in every signal (the store grew by 45 MB).
+#[test]
+fn regression_a_huge_session_id_is_not_stored_whole() {
+    let env = Env::new();
+    let huge = "s".repeat(15 << 20);
+    for (call, what) in ["alpha", "beta"].iter().enumerate() {
+        let mut p = payload(&huge, Path::new("/nowhere.jsonl"), &project(&env), "x");
+        p["tool_use_id"] = json!(format!("toolu_{call}"));
+        p["error"] = json!(format!("Exit code 1\nerror: {what} broke"));
+        let (out, _) = run_hook(&env, "capture-failure", p.to_string().as_bytes());
+        assert_silent_success("capture-failure", &out, "huge session id");
+    }
+    let len = fs::metadata(env.store()).unwrap().len();
+    assert!(len < 8 << 10, "the store holds {len} bytes");
+    let stored = signals(&env);
+    assert_eq!(stored.len(), 2);
+    let sid = stored[0]["session_id"].as_str().unwrap();
+    assert!(sid.starts_with("ssss") && sid.len() <= 128, "{sid}");
+    assert_eq!(stored[1]["session_id"], sid, "one id, one stand-in");
+}
+
+/// A 10 MB transcript_path cost capture-signals up to 240 ms and 80 MB, and went into the error
+/// log whole (errors.log.1 reached 15 MB despite its 256 KB bound).
+#[test]
+fn regression_a_huge_transcript_path_is_dropped_and_the_error_log_stays_small() {
+    let env = Env::new();
+    let huge = format!("/{}", "p".repeat(10 << 20));
+    for bin in ["capture-signals", "capture-session-summary"] {
+        let p = payload("s-path", Path::new(&huge), &project(&env), "PreCompact");
+        let (out, _) = run_hook(&env, bin, p.to_string().as_bytes());
+        assert_silent_success(bin, &out, "huge transcript_path");
+    }
+    let log = error_log(&env);
+    assert!(log.len() < 2048, "{} bytes logged", log.len());
+    assert!(log.contains("transcript_path of 10485761 bytes"), "{log}");
+}
+
+/// A transcript with no newline kept PreCompact busy 58 s (its timeout is 30 s) and was read
+/// from the start again on every run: now each run goes through a bounded part of it and the
+/// cursor records how far it got.
+#[test]
+fn regression_a_transcript_without_a_newline_is_read_in_bounded_steps_once() {
+    let env = Env::new();
+    let path = env.dir.path().join("s-giant.jsonl");
+    let giant: u64 = 300 << 20;
+    // Sparse: a 300 MB line of zero bytes costs no disk.
+    fs::File::create(&path).unwrap().set_len(giant).unwrap();
+    let stdin = payload("s-giant", &path, &project(&env), "PreCompact").to_string();
+    let cursor = || -> Value {
+        serde_json::from_slice(&fs::read(env.data.join("cursors/s-giant.json")).unwrap()).unwrap()
+    };
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "first step");
+    let first = cursor()["offset"].as_u64().unwrap();
+    assert!(first > 0 && first < giant, "a bounded step: {first}");
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "second step");
+    assert_eq!(
+        cursor()["offset"],
+        json!(giant),
+        "the next run goes on from there"
+    );
+    // The line ends; what follows is read with the right line numbers.
+    let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
+    f.write_all(b"\n").unwrap();
+    f.write_all(demo_text().as_bytes()).unwrap();
+    drop(f);
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "after the giant line");
+    let solo = Env::new();
+    let t = transcript_with(&solo, "s-giant.jsonl", demo_text().as_bytes());
+    let p = payload("s-giant", &t, &project(&solo), "PreCompact").to_string();
+    let (out, _) = run_hook(&solo, "capture-signals", p.as_bytes());
+    assert_silent_success("capture-signals", &out, "solo");
+    let lines = |env: &Env| -> Vec<u64> {
+        signals(env)
+            .iter()
+            .map(|s| s["source"]["line"].as_u64().unwrap())
+            .collect()
+    };
+    let expected: Vec<u64> = lines(&solo).iter().map(|l| l + 1).collect();
+    assert!(!expected.is_empty());
+    assert_eq!(lines(&env), expected);
+    assert_eq!(error_log(&env), "");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1086,6 +1331,75 @@ fn session_end_removes_the_cursors_of_sessions_long_over() {
     );
 }
 
+/// After 30 days a session's cursor was deleted; resuming the session mined the whole transcript
+/// again, and the signals the user had dismissed or promoted came back as new `captured` ones.
+#[test]
+fn regression_a_resumed_session_does_not_bring_back_what_the_user_reviewed() {
+    let env = Env::new();
+    let proj = project(&env);
+    let transcript = transcript_with(&env, "s-resume.jsonl", demo_text().as_bytes());
+    let stdin = payload("s-resume", &transcript, &proj, "PreCompact").to_string();
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "first run");
+    let first = signals(&env);
+    assert!(first.len() >= 3, "{first:?}");
+    let id = |i: usize| first[i]["id"].as_str().unwrap().to_string();
+    env.cmd("memory-store")
+        .args(["dismiss", &id(0)])
+        .assert()
+        .success();
+    env.cmd("memory-store")
+        .args(["update", &id(1), "--status", "promoted"])
+        .assert()
+        .success();
+    // /reflect ends with a prune: the reviewed signals move to the archive.
+    env.cmd("memory-store").arg("prune").assert().success();
+    let kept: Vec<Value> = signals(&env);
+    assert_eq!(kept.len(), first.len() - 2);
+
+    // A month on, another session ends (which prunes stale cursors); the transcript is still there.
+    let cursors = env.data.join("cursors");
+    let month_ago = std::time::SystemTime::now() - Duration::from_secs(31 * 24 * 3600);
+    for f in ["s-resume.json", "s-resume.lock"] {
+        fs::File::options()
+            .write(true)
+            .open(cursors.join(f))
+            .unwrap()
+            .set_modified(month_ago)
+            .unwrap();
+    }
+    let other = transcript_with(&env, "s-other.jsonl", b"");
+    let (out, _) = run_hook(
+        &env,
+        "capture-session-summary",
+        payload("s-other", &other, &proj, "SessionEnd")
+            .to_string()
+            .as_bytes(),
+    );
+    assert_silent_success("capture-session-summary", &out, "another session ends");
+    assert!(
+        cursors.join("s-resume.json").exists(),
+        "the cursor stays while its transcript can be read"
+    );
+    // The session is resumed: nothing comes back.
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "resumed");
+    assert_eq!(signals(&env), kept);
+    // Even with the cursor lost, what the store and the archive hold is not mined again, nor
+    // counted again.
+    let before = fs::read(env.store()).unwrap();
+    fs::remove_file(cursors.join("s-resume.json")).unwrap();
+    let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());
+    assert_silent_success("capture-signals", &out, "cursor lost");
+    assert_eq!(signals(&env), kept, "no reviewed signal is captured again");
+    assert_eq!(
+        String::from_utf8_lossy(&fs::read(env.store()).unwrap()),
+        String::from_utf8_lossy(&before),
+        "nor seen again"
+    );
+    assert_eq!(error_log(&env), "");
+}
+
 #[test]
 fn the_demo_transcript_shows_each_signal_kind_and_none_from_its_noise() {
     let env = Env::new();
@@ -1150,8 +1464,213 @@ fn the_demo_transcript_shows_each_signal_kind_and_none_from_its_noise() {
     }
 }
 
+/// Every file under the data dir: (path relative to it, bytes).
+fn data_files(env: &Env) -> Vec<(String, Vec<u8>)> {
+    fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, root, out);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().display().to_string();
+                out.push((rel, fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&env.data, &env.data, &mut out);
+    out
+}
+
+/// The files under the data dir whose name or bytes hold `needle`.
+fn holding(env: &Env, needle: &str) -> Vec<String> {
+    data_files(env)
+        .into_iter()
+        .filter(|(name, bytes)| {
+            name.contains(needle) || String::from_utf8_lossy(bytes).contains(needle)
+        })
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// `forget --session S` left S behind in a crash-leftover temp file (a full copy of the store),
+/// torn archive lines, the quarantine and backups, recurrence records in backups, errors.log, and
+/// the cursor and lock files named after S; with `--project` or ids the cursor kept the files the
+/// session touched.
 #[test]
-fn forgetting_a_session_scrubs_its_cursor_but_keeps_its_place() {
+fn regression_forget_leaves_no_byte_naming_what_it_forgets() {
+    let env = Env::new();
+    let s = "0b7d6f1e-5a2c-4e1b-9f3a-7c8d9e0f1a2b";
+    let p = env.dir.path().join("private-project");
+    let q = env.dir.path().join("other-project");
+    for dir in [&p, &q] {
+        fs::create_dir_all(dir).unwrap();
+    }
+    let run = |bin: &str, session: &str, cwd: &Path, edit: &dyn Fn(&mut Value)| {
+        let t = env.dir.path().join(format!("{session}.jsonl"));
+        if !t.exists() {
+            fs::write(&t, demo_text()).unwrap();
+        }
+        let mut stdin = payload(session, &t, cwd, "PreCompact");
+        edit(&mut stdin);
+        let (out, _) = run_hook(&env, bin, stdin.to_string().as_bytes());
+        assert_silent_success(bin, &out, session);
+    };
+    let failure = |call: &str, what: &str| {
+        let (call, what) = (call.to_string(), what.to_string());
+        move |v: &mut Value| {
+            v["tool_use_id"] = json!(call);
+            v["error"] = json!(format!("Exit code 1\nerror: {what}"));
+        }
+    };
+    // S in project P; T in project Q; S also fails once in Q, where T failed the same way first
+    // (a recurrence record of T's signal, naming S).
+    run("capture-signals", s, &p, &|_| {});
+    run("capture-signals", "t-keep", &q, &|_| {});
+    run(
+        "capture-failure",
+        "t-keep",
+        &q,
+        &failure("toolu_t", "the cache is cold"),
+    );
+    run(
+        "capture-failure",
+        s,
+        &q,
+        &failure("toolu_s", "the cache is cold"),
+    );
+    let t_ids: Vec<String> = signals(&env)
+        .iter()
+        .filter(|v| v["session_id"] == "t-keep")
+        .map(|v| v["id"].as_str().unwrap().to_string())
+        .collect();
+    let s_ids: Vec<String> = signals(&env)
+        .iter()
+        .filter(|v| v["session_id"] == s)
+        .map(|v| v["id"].as_str().unwrap().to_string())
+        .collect();
+    // Review: some go to the archive; every rewrite backs the store up.
+    for id in [&s_ids[0], &t_ids[0]] {
+        env.cmd("memory-store")
+            .args(["dismiss", id])
+            .assert()
+            .success();
+    }
+    env.cmd("memory-store").arg("archive").assert().success();
+    env.cmd("memory-store")
+        .args(["update", &t_ids[1], "--tag", "kept"])
+        .assert()
+        .success();
+    // A torn line in the store (quarantined by the next rewrite) and in the archive.
+    let torn = format!("{{\"id\":\"SIG-20260101-torn\",\"session_id\":\"{s}\",\"content\":\"cut");
+    let mut f = fs::OpenOptions::new()
+        .append(true)
+        .open(env.store())
+        .unwrap();
+    writeln!(f, "{torn}").unwrap();
+    drop(f);
+    env.cmd("memory-store").arg("prune").assert().success();
+    let mut f = fs::OpenOptions::new()
+        .append(true)
+        .open(env.data.join("signals.archive.jsonl"))
+        .unwrap();
+    f.write_all(torn.as_bytes()).unwrap();
+    drop(f);
+    // A signal spooled while a rewrite held the lock.
+    let rewrite = hold_store_lock(&env, Duration::from_millis(800));
+    run(
+        "capture-failure",
+        s,
+        &p,
+        &failure("toolu_s2", "the disk is full"),
+    );
+    rewrite.join().unwrap();
+    // Leftovers of killed writers, the error logs, and a file another part keys by session.
+    let mut child = Std::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    fs::copy(
+        env.store(),
+        env.data.join(format!(".signals.jsonl.{dead}.1.0.tmp")),
+    )
+    .unwrap();
+    fs::copy(
+        env.data.join(format!("cursors/{s}.json")),
+        env.data.join(format!("cursors/.{s}.json.{dead}.2.0.tmp")),
+    )
+    .unwrap();
+    let log = format!(
+        "2026-11-24T07:00:00Z capture-signals: invalid cursor {}/cursors/{s}.json: x\n",
+        env.data.display()
+    );
+    fs::write(
+        env.data.join("errors.log"),
+        format!("2026-11-24T06:00:00Z other line\n{log}"),
+    )
+    .unwrap();
+    fs::write(env.data.join("errors.log.1"), &log).unwrap();
+    // A backup made while the data dir was somewhere else.
+    fs::copy(
+        env.store(),
+        env.data
+            .join("backups/old-home-.claude-reflections-signals.jsonl.20250101T000000.000000Z"),
+    )
+    .unwrap();
+    fs::create_dir_all(env.data.join("digest")).unwrap();
+    fs::write(env.data.join(format!("digest/{s}.json")), "{}").unwrap();
+    assert!(holding(&env, s).len() >= 10, "{:?}", holding(&env, s));
+
+    env.cmd("memory-store")
+        .args(["forget", "--session", s])
+        .assert()
+        .success();
+    assert_eq!(
+        holding(&env, s),
+        Vec::<String>::new(),
+        "the session is named nowhere"
+    );
+    let left: HashSet<String> = signals(&env)
+        .iter()
+        .chain(read_jsonl(&env.data.join("signals.archive.jsonl")).iter())
+        .map(|v| v["id"].as_str().unwrap_or_default().to_string())
+        .collect();
+    for id in &t_ids {
+        assert!(left.contains(id), "another session's signal {id} is kept");
+    }
+    assert!(
+        error_log(&env).contains("other line"),
+        "other log lines stay"
+    );
+
+    // By project: nothing names Q any more, the cursor of its session included.
+    let q_text = q.display().to_string();
+    assert!(!holding(&env, &q_text).is_empty());
+    env.cmd("memory-store")
+        .args(["forget", "--project", &q_text])
+        .assert()
+        .success();
+    assert_eq!(holding(&env, &q_text), Vec::<String>::new());
+    assert!(!env.data.join("cursors/t-keep.json").exists());
+
+    // By id: the session's cursor no longer lists the files it touched.
+    run("capture-signals", "u-ids", &p, &|_| {});
+    let cursor = env.data.join("cursors/u-ids.json");
+    assert!(fs::read_to_string(&cursor).unwrap().contains("export.ts"));
+    let one = signals(&env)
+        .iter()
+        .find(|v| v["session_id"] == "u-ids")
+        .map(|v| v["id"].as_str().unwrap().to_string())
+        .unwrap();
+    env.cmd("memory-store")
+        .args(["forget", &one])
+        .assert()
+        .success();
+    assert!(!fs::read_to_string(&cursor).unwrap().contains("export.ts"));
+    assert_eq!(holding(&env, &one), Vec::<String>::new());
+}
+
+#[test]
+fn forgetting_a_session_removes_its_cursor_but_keeps_its_place() {
     let env = Env::new();
     let transcript = demo_transcript();
     let stdin = json!({
@@ -1176,11 +1695,16 @@ fn forgetting_a_session_scrubs_its_cursor_but_keeps_its_place() {
         .args(["forget", "--session", "s-forget"])
         .assert()
         .success()
-        .stdout(predicates::str::contains("cursor no longer lists"));
-    let after: Value = serde_json::from_str(&fs::read_to_string(&cursor).unwrap()).unwrap();
+        .stdout(predicates::str::contains("1 capture cursor(s) removed"));
+    assert!(!cursor.exists() && !env.data.join("cursors/s-forget.lock").exists());
+    let kept: Vec<Value> = fs::read_dir(env.data.join("cursors"))
+        .unwrap()
+        .map(|e| serde_json::from_slice(&fs::read(e.unwrap().path()).unwrap()).unwrap())
+        .collect();
     let before: Value = serde_json::from_str(&before).unwrap();
-    assert!(!after.to_string().contains("export.ts"), "{after}");
-    assert_eq!(after["offset"], before["offset"]);
+    assert_eq!(kept.len(), 1, "only the place is kept");
+    assert!(!kept[0].to_string().contains("export.ts"), "{}", kept[0]);
+    assert_eq!(kept[0]["offset"], before["offset"]);
     assert!(signals(&env).is_empty());
     // The session goes on: its next hook does not mine what was forgotten again.
     let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());

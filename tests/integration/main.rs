@@ -11,5 +11,6 @@ mod redaction;
 mod redaction_shapes;
 mod skills;
 mod store_rules;
+mod stress;
 mod toggle;
 mod util;

@@ -833,6 +833,33 @@ fn migrate_converts_v2_lines_once() {
     assert_eq!(fs::read(env.store()).unwrap(), after_first);
 }
 
+/// Migrated v2 signals kept their old dates, so the first `prune` (the last step of /reflect)
+/// deleted them all, unreviewed.
+#[test]
+fn regression_migrated_v2_signals_survive_the_first_prune() {
+    let env = Env::new();
+    fs::create_dir_all(&env.data).unwrap();
+    let v2 = |n: u32| {
+        format!(
+            r#"{{"ts":"2025-03-0{n}T10:00:00Z","sid":"abc","type":"correction","context":"No, use tool {n}","turn":4}}"#
+        )
+    };
+    fs::write(env.store(), format!("{}\n{}\n", v2(1), v2(2))).unwrap();
+    env.cmd("memory-store").arg("migrate").assert().success();
+    env.cmd("memory-store")
+        .arg("prune")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("pruned 0"));
+    let lines = env.store_lines();
+    assert_eq!(lines.len(), 2, "both migrated signals wait for review");
+    for l in &lines {
+        assert_eq!(l["status"], "captured");
+        assert!(l["timestamp"].as_str().unwrap().starts_with("2025-03-0"));
+        assert!(l["meta"]["migrated_at"].is_string(), "{l}");
+    }
+}
+
 #[test]
 fn doctor_reports_problems_and_fixes() {
     let env = Env::new();
@@ -848,6 +875,70 @@ fn doctor_reports_problems_and_fixes() {
     assert!(text.contains("fix: "), "{text}");
     assert!(text.contains("lock") && text.contains("is free"), "{text}");
     assert!(text.contains("missing or not executable"), "{text}");
+}
+
+/// doctor reported an unreadable store (permission denied, or a directory) as "empty (nothing
+/// captured yet)", and said nothing of torn archive lines or crash-leftover temp files.
+#[test]
+fn regression_doctor_reports_an_unreadable_store_torn_archive_lines_and_leftovers() {
+    let env = Env::new();
+    seed(&env);
+    let doctor = |env: &Env| {
+        let out = env.cmd("memory-store").arg("doctor").output().unwrap();
+        (out.status.code(), stdout(&out))
+    };
+    // A store that cannot be read is a failure, not an empty store.
+    let moved = env.dir.path().join("moved.jsonl");
+    fs::rename(env.store(), &moved).unwrap();
+    fs::create_dir(env.store()).unwrap();
+    let (code, text) = doctor(&env);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("FAIL  cannot read the store") && text.contains("is a directory"),
+        "{text}"
+    );
+    assert!(!text.contains("nothing captured yet"), "{text}");
+    fs::remove_dir(env.store()).unwrap();
+    fs::rename(&moved, env.store()).unwrap();
+    // Root reads a file of mode 000: the case needs another user.
+    if !is_root() {
+        fs::set_permissions(env.store(), fs::Permissions::from_mode(0o000)).unwrap();
+        let (code, text) = doctor(&env);
+        assert_eq!(code, Some(1), "{text}");
+        assert!(text.contains("Permission denied"), "{text}");
+        fs::set_permissions(env.store(), fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    // A torn line in the archive, and a temp file a killed rewrite left.
+    fs::write(env.data.join("signals.archive.jsonl"), "{\"torn").unwrap();
+    let mut child = Std::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let leftover = env.data.join(format!(".signals.jsonl.{dead}.5.0.tmp"));
+    fs::write(&leftover, fs::read(env.store()).unwrap()).unwrap();
+    let (_, text) = doctor(&env);
+    assert!(
+        text.contains("1 unreadable line(s) in the archive"),
+        "{text}"
+    );
+    assert!(text.contains("the last one torn"), "{text}");
+    assert!(
+        text.contains("temp file(s) left by an interrupted write"),
+        "{text}"
+    );
+    assert!(text.contains(&leftover.display().to_string()), "{text}");
+    // The next rewrite removes the leftover.
+    env.cmd("memory-store").arg("prune").assert().success();
+    assert!(!leftover.exists(), "the leftover copy of the store is gone");
+    let (_, text) = doctor(&env);
+    assert!(!text.contains("temp file(s)"), "{text}");
+}
+
+/// Whether the tests run as root (who reads a file of mode 000).
+fn is_root() -> bool {
+    Std::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0")
 }
 
 #[test]

@@ -21,15 +21,24 @@ impl Forget {
         }
         let r = forget::forget(&ctx.store, &selector)?;
         emit(&format!(
-            "forgot {} signal(s): {} from the store, {} from the archive; {} learnings file(s) and {} backup(s) cleaned\n",
+            "forgot {} signal(s): {} from the store, {} from the archive; {} learnings file(s) and {} other file(s) cleaned (backups, quarantine, spool, leftovers, error log)\n",
             r.from_store + r.from_archive,
             r.from_store,
             r.from_archive,
             r.learnings_files,
-            r.backups_scrubbed
+            r.files_scrubbed
         ));
-        if r.cursor_scrubbed {
-            emit("the session's capture cursor no longer lists its files and tools\n");
+        if r.cursors_forgotten > 0 {
+            emit(&format!(
+                "{} capture cursor(s) removed (only the place each session was read to is kept, under a name that does not name it)\n",
+                r.cursors_forgotten
+            ));
+        }
+        if r.cursors_scrubbed > 0 {
+            emit(&format!(
+                "{} capture cursor(s) no longer list their session's files and tools\n",
+                r.cursors_scrubbed
+            ));
         }
         Ok(())
     }

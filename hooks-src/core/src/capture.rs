@@ -3,15 +3,25 @@
 //!
 //! One run: open the transcript (regular files only), take the session's cursor lock, re-read the
 //! cursor, read the lines it has not seen ([`transcript::read`] stops before a torn last line),
-//! feed them to the detectors and the session [`Tally`], hand the signals to [`Store::append`]
-//! (which redacts and dedups), and only then move the cursor. A run that fails before the append
-//! leaves the cursor where it was, so the next run retries those lines; a replay of lines already
-//! stored is caught by the store's same-sighting dedup.
+//! feed them to the detectors and the session [`Tally`], hand the signals to
+//! [`Store::append_or_spool`] (which redacts and dedups, or spools them when the store lock stays
+//! busy), and only then move the cursor. A run that fails before the append leaves the cursor
+//! where it was, so the next run retries those lines; a replay of lines already stored is caught
+//! by the store's same-sighting dedup.
+//!
+//! **A transcript mined from the start again** (its cursor was lost, or unreadable) must not bring
+//! back what the user already reviewed: the append's dedup only sees the captured signals of the
+//! store's tail, not a signal dismissed or promoted, nor one moved to the archive. So a run with
+//! no cursor first looks up what the store and the archive hold of this session (a literal search
+//! for the session id picks the few lines worth parsing) and drops the signals mined from a line
+//! or entry already held, or repeating one of the session's signals (a rewrite folds sightings
+//! into their signal's count, so that is all that is left of them). A new session pays that
+//! search once, on its first run.
 //!
 //! A dry run reads the cursor without the lock, writes nothing, and returns the signals as they
 //! would be stored (redacted, with ids).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::PathBuf;
 
@@ -25,7 +35,7 @@ use crate::hook;
 use crate::hookio::Payload;
 use crate::paths::Paths;
 use crate::signal::{self, Signal};
-use crate::store::{AppendOutcome, Sightings, Store};
+use crate::store::{read, AppendOutcome, Record, Sightings, Store};
 use crate::summary::{self, Tally};
 use crate::transcript::{self, EventKind, Position};
 
@@ -94,7 +104,7 @@ pub fn capture(paths: &Paths, req: &Request) -> Result<Outcome> {
     let session = req.session_key();
     let cursor_path = cursor::path(paths, &session);
     let mut warnings = Vec::new();
-    let load_cursor = |warnings: &mut Vec<String>| match cursor::load(&cursor_path) {
+    let load_cursor = |warnings: &mut Vec<String>| match cursor::load_for(paths, &session) {
         Ok(c) => c.unwrap_or_default(),
         Err(e) => {
             warnings.push(format!("{e}; reading the transcript from the start"));
@@ -116,8 +126,15 @@ pub fn capture(paths: &Paths, req: &Request) -> Result<Outcome> {
     let outcome = cursor::with_session_lock(paths, &session, LockWait::HOOK, || {
         // Re-read under the lock: a run that held it before us has moved the cursor.
         let saved = load_cursor(&mut warnings);
-        let mined = mine(&mut file, saved.clone(), req, &session)?;
-        let stored = Store::new(paths, LockWait::HOOK).append(mined.signals.clone())?;
+        let mut mined = mine(&mut file, saved.clone(), req, &session)?;
+        let store = Store::new(paths, LockWait::HOOK);
+        // No cursor: a new session, or its cursor was lost. (A cursor that no longer fits its
+        // file means another transcript, whose lines are all new.)
+        if saved.offset == 0 && !mined.signals.is_empty() {
+            let stored = Stored::of_session(&store, &session)?;
+            mined.signals.retain(|s| !stored.holds(s));
+        }
+        let stored = store.append_or_spool(mined.signals.clone())?;
         if mined.cursor != saved {
             cursor::save(&cursor_path, &mined.cursor)?;
         }
@@ -201,9 +218,72 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
             fingerprint,
             tally,
             turn_line: last_turn,
+            transcript: Some(std::path::absolute(path).unwrap_or_else(|_| path.clone())),
+            project: req.project.clone(),
         },
         lines_read: end.line.saturating_sub(line),
     })
+}
+
+/// What the store and the archive hold of one session: the transcript lines and entries they
+/// hold a sighting of (a signal, or a recurrence record, whatever its status), and the dedup keys
+/// of its signals (a rewrite folds recurrence records into their signal's count, so a sighting
+/// of a session's own signal may be known only by that).
+#[derive(Default)]
+struct Stored {
+    lines: HashSet<u64>,
+    uuids: HashSet<String>,
+    keys: HashSet<String>,
+}
+
+impl Stored {
+    fn of_session(store: &Store, session: &str) -> Result<Stored> {
+        let needle = serde_json::to_string(session).expect("a string serializes");
+        let finder = memchr::memmem::Finder::new(needle.as_bytes());
+        let mut stored = Stored::default();
+        let mut note = |sid: Option<&str>, source: &signal::Source, key: Option<&Value>| {
+            if sid == Some(session) {
+                stored.lines.extend(source.line);
+                stored.uuids.extend(source.uuid.clone());
+                stored
+                    .keys
+                    .extend(key.and_then(Value::as_str).map(str::to_string));
+            }
+        };
+        // Read without the lock: a long rewrite must not cost the run (its signals would be
+        // spooled, not lost, but this lookup comes first).
+        let paths = store.paths();
+        for file in [paths.store(), paths.archive()] {
+            let bytes = crate::store::view_unlocked(&file)?;
+            read::visit(
+                &bytes,
+                read::parse_if(|line| finder.find(line).is_some()),
+                |_, view| match view.into_record() {
+                    Record::Signal(s) | Record::Legacy(s) => {
+                        note(s.session_id.as_deref(), &s.source, s.meta.get("dedup_key"))
+                    }
+                    Record::Recur(r) => note(r.session_id.as_deref(), &r.source, None),
+                    _ => {}
+                },
+            );
+        }
+        Ok(stored)
+    }
+
+    /// Whether `sig` was mined from a line or an entry already held, or repeats a signal of the
+    /// session (a sighting the store counted already). A summary, which has no line, is never held.
+    fn holds(&self, sig: &Signal) -> bool {
+        let Some(line) = sig.source.line else {
+            return false;
+        };
+        self.lines.contains(&line)
+            || self.keys.contains(&sig.dedup_key())
+            || sig
+                .source
+                .uuid
+                .as_ref()
+                .is_some_and(|u| self.uuids.contains(u))
+    }
 }
 
 /// The signals as the store would write them: prepared (filled, redacted) as an append does, with

@@ -15,7 +15,15 @@
 //! second run starts where the first one ended. The lock file is never renamed (the cursor is, by
 //! its atomic write). Lock order is always cursor lock, then store lock.
 //!
-//! **Cleanup.** Each SessionEnd removes the cursors of sessions idle for [`STALE_AFTER`].
+//! **Cleanup.** A cursor is what keeps a resumed session from being mined again from the top, so
+//! it is kept as long as its transcript can be read again: each SessionEnd removes only the
+//! cursors idle for [`STALE_AFTER`] whose transcript is gone (Claude Code deletes transcripts
+//! after its `cleanupPeriodDays`), or that do not say which transcript they read (written by an
+//! older version). A lock file goes with its cursor, and only when no process holds it: it is
+//! taken without waiting and unlinked while held, and [`fsutil::with_lock`] checks after locking
+//! that the file it locked is still the one at its path. Should a cursor be lost anyway, the
+//! capture does not bring back what the store or the archive already holds of the session
+//! ([`crate::capture`]).
 
 use std::fs::File;
 use std::io;
@@ -54,6 +62,12 @@ pub struct Cursor {
     /// The line of the last user prompt read: where the turn in progress at the cursor began.
     #[serde(default)]
     pub turn_line: Option<u64>,
+    /// The transcript read (absolute): the cursor is kept as long as this file exists.
+    #[serde(default)]
+    pub transcript: Option<PathBuf>,
+    /// The session's project (its cwd), as its signals name it.
+    #[serde(default)]
+    pub project: Option<String>,
 }
 
 impl Cursor {
@@ -107,6 +121,10 @@ pub fn line_start(file: &File, at: Position, target: u64) -> io::Result<Option<P
     let from = at.offset.saturating_sub(TURN_CONTEXT_BYTES);
     let mut buf = vec![0u8; (at.offset - from) as usize];
     file.read_exact_at(&mut buf, from)?;
+    if buf.last().is_some_and(|&b| b != b'\n') {
+        // Inside an oversized line a read gave up on: no turn to go back to.
+        return Ok(None);
+    }
     // The line ending at `at.offset` is number `at.line`; walk back over newlines.
     let mut line = at.line;
     let mut end = buf.len().saturating_sub(1); // the newline that ends line `at.line`
@@ -157,7 +175,67 @@ pub fn path(paths: &Paths, session: &str) -> PathBuf {
 }
 
 fn lock_path(paths: &Paths, session: &str) -> PathBuf {
-    paths.cursors().join(format!("{}.lock", file_stem(session)))
+    lock_beside(&path(paths, session))
+}
+
+/// The lock file of the cursor at `cursor`.
+fn lock_beside(cursor: &Path) -> PathBuf {
+    cursor.with_extension("lock")
+}
+
+/// Where a forgotten session's place is kept: `<data dir>/cursors/forgotten-<hash>.json`, named by
+/// a hash of its cursor's name so that nothing under the data dir names the session any more
+/// (see [`forget`]).
+pub fn forgotten_path(paths: &Paths, session: &str) -> PathBuf {
+    tombstone_beside(&path(paths, session))
+}
+
+fn tombstone_beside(cursor: &Path) -> PathBuf {
+    let stem = cursor.file_stem().unwrap_or_default().as_encoded_bytes();
+    cursor.with_file_name(format!("forgotten-{:016x}.json", fnv1a(stem)))
+}
+
+/// The session's cursor, or, when it has none, the place kept when it was forgotten.
+pub fn load_for(paths: &Paths, session: &str) -> Result<Option<Cursor>> {
+    match load(&path(paths, session))? {
+        Some(cursor) => Ok(Some(cursor)),
+        None => load(&forgotten_path(paths, session)),
+    }
+}
+
+/// Forget the session whose cursor is at `cursor`: its place (offset, line, the transcript's
+/// fingerprint) moves to a file named by a hash ([`forgotten_path`]), so that the next run of a
+/// session still going on resumes there rather than mine again what was forgotten; the cursor
+/// (its tally, its transcript's path, its project), its temp files and its lock file go.
+/// Returns whether there was a cursor. The lock file stays if another process holds it.
+pub fn forget(cursor: &Path) -> Result<bool> {
+    let lock = lock_beside(cursor);
+    let had = fsutil::with_lock(&lock, LockWait::CLI, &mut || {}, || {
+        // Under the lock no run of the session is writing: its temp files are leftovers.
+        if let (Some(dir), Some(name)) = (cursor.parent(), cursor.file_name()) {
+            let prefix = format!(".{}.", name.to_string_lossy());
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                if e.file_name().to_string_lossy().starts_with(&prefix) {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
+        let Some(saved) = load(cursor).ok().flatten() else {
+            return Ok(std::fs::remove_file(cursor).is_ok());
+        };
+        let place = Cursor {
+            offset: saved.offset,
+            line: saved.line,
+            fingerprint: saved.fingerprint,
+            ..Cursor::default()
+        };
+        save(&tombstone_beside(cursor), &place)?;
+        std::fs::remove_file(cursor)
+            .map_err(|e| crate::error::Error::io("cannot remove", cursor, e))?;
+        Ok(true)
+    })?;
+    fsutil::remove_lock_file(&lock, || true);
+    Ok(had)
 }
 
 /// The saved cursor, `Ok(None)` when there is none yet. An unreadable or invalid cursor is an error
@@ -181,32 +259,60 @@ pub fn save(path: &Path, cursor: &Cursor) -> Result<()> {
     fsutil::atomic_write(path, &bytes, PRIVATE_FILE)
 }
 
-/// Sessions whose cursor has not moved for this long are over (a resumed session older than
-/// that is read again from the top; the store's dedup absorbs the replay).
+/// How long a cursor must have been idle before it may go (see the module docs: it also needs
+/// its transcript gone).
 pub const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
 
-/// Remove the cursors and lock files of sessions idle for `max_age`, so `cursors/` does not grow
-/// forever. Best effort; returns how many files went.
+/// Remove the cursors idle for `max_age` whose transcript is gone or unknown, their lock files,
+/// and lock files idle that long with no cursor, none of them while a process holds its lock (see
+/// the module docs), so `cursors/` does not grow forever. Best effort; returns how many files went.
 pub fn prune_stale(paths: &Paths, max_age: std::time::Duration) -> usize {
-    let Ok(entries) = std::fs::read_dir(paths.cursors()) else {
+    let dir = paths.cursors();
+    let Ok(entries) = std::fs::read_dir(&dir) else {
         return 0;
     };
     let now = std::time::SystemTime::now();
-    let mut removed = 0;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if !(name.ends_with(".json") || name.ends_with(".lock")) {
-            continue;
-        }
-        let old = entry
-            .metadata()
+    let idle = |path: &Path| {
+        std::fs::symlink_metadata(path)
             .and_then(|m| m.modified())
             .ok()
             .and_then(|t| now.duration_since(t).ok())
-            .is_some_and(|age| age > max_age);
-        if old && std::fs::remove_file(entry.path()).is_ok() {
-            removed += 1;
+            .is_some_and(|age| age > max_age)
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') || !idle(&path) {
+            continue;
+        }
+        if name.ends_with(".json") {
+            let rereadable = match load(&path) {
+                Ok(Some(Cursor {
+                    transcript: Some(t),
+                    ..
+                })) => {
+                    !matches!(std::fs::metadata(&t), Err(e) if e.kind() == io::ErrorKind::NotFound)
+                }
+                _ => false,
+            };
+            if rereadable {
+                continue;
+            }
+            let lock = lock_beside(&path);
+            // Removed while its lock is held, so no run of the session is between its reads.
+            let gone = fsutil::remove_lock_file(&lock, || std::fs::remove_file(&path).is_ok());
+            match gone {
+                Some(true) => removed += 2,
+                None if !lock.exists() && std::fs::remove_file(&path).is_ok() => removed += 1,
+                _ => {}
+            }
+        } else if name.ends_with(".lock") {
+            let cursor = path.with_extension("json");
+            if !cursor.exists() && fsutil::remove_lock_file(&path, || true) == Some(true) {
+                removed += 1;
+            }
         }
     }
     removed
@@ -295,6 +401,18 @@ mod tests {
         assert_eq!(start(0), None);
     }
 
+    fn age(files: &[PathBuf]) {
+        let long_ago = std::time::SystemTime::now() - STALE_AFTER * 2;
+        for f in files {
+            File::options()
+                .write(true)
+                .open(f)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+        }
+    }
+
     #[test]
     fn stale_cursors_are_pruned_and_fresh_ones_kept() {
         let dir = tempfile::tempdir().unwrap();
@@ -302,18 +420,53 @@ mod tests {
         save(&path(&p, "old"), &Cursor::default()).unwrap();
         save(&path(&p, "new"), &Cursor::default()).unwrap();
         with_session_lock(&p, "old", LockWait::HOOK, || Ok(())).unwrap();
-        let long_ago = std::time::SystemTime::now() - STALE_AFTER * 2;
-        for f in [path(&p, "old"), lock_path(&p, "old")] {
-            File::options()
-                .write(true)
-                .open(&f)
-                .unwrap()
-                .set_modified(long_ago)
-                .unwrap();
-        }
+        age(&[path(&p, "old"), lock_path(&p, "old")]);
         assert_eq!(prune_stale(&p, STALE_AFTER), 2);
         assert!(!path(&p, "old").exists());
         assert!(path(&p, "new").exists());
+    }
+
+    /// After 30 days a session's cursor was deleted even though its transcript was still there,
+    /// so resuming the session mined it all again; lock files went by age while in use.
+    #[test]
+    fn regression_a_cursor_stays_while_its_transcript_can_be_read_and_a_held_lock_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = Paths::new(dir.path(), dir.path().join("data"));
+        let transcript = dir.path().join("t.jsonl");
+        std::fs::write(&transcript, "{}\n").unwrap();
+        let reading = |t: &Path| Cursor {
+            transcript: Some(t.to_path_buf()),
+            ..Cursor::default()
+        };
+        save(&path(&p, "alive"), &reading(&transcript)).unwrap();
+        save(
+            &path(&p, "gone"),
+            &reading(&dir.path().join("deleted.jsonl")),
+        )
+        .unwrap();
+        save(
+            &path(&p, "busy"),
+            &reading(&dir.path().join("deleted.jsonl")),
+        )
+        .unwrap();
+        for s in ["alive", "gone", "busy"] {
+            with_session_lock(&p, s, LockWait::HOOK, || Ok(())).unwrap();
+            age(&[path(&p, s), lock_path(&p, s)]);
+        }
+        let removed = with_session_lock(&p, "busy", LockWait::HOOK, || {
+            Ok(prune_stale(&p, STALE_AFTER))
+        })
+        .unwrap();
+        assert_eq!(
+            removed, 2,
+            "only the cursor of the deleted transcript, and its lock"
+        );
+        assert!(path(&p, "alive").exists() && lock_path(&p, "alive").exists());
+        assert!(!path(&p, "gone").exists() && !lock_path(&p, "gone").exists());
+        assert!(path(&p, "busy").exists() && lock_path(&p, "busy").exists());
+        // Released, it goes the next time.
+        assert_eq!(prune_stale(&p, STALE_AFTER), 2);
+        assert!(!path(&p, "busy").exists());
     }
 
     #[test]

@@ -11,7 +11,6 @@ use chrono::Utc;
 
 use crate::fsutil::{self, LockWait};
 use crate::paths::{self, Paths};
-use crate::render::age_days;
 use crate::settings::Overall;
 use crate::signal::Status;
 use crate::store::Snapshot;
@@ -104,6 +103,7 @@ pub fn run(paths: &Paths) -> Report {
     check_binaries(paths, &mut r);
     check_hooks(paths, &mut r);
     check_store(paths, &mut r);
+    check_archive(paths, &mut r);
     check_lock(paths, &mut r);
     check_errors(paths, &mut r);
     check_project(&mut r);
@@ -269,13 +269,27 @@ fn check_hooks(paths: &Paths, r: &mut Report) {
 
 fn check_store(paths: &Paths, r: &mut Report) {
     let store = paths.store();
-    let Ok(bytes) = fs::read(&store) else {
-        r.add(
-            Level::Info,
-            format!("store {} is empty (nothing captured yet)", store.display()),
-            None,
-        );
-        return;
+    let bytes = match fsutil::read_regular(&store) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
+            r.add(
+                Level::Info,
+                format!("store {} is empty (nothing captured yet)", store.display()),
+                None,
+            );
+            return;
+        }
+        Err(e) => {
+            r.add(
+                Level::Fail,
+                format!("cannot read the store: {e}"),
+                Some(&format!(
+                    "the store must be a regular file you can read and write: fix its place and mode (chmod 600 '{}'); the hooks cannot write until then",
+                    store.display()
+                )),
+            );
+            return;
+        }
     };
     let snap = Snapshot::parse(&bytes);
     let h = &snap.health;
@@ -327,7 +341,7 @@ fn check_store(paths: &Paths, r: &mut Report) {
     let oldest = snap
         .signals()
         .filter(|s| s.status == Status::Captured)
-        .filter_map(|s| age_days(&s.timestamp, now))
+        .filter_map(|s| crate::store::review_since(s).map(|t| (now - t).num_days()))
         .max();
     if let Some(days) = oldest {
         let level = if days > crate::store::CAPTURED_TTL_DAYS {
@@ -341,6 +355,46 @@ fn check_store(paths: &Paths, r: &mut Report) {
             (level == Level::Warn).then_some("run /reflect, or `memory-store prune`"),
         );
     }
+}
+
+fn check_archive(paths: &Paths, r: &mut Report) {
+    let archive = paths.archive();
+    let bytes = match fsutil::read_regular(&archive) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return,
+        Err(e) => {
+            r.add(
+                Level::Fail,
+                format!("cannot read the archive: {e}"),
+                Some("the archive must be a regular file you can read and write"),
+            );
+            return;
+        }
+    };
+    let h = Snapshot::parse(&bytes).health;
+    if h.invalid > 0 {
+        r.add(
+            Level::Warn,
+            format!(
+                "{} unreadable line(s) in the archive {} (lines {:?}{})",
+                h.invalid,
+                archive.display(),
+                h.invalid_lines,
+                if h.torn_tail { ", the last one torn" } else { "" }
+            ),
+            Some("a write was cut short; the lines around them are intact. Look at them, and delete them by hand if they hold nothing you need (`memory-store forget` also removes any that name what it forgets)"),
+        );
+    }
+}
+
+/// The directories reflect writes files into atomically (temp file and rename).
+fn atomic_dirs(paths: &Paths) -> [std::path::PathBuf; 4] {
+    [
+        paths.data_dir.clone(),
+        paths.cursors(),
+        paths.pending(),
+        paths.learnings_dir(),
+    ]
 }
 
 fn check_lock(paths: &Paths, r: &mut Report) {
@@ -362,14 +416,35 @@ fn check_lock(paths: &Paths, r: &mut Report) {
             Some("a reflect process is stuck: find it with `fuser -v` on the lock file and end it"),
         ),
     }
-    let stale: Vec<String> = fs::read_dir(&paths.data_dir)
+    let stale: Vec<String> = atomic_dirs(paths)
+        .iter()
+        .flat_map(|dir| {
+            fsutil::stale_temps(dir)
+                .into_iter()
+                .map(move |n| dir.join(n).display().to_string())
+        })
+        .collect();
+    let spooled = fs::read_dir(paths.pending())
         .map(|d| {
             d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with('.') && n.ends_with(".tmp"))
-                .collect()
+                .filter(|e| {
+                    let n = e.file_name();
+                    let n = n.to_string_lossy();
+                    !n.starts_with('.') && n.ends_with(".jsonl")
+                })
+                .count()
         })
-        .unwrap_or_default();
+        .unwrap_or(0);
+    if spooled > 0 {
+        r.add(
+            Level::Info,
+            format!(
+                "{spooled} batch(es) of signals wait in {} (a hook found the store busy)",
+                paths.pending().display()
+            ),
+            Some("the next write folds them in: `memory-store prune` does it now; a file still there after that cannot be read"),
+        );
+    }
     if !stale.is_empty() {
         r.add(
             Level::Warn,
@@ -378,10 +453,7 @@ fn check_lock(paths: &Paths, r: &mut Report) {
                 stale.len(),
                 stale.join(", ")
             ),
-            Some(&format!(
-                "remove them from {} (the store itself is intact)",
-                paths.data_dir.display()
-            )),
+            Some("the next store rewrite removes them (`memory-store prune`), or remove them by hand; the files they were to replace are intact"),
         );
     }
 }
@@ -409,12 +481,12 @@ fn check_project(r: &mut Report) {
     let Ok(cwd) = std::env::current_dir() else {
         return;
     };
-    if paths::project_opted_out(&cwd) {
+    if let Some(marker) = paths::opt_out_marker_for(&cwd) {
         r.add(
             Level::Info,
             format!(
                 "capture is off for this project ({} exists)",
-                paths::opt_out_marker(&cwd).display()
+                marker.display()
             ),
             None,
         );

@@ -243,6 +243,63 @@ pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
     Ok(())
 }
 
+/// Age past which a temp file of [`atomic_write`] is taken as left by a crash even though a
+/// process of the id in its name is alive (ids are reused): no write takes this long.
+pub const TEMP_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
+
+/// Whether `name` (in `dir`) is a temp file of [`atomic_write`] whose writer is gone: a SIGKILL
+/// between its creation and its rename left it. Its name carries the writer's process id; the
+/// file is stale when no such process is alive, or when it is older than [`TEMP_STALE_AFTER`].
+pub fn stale_temp(dir: &Path, name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    // `.{name}.{pid}.{nanos}.{counter}.tmp`, the name itself possibly holding dots.
+    let mut parts = rest.rsplitn(4, '.');
+    let (Some(counter), Some(nanos), Some(pid), Some(_)) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let Ok(pid) = pid.parse::<libc::pid_t>() else {
+        return false;
+    };
+    if !(number(counter) && number(nanos)) || pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 only asks whether the process exists; nothing is sent.
+    let gone = unsafe { libc::kill(pid, 0) } != 0
+        && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+    gone || fs::symlink_metadata(dir.join(name))
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > TEMP_STALE_AFTER)
+}
+
+/// The [`stale_temp`] files in `dir`, by name.
+pub fn stale_temps(dir: &Path) -> Vec<String> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| stale_temp(dir, n))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Remove the [`stale_temp`] files in `dir` (best effort); returns how many went.
+pub fn remove_stale_temps(dir: &Path) -> usize {
+    stale_temps(dir)
+        .iter()
+        .filter(|n| fs::remove_file(dir.join(n)).is_ok())
+        .count()
+}
+
 /// Give the temp file that replaces a file the original's uid and gid. Root must manage it (else
 /// the user's file would become root's); anyone else keeps what the system allows, as an editor
 /// saving by rename would.
@@ -351,9 +408,10 @@ pub struct LockWait {
 }
 
 impl LockWait {
-    /// Hooks: short, because Claude is waiting on us.
+    /// Hooks: short, because Claude is waiting on us (SessionEnd gives all its hooks 1.5 s). A
+    /// hook that times out on the store lock spools its signals instead ([`crate::store`]).
     pub const HOOK: LockWait = LockWait {
-        timeout: Duration::from_millis(1000),
+        timeout: Duration::from_millis(500),
     };
     /// CLIs: long enough to outlast any rewrite, short enough that a stuck process is reported.
     pub const CLI: LockWait = LockWait {
@@ -398,46 +456,85 @@ fn locked_by<T>(
     if let Some(dir) = lock_path.parent() {
         ensure_private_dir(dir)?;
     }
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(PRIVATE_FILE)
-        .open(lock_path)
-        .ctx("cannot open lock", lock_path)?;
-    give_to_dir_owner(&file, lock_path);
-    let mut lock = fd_lock::RwLock::new(file);
     let start = Instant::now();
     let mut pause = Duration::from_micros(200);
     let mut told = false;
-    loop {
-        match try_lock(&mut lock) {
-            Ok(_guard) => return f(),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                if start.elapsed() >= wait.timeout {
-                    return Err(Error::msg(format!(
-                        "timed out after {:.1}s waiting for lock {} (another reflect process holds it)",
-                        wait.timeout.as_secs_f32(),
-                        lock_path.display()
-                    )));
+    // Each turn opens the file at the path: the one locked before was removed while we waited.
+    'open: loop {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(PRIVATE_FILE)
+            .open(lock_path)
+            .ctx("cannot open lock", lock_path)?;
+        give_to_dir_owner(&file, lock_path);
+        let mut lock = fd_lock::RwLock::new(file);
+        loop {
+            match try_lock(&mut lock) {
+                Ok(guard) => {
+                    if !still_at(&guard, lock_path) {
+                        continue 'open;
+                    }
+                    return f();
                 }
-                if !told {
-                    told = true;
-                    on_wait();
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if start.elapsed() >= wait.timeout {
+                        let verb = format!(
+                            "timed out after {:.1}s waiting for lock",
+                            wait.timeout.as_secs_f32()
+                        );
+                        let cause = io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            "another reflect process holds it",
+                        );
+                        return Err(Error::io(&verb, lock_path, cause));
+                    }
+                    if !told {
+                        told = true;
+                        on_wait();
+                    }
+                    thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(20));
                 }
-                thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(20));
+                Err(e) if locking_unsupported(&e) => {
+                    if let Some(log) = error_log() {
+                        note_no_locking(&log, lock_path, &e);
+                    }
+                    return f();
+                }
+                Err(e) => return Err(Error::io("cannot lock", lock_path, e)),
             }
-            Err(e) if locking_unsupported(&e) => {
-                if let Some(log) = error_log() {
-                    note_no_locking(&log, lock_path, &e);
-                }
-                return f();
-            }
-            Err(e) => return Err(Error::io("cannot lock", lock_path, e)),
         }
     }
+}
+
+/// Whether the file `held` is still the one at `path`. A lock file may be removed by a process
+/// holding it ([`remove_lock_file`]); a waiter that then gets the lock of the removed file must
+/// lock the file now at the path instead, or two processes would each hold "the" lock.
+fn still_at(held: &File, path: &Path) -> bool {
+    match (held.metadata(), fs::metadata(path)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+/// Remove the lock file at `path` unless a process holds it: it is locked without waiting, `then`
+/// runs while it is held (to remove what the lock guards), and the file is unlinked before it is
+/// released; a process that was waiting on it then takes the lock of a new file (see
+/// [`with_lock`]). `None` when the file is held or cannot be opened, else what `then` said.
+pub fn remove_lock_file(path: &Path, then: impl FnOnce() -> bool) -> Option<bool> {
+    let file = OpenOptions::new().read(true).write(true).open(path).ok()?;
+    let mut lock = fd_lock::RwLock::new(file);
+    let guard = lock.try_write().ok()?;
+    if !still_at(&guard, path) {
+        return None;
+    }
+    let done = then();
+    let unlinked = fs::remove_file(path).is_ok();
+    drop(guard);
+    Some(done && unlinked)
 }
 
 /// flock's answers for "this file system does not lock" (the errno values differ between
@@ -479,8 +576,13 @@ fn note_no_locking(log: &Path, lock_path: &Path, e: &io::Error) {
 
 /// Largest size of `errors.log` before it is rotated to `errors.log.1` (one old copy is kept).
 pub const ERROR_LOG_MAX: u64 = 256 * 1024;
+/// Longest message one line of the error log keeps. With it the log and its old copy each stay
+/// within [`ERROR_LOG_MAX`] plus one line, whatever a message quotes (a 10 MB path once made a
+/// single 10 MB line, which rotation then kept whole).
+pub const LOG_LINE_MAX: usize = 2048;
 
-/// Append one line to the error log. Never fails: a hook that cannot even log still exits 0.
+/// Append one line to the error log, its message cut at [`LOG_LINE_MAX`]. Never fails: a hook that
+/// cannot even log still exits 0.
 pub fn log_error(log_path: &Path, program: &str, message: &str) {
     let _ = (|| -> io::Result<()> {
         if let Some(dir) = log_path.parent() {
@@ -500,10 +602,14 @@ pub fn log_error(log_path: &Path, program: &str, message: &str) {
             .mode(PRIVATE_FILE)
             .open(log_path)?;
         give_to_dir_owner(&file, log_path);
-        let one_line: String = message
+        let kept = crate::transcript::truncate(message, LOG_LINE_MAX);
+        let mut one_line: String = kept
             .chars()
             .map(|c| if c == '\n' { ' ' } else { c })
             .collect();
+        if kept.len() < message.len() {
+            one_line.push_str(&format!("… ({} bytes)", message.len()));
+        }
         file.write_all(format!("{} {program}: {one_line}\n", now_rfc3339()).as_bytes())
     })();
 }
@@ -536,6 +642,43 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn temp_files_of_dead_writers_are_stale_and_live_ones_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let live = std::process::id();
+        let names = [
+            format!(".signals.jsonl.{dead}.123.0.tmp"),
+            format!(".signals.jsonl.{live}.123.0.tmp"),
+            format!(".x.{live}.5.1.tmp"),
+            format!(".cursor.json.{dead}.7.2.tmp"),
+            format!("signals.jsonl.{dead}.123.0.tmp"),
+            format!(".signals.jsonl.{dead}.tmp"),
+            ".notes.tmp".to_string(),
+        ];
+        for n in &names {
+            fs::write(dir.path().join(n), "x").unwrap();
+        }
+        // An old one of a live id: the id was reused.
+        File::options()
+            .write(true)
+            .open(dir.path().join(&names[2]))
+            .unwrap()
+            .set_modified(std::time::SystemTime::now() - TEMP_STALE_AFTER * 2)
+            .unwrap();
+        let mut expected = vec![names[0].clone(), names[2].clone(), names[3].clone()];
+        expected.sort();
+        assert_eq!(stale_temps(dir.path()), expected);
+        assert_eq!(remove_stale_temps(dir.path()), 3);
+        assert!(stale_temps(dir.path()).is_empty());
+        assert!(
+            dir.path().join(&names[1]).exists(),
+            "a live writer's temp stays"
+        );
     }
 
     #[test]
@@ -687,6 +830,50 @@ mod tests {
         .unwrap();
         assert!(inner, "a second holder must time out");
         assert!(waited, "the waiter is told once");
+        let err = with_lock(&lock, wait, &mut || {}, || {
+            with_lock(&lock, wait, &mut || {}, || Ok(()))
+        })
+        .unwrap_err();
+        assert_eq!(err.io_kind(), Some(io::ErrorKind::TimedOut), "{err}");
+    }
+
+    /// Lock files were deleted by age while in use. A lock file is now removed only by a process
+    /// holding it, and a process that was waiting on it then locks the file at the path.
+    #[test]
+    fn a_lock_file_is_removed_only_while_held_and_a_waiter_moves_to_the_new_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("s.lock");
+        let held = with_lock(&lock, LockWait::HOOK, &mut || {}, || {
+            Ok(remove_lock_file(&lock, || true))
+        })
+        .unwrap();
+        assert_eq!(held, None, "a held lock file stays");
+        assert!(lock.exists());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiter = {
+            let lock = lock.clone();
+            thread::spawn(move || {
+                rx.recv().unwrap();
+                with_lock(&lock, LockWait::CLI, &mut || {}, || {
+                    Ok(fs::metadata(&lock).ok().map(|_| ()))
+                })
+                .unwrap()
+            })
+        };
+        with_lock(&lock, LockWait::HOOK, &mut || {}, || {
+            tx.send(()).unwrap();
+            thread::sleep(Duration::from_millis(100));
+            fs::remove_file(&lock).unwrap();
+            Ok(())
+        })
+        .unwrap();
+        let locked = waiter.join().unwrap();
+        assert!(
+            locked.is_some(),
+            "the waiter locked the file at the path, not the removed one"
+        );
+        assert_eq!(remove_lock_file(&lock, || true), Some(true));
+        assert!(!lock.exists());
     }
 
     #[test]
@@ -699,6 +886,29 @@ mod tests {
         let text = fs::read_to_string(&log).unwrap();
         assert!(text.ends_with("test: boom line\n"), "{text}");
         assert!(dir.path().join("d/errors.log.1").exists());
+    }
+
+    /// `errors.log.1` reached 15 MB despite the 256 KB bound: one message quoting a huge payload
+    /// field made one huge line, and rotation keeps whatever the log holds.
+    #[test]
+    fn regression_one_huge_message_cannot_outgrow_the_error_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("errors.log");
+        for _ in 0..3 {
+            log_error(&log, "test", &"é".repeat(8 << 20));
+        }
+        for f in [log.clone(), dir.path().join("errors.log.1")] {
+            let len = fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
+            assert!(
+                len <= ERROR_LOG_MAX + 2 * LOG_LINE_MAX as u64,
+                "{f:?}: {len}"
+            );
+        }
+        let text = fs::read_to_string(&log).unwrap();
+        assert!(
+            text.ends_with(&format!("… ({} bytes)\n", 16 << 20)),
+            "{text}"
+        );
     }
 
     fn unsupported(

@@ -54,7 +54,12 @@ pub fn read_payload(program: &str) -> Option<Payload> {
         return None;
     }
     match hookio::parse_payload(&bytes) {
-        Ok(p) => Some(p),
+        Ok(p) => {
+            for note in &p.dropped {
+                log(program, note);
+            }
+            Some(p)
+        }
         Err(e) => {
             log(program, &e.to_string());
             None
@@ -62,7 +67,8 @@ pub fn read_payload(program: &str) -> Option<Payload> {
     }
 }
 
-/// Whether capture is off for this payload's project (`.claude/reflect.off` in its cwd).
+/// Whether capture is off for this payload's project (`.claude/reflect.off` in its cwd or above,
+/// up to the repository root: see [`paths::opt_out_marker_for`]).
 pub fn opted_out(payload: &Payload) -> bool {
     payload
         .cwd

@@ -3,6 +3,22 @@
 //! Payloads are tolerant: every field is optional, `null` is absent, a field of the wrong type is
 //! treated as absent rather than failing the whole payload, unknown fields are ignored. The
 //! detectors never see raw JSON; they get the few fields below.
+//!
+//! **Caps.** Every size a payload controls is capped here, as it is parsed, before anything is
+//! stored or logged (a 15 MB `session_id` would otherwise be stored in every signal):
+//!
+//! | field | cap | over the cap |
+//! |---|---|---|
+//! | the whole payload | [`MAX_PAYLOAD_BYTES`] (16 MB) | not parsed; logged |
+//! | `session_id`, `tool_use_id`, `agent_id` | [`MAX_ID`] bytes | cut, with a hash of the whole id, so two long ids stay apart and one id always maps to the same stand-in |
+//! | `cwd`, `transcript_path` | [`MAX_PATH`] bytes (`PATH_MAX`) | dropped: no system call accepts such a path; noted in the error log |
+//! | `tool_name`, `hook_event_name`, `source`, `trigger`, `reason` | [`MAX_NAME`] bytes | cut |
+//! | `error` | [`MAX_ERROR`] bytes | cut (the failure hook reads 16 KB of it: [`crate::failure`]) |
+//! | `tool_input` | — | the failure hook keeps one field of it, 160 characters ([`crate::failure::input_summary`]) |
+//!
+//! A line of the error log is capped too ([`crate::fsutil::LOG_LINE_MAX`]), and a transcript is
+//! read at most [`crate::transcript::READ_MAX`] bytes a run, its lines parsed up to
+//! [`crate::transcript::MAX_LINE`].
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -10,6 +26,14 @@ use serde_json::Value;
 /// Largest payload a hook reads from stdin. PostToolUseFailure errors are capped at ~10,000 chars
 /// by Claude Code, so anything near this size is not a real payload.
 pub const MAX_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;
+/// Longest id kept whole (Claude Code's session ids are 36-byte uuids, tool call ids ~30 bytes).
+pub const MAX_ID: usize = 128;
+/// Longest path kept: the system's `PATH_MAX`; no system call accepts a longer one.
+pub const MAX_PATH: usize = libc::PATH_MAX as usize;
+/// Longest name kept (a tool, an event, a reason: an MCP tool's name is well under this).
+pub const MAX_NAME: usize = 128;
+/// Longest error text kept.
+pub const MAX_ERROR: usize = 64 * 1024;
 
 /// A string field that may be missing, `null`, or of another type (then treated as missing).
 fn lenient_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
@@ -59,6 +83,57 @@ pub struct Payload {
     /// Set inside sub-agents; their failures belong to the parent session.
     #[serde(deserialize_with = "lenient_string")]
     pub agent_id: Option<String>,
+    /// Fields dropped for being over their cap, as notes for the error log.
+    #[serde(skip)]
+    pub dropped: Vec<String>,
+}
+
+impl Payload {
+    /// Apply the caps of the module docs.
+    fn cap(&mut self) {
+        for id in [
+            &mut self.session_id,
+            &mut self.tool_use_id,
+            &mut self.agent_id,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if id.len() > MAX_ID {
+                *id = capped_id(id);
+            }
+        }
+        for (name, path) in [
+            ("cwd", &mut self.cwd),
+            ("transcript_path", &mut self.transcript_path),
+        ] {
+            if path.as_ref().is_some_and(|p| p.len() > MAX_PATH) {
+                let len = path.take().map_or(0, |p| p.len());
+                self.dropped.push(format!(
+                    "payload field {name} of {len} bytes is longer than any path ({MAX_PATH}); ignored"
+                ));
+            }
+        }
+        for (field, max) in [
+            (&mut self.tool_name, MAX_NAME),
+            (&mut self.hook_event_name, MAX_NAME),
+            (&mut self.source, MAX_NAME),
+            (&mut self.trigger, MAX_NAME),
+            (&mut self.reason, MAX_NAME),
+            (&mut self.error, MAX_ERROR),
+        ] {
+            if let Some(text) = field {
+                let keep = crate::transcript::truncate(text, max).len();
+                text.truncate(keep);
+            }
+        }
+    }
+}
+
+/// An id over [`MAX_ID`] bytes as stored: its head and a hash of all of it.
+fn capped_id(id: &str) -> String {
+    let head = crate::transcript::truncate(id, MAX_ID - 18);
+    format!("{head}~{:016x}", crate::signal::fnv1a(id.as_bytes()))
 }
 
 /// Why a payload could not be read (for the error log; never shown to Claude).
@@ -104,7 +179,10 @@ pub fn parse_payload(bytes: &[u8]) -> Result<Payload, PayloadError> {
         return Err(PayloadError::NotAnObject);
     }
     // Every field is lenient, so an object always converts.
-    Payload::deserialize(value).map_err(|e| PayloadError::NotJson(e.to_string()))
+    let mut payload =
+        Payload::deserialize(value).map_err(|e| PayloadError::NotJson(e.to_string()))?;
+    payload.cap();
+    Ok(payload)
 }
 
 /// The SessionStart output that puts text back into the model's context.
@@ -170,6 +248,54 @@ mod tests {
     fn invalid_utf8_is_replaced() {
         let p = parse_payload(b"{\"error\":\"bad \xff byte\"}").unwrap();
         assert_eq!(p.error.as_deref(), Some("bad \u{fffd} byte"));
+    }
+
+    /// A 15 MB session id was stored in every signal, a 10 MB transcript_path went into the
+    /// error log whole: every size a payload controls is capped as it is parsed.
+    #[test]
+    fn regression_payload_sizes_are_capped() {
+        let huge = |n: usize| "a/".repeat(n / 2);
+        let p = serde_json::json!({
+            "session_id": huge(1 << 20),
+            "tool_use_id": huge(4096),
+            "agent_id": huge(4096),
+            "cwd": huge(MAX_PATH + 2),
+            "transcript_path": huge(10 << 20),
+            "tool_name": huge(4096),
+            "hook_event_name": huge(4096),
+            "source": huge(4096),
+            "trigger": huge(4096),
+            "reason": huge(4096),
+            "error": huge(1 << 20),
+        });
+        let p = parse_payload(p.to_string().as_bytes()).unwrap();
+        let id = p.session_id.clone().unwrap();
+        assert!(id.len() <= MAX_ID && id.starts_with("a/a/"), "{id}");
+        for f in [&p.tool_use_id, &p.agent_id] {
+            assert!(f.as_ref().unwrap().len() <= MAX_ID);
+        }
+        assert_eq!((p.cwd.as_ref(), p.transcript_path.as_ref()), (None, None));
+        assert_eq!(p.dropped.len(), 2);
+        assert!(p.dropped.iter().all(|d| d.len() < 200), "{:?}", p.dropped);
+        for f in [
+            &p.tool_name,
+            &p.hook_event_name,
+            &p.source,
+            &p.trigger,
+            &p.reason,
+        ] {
+            assert_eq!(f.as_ref().unwrap().len(), MAX_NAME);
+        }
+        assert_eq!(p.error.as_ref().unwrap().len(), MAX_ERROR);
+        // One long id always has the same stand-in; two that share a head do not.
+        assert_eq!(capped_id(&huge(1 << 20)), id);
+        assert_ne!(capped_id(&(huge(1 << 20) + "b")), id);
+        // What fits is kept as it is.
+        let p =
+            parse_payload(br#"{"session_id":"3f9394bc","cwd":"/w","tool_name":"Bash"}"#).unwrap();
+        assert_eq!(p.session_id.as_deref(), Some("3f9394bc"));
+        assert_eq!(p.cwd.as_deref(), Some("/w"));
+        assert!(p.dropped.is_empty());
     }
 
     #[test]

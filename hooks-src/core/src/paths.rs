@@ -85,6 +85,10 @@ impl Paths {
     pub fn cursors(&self) -> PathBuf {
         self.data_dir.join("cursors")
     }
+    /// Signals a hook spooled because the store lock stayed busy (see [`crate::store`]).
+    pub fn pending(&self) -> PathBuf {
+        self.data_dir.join("pending")
+    }
 }
 
 /// The per-project opt-out marker: a project holding `.claude/reflect.off` is never captured.
@@ -92,9 +96,30 @@ pub fn opt_out_marker(project: &Path) -> PathBuf {
     project.join(".claude").join("reflect.off")
 }
 
-/// Whether capture is switched off for `project` (checked by every hook before any work).
-pub fn project_opted_out(project: &Path) -> bool {
-    opt_out_marker(project).exists()
+/// Directories looked at, from the cwd up, for the opt-out marker: a repository root is rarely
+/// more than a few levels up, and the bound keeps a pathological cwd cheap.
+const OPT_OUT_LEVELS: usize = 64;
+
+/// The marker that switches capture off for a session in `cwd`, if any. The opt-out covers a
+/// repository from its root down: the marker is looked for in `cwd` and each directory above it
+/// up to the repository root (the first one holding `.git`, a directory or a worktree's file),
+/// or up to `/` outside a repository. Two `stat`s a level, so every hook can afford it.
+pub fn opt_out_marker_for(cwd: &Path) -> Option<PathBuf> {
+    for dir in cwd.ancestors().take(OPT_OUT_LEVELS) {
+        let marker = opt_out_marker(dir);
+        if marker.exists() {
+            return Some(marker);
+        }
+        if dir.join(".git").exists() {
+            return None;
+        }
+    }
+    None
+}
+
+/// Whether capture is switched off for a session in `cwd` (checked by every hook before any work).
+pub fn project_opted_out(cwd: &Path) -> bool {
+    opt_out_marker_for(cwd).is_some()
 }
 
 /// The token budget of `inject-signals`: `REFLECT_INJECT_BUDGET_TOKENS`, default 2000.
@@ -121,5 +146,32 @@ mod tests {
             PathBuf::from("/d/learnings/LEARNINGS.md")
         );
         assert_eq!(p.error_log(), PathBuf::from("/d/errors.log"));
+    }
+
+    #[test]
+    fn opt_out_covers_the_repository_from_its_root_down() {
+        let dir = tempfile::tempdir().unwrap();
+        let outer = dir.path().join("outer");
+        let repo = outer.join("repo");
+        let deep = repo.join("src/a/b");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        assert!(!project_opted_out(&deep));
+        // A marker above the repository's root is another project's.
+        std::fs::create_dir_all(outer.join(".claude")).unwrap();
+        std::fs::write(opt_out_marker(&outer), "").unwrap();
+        assert!(!project_opted_out(&deep));
+        std::fs::create_dir_all(repo.join(".claude")).unwrap();
+        std::fs::write(opt_out_marker(&repo), "").unwrap();
+        for cwd in [&repo, &repo.join("src"), &deep] {
+            assert_eq!(opt_out_marker_for(cwd), Some(opt_out_marker(&repo)));
+        }
+        // A worktree or submodule marks its root with a `.git` file.
+        let sub = repo.join("vendor/lib");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(sub.join(".git"), "gitdir: ../../.git/modules/lib").unwrap();
+        assert!(!project_opted_out(&sub));
+        // Outside a repository, every directory up to `/` counts.
+        assert!(project_opted_out(&outer.join("plain/dir")));
     }
 }

@@ -48,6 +48,14 @@ pub const TOOL_RESULT_TEXT_MAX: usize = 16 * 1024;
 /// from a hit; the output itself teaches nothing and is most of a transcript's bytes.
 pub const TOOL_OUTPUT_TEXT_MAX: usize = 256;
 
+/// Most bytes one [`read`] goes through. A run makes progress on a transcript of any size (many
+/// gigabytes, or no newline at all) well within a hook's timeout, and the next run goes on from
+/// where it stopped; a real transcript is rarely a tenth of this.
+pub const READ_MAX: u64 = 256 << 20;
+
+/// Longest tool name or call id kept: they end up in signals, bounded as a hook payload's are.
+const NAME_MAX: usize = 128;
+
 /// Bytes read per `read` call.
 const CHUNK: usize = 256 << 10;
 
@@ -121,12 +129,23 @@ const CHANNEL_BATCHES: usize = 64;
 /// after the last COMPLETE line (a torn last line without its newline is not consumed, so the
 /// next run reads it whole).
 ///
+/// One call goes through at most [`READ_MAX`] bytes: it stops at the last line that ends within
+/// them. A line longer than [`MAX_LINE`] is never parsed; when the read ends inside one (no
+/// newline yet, or not within the bound) it is counted and the returned position is inside it,
+/// so the next read skips the rest of it rather than going over the same bytes again.
+///
 /// A large unread range is cut at line starts into segments that the calling thread and up to
 /// `MAX_THREADS - 1` workers claim in order (see [`read_split`]). The events, their line numbers
 /// and the returned position are exactly those of a read on one thread.
 pub fn read(file: &mut File, from: Position, on_event: impl FnMut(Event)) -> io::Result<Position> {
     let file: &File = file;
-    let unread = file.metadata()?.len().saturating_sub(from.offset);
+    let len = file.metadata()?.len();
+    let limit = len.min(from.offset.saturating_add(READ_MAX));
+    let from = match past_skipped_line(file, from, limit)? {
+        Ok(from) => from,
+        Err(stopped) => return Ok(stopped),
+    };
+    let unread = limit.saturating_sub(from.offset);
     let splits: Vec<u64> = if unread < PARALLEL_MIN || worker_count() == 0 {
         Vec::new()
     } else {
@@ -135,7 +154,45 @@ pub fn read(file: &mut File, from: Position, on_event: impl FnMut(Event)) -> io:
             .map(|k| from.offset + unread * k / segments)
             .collect()
     };
-    read_split(file, from, &splits, on_event)
+    let end = (limit < len).then_some(limit);
+    read_range(file, from, end, &splits, on_event)
+}
+
+/// Where reading resumes when `from` is inside a line, which only a read that ended inside an
+/// oversized line leaves (see [`read`]): just after that line's newline, the line already
+/// counted. `Err` with how far the search got when the newline is not before `limit`.
+fn past_skipped_line(
+    file: &File,
+    from: Position,
+    limit: u64,
+) -> io::Result<Result<Position, Position>> {
+    let mut before = [0u8];
+    if from.offset == 0
+        || read_some_at(file, &mut before, from.offset - 1)? == 0
+        || before[0] == b'\n'
+    {
+        return Ok(Ok(from));
+    }
+    let mut buf = vec![0u8; CHUNK];
+    let mut at = from.offset;
+    while at < limit {
+        let want = buf.len().min((limit - at) as usize);
+        let n = read_some_at(file, &mut buf[..want], at)?;
+        if n == 0 {
+            break;
+        }
+        if let Some(nl) = memchr::memchr(b'\n', &buf[..n]) {
+            return Ok(Ok(Position {
+                offset: at + nl as u64 + 1,
+                line: from.line,
+            }));
+        }
+        at += n as u64;
+    }
+    Ok(Err(Position {
+        offset: at,
+        line: from.line,
+    }))
 }
 
 /// Threads a split read starts besides the calling one.
@@ -158,14 +215,29 @@ pub fn read_split(
     file: &File,
     from: Position,
     splits: &[u64],
+    on_event: impl FnMut(Event),
+) -> io::Result<Position> {
+    read_range(file, from, None, splits, on_event)
+}
+
+/// [`read_split`] of the lines that end before `end` (EOF when `None`).
+fn read_range(
+    file: &File,
+    from: Position,
+    end: Option<u64>,
+    splits: &[u64],
     mut on_event: impl FnMut(Event),
 ) -> io::Result<Position> {
-    let starts = segment_starts(file, from.offset, splits)?;
+    let len = match end {
+        Some(end) => end,
+        None => file.metadata()?.len(),
+    };
+    let starts = segment_starts(file, from.offset, len, splits)?;
     let mut parser = LineParser::default();
     let mut buf = Vec::new();
     let workers = worker_count().max(1).min(starts.len());
     if starts.is_empty() {
-        let (offset, lines) = read_lines(file, from.offset, None, &mut buf, |line, n| {
+        let (offset, lines) = read_lines(file, from.offset, end, &mut buf, |line, n| {
             parser.line(line, from.line + n, &mut on_event);
             true
         })?;
@@ -176,7 +248,7 @@ pub fn read_split(
     }
     let segments: Vec<(u64, Option<u64>)> = std::iter::once(from.offset)
         .chain(starts.iter().copied())
-        .zip(starts.iter().map(|&s| Some(s)).chain([None]))
+        .zip(starts.iter().map(|&s| Some(s)).chain([end]))
         .collect();
     let claims = Claims::new(segments.len());
     let mut senders = Vec::with_capacity(segments.len());
@@ -383,13 +455,13 @@ impl Claims {
     }
 }
 
-/// The first line start at or after each split that leaves a non-empty segment after `from`.
-fn segment_starts(file: &File, from: u64, splits: &[u64]) -> io::Result<Vec<u64>> {
+/// The first line start at or after each split that leaves a non-empty segment after `from`
+/// and before `len`.
+fn segment_starts(file: &File, from: u64, len: u64, splits: &[u64]) -> io::Result<Vec<u64>> {
     let mut starts: Vec<u64> = Vec::new();
     if splits.is_empty() {
         return Ok(starts);
     }
-    let len = file.metadata()?.len();
     let mut buf = vec![0u8; 64 << 10];
     for &split in splits {
         let floor = starts.last().copied().unwrap_or(from);
@@ -473,9 +545,10 @@ fn parse_ahead(
     send(Ahead::Done(result));
 }
 
-/// Split `[start, end)` (to EOF when `end` is `None`; `end` is a line start) into lines and call
-/// `on_line(line, n)` for the `n`th (from 1) until it returns false; lines over [`MAX_LINE`] are
-/// counted but not passed. Returns the offset after the last complete line and the line count.
+/// Split `[start, end)` (to EOF when `end` is `None`) into lines and call `on_line(line, n)` for
+/// the `n`th (from 1) until it returns false; lines over [`MAX_LINE`] are counted but not passed.
+/// Returns the offset after the last complete line and the line count, or, when the range ends
+/// inside an oversized line, how far it went into that line and the count including it.
 fn read_lines(
     file: &File,
     start: u64,
@@ -503,12 +576,15 @@ fn read_lines(
             let left = end.saturating_sub(next_read);
             room = &mut room[..left.min(CHUNK as u64) as usize];
         }
-        if room.is_empty() {
-            return Ok((offset, lines));
-        }
-        let n = read_some_at(file, room, next_read)?;
+        let n = match room.is_empty() {
+            true => 0,
+            false => read_some_at(file, room, next_read)?,
+        };
         if n == 0 {
-            return Ok((offset, lines));
+            return Ok(match skipping {
+                Some(_) => (next_read, lines + 1),
+                None => (offset, lines),
+            });
         }
         next_read += n as u64;
         let fresh = filled;
@@ -993,7 +1069,7 @@ enum Block {
 impl Block {
     fn from_fields(f: &BlockFields, text_max: usize) -> Block {
         let string =
-            |raw: Option<&[u8]>| raw.map(|r| decode_str(r).into_owned()).unwrap_or_default();
+            |raw: Option<&[u8]>| raw.map(|r| decode_bounded(r, NAME_MAX)).unwrap_or_default();
         match f.kind {
             Some(b"\"text\"") => match f.text {
                 Some(text) if text.first() == Some(&b'"') => {
@@ -1769,6 +1845,51 @@ mod tests {
                 line: 2
             }
         );
+    }
+
+    /// A transcript ending in a giant line with no newline was read to its end on every run and
+    /// never moved the cursor: the next run went over the same bytes again.
+    #[test]
+    fn regression_a_giant_line_without_a_newline_is_gone_through_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let first = user("a", r#""first""#);
+        let giant = "x".repeat(MAX_LINE + CHUNK);
+        std::fs::write(&path, format!("{first}\n{giant}")).unwrap();
+        let len = |p: &std::path::Path| std::fs::metadata(p).unwrap().len();
+        let read_from = |from: Position| {
+            let mut seen = Vec::new();
+            let end = read(&mut File::open(&path).unwrap(), from, |e| {
+                seen.push((e.line, e.kind))
+            })
+            .unwrap();
+            (seen, end)
+        };
+        let (seen, end) = read_from(Position::default());
+        assert_eq!(seen, vec![(1, said("first"))]);
+        let past = Position {
+            offset: len(&path),
+            line: 2,
+        };
+        assert_eq!(end, past, "the giant line is counted and gone through");
+        assert_eq!(read_from(end), (vec![], past), "and not read again");
+        let mut out = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        write!(out, "rest of the giant\n{}\n", user("b", r#""second""#)).unwrap();
+        let (seen, end) = read_from(end);
+        assert_eq!(seen, vec![(3, said("second"))], "line numbers stay right");
+        assert_eq!(
+            end,
+            Position {
+                offset: len(&path),
+                line: 3
+            }
+        );
+        // A cursor inside the giant line has no turn to go back to.
+        let file = File::open(&path).unwrap();
+        assert_eq!(crate::cursor::line_start(&file, past, 1).unwrap(), None);
     }
 
     /// Each event's line, uuid and kind, and the end position.

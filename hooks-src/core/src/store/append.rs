@@ -37,6 +37,8 @@ pub struct AppendOutcome {
     pub recurred: Vec<String>,
     /// Signals dropped because the very same sighting was already stored (a replayed capture).
     pub duplicates: usize,
+    /// Signals spooled to `pending/` because the lock stayed busy (see [`Store::append_or_spool`]).
+    pub spooled: usize,
 }
 
 /// A recent captured signal an incoming one may repeat.
@@ -64,99 +66,105 @@ impl Store {
         if batch.is_empty() {
             return Ok(AppendOutcome::default());
         }
-        let path = self.paths.store();
         self.locked(&mut || {}, || {
-            let mut file = OpenOptions::new()
-                .read(true)
-                .append(true)
-                .create(true)
-                .mode(PRIVATE_FILE)
-                .open(&path)
-                .ctx("cannot open", &path)?;
-            fsutil::give_to_dir_owner(&file, &path);
-            let (tail, whole) = read_tail(&mut file).ctx("cannot read", &path)?;
-            let now = Utc::now();
-            let mut out = Vec::new();
-            if !tail.is_empty() && !tail.ends_with(b"\n") {
-                out.push(b'\n');
-            }
-            let mut batch = batch;
-            for sig in &mut batch {
-                prepare(sig, now);
-            }
-            let lines = &tail[whole..];
-            let mut last_id = last_signal_id(lines);
-            let Tail {
-                mut recent,
-                mut calls,
-                mut said,
-            } = Tail::read(lines, &batch, now);
-            let mut outcome = AppendOutcome::default();
-            for mut sig in batch {
-                let call = sig.tool_use_id().map(str::to_string);
-                if let Some(call) = &call {
-                    // The failure hook and the transcript miner both report a failed tool call.
-                    if !calls.insert(call.clone()) {
-                        outcome.duplicates += 1;
-                        continue;
-                    }
-                }
-                let key = sig.dedup_key();
-                let instruction = sig.kind.is_learning();
-                // An instruction said again in other words is the same instruction.
-                let paraphrased = match recent.contains_key(&key) || !instruction {
-                    true => None,
-                    false => said.paraphrased(sig.project.as_deref(), &sig.content),
-                };
-                if let Some(prev) = recent.get_mut(paraphrased.unwrap_or(&key)) {
-                    // A replayed capture of the very same transcript line is not a recurrence.
-                    let same_sighting = prev.session_id == sig.session_id
-                        && ((prev.line.is_some() && prev.line == sig.source.line)
-                            || (prev.uuid.is_some() && prev.uuid == sig.source.uuid));
-                    if same_sighting {
-                        outcome.duplicates += 1;
-                        continue;
-                    }
-                    let rec = Recurrence {
-                        recur: prev.id.clone(),
-                        timestamp: sig.timestamp.clone(),
-                        session_id: sig.session_id.clone(),
-                        source: sig.source.clone(),
-                        tool_use_id: call,
-                    };
-                    serde_json::to_writer(&mut out, &rec).expect("serializes");
-                    out.push(b'\n');
-                    outcome.recurred.push(prev.id.clone());
-                    prev.session_id = sig.session_id.clone();
-                    prev.line = sig.source.line;
-                    prev.uuid = sig.source.uuid.clone();
+            self.fold_pending()?;
+            self.append_locked(batch)
+        })
+    }
+
+    /// [`Store::append`] for a caller that holds the lock.
+    pub(super) fn append_locked(&self, batch: Vec<Signal>) -> Result<AppendOutcome> {
+        let path = self.paths.store();
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .mode(PRIVATE_FILE)
+            .open(&path)
+            .ctx("cannot open", &path)?;
+        fsutil::give_to_dir_owner(&file, &path);
+        let (tail, whole) = read_tail(&mut file).ctx("cannot read", &path)?;
+        let now = Utc::now();
+        let mut out = Vec::new();
+        if !tail.is_empty() && !tail.ends_with(b"\n") {
+            out.push(b'\n');
+        }
+        let mut batch = batch;
+        for sig in &mut batch {
+            prepare(sig, now);
+        }
+        let lines = &tail[whole..];
+        let mut last_id = last_signal_id(lines);
+        let Tail {
+            mut recent,
+            mut calls,
+            mut said,
+        } = Tail::read(lines, &batch, now);
+        let mut outcome = AppendOutcome::default();
+        for mut sig in batch {
+            let call = sig.tool_use_id().map(str::to_string);
+            if let Some(call) = &call {
+                // The failure hook and the transcript miner both report a failed tool call.
+                if !calls.insert(call.clone()) {
+                    outcome.duplicates += 1;
                     continue;
                 }
-                sig.id = signal::make_id(now, last_id.as_deref());
-                sig.meta
-                    .insert("dedup_key".into(), Value::from(key.clone()));
-                serde_json::to_writer(&mut out, &sig).expect("serializes");
-                out.push(b'\n');
-                if sig.status == Status::Captured {
-                    if instruction {
-                        said.remember(sig.project.as_deref(), &sig.content, &key);
-                    }
-                    let recent_sig = Recent {
-                        id: sig.id.clone(),
-                        session_id: sig.session_id.clone(),
-                        line: sig.source.line,
-                        uuid: sig.source.uuid.clone(),
-                    };
-                    recent.insert(key, recent_sig);
+            }
+            let key = sig.dedup_key();
+            let instruction = sig.kind.is_learning();
+            // An instruction said again in other words is the same instruction.
+            let paraphrased = match recent.contains_key(&key) || !instruction {
+                true => None,
+                false => said.paraphrased(sig.project.as_deref(), &sig.content),
+            };
+            if let Some(prev) = recent.get_mut(paraphrased.unwrap_or(&key)) {
+                // A replayed capture of the very same transcript line is not a recurrence.
+                let same_sighting = prev.session_id == sig.session_id
+                    && ((prev.line.is_some() && prev.line == sig.source.line)
+                        || (prev.uuid.is_some() && prev.uuid == sig.source.uuid));
+                if same_sighting {
+                    outcome.duplicates += 1;
+                    continue;
                 }
-                last_id = Some(sig.id.clone());
-                outcome.written.push(sig.id);
+                let rec = Recurrence {
+                    recur: prev.id.clone(),
+                    timestamp: sig.timestamp.clone(),
+                    session_id: sig.session_id.clone(),
+                    source: sig.source.clone(),
+                    tool_use_id: call,
+                };
+                serde_json::to_writer(&mut out, &rec).expect("serializes");
+                out.push(b'\n');
+                outcome.recurred.push(prev.id.clone());
+                prev.session_id = sig.session_id.clone();
+                prev.line = sig.source.line;
+                prev.uuid = sig.source.uuid.clone();
+                continue;
             }
-            if out.iter().any(|&b| b != b'\n') {
-                file.write_all(&out).ctx("cannot append to", &path)?;
+            sig.id = signal::make_id(now, last_id.as_deref());
+            sig.meta
+                .insert("dedup_key".into(), Value::from(key.clone()));
+            serde_json::to_writer(&mut out, &sig).expect("serializes");
+            out.push(b'\n');
+            if sig.status == Status::Captured {
+                if instruction {
+                    said.remember(sig.project.as_deref(), &sig.content, &key);
+                }
+                let recent_sig = Recent {
+                    id: sig.id.clone(),
+                    session_id: sig.session_id.clone(),
+                    line: sig.source.line,
+                    uuid: sig.source.uuid.clone(),
+                };
+                recent.insert(key, recent_sig);
             }
-            Ok(outcome)
-        })
+            last_id = Some(sig.id.clone());
+            outcome.written.push(sig.id);
+        }
+        if out.iter().any(|&b| b != b'\n') {
+            file.write_all(&out).ctx("cannot append to", &path)?;
+        }
+        Ok(outcome)
     }
 }
 

@@ -1,9 +1,19 @@
 //! A signal's life after capture, as rewrites of the store: review (update, dismiss), the TTL
 //! rules (prune, flag, archive), the move to the archive file, and the v2 migration.
+//!
+//! **The review clock.** A signal's TTL counts from when it was last put before the user: its
+//! capture, its last sighting (`meta.last_seen`), or its migration from v2 (`meta.migrated_at`),
+//! whichever is latest ([`review_since`]). A migrated v2 signal keeps its old `timestamp` as
+//! history, but gets a full review window from its migration: without that the first prune
+//! (which /reflect runs last) deleted every migrated signal unreviewed. A v2 line not migrated
+//! yet has no clock (it is never pruned), and a signal an older version migrated without a date
+//! gets one at the next prune or migration.
 
-use chrono::{Duration, Utc};
+use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 
+use super::line::Record;
+use super::snapshot::Snapshot;
 use super::Store;
 use crate::error::{Error, Result};
 use crate::signal::{self, Signal, Status, CONFIDENCE_VERIFIED};
@@ -94,55 +104,19 @@ impl Store {
     pub fn prune(&self, on_wait: &mut dyn FnMut()) -> Result<(usize, usize, usize)> {
         self.rewrite(on_wait, |snap| {
             let now = Utc::now();
-            let captured_cutoff = now - Duration::days(CAPTURED_TTL_DAYS);
-            let review_cutoff = now - Duration::days(ANALYZED_REVIEW_DAYS);
-            // A signal seen again recently is alive: its age counts from the last sighting.
-            let age_of = |s: &Signal| {
-                let last = s
-                    .meta
-                    .get("last_seen")
-                    .and_then(Value::as_str)
-                    .and_then(signal::parse_time);
-                match (s.time(), last) {
-                    (Some(a), Some(b)) => Some(a.max(b)),
-                    (a, b) => a.or(b),
-                }
-            };
-            let pruned = snap
-                .remove_where(|s| {
-                    s.status == Status::Captured
-                        && s.confidence < CONFIDENCE_VERIFIED
-                        && age_of(s).is_some_and(|t| t < captured_cutoff)
-                })
-                .len();
-            let mut flagged = 0;
-            for entry in &mut snap.entries {
-                let due = entry.signal().is_some_and(|s| {
-                    s.status == Status::Analyzed
-                        && age_of(s).is_some_and(|t| t < review_cutoff)
-                        && s.meta.get("needs_review") != Some(&Value::Bool(true))
-                });
-                if due {
-                    entry
-                        .signal_mut()
-                        .expect("a signal")
-                        .meta
-                        .insert("needs_review".into(), Value::Bool(true));
-                    flagged += 1;
-                }
-            }
-            let archived =
-                snap.take_to_archive(|s| matches!(s.status, Status::Promoted | Status::Dismissed));
-            let counts = (pruned, flagged, archived);
-            Ok((counts, counts != (0, 0, 0)))
+            let dated = date_migrations(snap, now);
+            let counts = apply_ttl(snap, now);
+            Ok((counts, dated > 0 || counts != (0, 0, 0)))
         })
     }
 
-    /// Convert every v2 line to schema v1 in place; returns how many were converted.
+    /// Convert every v2 line to schema v1 in place, dated `meta.migrated_at` (see the module
+    /// docs); returns how many were converted.
     pub fn migrate_legacy(&self, on_wait: &mut dyn FnMut()) -> Result<usize> {
         self.rewrite(on_wait, |snap| {
             let n = snap.migrate_legacy();
-            Ok((n, n > 0))
+            let dated = date_migrations(snap, Utc::now());
+            Ok((n, n > 0 || dated > 0))
         })
     }
 
@@ -165,4 +139,79 @@ impl Store {
             self.paths.store().display()
         ))
     }
+}
+
+/// When `s`'s review window opened (see the module docs); `None` for a v2 signal not migrated
+/// yet, and for one without any readable time.
+pub fn review_since(s: &Signal) -> Option<DateTime<Utc>> {
+    let time_of = |key: &str| {
+        s.meta
+            .get(key)
+            .and_then(Value::as_str)
+            .and_then(signal::parse_time)
+    };
+    let migrated = time_of("migrated_at");
+    if s.meta.contains_key("migrated_from") && migrated.is_none() {
+        return None;
+    }
+    [s.time(), time_of("last_seen"), migrated]
+        .into_iter()
+        .flatten()
+        .max()
+}
+
+/// Date the migration of every converted v2 signal that has no date yet (`meta.migrated_at`);
+/// returns how many were dated. Lines still in v2 form are left for the migration to date.
+fn date_migrations(snap: &mut Snapshot, now: DateTime<Utc>) -> usize {
+    let mut dated = 0;
+    for entry in &mut snap.entries {
+        let undated = match &entry.record {
+            Record::Signal(s) => {
+                s.meta.contains_key("migrated_from") && !s.meta.contains_key("migrated_at")
+            }
+            _ => false,
+        };
+        if undated {
+            entry
+                .signal_mut()
+                .expect("a signal")
+                .meta
+                .insert("migrated_at".into(), Value::from(signal::format_time(now)));
+            dated += 1;
+        }
+    }
+    dated
+}
+
+/// Apply the TTL rules at `now`; returns (pruned, flagged for review, archived).
+pub(super) fn apply_ttl(snap: &mut Snapshot, now: DateTime<Utc>) -> (usize, usize, usize) {
+    let captured_cutoff = now - Duration::days(CAPTURED_TTL_DAYS);
+    let review_cutoff = now - Duration::days(ANALYZED_REVIEW_DAYS);
+    let age_of = review_since;
+    let pruned = snap
+        .remove_where(|s| {
+            s.status == Status::Captured
+                && s.confidence < CONFIDENCE_VERIFIED
+                && age_of(s).is_some_and(|t| t < captured_cutoff)
+        })
+        .len();
+    let mut flagged = 0;
+    for entry in &mut snap.entries {
+        let due = entry.signal().is_some_and(|s| {
+            s.status == Status::Analyzed
+                && age_of(s).is_some_and(|t| t < review_cutoff)
+                && s.meta.get("needs_review") != Some(&Value::Bool(true))
+        });
+        if due {
+            entry
+                .signal_mut()
+                .expect("a signal")
+                .meta
+                .insert("needs_review".into(), Value::Bool(true));
+            flagged += 1;
+        }
+    }
+    let archived =
+        snap.take_to_archive(|s| matches!(s.status, Status::Promoted | Status::Dismissed));
+    (pruned, flagged, archived)
 }

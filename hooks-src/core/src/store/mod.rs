@@ -23,6 +23,10 @@
 //! rewrite did not change are written back byte for byte; recurrence records are folded into their
 //! signal's `meta.seen`; invalid lines are moved to `signals.invalid.jsonl`, never dropped.
 //!
+//! **The spool.** A hook that cannot get the lock in time spools its batch to `pending/`; every
+//! append and rewrite folds the spool in first, under the lock ([`pending`]). Rewrites also
+//! remove the temp files of writers killed mid-write.
+//!
 //! **Torn tail.** If the file does not end in a newline (a writer died mid-line), the next append
 //! starts with one, so the torn fragment stays a single invalid line and loses nothing after it.
 
@@ -30,6 +34,7 @@ mod append;
 mod filter;
 mod lifecycle;
 mod line;
+mod pending;
 pub mod read;
 mod scan;
 mod select;
@@ -54,7 +59,7 @@ use crate::signal::{Signal, Status};
 
 pub use append::{prepare, AppendOutcome, TAIL_BYTES};
 pub use filter::{within, Filter, Selectable};
-pub use lifecycle::{Changes, ANALYZED_REVIEW_DAYS, CAPTURED_TTL_DAYS};
+pub use lifecycle::{review_since, Changes, ANALYZED_REVIEW_DAYS, CAPTURED_TTL_DAYS};
 pub use line::{parse_line, Record};
 pub use read::{Pass, Read, Sightings, View};
 pub use scan::{Key, Shape};
@@ -206,6 +211,8 @@ impl Store {
     ) -> Result<T> {
         let path = self.paths.store();
         self.locked(on_wait, || {
+            self.sweep_leftovers();
+            self.fold_pending()?;
             let mut snap = Snapshot::parse(&read_or_empty(&path)?);
             let (result, changed) = f(&mut snap)?;
             if !changed {
@@ -364,9 +371,23 @@ impl std::ops::Deref for StoreBytes {
 /// Below this size a file is read rather than mapped: reading it costs less than mapping it.
 const MAP_MIN_BYTES: u64 = 1 << 20;
 
+/// The bytes of the store file at `path` (the store or the archive), mapped when large, read
+/// without the lock: for a pass that must not wait on a rewrite and skips a line half-written by
+/// a concurrent append (it fails to parse). Empty when there is no such file; an error when it is
+/// not a regular file (never waited on).
+pub fn view_unlocked(path: &Path) -> Result<StoreBytes> {
+    match fsutil::open_regular(path)? {
+        Some(file) => map_file(file).map_err(|e| Error::io("cannot read", path, e)),
+        None => Ok(StoreBytes::Read(Vec::new())),
+    }
+}
+
 /// The file's bytes, mapped when it is large.
 fn map_or_read(path: &Path) -> std::io::Result<StoreBytes> {
-    let mut file = File::open(path)?;
+    map_file(File::open(path)?)
+}
+
+fn map_file(mut file: File) -> std::io::Result<StoreBytes> {
     if file.metadata()?.len() < MAP_MIN_BYTES {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;

@@ -14,6 +14,10 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// The line as read (what forget searches for a name).
+    pub fn raw(&self) -> &[u8] {
+        &self.raw
+    }
     pub fn signal(&self) -> Option<&Signal> {
         match &self.record {
             Record::Signal(s) | Record::Legacy(s) => Some(s),

@@ -4,9 +4,11 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
+use chrono::{Duration, Utc};
 use serde_json::Value;
 
 use super::append::{last_signal_id, Needles};
+use super::lifecycle::apply_ttl;
 use super::read::lines;
 use super::*;
 use crate::signal::{self, Kind, Signal, Status};
@@ -639,4 +641,143 @@ fn a_paraphrase_appended_later_is_a_recurrence_of_the_instruction() {
             ("do not push until I say so", 1)
         ]
     );
+}
+
+/// Migrated v2 signals kept their old dates, so the first prune deleted them all unreviewed.
+#[test]
+fn regression_migrated_v2_signals_get_a_full_review_window() {
+    let (_d, store) = store();
+    fs::create_dir_all(&store.paths().data_dir).unwrap();
+    let v2 = |n: u32| {
+        format!(
+            r#"{{"ts":"2025-01-0{n}T10:00:00Z","sid":"old","type":"correction","context":"v2 correction {n}","turn":3}}"#
+        )
+    };
+    // One migrated by an older version, without a date.
+    let mut earlier =
+        Signal::from_v2(serde_json::from_str(&v2(3)).unwrap(), v2(3).as_bytes()).unwrap();
+    earlier.id = "SIG-20250103-000000000001".into();
+    let earlier = serde_json::to_string(&earlier).unwrap();
+    fs::write(
+        store.paths().store(),
+        format!("{}\n{}\n{earlier}\n", v2(1), v2(2)),
+    )
+    .unwrap();
+    // Not migrated yet: no clock, never pruned.
+    assert_eq!(store.prune(&mut || {}).unwrap(), (0, 0, 0));
+    assert_eq!(store.load().unwrap().health.legacy, 2);
+    assert_eq!(store.migrate_legacy(&mut || {}).unwrap(), 2);
+    assert_eq!(store.prune(&mut || {}).unwrap(), (0, 0, 0));
+    let snap = store.load().unwrap();
+    assert_eq!(snap.signals().count(), 3);
+    for s in snap.signals() {
+        assert!(
+            s.timestamp.starts_with("2025-01-0"),
+            "history kept: {}",
+            s.timestamp
+        );
+        let since = review_since(s).unwrap();
+        assert!(Utc::now() - since < Duration::minutes(5), "{s:?}");
+    }
+    // The window closes CAPTURED_TTL_DAYS after the migration.
+    let later = Utc::now() + Duration::days(CAPTURED_TTL_DAYS + 1);
+    let counts = store.rewrite(&mut || {}, |snap| Ok((apply_ttl(snap, later), true)));
+    assert_eq!(counts.unwrap(), (3, 0, 0));
+}
+
+/// A hook that waited more than its bound for the lock dropped its signal; now it spools it,
+/// and the next writer folds the spool in, in order, deduped.
+#[test]
+fn regression_a_hook_that_times_out_on_the_lock_spools_its_signals() {
+    let (_d, store) = store();
+    let hook = Store::new(
+        store.paths(),
+        LockWait {
+            timeout: std::time::Duration::from_millis(20),
+        },
+    );
+    let failure = |call: &str, what: &str| {
+        let mut s = sig(Kind::Failure, &format!("Bash failed: {what}"), "s", 1);
+        s.meta.insert("tool_use_id".into(), Value::from(call));
+        s
+    };
+    let outcome = store
+        .locked(&mut || {}, || {
+            Ok([
+                hook.append_or_spool(vec![failure("t1", "first")]).unwrap(),
+                hook.append_or_spool(vec![failure("t2", "second")]).unwrap(),
+            ])
+        })
+        .unwrap();
+    assert_eq!(
+        outcome.map(|o| (o.spooled, o.written.len())),
+        [(1, 0), (1, 0)]
+    );
+    let pending = store.paths().pending();
+    let spooled: Vec<_> = fs::read_dir(&pending).unwrap().flatten().collect();
+    assert_eq!(spooled.len(), 2);
+    let first = fs::read(spooled.iter().map(|e| e.path()).min().unwrap()).unwrap();
+    assert!(
+        store.load().unwrap().signals().next().is_none(),
+        "not folded yet"
+    );
+    // The next append folds the spool in first, oldest first.
+    store.append(vec![failure("t3", "third")]).unwrap();
+    let contents = |store: &Store| -> Vec<String> {
+        store
+            .load()
+            .unwrap()
+            .signals()
+            .map(|s| s.content.clone())
+            .collect()
+    };
+    let order = [
+        "Bash failed: first",
+        "Bash failed: second",
+        "Bash failed: third",
+    ];
+    assert_eq!(contents(&store), order);
+    assert_eq!(fs::read_dir(&pending).unwrap().count(), 0);
+    // A file folded again (a crash before its removal) adds nothing; a rewrite folds too.
+    fs::write(pending.join("20260101T000000.000000000Z-1-0.jsonl"), &first).unwrap();
+    fs::write(
+        pending.join("20260101T000000.000000001Z-1-1.jsonl"),
+        b"{torn\n",
+    )
+    .unwrap();
+    store.prune(&mut || {}).unwrap();
+    assert_eq!(contents(&store), order);
+    assert_eq!(fs::read_dir(&pending).unwrap().count(), 0);
+    let quarantine = fs::read_to_string(invalid_lines_path(store.paths())).unwrap();
+    assert_eq!(quarantine, "{torn\n");
+    // A spool entry that cannot be read does not stop the writes.
+    fs::create_dir(pending.join("20260101T000000.000000002Z-1-2.jsonl")).unwrap();
+    store.append(vec![failure("t4", "fourth")]).unwrap();
+    assert_eq!(contents(&store).len(), 4);
+}
+
+/// Temp files of killed rewrites (each a full copy of the store) stayed forever.
+#[test]
+fn regression_a_rewrite_removes_the_temp_files_of_killed_writers() {
+    let (_d, store) = store();
+    store
+        .append(vec![sig(Kind::Gotcha, "kept", "s", 1)])
+        .unwrap();
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let data = &store.paths().data_dir;
+    let dead_copy = data.join(format!(".signals.jsonl.{dead}.1.0.tmp"));
+    let live_copy = data.join(format!(".signals.jsonl.{}.1.0.tmp", std::process::id()));
+    fs::create_dir_all(store.paths().cursors()).unwrap();
+    let dead_cursor = store
+        .paths()
+        .cursors()
+        .join(format!(".s.json.{dead}.1.0.tmp"));
+    for f in [&dead_copy, &live_copy, &dead_cursor] {
+        fs::write(f, "copy").unwrap();
+    }
+    store.prune(&mut || {}).unwrap();
+    assert!(!dead_copy.exists() && !dead_cursor.exists());
+    assert!(live_copy.exists(), "a live writer's temp file stays");
 }

@@ -1,0 +1,132 @@
+//! The spool: signals a hook could not append because the lock stayed busy, in
+//! `<data dir>/pending/`, and their folding into the store. Also the sweep of what crashed writers
+//! left behind.
+//!
+//! **Why.** A hook waits for the store lock only briefly ([`fsutil::LockWait::HOOK`]): Claude is waiting on
+//! it. A rewrite of a large store can hold the lock longer than that, and a signal given up then
+//! would be lost. So on a lock timeout a hook writes its batch, prepared (redacted) as an append
+//! prepares it, to a file of its own in `pending/`, atomically (temp file and rename), which
+//! needs no lock; and returns.
+//!
+//! **Folding.** Every writer that holds the lock, each append and each rewrite, first folds the
+//! spool in: the files in name order (their names start with the time they were written), each
+//! appended as an append would (dedup against the tail) and then removed. A crash between the
+//! append and the removal folds that file again, and the append's dedup drops what is already
+//! there (the same tool call, the same transcript line of the same session). A line that does not
+//! parse as a signal goes to the quarantine, as a rewrite's invalid lines do; a file that cannot be
+//! read stays (doctor reports the spool), never stopping the write at hand. Readers do not fold:
+//! a spooled signal is listed from the next write on (the next hook, or the prune /reflect runs).
+//!
+//! **Leftovers.** A writer killed between creating its temp file and renaming it leaves the temp
+//! file. Each rewrite removes those of writers that are gone ([`fsutil::stale_temp`]) from the
+//! data dir and the directories reflect writes into.
+
+use std::fs;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use chrono::Utc;
+
+use super::append::{prepare, AppendOutcome};
+use super::{append_bytes, invalid_lines_path, Store};
+use crate::error::{Error, Result};
+use crate::fsutil::{self, PRIVATE_FILE};
+use crate::signal::Signal;
+
+impl Store {
+    /// [`Store::append`], or, when the lock stays busy for longer than this store's wait, the
+    /// batch spooled to `pending/` for the next writer to fold in (hooks: a long rewrite must not
+    /// cost a signal).
+    pub fn append_or_spool(&self, batch: Vec<Signal>) -> Result<AppendOutcome> {
+        let kept = batch.clone();
+        match self.append(batch) {
+            Err(e) if e.io_kind() == Some(std::io::ErrorKind::TimedOut) => {
+                let spooled = kept.len();
+                self.spool(kept).map_err(|spool| {
+                    Error::msg(format!(
+                        "{e}; and the signals could not be spooled: {spool}"
+                    ))
+                })?;
+                Ok(AppendOutcome {
+                    spooled,
+                    ..AppendOutcome::default()
+                })
+            }
+            other => other,
+        }
+    }
+
+    /// Write `batch`, prepared, to a new file in `pending/` (no lock).
+    fn spool(&self, mut batch: Vec<Signal>) -> Result<()> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let dir = self.paths.pending();
+        fsutil::ensure_private_dir(&dir)?;
+        let now = Utc::now();
+        let mut bytes = Vec::new();
+        for sig in &mut batch {
+            prepare(sig, now);
+            serde_json::to_writer(&mut bytes, sig).expect("a signal serializes");
+            bytes.push(b'\n');
+        }
+        let name = format!(
+            "{}-{}-{}.jsonl",
+            now.format("%Y%m%dT%H%M%S%.9fZ"),
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        fsutil::atomic_write(&dir.join(name), &bytes, PRIVATE_FILE)
+    }
+
+    /// Fold the spool into the store, oldest file first. Must be called under the lock.
+    pub(super) fn fold_pending(&self) -> Result<usize> {
+        let dir = self.paths.pending();
+        let Ok(entries) = fs::read_dir(&dir) else {
+            return Ok(0);
+        };
+        let mut names: Vec<String> = entries
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.starts_with('.') && n.ends_with(".jsonl"))
+            .collect();
+        names.sort();
+        let mut folded = 0;
+        for name in names {
+            let path = dir.join(&name);
+            // A file that cannot be read is left for doctor to report: it must not stop the
+            // append that holds the lock now.
+            let Ok(Some(bytes)) = fsutil::read_regular(&path) else {
+                continue;
+            };
+            let mut batch = Vec::new();
+            let mut invalid = Vec::new();
+            for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                match serde_json::from_slice::<Signal>(line) {
+                    Ok(sig) => batch.push(sig),
+                    Err(_) => {
+                        invalid.extend_from_slice(line);
+                        invalid.push(b'\n');
+                    }
+                }
+            }
+            folded += batch.len();
+            if !batch.is_empty() {
+                self.append_locked(batch)?;
+            }
+            append_bytes(&invalid_lines_path(&self.paths), &invalid)?;
+            // Should the removal fail, the next fold's dedup drops what is already stored.
+            let _ = fs::remove_file(&path);
+        }
+        Ok(folded)
+    }
+
+    /// Remove the temp files crashed writers left (see the module docs). Best effort.
+    pub(super) fn sweep_leftovers(&self) {
+        for dir in [
+            self.paths.data_dir.clone(),
+            self.paths.pending(),
+            self.paths.cursors(),
+            self.paths.learnings_dir(),
+        ] {
+            fsutil::remove_stale_temps(&dir);
+        }
+    }
+}
