@@ -53,6 +53,10 @@ pub enum Command {
     Migrate(Migrate),
     /// Check the install, the hooks and the store; say what is wrong and how to fix it.
     Doctor(Doctor),
+    /// The second look: what the user typed in the project's sessions that capture did not
+    /// store and /reflect has not looked at yet, the likeliest learning moments first within a
+    /// budget, grouped by session; it ends with the command that marks them read (--mark).
+    Digest(Digest),
 }
 
 #[derive(Args)]
@@ -82,11 +86,18 @@ pub struct Query {
     /// Signal type, e.g. correction (repeatable: any of them)
     #[arg(long = "type", value_name = "T")]
     pub kinds: Vec<String>,
+    /// Signals captured in this session
     #[arg(long, value_name = "SID")]
     pub session: Option<String>,
-    /// Signals captured in DIR or below it
+    /// Signals of DIR's project: its repository (the nearest directory at or above DIR that
+    /// holds a .git, else DIR) and every directory below it, nested repositories and submodules
+    /// excepted (they are projects of their own)
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
+    /// With --project: also the personal preferences captured in other projects (they hold
+    /// everywhere); the index marks them "(global)"
+    #[arg(long)]
+    pub with_global: bool,
     /// Signals carrying this tag (repeatable: any of them)
     #[arg(long = "tag", value_name = "T")]
     pub tags: Vec<String>,
@@ -96,7 +107,8 @@ pub struct Query {
     /// Keep only the N newest matches
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
-    /// index: one short line per signal (id, type, confidence, first 80 chars)
+    /// jsonl (as stored), json, table, or index: one short line per signal (id, type,
+    /// confidence, project/session, first 80 chars)
     #[arg(long, value_enum, default_value = "jsonl")]
     pub format: QueryFormat,
 }
@@ -188,3 +200,47 @@ pub struct Migrate {}
 
 #[derive(Args)]
 pub struct Doctor {}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum DigestFormat {
+    Text,
+    Jsonl,
+}
+
+#[derive(Args)]
+pub struct Digest {
+    /// List the sessions of DIR's project (default: the current directory's): its repository
+    /// (the nearest directory at or above DIR that holds a .git, else DIR) and every directory
+    /// below it, nested repositories excepted
+    #[arg(long, value_name = "DIR", conflicts_with = "all")]
+    pub project: Option<PathBuf>,
+    /// List the sessions of every project
+    #[arg(long)]
+    pub all: bool,
+    /// Only this session (found through what capture recorded, else under <config
+    /// dir>/projects/)
+    #[arg(long, value_name = "SID")]
+    pub session: Option<String>,
+    /// The session /reflect runs in: listed with the project's sessions even before capture
+    /// has recorded it
+    #[arg(long, value_name = "SID")]
+    pub current: Option<String>,
+    /// Only prompts typed since a span (30m, 12h, 7d, 2w) or a date (2026-11-01)
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Read this transcript instead of finding the sessions (repeatable); the session is the
+    /// file's name
+    #[arg(long = "transcript", value_name = "FILE")]
+    pub transcripts: Vec<PathBuf>,
+    /// How much the listed prompts may take, in tokens (characters / 4)
+    #[arg(long, value_name = "N", default_value_t = reflect_core::digest::DEFAULT_BUDGET_TOKENS)]
+    pub budget_tokens: usize,
+    /// text: for the model to read; jsonl: one object a prompt (session_id, project, line, uuid,
+    /// timestamp, text, answering, probability, typed), the rest on stderr
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: DigestFormat,
+    /// Mark a session read up to where a digest read it, as the digest prints it (repeatable);
+    /// lists nothing
+    #[arg(long = "mark", value_name = "SESSION:LINE:OFFSET")]
+    pub marks: Vec<String>,
+}

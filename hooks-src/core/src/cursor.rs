@@ -54,6 +54,51 @@ pub struct Cursor {
     /// The line of the last user prompt read: where the turn in progress at the cursor began.
     #[serde(default)]
     pub turn_line: Option<u64>,
+    /// The transcript this session's hooks read (as the hook payload named it): how
+    /// `memory-store digest` finds the session again.
+    #[serde(default)]
+    pub transcript: Option<PathBuf>,
+    /// The session's project (its cwd, as the hook payload named it).
+    #[serde(default)]
+    pub project: Option<String>,
+    /// How far `/reflect` has looked at the session's prompts (`memory-store digest --mark`).
+    #[serde(default)]
+    pub reviewed: Option<Reviewed>,
+}
+
+/// Where `/reflect`'s digest of a session resumes: the prompts before it were looked at.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reviewed {
+    /// Byte offset of the first line not looked at.
+    pub offset: u64,
+    /// Lines before `offset`.
+    pub line: u64,
+    /// The transcript's [`fingerprint`] when it was marked (`None` when it could not be read).
+    #[serde(default)]
+    pub fingerprint: Option<String>,
+}
+
+impl Reviewed {
+    /// Where reading `file` resumes: this mark when it still fits the file (as long, a line
+    /// starting at the offset, the same first line), else the top.
+    pub fn resume_for(&self, file: &File) -> io::Result<Position> {
+        let top = Position::default();
+        if self.offset == 0 || file.metadata()?.len() < self.offset {
+            return Ok(top);
+        }
+        let mut before = [0u8; 1];
+        file.read_exact_at(&mut before, self.offset - 1)?;
+        if before[0] != b'\n' {
+            return Ok(top);
+        }
+        if self.fingerprint.is_some() && fingerprint(file)? != self.fingerprint {
+            return Ok(top);
+        }
+        Ok(Position {
+            offset: self.offset,
+            line: self.line,
+        })
+    }
 }
 
 impl Cursor {

@@ -10,6 +10,7 @@
 pub mod capture;
 pub mod cursor;
 pub mod detect;
+pub mod digest;
 pub mod doctor;
 pub mod error;
 pub mod failure;
@@ -25,6 +26,7 @@ pub mod paths;
 pub mod promote;
 pub mod redact;
 pub mod render;
+pub mod scope;
 pub mod settings;
 pub mod signal;
 pub mod store;

@@ -1,0 +1,927 @@
+//! `memory-store digest`: `/reflect`'s second look. The hooks judge each prompt with a small model
+//! and store only what they are sure of; the model in the user's own session can judge meaning.
+//! The digest hands it, cheaply, what the user typed that capture did not store and `/reflect`
+//! has not looked at yet.
+//!
+//! **Sessions** are found through what capture recorded: each session's cursor
+//! (`cursors/<session>.json`) names its transcript and project. The session `/reflect` runs in
+//! (`--current`) may not have a cursor yet (it never compacted); its transcript is found under
+//! `<config dir>/projects/`. `--transcript FILE` reads given files instead. A session whose
+//! transcript is gone (Claude Code deletes them after `cleanupPeriodDays`, 30 by default) is
+//! counted and named, never an error. Nothing of what the user typed is kept by reflect for
+//! this: the digest reads Claude Code's transcripts while they exist, and a weekly `/reflect`
+//! fits well inside those 30 days.
+//!
+//! **Prompts** are read as capture reads them ([`transcript::read`]: no tool results, meta lines,
+//! command output, reminders, compaction summaries or sub-agent traffic), each with the end of
+//! the assistant's last words before it. Left out: prompts a signal already points at (by
+//! `source.line` or `source.uuid`, any status, store and archive), approvals and bare continues
+//! ([`approval`]), and the same text typed again (listed once, with how often).
+//!
+//! **Budget.** Within `budget_tokens` (characters / 4) the prompts most likely to be learning
+//! moments come first: the learned classifier's probability ([`model::SHIPPED`], read from the
+//! prompt in the situation it answered, as the detector reads it), then the longer prose. They
+//! are listed grouped by session, newest session first, each session's prompts in the order
+//! typed. What did not fit is counted.
+//!
+//! **Marks.** A session's cursor keeps how far `/reflect` has looked ([`Reviewed`]); the digest
+//! reads only after it and ends with the command that moves it to where this read ended
+//! ([`Mark`]): what the session adds later stays unread. Prompts left out for the budget are
+//! marked read with the rest: they were the least likely ones, and the digest said how many.
+
+mod approval;
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::{self, Write as _};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::SystemTime;
+
+use aho_corasick::AhoCorasick;
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+
+use crate::cursor::{self, Cursor, Reviewed};
+use crate::detect::model;
+use crate::detect::text::{self, Evidence, Reading, Situation};
+use crate::error::{Error, IoContext, Result};
+use crate::fsutil::{self, LockWait};
+use crate::paths::{self, Paths};
+use crate::redact;
+use crate::render::one_line;
+use crate::scope::Scope;
+use crate::signal;
+use crate::store::{read, Record, Store};
+use crate::transcript::{self, Event, EventKind, Position};
+
+pub use approval::is_bare;
+
+/// What the listed prompts may take by default, in tokens (characters / 4).
+pub const DEFAULT_BUDGET_TOKENS: usize = 4000;
+/// Longest prompt text listed.
+pub const TEXT_CHARS: usize = 200;
+/// Longest quote of what the assistant had just said.
+pub const ANSWERING_CHARS: usize = 80;
+/// A prompt this long says what it means by itself: the text format leaves out what it answered.
+const SELF_CONTAINED_CHARS: usize = 150;
+/// How much of a prompt is kept while reading: enough to redact and cut it to [`TEXT_CHARS`].
+const HEAD_BYTES: usize = TEXT_CHARS * 4 + 64;
+/// How much of the assistant's last line is kept while reading.
+const TAIL_BYTES: usize = 2048;
+/// Threads reading transcripts at once.
+const MAX_THREADS: usize = 4;
+
+/// What to list.
+#[derive(Debug)]
+pub struct Request {
+    /// The project whose sessions are listed; `None` lists every project's.
+    pub scope: Option<Scope>,
+    /// Only this session.
+    pub session: Option<String>,
+    /// The session `/reflect` runs in: listed even before capture has recorded it.
+    pub current: Option<String>,
+    /// The directory the command runs in: the current session's project when capture has not
+    /// recorded one, and where its transcript is looked for first.
+    pub cwd: PathBuf,
+    /// Only prompts typed since then (and sessions active since then).
+    pub since: Option<DateTime<Utc>>,
+    /// Read these transcripts instead of finding the sessions.
+    pub transcripts: Vec<PathBuf>,
+    pub budget_tokens: usize,
+}
+
+/// Where one session was read to: `memory-store digest --mark SESSION:LINE:OFFSET`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mark {
+    pub session: String,
+    pub line: u64,
+    pub offset: u64,
+}
+
+impl fmt::Display for Mark {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.session, self.line, self.offset)
+    }
+}
+
+impl FromStr for Mark {
+    type Err = Error;
+    fn from_str(text: &str) -> Result<Mark> {
+        let bad = || {
+            Error::usage(format!(
+                "invalid mark '{text}': expected SESSION:LINE:OFFSET, as the digest prints it"
+            ))
+        };
+        let mut parts = text.rsplitn(3, ':');
+        let offset = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
+        let line = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
+        let session = parts.next().filter(|s| !s.is_empty()).ok_or_else(bad)?;
+        Ok(Mark {
+            session: session.to_string(),
+            line,
+            offset,
+        })
+    }
+}
+
+/// One prompt as the digest lists it (redacted and cut).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shown {
+    /// 1-based transcript line, as a signal's `source.line`.
+    pub line: u64,
+    pub uuid: Option<String>,
+    pub timestamp: Option<String>,
+    pub text: String,
+    /// The end of what the assistant had said (or done) just before.
+    pub answering: String,
+    /// The classifier's probability that it is a learning moment.
+    pub probability: f64,
+    /// How often the same text was typed in the sessions read (1: once).
+    pub typed: usize,
+}
+
+/// A session with prompts listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listed {
+    pub session: String,
+    pub project: Option<String>,
+    /// When its transcript last changed.
+    pub last_active: Option<String>,
+    pub prompts: Vec<Shown>,
+}
+
+/// What a digest found.
+#[derive(Debug, Default)]
+pub struct Digest {
+    /// Sessions with something listed, newest first.
+    pub sessions: Vec<Listed>,
+    /// Sessions whose unread part was read.
+    pub sessions_read: usize,
+    /// Prompts that did not fit the budget.
+    pub left_out: usize,
+    pub budget_tokens: usize,
+    /// Approvals and bare continues left out.
+    pub bare: usize,
+    /// Prompts typed again (listed once).
+    pub repeats: usize,
+    /// Prompts a signal already points at.
+    pub stored: usize,
+    /// Sessions whose transcript is gone.
+    pub gone: Vec<String>,
+    /// Sessions whose transcript could not be read, and why.
+    pub failed: Vec<(String, String)>,
+    /// Where to mark each session read to.
+    pub marks: Vec<Mark>,
+}
+
+/// A session to read.
+#[derive(Debug, Clone)]
+struct Candidate {
+    session: String,
+    transcript: Option<PathBuf>,
+    project: Option<String>,
+    reviewed: Option<Reviewed>,
+}
+
+/// A prompt as read, before the digest decides about it.
+#[derive(Debug)]
+struct Typed {
+    line: u64,
+    uuid: Option<String>,
+    timestamp: Option<String>,
+    /// The prompt's first [`HEAD_BYTES`] or so.
+    head: String,
+    /// The end of the assistant's last line before it (unredacted), or the tools it called.
+    answering: String,
+    probability: f64,
+    prose_chars: usize,
+    /// The same text typed again has the same key.
+    key: String,
+    bare: bool,
+}
+
+enum Outcome {
+    Read {
+        modified: Option<SystemTime>,
+        prompts: Vec<Typed>,
+        end: Position,
+        from: Position,
+    },
+    /// Not active since `--since`.
+    Old,
+    Gone,
+    Failed(String),
+}
+
+/// Build the digest `req` asks for.
+pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
+    let paths = store.paths();
+    let candidates = candidates(paths, req)?;
+    let outcomes = read_all(&candidates, req.since);
+    let sessions: HashSet<&str> = candidates.iter().map(|c| c.session.as_str()).collect();
+    let stored = stored_prompts(store, &sessions)?;
+
+    let mut out = Digest {
+        budget_tokens: req.budget_tokens,
+        ..Digest::default()
+    };
+    let mut read: Vec<(&Candidate, Option<SystemTime>, Vec<Typed>)> = Vec::new();
+    for (candidate, outcome) in candidates.iter().zip(outcomes) {
+        match outcome {
+            Outcome::Read {
+                modified,
+                prompts,
+                end,
+                from,
+            } => {
+                out.sessions_read += 1;
+                if end.offset > from.offset {
+                    out.marks.push(Mark {
+                        session: candidate.session.clone(),
+                        line: end.line,
+                        offset: end.offset,
+                    });
+                }
+                read.push((candidate, modified, prompts));
+            }
+            Outcome::Old => {}
+            Outcome::Gone => out.gone.push(candidate.session.clone()),
+            Outcome::Failed(why) => out.failed.push((candidate.session.clone(), why)),
+        }
+    }
+    // Newest session first (a stable sort keeps the order found among equals).
+    read.sort_by_key(|r| std::cmp::Reverse(r.1));
+
+    // Keep what is worth a look, in listing order; the first of a repeated text stands for all.
+    let mut kept: Vec<(usize, &Typed, usize)> = Vec::new(); // (session, prompt, typed)
+    let mut by_key: HashMap<&str, usize> = HashMap::new();
+    for (k, (candidate, _, prompts)) in read.iter().enumerate() {
+        for p in prompts {
+            if req.since.is_some_and(|since| {
+                p.timestamp
+                    .as_deref()
+                    .and_then(signal::parse_time)
+                    .is_some_and(|t| t < since)
+            }) {
+                continue;
+            }
+            let sid = candidate.session.as_str();
+            let is_stored = stored.lines.contains(&(sid.to_string(), p.line))
+                || p.uuid
+                    .as_ref()
+                    .is_some_and(|u| stored.uuids.contains(&(sid.to_string(), u.clone())));
+            if is_stored {
+                out.stored += 1;
+            } else if p.bare {
+                out.bare += 1;
+            } else if let Some(&at) = by_key.get(p.key.as_str()) {
+                kept[at].2 += 1;
+                out.repeats += 1;
+            } else {
+                by_key.insert(&p.key, kept.len());
+                kept.push((k, p, 1));
+            }
+        }
+    }
+
+    // Render each, then take the likeliest within the budget.
+    let shown: Vec<Shown> = kept
+        .iter()
+        .map(|&(_, p, typed)| Shown {
+            line: p.line,
+            uuid: p.uuid.clone(),
+            timestamp: p.timestamp.clone(),
+            text: one_line(&redact::redact_prefix(&p.head, HEAD_BYTES), TEXT_CHARS),
+            answering: answering_quote(&p.answering),
+            probability: p.probability,
+            typed,
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..kept.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (pa, pb) = (kept[a].1, kept[b].1);
+        pb.probability
+            .total_cmp(&pa.probability)
+            .then(pb.prose_chars.min(400).cmp(&pa.prose_chars.min(400)))
+            .then(a.cmp(&b))
+    });
+    let budget = req.budget_tokens.saturating_mul(4);
+    let mut used = 0;
+    let mut chosen = vec![false; kept.len()];
+    let mut session_shown = vec![false; read.len()];
+    for i in order {
+        let k = kept[i].0;
+        let mut cost = prompt_line(&shown[i]).chars().count();
+        if !session_shown[k] {
+            let (candidate, modified, _) = &read[k];
+            let last_active = modified.map(time_text);
+            cost += heading(
+                &candidate.session,
+                candidate.project.as_deref(),
+                last_active.as_deref(),
+            )
+            .chars()
+            .count();
+        }
+        if used + cost > budget {
+            out.left_out += 1;
+            continue;
+        }
+        used += cost;
+        chosen[i] = true;
+        session_shown[k] = true;
+    }
+    for (k, (candidate, modified, _)) in read.iter().enumerate() {
+        if !session_shown[k] {
+            continue;
+        }
+        let prompts: Vec<Shown> = kept
+            .iter()
+            .zip(&shown)
+            .enumerate()
+            .filter(|(i, ((session, _, _), _))| *session == k && chosen[*i])
+            .map(|(_, (_, s))| s.clone())
+            .collect();
+        out.sessions.push(Listed {
+            session: candidate.session.clone(),
+            project: candidate.project.clone(),
+            last_active: modified.map(time_text),
+            prompts,
+        });
+    }
+    Ok(out)
+}
+
+fn time_text(t: SystemTime) -> String {
+    DateTime::<Utc>::from(t)
+        .format("%Y-%m-%d %H:%M")
+        .to_string()
+}
+
+/// The end of the assistant's last line, redacted, at most [`ANSWERING_CHARS`], cut back to a
+/// word.
+fn answering_quote(raw: &str) -> String {
+    let redacted = redact::redact(raw);
+    let flat = one_line(&redacted, redacted.len());
+    let count = flat.chars().count();
+    if count <= ANSWERING_CHARS {
+        return flat;
+    }
+    let skip = count - (ANSWERING_CHARS - 1);
+    let (at, _) = flat.char_indices().nth(skip).expect("within the text");
+    let tail = &flat[at..];
+    let tail = match tail.find(' ') {
+        Some(space) if space + 1 < tail.len() => &tail[space + 1..],
+        _ => tail,
+    };
+    format!("…{tail}")
+}
+
+// ---- finding the sessions ----
+
+fn candidates(paths: &Paths, req: &Request) -> Result<Vec<Candidate>> {
+    if !req.transcripts.is_empty() {
+        return Ok(req
+            .transcripts
+            .iter()
+            .map(|t| {
+                let session = t
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let cursor = load_cursor(paths, &session).unwrap_or_default();
+                Candidate {
+                    session,
+                    transcript: Some(t.clone()),
+                    project: cursor.project,
+                    reviewed: cursor.reviewed,
+                }
+            })
+            .collect());
+    }
+    let mut out: Vec<Candidate> = Vec::new();
+    let entries = match fs::read_dir(paths.cursors()) {
+        Ok(entries) => entries.flatten().collect(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(Error::io("cannot read", &paths.cursors(), e)),
+    };
+    for entry in entries {
+        let name = entry.file_name();
+        let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+            continue;
+        };
+        // A cursor that cannot be read is capture's business (it logs and starts over).
+        let Ok(Some(cursor)) = cursor::load(&entry.path()) else {
+            continue;
+        };
+        let Some(transcript) = cursor.transcript.clone() else {
+            continue;
+        };
+        let Some(session) = session_of(stem, &transcript) else {
+            continue;
+        };
+        let wanted = match (&req.session, &req.scope) {
+            (Some(only), _) => *only == session,
+            (None, None) => true,
+            (None, Some(scope)) => {
+                cursor.project.as_deref().is_some_and(|p| scope.holds(p))
+                    || req.current.as_deref() == Some(session.as_str())
+            }
+        };
+        if wanted {
+            out.push(Candidate {
+                session,
+                transcript: Some(transcript),
+                project: cursor.project,
+                reviewed: cursor.reviewed,
+            });
+        }
+    }
+    // The session asked for, or the one /reflect runs in, when capture has not recorded it yet.
+    let extra = req.session.as_ref().or(req.current.as_ref());
+    if let Some(session) = extra.filter(|s| !out.iter().any(|c| &c.session == *s)) {
+        let cursor = load_cursor(paths, session).unwrap_or_default();
+        out.push(Candidate {
+            session: session.clone(),
+            transcript: cursor
+                .transcript
+                .or_else(|| find_transcript(paths, session, &req.cwd)),
+            project: cursor
+                .project
+                .or_else(|| Some(req.cwd.display().to_string())),
+            reviewed: cursor.reviewed,
+        });
+    }
+    // Sorted for a stable order among sessions last active at the same time.
+    out.sort_by(|a, b| a.session.cmp(&b.session));
+    out.retain(|c| {
+        c.project
+            .as_deref()
+            .is_none_or(|p| !paths::project_opted_out(Path::new(p)))
+    });
+    Ok(out)
+}
+
+fn load_cursor(paths: &Paths, session: &str) -> Option<Cursor> {
+    cursor::load(&cursor::path(paths, session)).ok().flatten()
+}
+
+/// The session a cursor file belongs to: its name, when the session id is a plain token (Claude
+/// Code's are uuids); else the transcript's name, when it maps to this cursor file.
+fn session_of(stem: &str, transcript: &Path) -> Option<String> {
+    if cursor::file_stem(stem) == stem {
+        return Some(stem.to_string());
+    }
+    let named = transcript.file_stem()?.to_str()?;
+    (cursor::file_stem(named) == stem).then(|| named.to_string())
+}
+
+/// The transcript of `session` under `<config dir>/projects/`: in the folder of `cwd` first (the
+/// folder is the cwd with every character but letters and digits replaced by `-`), else in any.
+pub fn find_transcript(paths: &Paths, session: &str, cwd: &Path) -> Option<PathBuf> {
+    if cursor::file_stem(session) != session {
+        return None;
+    }
+    let projects = paths.config_dir.join("projects");
+    let file = format!("{session}.jsonl");
+    let slug: String = cwd
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let first = projects.join(slug).join(&file);
+    if first.is_file() {
+        return Some(first);
+    }
+    fs::read_dir(&projects)
+        .ok()?
+        .flatten()
+        .map(|e| e.path().join(&file))
+        .find(|p| p.is_file())
+}
+
+// ---- reading ----
+
+/// Read every candidate's unread part, on a few threads; the outcomes in the candidates' order.
+fn read_all(candidates: &[Candidate], since: Option<DateTime<Utc>>) -> Vec<Outcome> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, MAX_THREADS)
+        .min(candidates.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(c) = candidates.get(i) else {
+                            return mine;
+                        };
+                        mine.push((i, read_session(c, since)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, o)| o).collect()
+}
+
+fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
+    let Some(path) = &c.transcript else {
+        return Outcome::Gone;
+    };
+    let mut file = match fsutil::open_regular(path) {
+        Ok(Some(file)) => file,
+        Ok(None) => return Outcome::Gone,
+        Err(e) => return Outcome::Failed(e.to_string()),
+    };
+    let modified = file.metadata().and_then(|m| m.modified()).ok();
+    if let (Some(since), Some(modified)) = (since, modified) {
+        if DateTime::<Utc>::from(modified) < since {
+            return Outcome::Old;
+        }
+    }
+    let from = match c.reviewed.as_ref().map(|r| r.resume_for(&file)) {
+        Some(Ok(at)) => at,
+        Some(Err(e)) => return Outcome::Failed(format!("cannot read {}: {e}", path.display())),
+        None => Position::default(),
+    };
+    let mut reader = PromptReader::default();
+    match transcript::read(&mut file, from, |event| reader.feed(event)) {
+        Ok(end) => Outcome::Read {
+            modified,
+            prompts: reader.prompts,
+            end,
+            from,
+        },
+        Err(e) => Outcome::Failed(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// The prompts of a stream of events, each with what it answered.
+#[derive(Default)]
+struct PromptReader {
+    situation: Situation,
+    /// The assistant's last line of text in this turn (bounded).
+    last_line: Option<String>,
+    /// Tools it called since its last text.
+    tools: Vec<String>,
+    prompts: Vec<Typed>,
+}
+
+impl PromptReader {
+    fn feed(&mut self, event: Event) {
+        match &event.kind {
+            EventKind::UserText { text } => {
+                self.prompts.push(self.typed(&event, text));
+                self.reset();
+            }
+            EventKind::CompactBoundary => self.reset(),
+            EventKind::AssistantText { text } => {
+                self.situation.observe(&event);
+                self.tools.clear();
+                self.last_line = text
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .map(|l| tail(l.trim(), TAIL_BYTES).to_string());
+            }
+            EventKind::ToolUse { name, .. } => {
+                self.situation.observe(&event);
+                if !self.tools.contains(name) {
+                    self.tools.push(name.clone());
+                }
+            }
+            _ => self.situation.observe(&event),
+        }
+    }
+
+    fn reset(&mut self) {
+        self.situation = Situation::default();
+        self.last_line = None;
+        self.tools.clear();
+    }
+
+    fn typed(&self, event: &Event, text: &str) -> Typed {
+        let read = Reading::of(text);
+        let probability = match text::evidence(&read, &self.situation) {
+            Evidence::Memory => 1.0,
+            Evidence::Nothing => 0.0,
+            Evidence::Features(f) => model::SHIPPED.probability(&f),
+        };
+        let mut answering = self.last_line.clone().unwrap_or_default();
+        if !self.tools.is_empty() {
+            let called = format!("(then called {})", self.tools.join(", "));
+            answering = if answering.is_empty() {
+                called
+            } else {
+                format!("{answering} {called}")
+            };
+        }
+        Typed {
+            line: event.line,
+            uuid: event.uuid.as_deref().map(str::to_string),
+            timestamp: event.timestamp.as_deref().map(str::to_string),
+            head: transcript::truncate(text, HEAD_BYTES + 1).to_string(),
+            answering,
+            probability,
+            prose_chars: read.prose.chars().count(),
+            key: signal::normalize(text),
+            bare: approval::is_bare(text),
+        }
+    }
+}
+
+/// The last `max` bytes of `text` or so, starting at a word (a cut token could leak a secret's
+/// end past the redaction rules).
+fn tail(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut start = text.len() - max;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let rest = &text[start..];
+    match rest.find(char::is_whitespace) {
+        Some(space) => rest[space..].trim_start(),
+        None => "",
+    }
+}
+
+// ---- what is stored ----
+
+/// The prompts signals point at, per session: by line and by uuid.
+#[derive(Default)]
+struct Stored {
+    lines: HashSet<(String, u64)>,
+    uuids: HashSet<(String, String)>,
+}
+
+impl Stored {
+    fn add(&mut self, session: Option<&str>, source: &signal::Source, sessions: &HashSet<&str>) {
+        let Some(session) = session.filter(|s| sessions.contains(s)) else {
+            return;
+        };
+        if let Some(line) = source.line {
+            self.lines.insert((session.to_string(), line));
+        }
+        if let Some(uuid) = &source.uuid {
+            self.uuids.insert((session.to_string(), uuid.clone()));
+        }
+    }
+}
+
+/// Every prompt of `sessions` that a signal or a sighting in the store or the archive points at.
+/// Only lines naming one of the sessions are parsed.
+fn stored_prompts(store: &Store, sessions: &HashSet<&str>) -> Result<Stored> {
+    let mut stored = Stored::default();
+    if sessions.is_empty() {
+        return Ok(stored);
+    }
+    let needles: Vec<String> = sessions
+        .iter()
+        .map(|s| serde_json::to_string(s).expect("a string serializes"))
+        .collect();
+    let finder = AhoCorasick::new(&needles).map_err(|e| Error::msg(e.to_string()))?;
+    let archive_path = store.paths().archive();
+    let archive = match fs::read(&archive_path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(Error::io("cannot read", &archive_path, e)),
+    };
+    let current = store.view_bytes()?;
+    for bytes in [&current[..], &archive[..]] {
+        read::visit(
+            bytes,
+            read::parse_if(|line| finder.is_match(line)),
+            |_, view| match view.into_record() {
+                Record::Signal(s) | Record::Legacy(s) => {
+                    stored.add(s.session_id.as_deref(), &s.source, sessions)
+                }
+                Record::Recur(r) => stored.add(r.session_id.as_deref(), &r.source, sessions),
+                _ => {}
+            },
+        );
+    }
+    Ok(stored)
+}
+
+// ---- marking ----
+
+/// What marking one session did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Marked {
+    /// The mark moved to this line.
+    To(u64),
+    /// A later mark was already there (another `/reflect` read further): kept.
+    Kept(u64),
+}
+
+/// Mark each session read up to its [`Mark`], under the session's cursor lock (capture writes the
+/// same file). A mark never moves back over one that still fits the transcript. A session capture
+/// has not recorded yet gets a cursor that says only this (capture reads it from the top).
+pub fn mark(paths: &Paths, marks: &[Mark], cwd: &Path) -> Result<Vec<Marked>> {
+    let mut done = Vec::with_capacity(marks.len());
+    for m in marks {
+        let outcome = cursor::with_session_lock(paths, &m.session, LockWait::CLI, || {
+            let path = cursor::path(paths, &m.session);
+            let mut c = cursor::load(&path)?.unwrap_or_default();
+            let transcript = c
+                .transcript
+                .clone()
+                .or_else(|| find_transcript(paths, &m.session, cwd));
+            let file = match &transcript {
+                Some(t) => fsutil::open_regular(t)?,
+                None => None,
+            };
+            let mut fingerprint = None;
+            if let (Some(file), Some(t)) = (&file, &transcript) {
+                let fits = Reviewed {
+                    offset: m.offset,
+                    line: m.line,
+                    fingerprint: None,
+                }
+                .resume_for(file)
+                .ctx("cannot read", t)?;
+                if fits.offset != m.offset {
+                    return Err(Error::usage(format!(
+                        "mark {m} does not fit {} (no line starts at byte {}); nothing marked",
+                        t.display(),
+                        m.offset
+                    )));
+                }
+                if let Some(old) = &c.reviewed {
+                    let still = old.resume_for(file).ctx("cannot read", t)?;
+                    if old.offset > m.offset && still.offset == old.offset {
+                        return Ok(Marked::Kept(old.line));
+                    }
+                }
+                fingerprint = cursor::fingerprint(file).ctx("cannot read", t)?;
+            }
+            c.reviewed = Some(Reviewed {
+                offset: m.offset,
+                line: m.line,
+                fingerprint,
+            });
+            if c.transcript.is_none() {
+                c.transcript = transcript.filter(|t| t.to_str().is_some());
+            }
+            cursor::save(&path, &c)?;
+            Ok(Marked::To(m.line))
+        })?;
+        done.push(outcome);
+    }
+    Ok(done)
+}
+
+// ---- output ----
+
+fn heading(session: &str, project: Option<&str>, last_active: Option<&str>) -> String {
+    let mut out = format!("\n## session {session}");
+    if let Some(p) = project {
+        let _ = write!(out, " · {p}");
+    }
+    if let Some(t) = last_active {
+        let _ = write!(out, " · {t}");
+    }
+    out.push('\n');
+    out
+}
+
+fn prompt_line(p: &Shown) -> String {
+    let mut out = format!("L{}", p.line);
+    if !p.answering.is_empty() && p.text.chars().count() < SELF_CONTAINED_CHARS {
+        let _ = write!(out, " [after: {}]", p.answering);
+    }
+    let _ = write!(out, " {}", p.text);
+    if p.typed > 1 {
+        let _ = write!(out, " (typed {} times)", p.typed);
+    }
+    out.push('\n');
+    out
+}
+
+impl Digest {
+    /// The digest for the model to read: the prompts by session, what was left out, and the
+    /// command that marks what was read.
+    pub fn text(&self, program: &str) -> String {
+        let mut out = String::new();
+        let listed: usize = self.sessions.iter().map(|s| s.prompts.len()).sum();
+        if self.sessions_read == 0 && self.gone.is_empty() && self.failed.is_empty() {
+            out.push_str("No session to look at: nothing unread in this project's sessions.\n");
+        } else if listed == 0 {
+            let _ = writeln!(
+                out,
+                "Nothing new to look at in {} session(s): every prompt typed since the last look is stored as a signal, an approval or a repeat.",
+                self.sessions_read
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "{listed} prompt(s) not yet looked at, in {} session(s), newest first. L<line> [after: the assistant's last words] prompt:",
+                self.sessions.len()
+            );
+        }
+        for s in &self.sessions {
+            out.push_str(&heading(
+                &s.session,
+                s.project.as_deref(),
+                s.last_active.as_deref(),
+            ));
+            for p in &s.prompts {
+                out.push_str(&prompt_line(p));
+            }
+        }
+        let mut left = Vec::new();
+        if self.left_out > 0 {
+            left.push(format!(
+                "{} prompt(s) less likely to be learning moments (over the budget of {} tokens; --budget-tokens N lists more)",
+                self.left_out, self.budget_tokens
+            ));
+        }
+        if self.stored > 0 {
+            left.push(format!("{} already stored as signals", self.stored));
+        }
+        if self.bare > 0 {
+            left.push(format!("{} approvals and bare continues", self.bare));
+        }
+        if self.repeats > 0 {
+            left.push(format!("{} repeats", self.repeats));
+        }
+        if !left.is_empty() {
+            let _ = writeln!(out, "\nLeft out: {}.", left.join("; "));
+        }
+        if !self.gone.is_empty() {
+            let _ = writeln!(
+                out,
+                "Not read: {} session(s) whose transcript is gone (Claude Code deletes transcripts after cleanupPeriodDays, 30 days by default): {}.",
+                self.gone.len(),
+                self.gone.join(", ")
+            );
+        }
+        for (session, why) in &self.failed {
+            let _ = writeln!(out, "Not read: session {session}: {why}.");
+        }
+        if !self.marks.is_empty() {
+            let marks: Vec<String> = self.marks.iter().map(|m| format!("--mark {m}")).collect();
+            let _ = writeln!(
+                out,
+                "\nOnce judged, mark them read:\n{program} digest {}",
+                marks.join(" ")
+            );
+        }
+        out
+    }
+
+    /// One JSON object per listed prompt.
+    pub fn jsonl(&self) -> String {
+        let mut out = String::new();
+        for s in &self.sessions {
+            for p in &s.prompts {
+                let object: Value = json!({
+                    "session_id": s.session,
+                    "project": s.project,
+                    "line": p.line,
+                    "uuid": p.uuid,
+                    "timestamp": p.timestamp,
+                    "text": p.text,
+                    "answering": p.answering,
+                    "probability": (p.probability * 1000.0).round() / 1000.0,
+                    "typed": p.typed,
+                });
+                out.push_str(&object.to_string());
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// What [`Digest::text`] says besides the prompts, in one line (for `--format jsonl`, on
+    /// stderr).
+    pub fn summary(&self, program: &str) -> String {
+        let listed: usize = self.sessions.iter().map(|s| s.prompts.len()).sum();
+        let mut out = format!(
+            "{listed} prompt(s) listed from {} session(s) read; left out: {} over the budget, {} stored, {} approvals, {} repeats; {} session(s) gone",
+            self.sessions_read, self.left_out, self.stored, self.bare, self.repeats, self.gone.len()
+        );
+        if !self.marks.is_empty() {
+            let marks: Vec<String> = self.marks.iter().map(|m| format!("--mark {m}")).collect();
+            let _ = write!(out, "; mark read: {program} digest {}", marks.join(" "));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;
