@@ -3,6 +3,7 @@
 
 mod corpus;
 mod detect;
+mod digest;
 mod first_use;
 mod fuzz_regressions;
 mod hooks;

@@ -66,10 +66,13 @@ pub struct Cursor {
     pub reviewed: Option<Reviewed>,
 }
 
-/// Where `/reflect`'s digest of a session resumes: the prompts before it were looked at.
+/// How far `/reflect`'s digest has looked at a session's prompts, and where it resumes: at the
+/// turn in progress there, so the first new prompt is read with what it answered.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Reviewed {
-    /// Byte offset of the first line not looked at.
+    /// The last line looked at: prompts up to it are not listed again.
+    pub through: u64,
+    /// Byte offset where reading resumes (the start of the turn in progress at `through`).
     pub offset: u64,
     /// Lines before `offset`.
     pub line: u64,
@@ -79,25 +82,19 @@ pub struct Reviewed {
 }
 
 impl Reviewed {
-    /// Where reading `file` resumes: this mark when it still fits the file (as long, a line
-    /// starting at the offset, the same first line), else the top.
-    pub fn resume_for(&self, file: &File) -> io::Result<Position> {
-        let top = Position::default();
-        if self.offset == 0 || file.metadata()?.len() < self.offset {
-            return Ok(top);
+    /// Whether this mark still fits `file`: as long, a line starting at the offset, the same
+    /// first line. A transcript replaced since is read from the top.
+    pub fn fits(&self, file: &File) -> io::Result<bool> {
+        if self.offset == 0 {
+            return Ok(true);
+        }
+        if file.metadata()?.len() < self.offset {
+            return Ok(false);
         }
         let mut before = [0u8; 1];
         file.read_exact_at(&mut before, self.offset - 1)?;
-        if before[0] != b'\n' {
-            return Ok(top);
-        }
-        if self.fingerprint.is_some() && fingerprint(file)? != self.fingerprint {
-            return Ok(top);
-        }
-        Ok(Position {
-            offset: self.offset,
-            line: self.line,
-        })
+        Ok(before[0] == b'\n'
+            && (self.fingerprint.is_none() || fingerprint(file)? == self.fingerprint))
     }
 }
 

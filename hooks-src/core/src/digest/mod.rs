@@ -93,17 +93,20 @@ pub struct Request {
     pub budget_tokens: usize,
 }
 
-/// Where one session was read to: `memory-store digest --mark SESSION:LINE:OFFSET`.
+/// Where one session was read to: `memory-store digest --mark SESSION:LINE:TURN`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mark {
     pub session: String,
+    /// The last line read.
     pub line: u64,
-    pub offset: u64,
+    /// The line the turn in progress at `line` began at (its prompt), where the next digest
+    /// resumes so that the first new prompt is read with what it answers; `line + 1` when none.
+    pub turn: u64,
 }
 
 impl fmt::Display for Mark {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}", self.session, self.line, self.offset)
+        write!(f, "{}:{}:{}", self.session, self.line, self.turn)
     }
 }
 
@@ -112,17 +115,20 @@ impl FromStr for Mark {
     fn from_str(text: &str) -> Result<Mark> {
         let bad = || {
             Error::usage(format!(
-                "invalid mark '{text}': expected SESSION:LINE:OFFSET, as the digest prints it"
+                "invalid mark '{text}': expected SESSION:LINE:TURN, as the digest prints it"
             ))
         };
         let mut parts = text.rsplitn(3, ':');
-        let offset = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
-        let line = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
+        let turn: u64 = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
+        let line: u64 = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
         let session = parts.next().filter(|s| !s.is_empty()).ok_or_else(bad)?;
+        if turn == 0 || turn > line + 1 {
+            return Err(bad());
+        }
         Ok(Mark {
             session: session.to_string(),
             line,
-            offset,
+            turn,
         })
     }
 }
@@ -158,7 +164,9 @@ pub struct Listed {
 pub struct Digest {
     /// Sessions with something listed, newest first.
     pub sessions: Vec<Listed>,
-    /// Sessions whose unread part was read.
+    /// Sessions found (read, gone or failed).
+    pub sessions_found: usize,
+    /// Sessions with something new read.
     pub sessions_read: usize,
     /// Prompts that did not fit the budget.
     pub left_out: usize,
@@ -206,9 +214,13 @@ struct Typed {
 enum Outcome {
     Read {
         modified: Option<SystemTime>,
+        /// The prompts after the last mark.
         prompts: Vec<Typed>,
         end: Position,
-        from: Position,
+        /// The last line looked at before.
+        through: u64,
+        /// Where the turn in progress at `end` began.
+        turn: u64,
     },
     /// Not active since `--since`.
     Old,
@@ -230,19 +242,23 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
     };
     let mut read: Vec<(&Candidate, Option<SystemTime>, Vec<Typed>)> = Vec::new();
     for (candidate, outcome) in candidates.iter().zip(outcomes) {
+        if !matches!(outcome, Outcome::Old) {
+            out.sessions_found += 1;
+        }
         match outcome {
             Outcome::Read {
                 modified,
                 prompts,
                 end,
-                from,
+                through,
+                turn,
             } => {
-                out.sessions_read += 1;
-                if end.offset > from.offset {
+                if end.line > through {
+                    out.sessions_read += 1;
                     out.marks.push(Mark {
                         session: candidate.session.clone(),
                         line: end.line,
-                        offset: end.offset,
+                        turn,
                     });
                 }
                 read.push((candidate, modified, prompts));
@@ -551,20 +567,39 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
             return Outcome::Old;
         }
     }
-    let from = match c.reviewed.as_ref().map(|r| r.resume_for(&file)) {
-        Some(Ok(at)) => at,
-        Some(Err(e)) => return Outcome::Failed(format!("cannot read {}: {e}", path.display())),
-        None => Position::default(),
+    let failed = |e: io::Error| Outcome::Failed(format!("cannot read {}: {e}", path.display()));
+    let (from, through) = match &c.reviewed {
+        Some(r) => match r.fits(&file) {
+            Ok(true) => (
+                Position {
+                    offset: r.offset,
+                    line: r.line,
+                },
+                r.through,
+            ),
+            Ok(false) => (Position::default(), 0),
+            Err(e) => return failed(e),
+        },
+        None => (Position::default(), 0),
     };
     let mut reader = PromptReader::default();
-    match transcript::read(&mut file, from, |event| reader.feed(event)) {
-        Ok(end) => Outcome::Read {
-            modified,
-            prompts: reader.prompts,
-            end,
-            from,
-        },
-        Err(e) => Outcome::Failed(format!("cannot read {}: {e}", path.display())),
+    let end = match transcript::read(&mut file, from, |event| reader.feed(event)) {
+        Ok(end) => end,
+        Err(e) => return failed(e),
+    };
+    let turn = match reader.prompts.last() {
+        Some(p) => p.line,
+        None if from.offset > 0 => from.line + 1,
+        None => end.line + 1,
+    };
+    let mut prompts = reader.prompts;
+    prompts.retain(|p| p.line > through);
+    Outcome::Read {
+        modified,
+        prompts,
+        end,
+        through,
+        turn,
     }
 }
 
@@ -745,35 +780,38 @@ pub fn mark(paths: &Paths, marks: &[Mark], cwd: &Path) -> Result<Vec<Marked>> {
                 Some(t) => fsutil::open_regular(t)?,
                 None => None,
             };
-            let mut fingerprint = None;
+            // Without the transcript the next digest reads from the top, and still lists only
+            // what comes after the mark.
+            let mut reviewed = Reviewed {
+                through: m.line,
+                ..Reviewed::default()
+            };
             if let (Some(file), Some(t)) = (&file, &transcript) {
-                let fits = Reviewed {
-                    offset: m.offset,
-                    line: m.line,
-                    fingerprint: None,
-                }
-                .resume_for(file)
-                .ctx("cannot read", t)?;
-                if fits.offset != m.offset {
-                    return Err(Error::usage(format!(
-                        "mark {m} does not fit {} (no line starts at byte {}); nothing marked",
-                        t.display(),
-                        m.offset
-                    )));
-                }
                 if let Some(old) = &c.reviewed {
-                    let still = old.resume_for(file).ctx("cannot read", t)?;
-                    if old.offset > m.offset && still.offset == old.offset {
-                        return Ok(Marked::Kept(old.line));
+                    if old.through > m.line && old.fits(file).ctx("cannot read", t)? {
+                        return Ok(Marked::Kept(old.through));
                     }
                 }
-                fingerprint = cursor::fingerprint(file).ctx("cannot read", t)?;
+                let [turn, end] = line_starts(file, [m.turn - 1, m.line]).ctx("cannot read", t)?;
+                let Some(end) = end else {
+                    return Err(Error::usage(format!(
+                        "mark {m} does not fit {}: it has fewer than {} complete lines; nothing marked",
+                        t.display(),
+                        m.line
+                    )));
+                };
+                let turn = turn.expect("the turn starts before the end");
+                // A turn too long to read again is not: the next prompt goes without context.
+                let (offset, line) = if end - turn > TURN_REREAD_MAX {
+                    (end, m.line)
+                } else {
+                    (turn, m.turn - 1)
+                };
+                reviewed.offset = offset;
+                reviewed.line = line;
+                reviewed.fingerprint = cursor::fingerprint(file).ctx("cannot read", t)?;
             }
-            c.reviewed = Some(Reviewed {
-                offset: m.offset,
-                line: m.line,
-                fingerprint,
-            });
+            c.reviewed = Some(reviewed);
             if c.transcript.is_none() {
                 c.transcript = transcript.filter(|t| t.to_str().is_some());
             }
@@ -783,6 +821,41 @@ pub fn mark(paths: &Paths, marks: &[Mark], cwd: &Path) -> Result<Vec<Marked>> {
         done.push(outcome);
     }
     Ok(done)
+}
+
+/// The longest turn a digest reads again to give the first new prompt its context.
+const TURN_REREAD_MAX: u64 = 1 << 20;
+
+/// Where each of the 1-based lines after `after[k]` lines starts (the offset just past the
+/// `after[k]`-th newline; 0 for none), `None` when the file has fewer complete lines.
+fn line_starts<const N: usize>(
+    file: &std::fs::File,
+    after: [u64; N],
+) -> io::Result<[Option<u64>; N]> {
+    use std::os::unix::fs::FileExt;
+    let mut found = after.map(|k| (k == 0).then_some(0));
+    let most = after.iter().copied().max().unwrap_or(0);
+    let mut buf = vec![0u8; 256 << 10];
+    let (mut at, mut lines) = (0u64, 0u64);
+    while lines < most {
+        let n = file.read_at(&mut buf, at)?;
+        if n == 0 {
+            break;
+        }
+        for nl in memchr::memchr_iter(b'\n', &buf[..n]) {
+            lines += 1;
+            for (k, &want) in after.iter().enumerate() {
+                if want == lines {
+                    found[k] = Some(at + nl as u64 + 1);
+                }
+            }
+            if lines == most {
+                break;
+            }
+        }
+        at += n as u64;
+    }
+    Ok(found)
 }
 
 // ---- output ----
@@ -818,12 +891,18 @@ impl Digest {
     pub fn text(&self, program: &str) -> String {
         let mut out = String::new();
         let listed: usize = self.sessions.iter().map(|s| s.prompts.len()).sum();
-        if self.sessions_read == 0 && self.gone.is_empty() && self.failed.is_empty() {
-            out.push_str("No session to look at: nothing unread in this project's sessions.\n");
+        if self.sessions_found == 0 {
+            out.push_str("No session to look at: capture has recorded none here yet.\n");
+        } else if self.sessions_read == 0 {
+            let _ = writeln!(
+                out,
+                "Nothing new: no prompt typed since /reflect last looked at the {} session(s) found.",
+                self.sessions_found
+            );
         } else if listed == 0 {
             let _ = writeln!(
                 out,
-                "Nothing new to look at in {} session(s): every prompt typed since the last look is stored as a signal, an approval or a repeat.",
+                "Nothing to look at in the {} session(s) read: every new prompt is stored as a signal, an approval or a repeat.",
                 self.sessions_read
             );
         } else {

@@ -171,7 +171,7 @@ fn typed_prompts_are_listed_with_what_they_answered_and_the_rest_is_counted() {
     assert_eq!(shown[1].answering, "Shall I run the tests?");
     assert_eq!(shown[0].uuid.as_deref(), Some("u2"));
     assert_eq!((d.stored, d.bare, d.repeats, d.left_out), (4, 2, 1, 0));
-    assert_eq!(d.sessions_read, 1);
+    assert_eq!((d.sessions_found, d.sessions_read), (1, 1));
     let text = d.text("memory-store");
     assert!(
         text.contains("L5 [after: Next I will add the route.] the timeout is per request"),
@@ -234,8 +234,9 @@ fn a_marked_session_lists_only_what_came_after_the_mark() {
     assert_eq!(texts(&d), ["first look at the parser"]);
     let first = d.marks[0].clone();
     assert_eq!(
-        (first.line, first.offset),
-        (2, fs::metadata(&path).unwrap().len())
+        (first.line, first.turn),
+        (2, 1),
+        "read to line 2, in the turn of line 1"
     );
     // The session goes on between the digest and the mark: the mark covers what was read.
     let later = transcript_text("s1", 1, &[("then fix the lexer", "Done.")]);
@@ -252,6 +253,10 @@ fn a_marked_session_lists_only_what_came_after_the_mark() {
     );
     let d = w.digest(&req);
     assert_eq!(texts(&d), ["then fix the lexer"]);
+    assert_eq!(
+        d.sessions[0].prompts[0].answering, "Done.",
+        "read with what it answered, before the mark"
+    );
     let next = d.marks[0].clone();
     assert_eq!(mark_all(&w, std::slice::from_ref(&next)), [Marked::To(4)]);
     assert!(w.digest(&req).sessions.is_empty());
@@ -262,11 +267,12 @@ fn a_marked_session_lists_only_what_came_after_the_mark() {
     let saved = cursor::load(&cursor::path(&w.paths, "s1"))
         .unwrap()
         .unwrap();
-    assert_eq!(saved.reviewed.as_ref().map(|r| r.line), Some(4));
+    let reviewed = saved.reviewed.unwrap();
+    assert_eq!((reviewed.through, reviewed.line), (4, 2));
     assert_eq!(saved.transcript.as_deref(), Some(path.as_path()));
-    // A mark that does not fall on a line start is refused, and changes nothing.
+    // A mark past the end of the transcript is refused, and changes nothing.
     let bad = Mark {
-        offset: next.offset - 3,
+        line: 40,
         ..next.clone()
     };
     let e = mark(&w.paths, &[bad], w.dir.path()).unwrap_err();
@@ -354,7 +360,14 @@ fn a_gone_transcript_is_counted_and_a_torn_last_line_left_for_later() {
     let d = w.digest(&w.request(Some(Scope::of(&app))));
     assert_eq!(texts(&d), ["complete prompt"]);
     assert_eq!(d.gone, ["gone"]);
-    assert_eq!(d.marks[0].offset, whole, "the torn line stays unread");
+    let lines_before_torn = fs::read(&torn).unwrap()[..whole as usize]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u64;
+    assert_eq!(
+        d.marks[0].line, lines_before_torn,
+        "the torn line stays unread"
+    );
     let text = d.text("memory-store");
     assert!(
         text.contains("1 session(s) whose transcript is gone"),
@@ -459,15 +472,45 @@ fn what_a_prompt_answered_is_the_end_of_the_assistants_last_line_or_its_tools() 
 
 #[test]
 fn marks_read_back_as_printed() {
-    let m: Mark = "3f9394bc-a388:12:3456".parse().unwrap();
+    let m: Mark = "3f9394bc-a388:12:7".parse().unwrap();
     assert_eq!(
-        (m.session.as_str(), m.line, m.offset),
-        ("3f9394bc-a388", 12, 3456)
+        (m.session.as_str(), m.line, m.turn),
+        ("3f9394bc-a388", 12, 7)
     );
-    assert_eq!(m.to_string(), "3f9394bc-a388:12:3456");
+    assert_eq!(m.to_string(), "3f9394bc-a388:12:7");
     let odd: Mark = "a:b:1:2".parse().unwrap();
     assert_eq!(odd.session, "a:b");
-    for bad in ["", "s", "s:1", ":1:2", "s:x:2", "s:1:-2"] {
+    for bad in ["", "s", "s:1", ":1:2", "s:x:2", "s:1:-2", "s:1:0", "s:1:3"] {
         assert!(bad.parse::<Mark>().unwrap_err().is_usage(), "{bad}");
     }
+}
+
+#[test]
+fn regression_a_prompt_on_the_last_line_read_is_not_listed_again() {
+    let w = World::new();
+    let app = w.repo("app");
+    let path = w.session("s1", &app, &[("earlier", "Done.")]);
+    let prompt = serde_json::json!({"type": "user", "uuid": "last",
+        "message": {"role": "user", "content": "the prompt /reflect ran in"}});
+    let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
+    writeln!(f, "{prompt}").unwrap();
+    let req = w.request(Some(Scope::of(&app)));
+    let d = w.digest(&req);
+    assert_eq!(texts(&d), ["earlier", "the prompt /reflect ran in"]);
+    assert_eq!((d.marks[0].line, d.marks[0].turn), (3, 3));
+    mark_all(&w, &d.marks);
+    let reply = serde_json::json!({"type": "assistant", "uuid": "r",
+        "message": {"id": "m9", "role": "assistant", "content": [{"type": "text", "text": "Reviewed."}]}});
+    writeln!(
+        f,
+        "{reply}\n{}",
+        prompt
+            .to_string()
+            .replace("\"last\"", "\"next\"")
+            .replace("/reflect ran in", "after it")
+    )
+    .unwrap();
+    let d = w.digest(&req);
+    assert_eq!(texts(&d), ["the prompt after it"]);
+    assert_eq!(d.sessions[0].prompts[0].answering, "Reviewed.");
 }
