@@ -468,3 +468,21 @@ fn the_digest_reaches_nearly_every_learning_moment_capture_leaves() {
         "reach {reach:.3} below {REACH_FLOOR}: {reached}/{moments}"
     );
 }
+
+#[test]
+fn forgetting_a_project_forgets_its_sessions_for_the_digest() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let other = repo(&env, "other");
+    let t = transcript(&env, "s-app", &[("a prompt of app", "x")]);
+    end_session(&env, "s-app", &t, &app.join("src"));
+    let t = transcript(&env, "s-other", &[("a prompt of other", "x")]);
+    end_session(&env, "s-other", &t, &other);
+    env.cmd("memory-store")
+        .args(["forget", "--project", app.to_str().unwrap()])
+        .assert()
+        .success();
+    let all = stdout(&digest(&env, &app, &["--all"]));
+    assert!(!all.contains("a prompt of app"), "{all}");
+    assert!(all.contains("a prompt of other"), "{all}");
+}

@@ -1176,11 +1176,25 @@ fn forgetting_a_session_scrubs_its_cursor_but_keeps_its_place() {
         .args(["forget", "--session", "s-forget"])
         .assert()
         .success()
-        .stdout(predicates::str::contains("cursor no longer lists"));
+        .stdout(predicates::str::contains("cursor no longer holds"));
     let after: Value = serde_json::from_str(&fs::read_to_string(&cursor).unwrap()).unwrap();
     let before: Value = serde_json::from_str(&before).unwrap();
     assert!(!after.to_string().contains("export.ts"), "{after}");
     assert_eq!(after["offset"], before["offset"]);
+    assert!(before["transcript"].is_string() && before["project"].is_string());
+    for gone in ["transcript", "project", "reviewed"] {
+        assert!(after[gone].is_null(), "{gone}: {after}");
+    }
+    // The digest no longer finds the session.
+    let digest = env
+        .cmd("memory-store")
+        .args(["digest", "--all", "--format", "jsonl"])
+        .output()
+        .unwrap();
+    assert!(
+        digest.status.success() && digest.stdout.is_empty(),
+        "{digest:?}"
+    );
     assert!(signals(&env).is_empty());
     // The session goes on: its next hook does not mine what was forgotten again.
     let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());

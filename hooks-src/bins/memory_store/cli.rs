@@ -29,10 +29,12 @@ pub enum Command {
     Get(Get),
     /// List signals matching every given filter (oldest first).
     Query(Query),
-    /// Change a signal's status, confidence, category or tags.
+    /// Change signals' status, confidence, category or tags (all the ids given, or none when
+    /// one is unknown).
     Update(Update),
     /// Write an approved learning into FILE under "## NAME" (file backed up first, created from a
-    /// minimal template if missing), mark the signal promoted and add it to the learnings index.
+    /// minimal template if missing; its directory must exist unless --mkdir), mark the signal
+    /// promoted and add it to the learnings index.
     Promote(Promote),
     /// Mark signals dismissed (all ids must exist; otherwise nothing changes).
     Dismiss(Dismiss),
@@ -115,7 +117,10 @@ pub struct Query {
 
 #[derive(Args)]
 pub struct Update {
-    pub id: String,
+    /// The signals to change (all of them, or none when one is unknown)
+    #[arg(required = true, value_name = "ID")]
+    pub ids: Vec<String>,
+    /// captured, analyzed, promoted, dismissed or archived
     #[arg(long)]
     pub status: Option<String>,
     /// 1 low, 2 medium, 3 high, 4 verified by the user
@@ -130,14 +135,21 @@ pub struct Update {
 
 #[derive(Args)]
 pub struct Promote {
+    /// The signal the learning comes from
     pub id: String,
+    /// The Markdown file to write into (CLAUDE.md, a rules file, an auto memory topic…)
     #[arg(long, value_name = "FILE")]
     pub target: PathBuf,
+    /// The learning: one line, added as a bullet
     #[arg(long, value_name = "TEXT")]
     pub content: String,
     /// Section heading (default from the type: Conventions, Preferences, Commands, Gotchas…)
     #[arg(long, value_name = "NAME")]
     pub section: Option<String>,
+    /// Create FILE's directory when it does not exist (else a missing directory is refused as a
+    /// mistyped path)
+    #[arg(long)]
+    pub mkdir: bool,
 }
 
 #[derive(Args)]

@@ -48,7 +48,9 @@ pub struct ForgetReport {
     pub from_archive: usize,
     pub learnings_files: usize,
     pub backups_scrubbed: usize,
-    /// Whether a forgotten session's cursor lost its tally (the files it touched, its tools).
+    /// Whether a forgotten session's cursor (or a forgotten project's) lost what it kept of the
+    /// session: its tally (the files it touched, its tools), its transcript and project, and
+    /// /reflect's review mark.
     pub cursor_scrubbed: bool,
 }
 
@@ -74,14 +76,44 @@ pub fn forget(store: &Store, selector: &Selector) -> Result<ForgetReport> {
     report.learnings_files = forget_learnings(store.paths(), &report.ids)?;
     report.backups_scrubbed = scrub_backups(store, selector, &report.ids)?;
     if let Some(session) = &selector.session {
-        report.cursor_scrubbed = scrub_cursor(store.paths(), session)?;
+        report.cursor_scrubbed = scrub_cursor(store.paths(), session, |_| true)?;
+    }
+    if let Some(dir) = &selector.project {
+        for session in cursor_names(store.paths()) {
+            let of_project = |c: &crate::cursor::Cursor| {
+                c.project
+                    .as_deref()
+                    .is_some_and(|p| within(Path::new(p), dir))
+            };
+            report.cursor_scrubbed |= scrub_cursor(store.paths(), &session, of_project)?;
+        }
     }
     Ok(report)
 }
 
-/// Drop what a session's cursor remembers of it (file paths, tool counts) but keep its position:
-/// deleting the cursor would make the next hook of a session still running mine it all again.
-fn scrub_cursor(paths: &crate::paths::Paths, session: &str) -> Result<bool> {
+/// The names of the cursor files (a session id, or the safe name made of one).
+fn cursor_names(paths: &crate::paths::Paths) -> Vec<String> {
+    let Ok(entries) = fs::read_dir(paths.cursors()) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            name.to_str()?.strip_suffix(".json").map(str::to_string)
+        })
+        .collect()
+}
+
+/// Drop what a session's cursor remembers of it (file paths, tool counts, where its transcript
+/// is and whose it was, how far /reflect looked at it) when `which` says so, but keep its
+/// position: deleting the cursor would make the next hook of a session still running mine it
+/// all again. The digest no longer finds the session.
+fn scrub_cursor(
+    paths: &crate::paths::Paths,
+    session: &str,
+    which: impl Fn(&crate::cursor::Cursor) -> bool,
+) -> Result<bool> {
     let path = crate::cursor::path(paths, session);
     if !path.exists() {
         return Ok(false);
@@ -90,9 +122,15 @@ fn scrub_cursor(paths: &crate::paths::Paths, session: &str) -> Result<bool> {
         let Some(cursor) = crate::cursor::load(&path)? else {
             return Ok(false);
         };
+        if !which(&cursor) {
+            return Ok(false);
+        }
         let scrubbed = crate::cursor::Cursor {
             tally: Default::default(),
             turn_line: None,
+            transcript: None,
+            project: None,
+            reviewed: None,
             ..cursor
         };
         crate::cursor::save(&path, &scrubbed)?;
