@@ -192,6 +192,9 @@ struct Candidate {
     transcript: Option<PathBuf>,
     project: Option<String>,
     reviewed: Option<Reviewed>,
+    /// The session /reflect runs in: before its first reply Claude Code may not have written
+    /// its transcript yet, which is no loss to report.
+    live: bool,
 }
 
 /// A prompt as read, before the digest decides about it.
@@ -222,7 +225,7 @@ enum Outcome {
         /// Where the turn in progress at `end` began.
         turn: u64,
     },
-    /// Not active since `--since`.
+    /// Not to be read: not active since `--since`, or the live session before its transcript.
     Old,
     Gone,
     Failed(String),
@@ -414,6 +417,7 @@ fn candidates(paths: &Paths, req: &Request) -> Result<Vec<Candidate>> {
                     transcript: Some(t.clone()),
                     project: cursor.project,
                     reviewed: cursor.reviewed,
+                    live: false,
                 }
             })
             .collect());
@@ -449,6 +453,7 @@ fn candidates(paths: &Paths, req: &Request) -> Result<Vec<Candidate>> {
         };
         if wanted {
             out.push(Candidate {
+                live: req.current.as_deref() == Some(session.as_str()),
                 session,
                 transcript: Some(transcript),
                 project: cursor.project,
@@ -469,6 +474,7 @@ fn candidates(paths: &Paths, req: &Request) -> Result<Vec<Candidate>> {
                 .project
                 .or_else(|| Some(req.cwd.display().to_string())),
             reviewed: cursor.reviewed,
+            live: req.current.as_ref() == Some(session),
         });
     }
     // Sorted for a stable order among sessions last active at the same time.
@@ -554,10 +560,16 @@ fn read_all(candidates: &[Candidate], since: Option<DateTime<Utc>>) -> Vec<Outco
 
 fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
     let Some(path) = &c.transcript else {
-        return Outcome::Gone;
+        return match c.live {
+            true => Outcome::Old,
+            false => Outcome::Failed(
+                "no transcript found (capture has not recorded the session, and Claude Code's projects folder holds none of that name)".into(),
+            ),
+        };
     };
     let mut file = match fsutil::open_regular(path) {
         Ok(Some(file)) => file,
+        Ok(None) if c.live => return Outcome::Old,
         Ok(None) => return Outcome::Gone,
         Err(e) => return Outcome::Failed(e.to_string()),
     };

@@ -340,6 +340,19 @@ fn sessions_are_found_through_capture_by_project_with_the_current_one() {
     let mut live = w.request(None);
     live.session = Some("live".into());
     assert_eq!(texts(&w.digest(&live)), ["prompt in the live session"]);
+    // Before Claude Code writes the live session's transcript, there is nothing to say about it;
+    // a session asked for by name that has none is named.
+    let mut unwritten = w.request(Some(Scope::of(&app)));
+    unwritten.current = Some("not-yet".into());
+    let d = w.digest(&unwritten);
+    assert!(d.gone.is_empty() && d.failed.is_empty(), "{d:?}");
+    unwritten.current = None;
+    unwritten.session = Some("not-yet".into());
+    let d = w.digest(&unwritten);
+    assert_eq!(d.failed.len(), 1, "{d:?}");
+    assert!(d
+        .text("m")
+        .contains("Not read: session not-yet: no transcript found"));
     // An opted-out project is never read.
     fs::create_dir_all(other.join(".claude")).unwrap();
     fs::write(other.join(".claude/reflect.off"), "").unwrap();
