@@ -72,6 +72,18 @@ fn listed_lines(out: &std::process::Output) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// Every saved mark of the digests made so far (`<data dir>/digests/*.json`).
+fn saved_marks(env: &Env) -> String {
+    fs::read_dir(env.data.join("digests"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| fs::read_to_string(e.path()).unwrap())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The mark command the text digest ends with, as arguments.
 fn mark_args(text: &str) -> Vec<String> {
     let line = text
@@ -191,7 +203,12 @@ fn the_digest_of_a_gone_transcript_an_empty_project_and_a_torn_line_is_clear_and
     let text = stdout(&out);
     assert!(text.contains("L1 whole prompt"), "{text}");
     assert!(!text.contains("half a"), "{text}");
-    assert!(text.contains("--mark s-torn:2:1"), "{text}");
+    assert!(text.contains("memory-store digest --mark d"), "{text}");
+    assert!(
+        saved_marks(&env).contains("\"s-torn:2:1\""),
+        "{}",
+        saved_marks(&env)
+    );
 }
 
 #[test]
@@ -207,8 +224,12 @@ fn the_digest_refuses_a_since_it_cannot_read_with_exit_2() {
         );
         assert!(out.stdout.is_empty());
     }
-    let out = digest(&env, env.dir.path(), &["--mark", "nonsense"]);
+    // A mark spelled out wrong is a usage error; saved marks that are not there are a failure.
+    let out = digest(&env, env.dir.path(), &["--mark", "s1:x:2"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let out = digest(&env, env.dir.path(), &["--mark", "d0000000000"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no saved marks named"));
 }
 
 #[test]
@@ -485,4 +506,50 @@ fn forgetting_a_project_forgets_its_sessions_for_the_digest() {
     let all = stdout(&digest(&env, &app, &["--all"]));
     assert!(!all.contains("a prompt of app"), "{all}");
     assert!(all.contains("a prompt of other"), "{all}");
+}
+
+#[test]
+fn a_digest_of_many_sessions_is_marked_read_by_one_short_name() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    for k in 0..5 {
+        let session = format!("s{k}");
+        let t = transcript(&env, &session, &[(&format!("question number {k}"), "x")]);
+        end_session(&env, &session, &t, &app);
+    }
+    let text = stdout(&digest(&env, &app, &[]));
+    let args = mark_args(&text);
+    assert_eq!(args.len(), 2, "one saved name: {args:?}");
+    for k in 0..5 {
+        assert!(saved_marks(&env).contains(&format!("\"s{k}:2:1\"")));
+    }
+    let marked = env
+        .cmd("memory-store")
+        .arg("digest")
+        .args(&args)
+        .current_dir(&app)
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&marked), "marked 5 session(s) read\n", "{marked:?}");
+    assert!(saved_marks(&env).is_empty(), "used saved marks are removed");
+    let again = env
+        .cmd("memory-store")
+        .arg("digest")
+        .args(&args)
+        .current_dir(&app)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(1));
+    assert!(stdout(&digest(&env, &app, &[])).starts_with("Nothing new"));
+
+    // Saved marks that name a forgotten session go with it.
+    let t = transcript(&env, "s-late", &[("one more question", "x")]);
+    end_session(&env, "s-late", &t, &app);
+    digest(&env, &app, &[]);
+    assert!(saved_marks(&env).contains("s-late:"));
+    env.cmd("memory-store")
+        .args(["forget", "--session", "s-late"])
+        .assert()
+        .success();
+    assert!(saved_marks(&env).is_empty());
 }

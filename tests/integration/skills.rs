@@ -352,10 +352,13 @@ fn the_gather_step_lists_this_projects_signals_and_the_digest_and_never_fails() 
         text.contains("## session sid-1") && text.contains("L1 the cache is per user"),
         "{text}"
     );
-    assert!(
-        text.contains("memory-store digest --mark sid-1:1:1"),
-        "{text}"
-    );
+    assert!(text.contains("memory-store digest --mark d"), "{text}");
+    let saved: String = fs::read_dir(env.data.join("digests"))
+        .unwrap()
+        .flatten()
+        .map(|e| fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(saved.contains("\"sid-1:1:1\""), "{saved}");
 }
 
 /// [`sh`] in `dir`, with the test's config and data dirs.

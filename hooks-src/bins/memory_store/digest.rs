@@ -14,25 +14,40 @@ impl Digest {
         let cwd = std::env::current_dir()
             .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
         if !self.marks.is_empty() {
-            let marks: Vec<Mark> = self
-                .marks
-                .iter()
-                .flat_map(|m| m.split(','))
-                .filter(|m| !m.trim().is_empty())
-                .map(|m| m.trim().parse())
-                .collect::<Result<_>>()?;
+            let mut marks: Vec<Mark> = Vec::new();
+            let mut saved = Vec::new();
+            for arg in self.marks.iter().flat_map(|m| m.split(',')) {
+                if arg.trim().is_empty() {
+                    continue;
+                }
+                let (named, file) = digest::marks_named(&ctx.paths, arg.trim())?;
+                marks.extend(named);
+                saved.extend(file);
+            }
             let done = digest::mark(&ctx.paths, &marks, &cwd)?;
+            for file in saved {
+                let _ = std::fs::remove_file(file);
+            }
             let mut out = String::new();
-            for (m, d) in marks.iter().zip(done) {
-                out.push_str(&match d {
-                    Marked::To(line) => {
-                        format!("marked session {} read up to line {line}\n", m.session)
-                    }
-                    Marked::Kept(line) => format!(
-                        "session {} was already marked read further, up to line {line}; kept\n",
-                        m.session
-                    ),
-                });
+            if marks.len() <= 3 {
+                for (m, d) in marks.iter().zip(&done) {
+                    out.push_str(&match d {
+                        Marked::To(line) => {
+                            format!("marked session {} read up to line {line}\n", m.session)
+                        }
+                        Marked::Kept(line) => format!(
+                            "session {} was already marked read further, up to line {line}; kept\n",
+                            m.session
+                        ),
+                    });
+                }
+            } else {
+                let kept = done.iter().filter(|d| matches!(d, Marked::Kept(_))).count();
+                out.push_str(&format!("marked {} session(s) read", done.len() - kept));
+                if kept > 0 {
+                    out.push_str(&format!("; {kept} already marked read further, kept"));
+                }
+                out.push('\n');
             }
             emit(&out);
             return Ok(());
@@ -51,7 +66,8 @@ impl Digest {
             transcripts: self.transcripts,
             budget_tokens: self.budget_tokens,
         };
-        let found = digest::digest(&ctx.store, &req)?;
+        let mut found = digest::digest(&ctx.store, &req)?;
+        found.save_marks(&ctx.paths)?;
         match self.format {
             DigestFormat::Text => emit(&found.text(PROGRAM)),
             DigestFormat::Jsonl => {

@@ -75,8 +75,10 @@ pub fn forget(store: &Store, selector: &Selector) -> Result<ForgetReport> {
     report.ids.dedup();
     report.learnings_files = forget_learnings(store.paths(), &report.ids)?;
     report.backups_scrubbed = scrub_backups(store, selector, &report.ids)?;
+    let mut sessions = Vec::new();
     if let Some(session) = &selector.session {
         report.cursor_scrubbed = scrub_cursor(store.paths(), session, |_| true)?;
+        sessions.push(session.clone());
     }
     if let Some(dir) = &selector.project {
         for session in cursor_names(store.paths()) {
@@ -85,9 +87,14 @@ pub fn forget(store: &Store, selector: &Selector) -> Result<ForgetReport> {
                     .as_deref()
                     .is_some_and(|p| within(Path::new(p), dir))
             };
-            report.cursor_scrubbed |= scrub_cursor(store.paths(), &session, of_project)?;
+            if scrub_cursor(store.paths(), &session, of_project)? {
+                report.cursor_scrubbed = true;
+                sessions.push(session);
+            }
         }
     }
+    // A digest's saved marks name the sessions it read.
+    crate::digest::forget_saved_marks(store.paths(), &sessions);
     Ok(report)
 }
 

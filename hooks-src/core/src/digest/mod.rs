@@ -24,10 +24,15 @@
 //! are listed grouped by session, newest session first, each session's prompts in the order
 //! typed. What did not fit is counted.
 //!
-//! **Marks.** A session's cursor keeps how far `/reflect` has looked ([`Reviewed`]); the digest
-//! reads only after it and ends with the command that moves it to where this read ended
-//! ([`Mark`]): what the session adds later stays unread. Prompts left out for the budget are
-//! marked read with the rest: they were the least likely ones, and the digest said how many.
+//! **Marks.** A session's cursor keeps how far `/reflect` has looked ([`Reviewed`]): the last line
+//! looked at, and the start of the turn in progress there, where the next digest resumes so that
+//! the first new prompt is read with what it answered. The digest reads only after it and ends
+//! with the command that moves each session's mark to where this read ended ([`Mark`]): what a
+//! session adds in between stays unread. The marks are saved under a short name
+//! (`<data dir>/digests/<name>.json`, removed when used or after [`SAVED_MARKS_DAYS`] days), so
+//! that command is one short line however many sessions were read. Prompts left out for the
+//! budget are marked read with the rest: they were the least likely ones, and the digest said how
+//! many.
 
 mod approval;
 
@@ -183,6 +188,8 @@ pub struct Digest {
     pub failed: Vec<(String, String)>,
     /// Where to mark each session read to.
     pub marks: Vec<Mark>,
+    /// The name the marks were saved under ([`Digest::save_marks`]): what `--mark` takes.
+    pub saved_as: Option<String>,
 }
 
 /// A session to read.
@@ -766,6 +773,79 @@ fn stored_prompts(store: &Store, sessions: &HashSet<&str>) -> Result<Stored> {
 
 // ---- marking ----
 
+/// Saved marks nobody used are removed after this many days (a digest can always be made again).
+pub const SAVED_MARKS_DAYS: u64 = 7;
+
+fn saved_marks_dir(paths: &Paths) -> PathBuf {
+    paths.data_dir.join("digests")
+}
+
+fn prune_saved_marks(dir: &Path) {
+    let max_age = std::time::Duration::from_secs(SAVED_MARKS_DAYS * 24 * 3600);
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > max_age);
+        if old {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
+/// What `--mark` was given: saved marks by name (`d…`, as a digest prints it), or marks spelled
+/// out (`SESSION:LINE:TURN`). Returns the marks and the saved file to remove once they are set.
+pub fn marks_named(paths: &Paths, arg: &str) -> Result<(Vec<Mark>, Option<PathBuf>)> {
+    if arg.contains(':') {
+        return Ok((vec![arg.parse()?], None));
+    }
+    let plain = arg.len() <= 32 && arg.bytes().all(|b| b.is_ascii_alphanumeric());
+    let path = saved_marks_dir(paths).join(format!("{arg}.json"));
+    let bytes = match plain {
+        true => fsutil::read_regular(&path)?,
+        false => None,
+    };
+    let Some(bytes) = bytes else {
+        return Err(Error::msg(format!(
+            "no saved marks named '{arg}' in {}: marked already, or older than {SAVED_MARKS_DAYS} days; run the digest again",
+            saved_marks_dir(paths).display()
+        )));
+    };
+    let saved: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| Error::msg(format!("invalid saved marks {}: {e}", path.display())))?;
+    let marks = saved["marks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::parse)
+        .collect::<Result<Vec<Mark>>>()?;
+    Ok((marks, Some(path)))
+}
+
+/// Forget the saved marks that name one of `sessions` (for `forget`).
+pub fn forget_saved_marks(paths: &Paths, sessions: &[String]) -> usize {
+    let Ok(entries) = fs::read_dir(saved_marks_dir(paths)) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let Ok(text) = fs::read_to_string(e.path()) else {
+            continue;
+        };
+        let names = sessions.iter().any(|s| text.contains(&format!("\"{s}:")));
+        if names && fs::remove_file(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// What marking one session did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Marked {
@@ -964,15 +1044,51 @@ impl Digest {
         for (session, why) in &self.failed {
             let _ = writeln!(out, "Not read: session {session}: {why}.");
         }
-        if !self.marks.is_empty() {
-            let marks: Vec<String> = self.marks.iter().map(|m| format!("--mark {m}")).collect();
+        if let Some(mark) = self.mark_arguments() {
             let _ = writeln!(
                 out,
-                "\nOnce judged, mark them read:\n{program} digest {}",
-                marks.join(" ")
+                "\nOnce judged, mark them read:\n{program} digest {mark}"
             );
         }
         out
+    }
+
+    /// The arguments that mark what was read: the saved marks' name, else every mark spelled out.
+    fn mark_arguments(&self) -> Option<String> {
+        if let Some(name) = &self.saved_as {
+            return Some(format!("--mark {name}"));
+        }
+        (!self.marks.is_empty()).then(|| {
+            let marks: Vec<String> = self.marks.iter().map(|m| format!("--mark {m}")).collect();
+            marks.join(" ")
+        })
+    }
+
+    /// Keep the marks in `<data dir>/digests/<name>.json` under a short name, so the command that
+    /// marks them read stays one short line however many sessions were read (a heavy user's month
+    /// is hundreds). Saved marks older than [`SAVED_MARKS_DAYS`] are removed on the way.
+    pub fn save_marks(&mut self, paths: &Paths) -> Result<()> {
+        if self.marks.is_empty() {
+            return Ok(());
+        }
+        let dir = saved_marks_dir(paths);
+        fsutil::ensure_private_dir(&dir)?;
+        prune_saved_marks(&dir);
+        let material: String = self.marks.iter().map(|m| format!("{m}\n")).collect();
+        let nanos = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let seed = format!("{nanos}:{}:{material}", std::process::id());
+        let name = format!("d{:010x}", signal::fnv1a(seed.as_bytes()) & 0xff_ffff_ffff);
+        let marks: Vec<String> = self.marks.iter().map(Mark::to_string).collect();
+        let bytes = serde_json::to_vec(&json!({ "marks": marks })).expect("serializes");
+        fsutil::atomic_write(
+            &dir.join(format!("{name}.json")),
+            &bytes,
+            fsutil::PRIVATE_FILE,
+        )?;
+        self.saved_as = Some(name);
+        Ok(())
     }
 
     /// One JSON object per listed prompt.
@@ -1006,9 +1122,8 @@ impl Digest {
             "{listed} prompt(s) listed from {} session(s) read; left out: {} over the budget, {} stored, {} approvals, {} repeats; {} session(s) gone",
             self.sessions_read, self.left_out, self.stored, self.bare, self.repeats, self.gone.len()
         );
-        if !self.marks.is_empty() {
-            let marks: Vec<String> = self.marks.iter().map(|m| format!("--mark {m}")).collect();
-            let _ = write!(out, "; mark read: {program} digest {}", marks.join(" "));
+        if let Some(mark) = self.mark_arguments() {
+            let _ = write!(out, "; mark read: {program} digest {mark}");
         }
         out
     }
