@@ -69,6 +69,7 @@ pub struct Append {
 
 #[derive(Args)]
 pub struct Get {
+    /// The signal's id (SIG-…)
     pub id: String,
 }
 
@@ -126,6 +127,7 @@ pub struct Update {
     /// 1 low, 2 medium, 3 high, 4 verified by the user
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=4))]
     pub confidence: Option<u8>,
+    /// A short word for the area (build, test, git, style, tooling…)
     #[arg(long)]
     pub category: Option<String>,
     /// Add a tag (repeatable)
@@ -154,15 +156,20 @@ pub struct Promote {
 
 #[derive(Args)]
 pub struct Dismiss {
-    #[arg(required = true)]
+    /// The signals to dismiss
+    #[arg(required = true, value_name = "ID")]
     pub ids: Vec<String>,
 }
 
 #[derive(Args)]
 pub struct Forget {
+    /// The signals to delete (each must exist, else nothing is deleted)
+    #[arg(value_name = "ID")]
     pub ids: Vec<String>,
+    /// Every signal of this session (and what capture's cursor keeps of it)
     #[arg(long, value_name = "SID")]
     pub session: Option<String>,
+    /// Every signal captured in DIR or below it (and what the cursors keep of its sessions)
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 }
@@ -172,6 +179,7 @@ pub struct Archive {
     /// Only signals older than N days
     #[arg(long, value_name = "N")]
     pub days: Option<u32>,
+    /// Only signals of this status (repeatable; default: promoted and dismissed)
     #[arg(long = "status", value_name = "S")]
     pub statuses: Vec<String>,
 }
@@ -188,6 +196,7 @@ pub enum StatsFormat {
 
 #[derive(Args)]
 pub struct Stats {
+    /// text, json, or statusline ("reflect: N pending", or nothing)
     #[arg(long, value_enum, default_value = "text")]
     pub format: StatsFormat,
 }
@@ -200,6 +209,7 @@ pub enum ExportFormat {
 
 #[derive(Args)]
 pub struct Export {
+    /// jsonl (one signal a line) or csv
     #[arg(long, value_enum, default_value = "jsonl")]
     pub format: ExportFormat,
     /// Include the archive
@@ -251,8 +261,8 @@ pub struct Digest {
     /// timestamp, text, answering, probability, typed), the rest on stderr
     #[arg(long, value_enum, default_value = "text")]
     pub format: DigestFormat,
-    /// Mark a session read up to where a digest read it, as the digest prints it (repeatable);
-    /// lists nothing
-    #[arg(long = "mark", value_name = "SESSION:LINE:OFFSET")]
+    /// Mark what a digest read as looked at: the name it printed (d…), or one session's
+    /// SESSION:LINE:TURN (repeatable); lists nothing
+    #[arg(long = "mark", value_name = "NAME")]
     pub marks: Vec<String>,
 }

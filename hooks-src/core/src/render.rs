@@ -107,6 +107,28 @@ pub fn index(signals: &[&Signal], place: impl Fn(&Signal) -> String) -> String {
     out
 }
 
+/// What a capture dry run finds, for a person to read: one line per signal with its type,
+/// confidence, transcript line and content (and how often it was seen, when more than once).
+pub fn capture_table(signals: &[&Signal]) -> String {
+    let mut out = format!("{:<12}{:>4}{:>6}  content\n", "type", "conf", "line");
+    for s in signals {
+        let line = s.source.line.map_or("-".to_string(), |l| l.to_string());
+        let _ = write!(
+            out,
+            "{:<12}{:>4}{:>6}  {}",
+            s.kind.as_str(),
+            s.confidence,
+            line,
+            one_line(&s.content, 100)
+        );
+        if s.seen() > 1 {
+            let _ = write!(out, "  (seen {} times)", s.seen());
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// Where a signal was captured, as the index shows it: `project/session` (the project's short name
 /// and the session id's first 8 characters, `-` for what was not recorded), and ` (global)` for a
 /// personal preference from another project.
