@@ -78,10 +78,28 @@ fn saved_marks(env: &Env) -> String {
         .map(|entries| {
             entries
                 .flatten()
-                .map(|e| fs::read_to_string(e.path()).unwrap())
+                .map(|e| marks_of_saved(&fs::read_to_string(e.path()).unwrap()))
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// A saved marks file's marks, each as `"SESSION:LINE:TURN"` (quoted, one a line).
+pub fn marks_of_saved(json: &str) -> String {
+    let saved: Value = serde_json::from_str(json).unwrap();
+    saved["marks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            format!(
+                "\"{}:{}:{}\"\n",
+                m["session"].as_str().unwrap(),
+                m["line"],
+                m["turn"]
+            )
+        })
+        .collect()
 }
 
 /// The mark command the text digest ends with, as arguments.

@@ -311,13 +311,7 @@ fn the_gather_step_lists_this_projects_signals_and_the_digest_and_never_fails() 
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).contains("/reflect-toggle on"), "{out:?}");
 
-    let bin = env.data.join("bin");
-    fs::create_dir_all(&bin).unwrap();
-    fs::copy(
-        crate::util::bin_path("memory-store"),
-        bin.join("memory-store"),
-    )
-    .unwrap();
+    install_memory_store(&env);
     for (content, kind, project) in [
         ("use pnpm in app", "correction", &app),
         ("use yarn in other", "correction", &other),
@@ -356,9 +350,20 @@ fn the_gather_step_lists_this_projects_signals_and_the_digest_and_never_fails() 
     let saved: String = fs::read_dir(env.data.join("digests"))
         .unwrap()
         .flatten()
-        .map(|e| fs::read_to_string(e.path()).unwrap())
+        .map(|e| crate::digest::marks_of_saved(&fs::read_to_string(e.path()).unwrap()))
         .collect();
     assert!(saved.contains("\"sid-1:1:1\""), "{saved}");
+}
+
+/// This build's memory-store where `reflect-toggle on` installs it (`<data dir>/bin`).
+fn install_memory_store(env: &Env) {
+    let bin = env.data.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    fs::copy(
+        crate::util::bin_path("memory-store"),
+        bin.join("memory-store"),
+    )
+    .unwrap();
 }
 
 /// [`sh`] in `dir`, with the test's config and data dirs.
@@ -567,13 +572,7 @@ fn memory_store_launcher_finds_the_installed_binary() {
 fn memory_store_launcher_runs_the_real_binary() {
     let env = Env::new();
     let root = fake_plugin(&env, "skills/self-reflect/memory-store");
-    let bin = env.data.join("bin");
-    fs::create_dir_all(&bin).unwrap();
-    fs::copy(
-        crate::util::bin_path("memory-store"),
-        bin.join("memory-store"),
-    )
-    .unwrap();
+    install_memory_store(&env);
     let launcher = root.join("skills/self-reflect/memory-store");
     let vars = [("REFLECT_HOME", env.data.as_path())];
     let out = sh(

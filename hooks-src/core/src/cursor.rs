@@ -79,6 +79,10 @@ pub struct Reviewed {
     /// The transcript's [`fingerprint`] when it was marked (`None` when it could not be read).
     #[serde(default)]
     pub fingerprint: Option<String>,
+    /// Lines after `through` whose prompts were looked at too (a prompt left out for a digest's
+    /// budget stops `through` before it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seen: Vec<u64>,
 }
 
 impl Reviewed {

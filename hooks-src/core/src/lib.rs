@@ -5,7 +5,10 @@
 //!
 //! * capture: payload bytes → [`hookio`] → [`transcript`] events → [`detect`] → [`redact`] → [`store`]
 //! * toggle: [`paths`] → [`settings`] (edits through [`jsonedit`]; + [`migrate`]) → [`fsutil::atomic_write`]
-//! * review: flag values and `append` input → [`input`] → [`store`] → [`render`] / [`promote`]
+//! * review: flag values and `append` input → [`input`] → [`store`] → [`render`] / [`promote`],
+//!   scoped to a project by [`scope`]
+//! * second look: the cursors' record of sessions → [`transcript`] prompts → [`detect`]'s model
+//!   (for the order) → [`redact`] → [`digest`]
 
 pub mod capture;
 pub mod cursor;

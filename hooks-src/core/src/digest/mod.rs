@@ -98,15 +98,19 @@ pub struct Request {
     pub budget_tokens: usize,
 }
 
-/// Where one session was read to: `memory-store digest --mark SESSION:LINE:TURN`.
+/// How far one session was looked at: every prompt up to `line`, and the prompts on the lines
+/// `seen` after it (`memory-store digest --mark SESSION:LINE:TURN` spells out one without them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mark {
     pub session: String,
-    /// The last line read.
+    /// Every prompt up to this line was looked at (or needs no look).
     pub line: u64,
     /// The line the turn in progress at `line` began at (its prompt), where the next digest
     /// resumes so that the first new prompt is read with what it answers; `line + 1` when none.
     pub turn: u64,
+    /// Prompts after `line` that were listed: a prompt the budget left out stops `line` before
+    /// it, so that it stays unread, and the ones listed after it are not listed again.
+    pub seen: Vec<u64>,
 }
 
 impl fmt::Display for Mark {
@@ -134,6 +138,7 @@ impl FromStr for Mark {
             session: session.to_string(),
             line,
             turn,
+            seen: Vec::new(),
         })
     }
 }
@@ -222,20 +227,41 @@ struct Typed {
 }
 
 enum Outcome {
-    Read {
-        modified: Option<SystemTime>,
-        /// The prompts after the last mark.
-        prompts: Vec<Typed>,
-        end: Position,
-        /// The last line looked at before.
-        through: u64,
-        /// Where the turn in progress at `end` began.
-        turn: u64,
-    },
+    Read(Box<SessionRead>),
     /// Not to be read: not active since `--since`, or the live session before its transcript.
     Old,
     Gone,
     Failed(String),
+}
+
+/// One session's unread part, as read.
+#[derive(Debug)]
+struct SessionRead {
+    modified: Option<SystemTime>,
+    /// The prompts not looked at yet.
+    prompts: Vec<Typed>,
+    end: Position,
+    /// Where reading resumed (the turn in progress at the last mark, or the top).
+    from: Position,
+    /// The last line looked at before.
+    through: u64,
+    /// Where the turn in progress at `end` began.
+    turn: u64,
+    /// Lines after `through` looked at before.
+    seen: Vec<u64>,
+    /// The line of each prompt read (looked at before or not), in order: where a turn begins.
+    prompt_lines: Vec<u64>,
+}
+
+/// What became of a prompt read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fate {
+    /// Needs no look: stored, an approval.
+    Settled,
+    /// Before --since: not looked at.
+    Skipped,
+    /// The prompt (or the text it repeats) at this index of the kept ones.
+    Kept(usize),
 }
 
 /// Build the digest `req` asks for.
@@ -250,28 +276,17 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
         budget_tokens: req.budget_tokens,
         ..Digest::default()
     };
-    let mut read: Vec<(&Candidate, Option<SystemTime>, Vec<Typed>)> = Vec::new();
+    let mut read: Vec<(&Candidate, Box<SessionRead>)> = Vec::new();
     for (candidate, outcome) in candidates.iter().zip(outcomes) {
         if !matches!(outcome, Outcome::Old) {
             out.sessions_found += 1;
         }
         match outcome {
-            Outcome::Read {
-                modified,
-                prompts,
-                end,
-                through,
-                turn,
-            } => {
-                if end.line > through {
+            Outcome::Read(r) => {
+                if r.end.line > r.through {
                     out.sessions_read += 1;
-                    out.marks.push(Mark {
-                        session: candidate.session.clone(),
-                        line: end.line,
-                        turn,
-                    });
                 }
-                read.push((candidate, modified, prompts));
+                read.push((candidate, r));
             }
             Outcome::Old => {}
             Outcome::Gone => out.gone.push(candidate.session.clone()),
@@ -279,38 +294,46 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
         }
     }
     // Newest session first (a stable sort keeps the order found among equals).
-    read.sort_by_key(|r| std::cmp::Reverse(r.1));
+    read.sort_by_key(|(_, r)| std::cmp::Reverse(r.modified));
 
     // Keep what is worth a look, in listing order; the first of a repeated text stands for all.
     let mut kept: Vec<(usize, &Typed, usize)> = Vec::new(); // (session, prompt, typed)
+    let mut fates: Vec<Vec<Fate>> = Vec::with_capacity(read.len());
     let mut by_key: HashMap<&str, usize> = HashMap::new();
-    for (k, (candidate, _, prompts)) in read.iter().enumerate() {
-        for p in prompts {
-            if req.since.is_some_and(|since| {
+    for (k, (candidate, r)) in read.iter().enumerate() {
+        let mut session_fates = Vec::with_capacity(r.prompts.len());
+        for p in &r.prompts {
+            let sid = candidate.session.as_str();
+            let before_since = req.since.is_some_and(|since| {
                 p.timestamp
                     .as_deref()
                     .and_then(signal::parse_time)
                     .is_some_and(|t| t < since)
-            }) {
-                continue;
-            }
-            let sid = candidate.session.as_str();
+            });
             let is_stored = stored.lines.contains(&(sid.to_string(), p.line))
                 || p.uuid
                     .as_ref()
                     .is_some_and(|u| stored.uuids.contains(&(sid.to_string(), u.clone())));
-            if is_stored {
+            let fate = if before_since {
+                Fate::Skipped
+            } else if is_stored {
                 out.stored += 1;
+                Fate::Settled
             } else if p.bare {
                 out.bare += 1;
+                Fate::Settled
             } else if let Some(&at) = by_key.get(p.key.as_str()) {
                 kept[at].2 += 1;
                 out.repeats += 1;
+                Fate::Kept(at)
             } else {
                 by_key.insert(&p.key, kept.len());
                 kept.push((k, p, 1));
-            }
+                Fate::Kept(kept.len() - 1)
+            };
+            session_fates.push(fate);
         }
+        fates.push(session_fates);
     }
 
     // Render each, then take the likeliest within the budget.
@@ -342,8 +365,8 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
         let k = kept[i].0;
         let mut cost = prompt_line(&shown[i]).chars().count();
         if !session_shown[k] {
-            let (candidate, modified, _) = &read[k];
-            let last_active = modified.map(time_text);
+            let (candidate, r) = &read[k];
+            let last_active = r.modified.map(time_text);
             cost += heading(
                 &candidate.session,
                 candidate.project.as_deref(),
@@ -360,7 +383,10 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
         chosen[i] = true;
         session_shown[k] = true;
     }
-    for (k, (candidate, modified, _)) in read.iter().enumerate() {
+    for (k, ((candidate, r), session_fates)) in read.iter().zip(&fates).enumerate() {
+        if let Some(mark) = mark_of(candidate, r, session_fates, &chosen) {
+            out.marks.push(mark);
+        }
         if !session_shown[k] {
             continue;
         }
@@ -374,11 +400,66 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
         out.sessions.push(Listed {
             session: candidate.session.clone(),
             project: candidate.project.clone(),
-            last_active: modified.map(time_text),
+            last_active: r.modified.map(time_text),
             prompts,
         });
     }
     Ok(out)
+}
+
+/// How far a session can be marked looked at: up to its first prompt not listed (left out for the
+/// budget, or before --since), or to the end; with the prompts listed after that point. `None`
+/// when that says nothing new.
+fn mark_of(c: &Candidate, r: &SessionRead, fates: &[Fate], chosen: &[bool]) -> Option<Mark> {
+    let looked_at = |fate: &Fate| match fate {
+        Fate::Settled => true,
+        Fate::Skipped => false,
+        Fate::Kept(i) => chosen[*i],
+    };
+    let first_unread = r
+        .prompts
+        .iter()
+        .zip(fates)
+        .find(|(_, fate)| !looked_at(fate))
+        .map(|(p, _)| p.line);
+    let Some(unread) = first_unread else {
+        return (r.end.line > r.through).then(|| Mark {
+            session: c.session.clone(),
+            line: r.end.line,
+            turn: r.turn,
+            seen: Vec::new(),
+        });
+    };
+    let line = unread - 1;
+    // The turn the unread prompt answers began at the prompt before it.
+    let turn = r
+        .prompt_lines
+        .iter()
+        .rev()
+        .find(|&&l| l < unread)
+        .copied()
+        .unwrap_or(r.from.line + 1);
+    let mut seen: Vec<u64> = r
+        .prompts
+        .iter()
+        .zip(fates)
+        .filter(|(p, fate)| p.line > line && matches!(fate, Fate::Kept(_)) && looked_at(fate))
+        .map(|(p, _)| p.line)
+        .chain(r.seen.iter().copied().filter(|&l| l > line))
+        .collect();
+    seen.sort_unstable();
+    seen.dedup();
+    let moved = line > r.through || seen.len() > r.seen.iter().filter(|&&l| l > line).count();
+    moved.then(|| Mark {
+        session: c.session.clone(),
+        line: line.max(r.through),
+        turn: if line > r.through {
+            turn
+        } else {
+            r.from.line + 1
+        },
+        seen,
+    })
 }
 
 fn time_text(t: SystemTime) -> String {
@@ -587,7 +668,7 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
         }
     }
     let failed = |e: io::Error| Outcome::Failed(format!("cannot read {}: {e}", path.display()));
-    let (from, through) = match &c.reviewed {
+    let (from, through, seen) = match &c.reviewed {
         Some(r) => match r.fits(&file) {
             Ok(true) => (
                 Position {
@@ -595,11 +676,12 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
                     line: r.line,
                 },
                 r.through,
+                r.seen.clone(),
             ),
-            Ok(false) => (Position::default(), 0),
+            Ok(false) => (Position::default(), 0, Vec::new()),
             Err(e) => return failed(e),
         },
-        None => (Position::default(), 0),
+        None => (Position::default(), 0, Vec::new()),
     };
     let mut reader = PromptReader::default();
     let end = match transcript::read(&mut file, from, |event| reader.feed(event)) {
@@ -611,15 +693,19 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
         None if from.offset > 0 => from.line + 1,
         None => end.line + 1,
     };
+    let prompt_lines: Vec<u64> = reader.prompts.iter().map(|p| p.line).collect();
     let mut prompts = reader.prompts;
-    prompts.retain(|p| p.line > through);
-    Outcome::Read {
+    prompts.retain(|p| p.line > through && !seen.contains(&p.line));
+    Outcome::Read(Box::new(SessionRead {
         modified,
         prompts,
         end,
+        from,
         through,
         turn,
-    }
+        seen,
+        prompt_lines,
+    }))
 }
 
 /// The prompts of a stream of events, each with what it answered.
@@ -818,13 +904,22 @@ pub fn marks_named(paths: &Paths, arg: &str) -> Result<(Vec<Mark>, Option<PathBu
     };
     let saved: Value = serde_json::from_slice(&bytes)
         .map_err(|e| Error::msg(format!("invalid saved marks {}: {e}", path.display())))?;
-    let marks = saved["marks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(str::parse)
-        .collect::<Result<Vec<Mark>>>()?;
+    let bad = || Error::msg(format!("invalid saved marks {}", path.display()));
+    let mut marks = Vec::new();
+    for m in saved["marks"].as_array().ok_or_else(bad)? {
+        let number = |key: &str| m[key].as_u64().ok_or_else(bad);
+        marks.push(Mark {
+            session: m["session"].as_str().ok_or_else(bad)?.to_string(),
+            line: number("line")?,
+            turn: number("turn")?.max(1),
+            seen: m["seen"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_u64)
+                .collect(),
+        });
+    }
     Ok((marks, Some(path)))
 }
 
@@ -838,7 +933,10 @@ pub fn forget_saved_marks(paths: &Paths, sessions: &[String]) -> usize {
         let Ok(text) = fs::read_to_string(e.path()) else {
             continue;
         };
-        let names = sessions.iter().any(|s| text.contains(&format!("\"{s}:")));
+        let names = sessions.iter().any(|s| {
+            let quoted = serde_json::to_string(s).expect("a string serializes");
+            text.contains(&format!("\"session\":{quoted}"))
+        });
         if names && fs::remove_file(e.path()).is_ok() {
             removed += 1;
         }
@@ -876,13 +974,36 @@ pub fn mark(paths: &Paths, marks: &[Mark], cwd: &Path) -> Result<Vec<Marked>> {
             // what comes after the mark.
             let mut reviewed = Reviewed {
                 through: m.line,
+                seen: m.seen.iter().copied().filter(|&l| l > m.line).collect(),
                 ..Reviewed::default()
             };
             if let (Some(file), Some(t)) = (&file, &transcript) {
-                if let Some(old) = &c.reviewed {
-                    if old.through > m.line && old.fits(file).ctx("cannot read", t)? {
-                        return Ok(Marked::Kept(old.through));
+                let old = match &c.reviewed {
+                    Some(old) if old.fits(file).ctx("cannot read", t)? => Some(old.clone()),
+                    _ => None,
+                };
+                if let Some(mut old) = old.clone().filter(|old| old.through > m.line) {
+                    // Another /reflect looked further: keep its mark, add what this one saw.
+                    let more: Vec<u64> = reviewed
+                        .seen
+                        .iter()
+                        .copied()
+                        .filter(|&l| l > old.through)
+                        .collect();
+                    let kept = old.through;
+                    if more.iter().any(|l| !old.seen.contains(l)) {
+                        old.seen.extend(more);
+                        old.seen.sort_unstable();
+                        old.seen.dedup();
+                        c.reviewed = Some(old);
+                        cursor::save(&path, &c)?;
                     }
+                    return Ok(Marked::Kept(kept));
+                }
+                if let Some(old) = old.filter(|old| old.through == m.line) {
+                    reviewed.seen.extend(old.seen);
+                    reviewed.seen.sort_unstable();
+                    reviewed.seen.dedup();
                 }
                 let [turn, end] = line_starts(file, [m.turn - 1, m.line]).ctx("cannot read", t)?;
                 let Some(end) = end else {
@@ -1080,7 +1201,11 @@ impl Digest {
             .map_or(0, |d| d.as_nanos());
         let seed = format!("{nanos}:{}:{material}", std::process::id());
         let name = format!("d{:010x}", signal::fnv1a(seed.as_bytes()) & 0xff_ffff_ffff);
-        let marks: Vec<String> = self.marks.iter().map(Mark::to_string).collect();
+        let marks: Vec<Value> = self
+            .marks
+            .iter()
+            .map(|m| json!({"session": m.session, "line": m.line, "turn": m.turn, "seen": m.seen}))
+            .collect();
         let bytes = serde_json::to_vec(&json!({ "marks": marks })).expect("serializes");
         fsutil::atomic_write(
             &dir.join(format!("{name}.json")),

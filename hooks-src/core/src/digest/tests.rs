@@ -217,11 +217,38 @@ fn the_budget_keeps_the_likeliest_learning_moments_and_counts_the_rest() {
     assert_eq!(texts(&one), std::slice::from_ref(&likeliest.text));
     assert_eq!(one.left_out, 2);
     assert!(one.text("m").contains("2 prompt(s) less likely"));
-    // Nothing fits: nothing listed, everything counted, the session still marked.
+    // Nothing fits: nothing listed, everything counted, nothing marked (nothing was looked at).
     req.budget_tokens = 1;
     let none = w.digest(&req);
     assert!(none.sessions.is_empty());
-    assert_eq!((none.left_out, none.marks.len()), (3, 1));
+    assert_eq!((none.left_out, none.marks.len()), (3, 0));
+    // What the budget left out stays unread: marking the one listed brings back the other two,
+    // each with what it answered, and never the one looked at.
+    // Through the saved marks, as /reflect sets them: the listed prompt after the unread one too.
+    let mut one = one;
+    one.save_marks(&w.paths).unwrap();
+    let (saved, file) = marks_named(&w.paths, one.saved_as.as_deref().unwrap()).unwrap();
+    assert_eq!(saved, one.marks);
+    assert!(saved[0].seen.contains(&3), "{saved:?}");
+    assert!(file.is_some());
+    assert_eq!(mark_all(&w, &saved).len(), 1);
+    req.budget_tokens = 10_000;
+    let rest = w.digest(&req);
+    assert_eq!(
+        texts(&rest),
+        [
+            "add a search box to the header",
+            "what does the parser do with tabs"
+        ]
+    );
+    assert_eq!(
+        rest.sessions[0].prompts[1].answering,
+        "I edited src/generated/api.ts."
+    );
+    assert_eq!(mark_all(&w, &rest.marks).len(), 1);
+    let after = w.digest(&req);
+    assert!(after.sessions.is_empty(), "{after:?}");
+    assert!(after.marks.is_empty());
 }
 
 #[test]
