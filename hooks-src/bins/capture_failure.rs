@@ -13,8 +13,8 @@ Reads the hook payload on stdin and stores one `failure` signal (tool, redacted 
 summary) in <data dir>/signals.jsonl. Prints nothing and always exits 0; problems go to
 <data dir>/errors.log. Registered by `reflect-toggle on`.
 
-Options: -h, --help   this text
-         -V, --version";
+Options: -h, --help      this text
+         -V, --version   the version";
 
 fn main() {
     hook::install_panic_guard(PROGRAM);

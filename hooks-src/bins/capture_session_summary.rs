@@ -15,15 +15,16 @@ always exits 0; problems go to <data dir>/errors.log. Projects holding .claude/r
 skipped.
 
 Offline:
-  capture-session-summary --transcript FILE [--session ID] [--project DIR] [--dry-run]
+  capture-session-summary --transcript FILE [--session ID] [--project DIR] [--dry-run [--format F]]
     --transcript FILE   the transcript to summarize (JSONL as Claude Code writes it)
     --session ID        session the signals and the cursor belong to (default: FILE's name)
     --project DIR       project the signals belong to (default: the current directory)
-    --dry-run           print the signals that would be stored, one JSON object a line, and
-                        write nothing
+    --dry-run           print the signals that would be stored, and write nothing
+    --format F          with --dry-run: jsonl (default: one JSON object a line, as stored) or
+                        table (one line a signal: type, confidence, transcript line, content)
 
-Options: -h, --help   this text
-         -V, --version";
+Options: -h, --help      this text
+         -V, --version   the version";
 
 fn main() -> std::process::ExitCode {
     capture_support::main(PROGRAM, HELP, "SessionEnd", true)

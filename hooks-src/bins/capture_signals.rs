@@ -13,15 +13,16 @@ by an earlier run (per-session cursor in <data dir>/cursors/) and stores the lea
 Projects holding .claude/reflect.off are skipped.
 
 Offline:
-  capture-signals --transcript FILE [--session ID] [--project DIR] [--dry-run]
+  capture-signals --transcript FILE [--session ID] [--project DIR] [--dry-run [--format F]]
     --transcript FILE   the transcript to mine (JSONL as Claude Code writes it)
     --session ID        session the signals and the cursor belong to (default: FILE's name)
     --project DIR       project the signals belong to (default: the current directory)
-    --dry-run           print the signals that would be stored, one JSON object a line, and
-                        write nothing
+    --dry-run           print the signals that would be stored, and write nothing
+    --format F          with --dry-run: jsonl (default: one JSON object a line, as stored) or
+                        table (one line a signal: type, confidence, transcript line, content)
 
-Options: -h, --help   this text
-         -V, --version";
+Options: -h, --help      this text
+         -V, --version   the version";
 
 fn main() -> std::process::ExitCode {
     capture_support::main(PROGRAM, HELP, "PreCompact", false)

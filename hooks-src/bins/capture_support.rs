@@ -22,6 +22,15 @@ use reflect_core::render::{self, ListFormat};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// How a dry run prints what it finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    /// One JSON signal a line, as the store would hold it.
+    Jsonl,
+    /// One line a signal for a person: type, confidence, line, content.
+    Table,
+}
+
 pub fn main(program: &'static str, help: &str, hook_event: &str, summary: bool) -> ExitCode {
     hook::install_panic_guard(program);
     if hook::answer_help_or_version(program, help) {
@@ -43,7 +52,7 @@ pub fn main(program: &'static str, help: &str, hook_event: &str, summary: bool) 
     }
     let (code, message) = match offline_request(&args, summary) {
         Err(e) => (2, e.to_string()),
-        Ok(req) => match run_offline(&req) {
+        Ok((req, format)) => match run_offline(&req, format) {
             Ok(()) => return ExitCode::SUCCESS,
             Err(e) => (if e.is_usage() { 2 } else { 1 }, e.to_string()),
         },
@@ -74,7 +83,7 @@ fn run_hook(program: &str, hook_event: &str, summary: bool) {
     }
 }
 
-fn run_offline(req: &Request) -> Result<()> {
+fn run_offline(req: &Request, format: Format) -> Result<()> {
     let paths = Paths::from_env()?;
     let done = capture::capture(&paths, req)?;
     for w in &done.warnings {
@@ -83,12 +92,12 @@ fn run_offline(req: &Request) -> Result<()> {
     if req.dry_run {
         let mut out = std::io::stdout().lock();
         // A closed pipe (`| head`) is not an error.
-        let _ = out
-            .write_all(
-                render::list(&done.signals.iter().collect::<Vec<_>>(), ListFormat::Jsonl)
-                    .as_bytes(),
-            )
-            .and_then(|()| out.flush());
+        let signals: Vec<_> = done.signals.iter().collect();
+        let text = match format {
+            Format::Jsonl => render::list(&signals, ListFormat::Jsonl),
+            Format::Table => render::capture_table(&signals),
+        };
+        let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     } else {
         eprintln!(
             "stored {} new signal(s), {} recurrence(s), {} already stored; read {} new line(s) of {}",
@@ -108,9 +117,10 @@ fn run_offline(req: &Request) -> Result<()> {
     Ok(())
 }
 
-/// The offline flags: `--transcript FILE [--session ID] [--project DIR] [--dry-run]` (`--flag=value`
-/// too). A bad flag is a usage error. The project defaults to the current dir.
-fn offline_request(args: &[OsString], summary: bool) -> Result<Request> {
+/// The offline flags: `--transcript FILE [--session ID] [--project DIR] [--dry-run [--format
+/// jsonl|table]]` (`--flag=value` too). A bad flag is a usage error. The project defaults to the
+/// current dir.
+fn offline_request(args: &[OsString], summary: bool) -> Result<(Request, Format)> {
     let mut req = Request {
         hook: "cli".into(),
         summary,
@@ -118,6 +128,7 @@ fn offline_request(args: &[OsString], summary: bool) -> Result<Request> {
     };
     let mut transcript = None;
     let mut project = None;
+    let mut format = Format::Jsonl;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let text = arg.to_string_lossy();
@@ -137,6 +148,13 @@ fn offline_request(args: &[OsString], summary: bool) -> Result<Request> {
             "--session" => req.session = Some(value("--session")?.to_string_lossy().into_owned()),
             "--project" => project = Some(PathBuf::from(value("--project")?)),
             "--dry-run" if inline.is_none() => req.dry_run = true,
+            "--format" => {
+                format = match value("--format")?.to_str() {
+                    Some("jsonl") => Format::Jsonl,
+                    Some("table") => Format::Table,
+                    _ => return Err(Error::usage("--format is jsonl or table")),
+                }
+            }
             _ => {
                 return Err(Error::usage(format!(
                     "unknown argument {text:?} (see --help)"
@@ -151,7 +169,10 @@ fn offline_request(args: &[OsString], summary: bool) -> Result<Request> {
             .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?,
     };
     req.project = Some(project.display().to_string());
-    Ok(req)
+    if format != Format::Jsonl && !req.dry_run {
+        return Err(Error::usage("--format applies to --dry-run"));
+    }
+    Ok((req, format))
 }
 
 #[cfg(test)]
@@ -164,7 +185,7 @@ mod tests {
 
     #[test]
     fn offline_flags() {
-        let r = offline_request(
+        let (r, format) = offline_request(
             &args(&[
                 "--transcript",
                 "t.jsonl",
@@ -181,6 +202,12 @@ mod tests {
         assert_eq!(r.project.as_deref(), Some("/p"));
         assert!(r.dry_run);
         assert_eq!(r.hook, "cli");
+        assert_eq!(format, Format::Jsonl);
+        let table = ["--transcript", "t", "--dry-run", "--format=table"];
+        assert_eq!(
+            offline_request(&args(&table), false).unwrap().1,
+            Format::Table
+        );
 
         for bad in [
             &["--dry-run"][..],
@@ -189,6 +216,8 @@ mod tests {
             &["--transcript", "t", "--dry-run=yes"],
             &["--transcript", "t", "extra"],
             &["--transcript="],
+            &["--transcript", "t", "--dry-run", "--format", "csv"],
+            &["--transcript", "t", "--format", "table"],
         ] {
             let e = offline_request(&args(bad), false).unwrap_err();
             assert!(e.is_usage(), "{bad:?}: {e}");

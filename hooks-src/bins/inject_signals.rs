@@ -17,8 +17,8 @@ with the signals captured earlier in this session, highest confidence first, wit
 REFLECT_INJECT_BUDGET_TOKENS (default 2000, estimated as characters / 4). Prints nothing when
 there is nothing to inject. Always exits 0; problems go to <data dir>/errors.log.
 
-Options: -h, --help   this text
-         -V, --version";
+Options: -h, --help      this text
+         -V, --version   the version";
 
 fn main() {
     hook::install_panic_guard(PROGRAM);

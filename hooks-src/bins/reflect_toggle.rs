@@ -39,6 +39,7 @@ enum Action {
         Exit codes: 0 success, 1 operational error (the file is left untouched), 2 usage error."
 )]
 struct Cli {
+    /// What to do (none: toggle)
     #[arg(value_enum)]
     action: Option<Action>,
     /// Edit this settings file instead of <config dir>/settings.json

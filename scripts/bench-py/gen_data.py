@@ -7,6 +7,9 @@
 * `transcript(path, size, corpus)`: one long session assembled from the real transcripts in `corpus` by
   concatenation, repeated until `size` bytes, with `sessionId` made one and every uuid made unique per
   repetition (so a reader sees one session with no replayed entries). Line numbers follow from position.
+* `sessions(config_dir, project, corpora, n, days)`: a heavy user's month in one project: `n` real
+  transcripts picked (seeded) from the `corpora` dirs, copied where Claude Code keeps them
+  (`<config>/projects/<project slug>/<uuid>.jsonl`), last changed across the last `days` days.
 """
 
 import json
@@ -203,6 +206,29 @@ def transcript(path, size, corpus, session="bench-transcript-session"):
                     break
             rep += 1
     return {"bytes": written, "lines": sum(1 for _ in open(path, "rb"))}
+
+
+def sessions(config_dir, project, corpora, n=200, days=30, seed=3, now=None):
+    """`n` real sessions of `project` over `days` days; returns [(session id, transcript path)] and bytes."""
+    rng = random.Random(seed)
+    files = sorted(os.path.join(d, f) for d in corpora for f in os.listdir(d) if f.endswith(".jsonl"))
+    picked = rng.sample(files, min(n, len(files)))
+    slug = re.sub(r"[^A-Za-z0-9]", "-", project)
+    folder = os.path.join(config_dir, "projects", slug)
+    os.makedirs(folder, exist_ok=True)
+    now = now or datetime.now(timezone.utc).timestamp()
+    out, total = [], 0
+    for f in picked:
+        sid = _uuid(rng)
+        path = os.path.join(folder, f"{sid}.jsonl")
+        with open(f, "rb") as src, open(path, "wb") as dst:
+            data = src.read()
+            dst.write(data)
+            total += len(data)
+        when = now - rng.uniform(0, days * 86400)
+        os.utime(path, (when, when))
+        out.append((sid, path))
+    return out, total
 
 
 if __name__ == "__main__":

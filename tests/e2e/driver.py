@@ -10,7 +10,7 @@ Bounds: every CLI call has a timeout and runs in its own process group, which is
 what this driver started); the mock exits by itself after MOCK_MAX_SECONDS.
 
 Scenarios (--only picks some): failure, compact, autocompact, session-end, secret, toggle-off,
-toggle-skill, reflect-skill, marketplace, first-use.
+toggle-skill, reflect-skill, reflect-scope, marketplace, first-use.
 
 usage: driver.py --claude BIN --bins DIR --plugin DIR [--release DIR] [--only NAME[,NAME]] [--keep]
   (scripts/e2e installs the CLI, builds the binaries and calls this; --keep leaves the temp dirs;
@@ -95,7 +95,8 @@ class Run:
             raise
         return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
 
-    def claude(self, prompt, session=None, resume=None, extra_env=None, allow_tools=True, plugin_dir=True):
+    def claude(self, prompt, session=None, resume=None, extra_env=None, allow_tools=True, plugin_dir=True,
+               cwd=None):
         self.calls += 1
         argv = [self.ctx.claude, "-p", prompt, "--debug-file", str(self.root / f"debug-{self.calls}.log")]
         if plugin_dir:
@@ -106,7 +107,7 @@ class Run:
             argv += ["--session-id", session]
         if resume:
             argv += ["--resume", resume]
-        code, out, err = self.bounded(argv, self.env(extra_env), CLI_TIMEOUT)
+        code, out, err = self.bounded(argv, self.env(extra_env), CLI_TIMEOUT, cwd=cwd)
         (self.root / f"stdout-{self.calls}.txt").write_text(out + "\n--- stderr ---\n" + err)
         if code != 0:
             raise RuntimeError(f"claude -p exited {code}: {err.strip()[-300:]}")
@@ -478,6 +479,73 @@ def scenario_reflect_skill(run, report):
     report.check(run.name, "a command outside allowed-tools is refused (touch did not run)", not probe.exists())
 
 
+def scenario_reflect_scope(run, report):
+    """/reflect in a project, with signals and sessions of two projects: the model is shown this project's
+    signals, the personal preferences of the other marked global, and the digest of this project's sessions
+    only (all of it reaches the mock in the rendered skill: its `!` step ran before the model). The digest's
+    mark command, run through the skill's own allowed-tools, keeps those prompts out of the next /reflect."""
+    run.capture_on()
+    app, other = run.work / "app", run.work / "other"
+    for d in (app, other):
+        (d / ".git").mkdir(parents=True)
+    m = run.marker()
+
+    def add(kind, content, project):
+        code, out, err = run.bin("memory-store", "append",
+                                 json.dumps({"type": kind, "content": content, "project": str(project)}))
+        if code != 0:
+            raise RuntimeError(f"memory-store append exited {code}: {err.strip()}")
+        return out.strip()
+
+    app_signal = add("correction", f"{m} APP-SIGNAL use pnpm in app", app / "src")
+    other_signal = add("correction", f"{m} OTHER-SIGNAL use yarn in other", other)
+    preference = add("preference", f"{m} GLOBAL-PREF keep answers short", other)
+    # One session in each project, each ended (so capture recorded it), each with a prompt the hooks
+    # do not store.
+    (app / "src").mkdir()
+    run.claude(f"{m} APP-PROMPT what does the export command print for an empty table?",
+               session=str(uuid.uuid4()), cwd=app / "src")
+    run.claude(f"{m} OTHER-PROMPT what does the cache key hold?", session=str(uuid.uuid4()), cwd=other)
+
+    before = len(run.requests())
+    run.claude(f"/reflect {m}", cwd=app, allow_tools=False)
+    sent = json.dumps(run.requests()[before:])
+    report.check(run.name, "the gather step ran before the model (its index and digest are in the skill)",
+                 "### Captured signals" in sent and "### Second look" in sent, sent[:300])
+    report.check(run.name, "the model is shown this project's signal (captured in a subdirectory)",
+                 app_signal in sent and "APP-SIGNAL" in sent)
+    report.check(run.name, "and the other project's personal preference, marked global",
+                 preference in sent and "(global)  " + m + " GLOBAL-PREF" in sent.replace("\\n", "\n"))
+    report.check(run.name, "but not the other project's correction",
+                 other_signal not in sent and "OTHER-SIGNAL" not in sent)
+    report.check(run.name, "the digest lists this project's prompt", "APP-PROMPT what does the export" in sent)
+    report.check(run.name, "and not the other project's", "OTHER-PROMPT" not in sent)
+    report.check(run.name, "the /reflect session itself, not written yet, is not reported as gone",
+                 "transcript is gone" not in sent)
+
+    # The mark command the digest printed, run the way the skill tells the model to.
+    text = sent.replace("\\n", "\n")
+    marks = [line for line in text.split("\n") if line.startswith("memory-store digest --mark ")]
+    report.check(run.name, "the digest ends with its mark command", len(marks) == 1, text[-400:])
+    if not marks:
+        return
+    launcher = run.ctx.plugin / "skills" / "self-reflect" / "memory-store"
+    command = f"{launcher} digest" + marks[0].split("memory-store digest", 1)[1].split("\"")[0]
+    before = len(run.requests())
+    run.claude(f"/reflect {m}-mark [[bash: {command}]]", cwd=app, allow_tools=False)
+    results = [b for body in run.requests()[before:] for msg in body.get("messages") or []
+               if isinstance(msg.get("content"), list) for b in msg["content"]
+               if isinstance(b, dict) and b.get("type") == "tool_result"]
+    report.check(run.name, "allowed-tools let the model run the mark command",
+                 any("marked session" in json.dumps(r.get("content")) and not r.get("is_error")
+                     for r in results), json.dumps(results)[:300])
+    before = len(run.requests())
+    run.claude(f"/reflect {m}-again", cwd=app, allow_tools=False)
+    again = json.dumps(run.requests()[before:])
+    report.check(run.name, "the next /reflect does not list the marked prompt again",
+                 "### Second look" in again and "APP-PROMPT" not in again, again[-300:])
+
+
 def scenario_marketplace(run, report):
     """The repo as a marketplace: `claude plugin marketplace add DIR` + `plugin install`, then /reflect
     works in a session without --plugin-dir, and installing registered no hook (capture stays off)."""
@@ -591,6 +659,7 @@ SCENARIOS = {
     "toggle-off": scenario_toggle_off,
     "toggle-skill": scenario_toggle_skill,
     "reflect-skill": scenario_reflect_skill,
+    "reflect-scope": scenario_reflect_scope,
     "marketplace": scenario_marketplace,
     "first-use": scenario_first_use,
 }

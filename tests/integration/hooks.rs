@@ -1705,6 +1705,20 @@ fn forgetting_a_session_removes_its_cursor_but_keeps_its_place() {
     assert_eq!(kept.len(), 1, "only the place is kept");
     assert!(!kept[0].to_string().contains("export.ts"), "{}", kept[0]);
     assert_eq!(kept[0]["offset"], before["offset"]);
+    assert!(before["transcript"].is_string() && before["project"].is_string());
+    for gone in ["transcript", "project", "reviewed"] {
+        assert!(kept[0][gone].is_null(), "{gone}: {}", kept[0]);
+    }
+    // The digest no longer finds the session.
+    let digest = env
+        .cmd("memory-store")
+        .args(["digest", "--all", "--format", "jsonl"])
+        .output()
+        .unwrap();
+    assert!(
+        digest.status.success() && digest.stdout.is_empty(),
+        "{digest:?}"
+    );
     assert!(signals(&env).is_empty());
     // The session goes on: its next hook does not mine what was forgotten again.
     let (out, _) = run_hook(&env, "capture-signals", stdin.as_bytes());

@@ -3,6 +3,8 @@
 
 mod corpus;
 mod detect;
+mod digest;
+mod docs;
 mod first_use;
 mod fuzz_regressions;
 mod hooks;

@@ -322,7 +322,25 @@ fn update_changes_only_what_it_is_asked() {
         .args(["update", "SIG-20990101-0000000000", "--status", "analyzed"])
         .assert()
         .code(1);
+    // Several ids: all of them, or none when one is unknown.
+    env.cmd("memory-store")
+        .args([
+            "update",
+            &ids[1],
+            "SIG-20990101-0000000000",
+            "--status",
+            "analyzed",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("nothing updated"));
     assert_eq!(env.store_lines(), after);
+    env.cmd("memory-store")
+        .args(["update", &ids[1], &ids[2], "--status", "analyzed"])
+        .assert()
+        .success()
+        .stdout(format!("updated {} {}\n", ids[1], ids[2]));
+    assert!(env.store_lines().iter().all(|s| s["status"] == "analyzed"));
 }
 
 #[test]
@@ -413,7 +431,7 @@ fn promote_writes_the_target_records_it_and_is_idempotent() {
         ])
         .assert()
         .success()
-        .stdout(predicate::str::contains("already in"));
+        .stdout(predicate::str::contains("nothing changed"));
     assert_eq!(
         fs::read_to_string(&target)
             .unwrap()
@@ -426,21 +444,89 @@ fn promote_writes_the_target_records_it_and_is_idempotent() {
 }
 
 #[test]
+fn promote_says_when_the_line_was_there_but_the_signal_is_new_to_it() {
+    let env = Env::new();
+    let ids = seed(&env);
+    let target = env.dir.path().join("CLAUDE.md");
+    fs::write(&target, "# P\n\n## Conventions\n\n- Use pnpm, not npm\n").unwrap();
+    let out = promote_to(&env, &ids[0], &target);
+    assert!(out.status.success(), "{out:?}");
+    let said = stdout(&out);
+    assert!(
+        said.contains("already in") && !said.contains("nothing changed"),
+        "{said}"
+    );
+    assert_eq!(env.store_lines()[0]["status"], "promoted");
+}
+
+#[test]
+fn regression_a_signal_promoted_to_two_targets_keeps_both_in_the_learnings() {
+    let env = Env::new();
+    let ids = seed(&env);
+    let claude_md = env.dir.path().join("CLAUDE.md");
+    let memory = env.dir.path().join("MEMORY.md");
+    for target in [&claude_md, &memory] {
+        let out = promote_to(&env, &ids[0], target);
+        assert!(out.status.success(), "{out:?}");
+    }
+    let index = fs::read_to_string(env.data.join("learnings/LEARNINGS.md")).unwrap();
+    let lines: Vec<&str> = index.lines().filter(|l| l.contains(&ids[0])).collect();
+    assert_eq!(lines.len(), 2, "{index}");
+    assert!(
+        lines[0].contains(&format!("→ {} (", claude_md.display())),
+        "{index}"
+    );
+    assert!(
+        lines[1].contains(&format!("→ {} (", memory.display())),
+        "{index}"
+    );
+    let topic = fs::read_to_string(env.data.join("learnings/correction.md")).unwrap();
+    assert_eq!(
+        topic.matches(&format!("## {}", ids[0])).count(),
+        1,
+        "{topic}"
+    );
+    for target in [&claude_md, &memory] {
+        assert!(
+            topic.contains(&format!("to {} (## ", target.display())),
+            "{topic}"
+        );
+    }
+    // Again into the first: nothing changes, both stay.
+    let out = promote_to(&env, &ids[0], &claude_md);
+    assert!(stdout(&out).contains("promoted") && out.status.success());
+    let again = fs::read_to_string(env.data.join("learnings/LEARNINGS.md")).unwrap();
+    assert_eq!(
+        again.lines().filter(|l| l.contains(&ids[0])).count(),
+        2,
+        "{again}"
+    );
+}
+
+#[test]
 fn promote_creates_a_missing_target_and_section() {
     let env = Env::new();
     let ids = seed(&env);
     let target = env.dir.path().join("proj/.claude/rules/testing.md");
+    let args = [
+        "promote",
+        &ids[2],
+        "--target",
+        target.to_str().unwrap(),
+        "--content",
+        "Tests go in tests/unit",
+        "--section",
+        "Layout",
+    ];
+    // A directory that does not exist is a mistyped path until the caller says otherwise.
+    env.cmd("memory-store").args(args).assert().code(1).stderr(
+        predicate::str::contains("does not exist").and(predicate::str::contains("--mkdir")),
+    );
+    assert!(!env.dir.path().join("proj").exists(), "nothing created");
+    assert_eq!(env.store_lines()[2]["status"], "captured");
     env.cmd("memory-store")
-        .args([
-            "promote",
-            &ids[2],
-            "--target",
-            target.to_str().unwrap(),
-            "--content",
-            "Tests go in tests/unit",
-            "--section",
-            "Layout",
-        ])
+        .args(args)
+        .arg("--mkdir")
         .assert()
         .success()
         .stdout(predicate::str::contains("(created)"));
@@ -664,6 +750,31 @@ fn forget_deletes_everywhere_including_backups() {
         .success();
     assert!(env.store_lines().is_empty());
     env.cmd("memory-store").arg("forget").assert().code(2);
+}
+
+#[test]
+fn forget_of_an_unknown_id_fails_and_forgets_nothing() {
+    let env = Env::new();
+    let ids = seed(&env);
+    let before = fs::read(env.store()).unwrap();
+    env.cmd("memory-store")
+        .args(["forget", &ids[0], "SIG-20990101-0000000000"])
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("no signal SIG-20990101-0000000000")
+                .and(predicate::str::contains("nothing forgotten")),
+        );
+    assert_eq!(fs::read(env.store()).unwrap(), before);
+    // Forgotten once, an id is unknown the second time.
+    env.cmd("memory-store")
+        .args(["forget", &ids[0]])
+        .assert()
+        .success();
+    env.cmd("memory-store")
+        .args(["forget", &ids[0]])
+        .assert()
+        .code(1);
 }
 
 #[test]

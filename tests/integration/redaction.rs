@@ -258,7 +258,13 @@ fn promote_writes_no_secret_to_the_target_the_learnings_or_the_signal() {
         .join("; ");
     let out = env
         .cmd("memory-store")
-        .args(["promote", &id, "--target", target.to_str().unwrap()])
+        .args([
+            "promote",
+            &id,
+            "--mkdir",
+            "--target",
+            target.to_str().unwrap(),
+        ])
         .args(["--content", &content])
         .output()
         .unwrap();

@@ -575,7 +575,13 @@ fn append_promote_and_export_leak_no_secret_of_any_shape_or_encoding() {
         let texts: Vec<&str> = shape.iter().map(|r| r.text.as_str()).collect();
         let out = env
             .cmd("memory-store")
-            .args(["promote", id, "--target", target.to_str().unwrap()])
+            .args([
+                "promote",
+                id,
+                "--mkdir",
+                "--target",
+                target.to_str().unwrap(),
+            ])
             .arg(format!("--content={}", texts.join(" ; ")))
             .output()
             .unwrap();

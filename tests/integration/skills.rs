@@ -153,12 +153,22 @@ fn reflect_skill_frontmatter_is_valid_and_narrow() {
         "reflect",
         &fm["allowed-tools"],
         &[
+            "${CLAUDE_PLUGIN_ROOT}/skills/self-reflect/gather",
             "${CLAUDE_PLUGIN_ROOT}/skills/self-reflect/memory-store",
             "git rev-parse",
         ],
     );
     // The model must be told the exact path the Bash rule allows.
     assert!(body.contains("${CLAUDE_PLUGIN_ROOT}/skills/self-reflect/memory-store"));
+    // Step 1 has run before the model reads the skill: the `!` line runs the gather helper
+    // (allowed above) with this session's id, so the live session's prompts are read too.
+    let bang = "!`\"${CLAUDE_PLUGIN_ROOT}/skills/self-reflect/gather\" \"${CLAUDE_SESSION_ID}\"`";
+    assert!(body.contains(bang), "body lacks {bang}");
+    let commands = body
+        .split(|c: char| c.is_whitespace())
+        .filter(|w| w.starts_with("!`"))
+        .count();
+    assert_eq!(commands, 1, "one `!` command only");
     assert!(body.contains("$ARGUMENTS"), "the focus argument is used");
     let known: Vec<&str> = fm.keys().map(String::as_str).collect();
     for key in &known {
@@ -241,6 +251,7 @@ fn reflect_skill_names_only_real_memory_store_subcommands_and_flags() {
     // The seven steps need at least these; a rewrite that drops one should fail here.
     for needed in [
         "query", "get", "append", "update", "promote", "dismiss", "prune", "stats", "doctor",
+        "digest",
     ] {
         assert!(
             subs.contains(needed),
@@ -275,6 +286,97 @@ fn reflect_skill_names_only_real_memory_store_subcommands_and_flags() {
     );
     assert!(text.contains("query --status captured --format index"));
     assert!(text.contains("stats --format statusline"));
+    // What the second look stores says where it came from.
+    assert!(text.contains(r#""source":{"hook":"reflect","line":LINE}"#));
+    assert!(text.contains("memory-store update ID... --status analyzed"));
+}
+
+#[test]
+fn the_gather_step_lists_this_projects_signals_and_the_digest_and_never_fails() {
+    let env = Env::new();
+    let root = fake_plugin(&env, "skills/self-reflect/gather");
+    let gather = root.join("skills/self-reflect/gather");
+    let app = env.dir.path().join("app");
+    let other = env.dir.path().join("other");
+    for dir in [&app, &other] {
+        fs::create_dir_all(dir.join(".git")).unwrap();
+    }
+    // Not installed: it says so, and exits 0 (a failing `!` command would drop the whole skill).
+    fs::copy(
+        repo().join("skills/self-reflect/memory-store"),
+        root.join("skills/self-reflect/memory-store"),
+    )
+    .unwrap();
+    let out = sh_in(&env, &gather, &app, &["sid-1"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("/reflect-toggle on"), "{out:?}");
+
+    install_memory_store(&env);
+    for (content, kind, project) in [
+        ("use pnpm in app", "correction", &app),
+        ("use yarn in other", "correction", &other),
+        ("keep answers short", "preference", &other),
+    ] {
+        let signal = serde_json::json!({"type": kind, "content": content, "project": project});
+        env.cmd("memory-store")
+            .env("REFLECT_HOME", &env.data)
+            .args(["append", &signal.to_string()])
+            .assert()
+            .success();
+    }
+    // The live session: no cursor yet, its transcript where Claude Code keeps it.
+    let slug: String = app
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let transcripts = env.config.join("projects").join(slug);
+    fs::create_dir_all(&transcripts).unwrap();
+    let prompt = serde_json::json!({"type": "user", "uuid": "u1",
+        "message": {"role": "user", "content": "the cache is per user, not global"}});
+    fs::write(transcripts.join("sid-1.jsonl"), format!("{prompt}\n")).unwrap();
+    let out = sh_in(&env, &gather, &app, &["sid-1"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(text.contains("use pnpm in app"), "{text}");
+    assert!(text.contains("keep answers short"), "{text}");
+    assert!(text.contains("(global)"), "{text}");
+    assert!(!text.contains("use yarn"), "{text}");
+    assert!(
+        text.contains("## session sid-1") && text.contains("L1 the cache is per user"),
+        "{text}"
+    );
+    assert!(text.contains("memory-store digest --mark d"), "{text}");
+    let saved: String = fs::read_dir(env.data.join("digests"))
+        .unwrap()
+        .flatten()
+        .map(|e| crate::digest::marks_of_saved(&fs::read_to_string(e.path()).unwrap()))
+        .collect();
+    assert!(saved.contains("\"sid-1:1:1\""), "{saved}");
+}
+
+/// This build's memory-store where `reflect-toggle on` installs it (`<data dir>/bin`).
+fn install_memory_store(env: &Env) {
+    let bin = env.data.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    fs::copy(
+        crate::util::bin_path("memory-store"),
+        bin.join("memory-store"),
+    )
+    .unwrap();
+}
+
+/// [`sh`] in `dir`, with the test's config and data dirs.
+fn sh_in(env: &Env, script: &Path, dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut cmd = Command::new(script);
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &env.home)
+        .env("CLAUDE_CONFIG_DIR", &env.config)
+        .env("REFLECT_HOME", &env.data)
+        .args(args)
+        .current_dir(dir);
+    cmd.output().unwrap()
 }
 
 #[test]
@@ -470,13 +572,7 @@ fn memory_store_launcher_finds_the_installed_binary() {
 fn memory_store_launcher_runs_the_real_binary() {
     let env = Env::new();
     let root = fake_plugin(&env, "skills/self-reflect/memory-store");
-    let bin = env.data.join("bin");
-    fs::create_dir_all(&bin).unwrap();
-    fs::copy(
-        crate::util::bin_path("memory-store"),
-        bin.join("memory-store"),
-    )
-    .unwrap();
+    install_memory_store(&env);
     let launcher = root.join("skills/self-reflect/memory-store");
     let vars = [("REFLECT_HOME", env.data.as_path())];
     let out = sh(

@@ -29,10 +29,12 @@ pub enum Command {
     Get(Get),
     /// List signals matching every given filter (oldest first).
     Query(Query),
-    /// Change a signal's status, confidence, category or tags.
+    /// Change signals' status, confidence, category or tags (all the ids given, or none when
+    /// one is unknown).
     Update(Update),
     /// Write an approved learning into FILE under "## NAME" (file backed up first, created from a
-    /// minimal template if missing), mark the signal promoted and add it to the learnings index.
+    /// minimal template if missing; its directory must exist unless --mkdir), mark the signal
+    /// promoted and add it to the learnings index.
     Promote(Promote),
     /// Mark signals dismissed (all ids must exist; otherwise nothing changes).
     Dismiss(Dismiss),
@@ -53,6 +55,10 @@ pub enum Command {
     Migrate(Migrate),
     /// Check the install, the hooks and the store; say what is wrong and how to fix it.
     Doctor(Doctor),
+    /// The second look: what the user typed in the project's sessions that capture did not
+    /// store and /reflect has not looked at yet, the likeliest learning moments first within a
+    /// budget, grouped by session; it ends with the command that marks them read (--mark).
+    Digest(Digest),
 }
 
 #[derive(Args)]
@@ -63,6 +69,7 @@ pub struct Append {
 
 #[derive(Args)]
 pub struct Get {
+    /// The signal's id (SIG-…)
     pub id: String,
 }
 
@@ -82,11 +89,18 @@ pub struct Query {
     /// Signal type, e.g. correction (repeatable: any of them)
     #[arg(long = "type", value_name = "T")]
     pub kinds: Vec<String>,
+    /// Signals captured in this session
     #[arg(long, value_name = "SID")]
     pub session: Option<String>,
-    /// Signals captured in DIR or below it
+    /// Signals of DIR's project: its repository (the nearest directory at or above DIR that
+    /// holds a .git, else DIR) and every directory below it, nested repositories and submodules
+    /// excepted (they are projects of their own)
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
+    /// With --project: also the personal preferences captured in other projects (they hold
+    /// everywhere); the index marks them "(global)"
+    #[arg(long)]
+    pub with_global: bool,
     /// Signals carrying this tag (repeatable: any of them)
     #[arg(long = "tag", value_name = "T")]
     pub tags: Vec<String>,
@@ -96,19 +110,24 @@ pub struct Query {
     /// Keep only the N newest matches
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
-    /// index: one short line per signal (id, type, confidence, first 80 chars)
+    /// jsonl (as stored), json, table, or index: one short line per signal (id, type,
+    /// confidence, project/session, first 80 chars)
     #[arg(long, value_enum, default_value = "jsonl")]
     pub format: QueryFormat,
 }
 
 #[derive(Args)]
 pub struct Update {
-    pub id: String,
+    /// The signals to change (all of them, or none when one is unknown)
+    #[arg(required = true, value_name = "ID")]
+    pub ids: Vec<String>,
+    /// captured, analyzed, promoted, dismissed or archived
     #[arg(long)]
     pub status: Option<String>,
     /// 1 low, 2 medium, 3 high, 4 verified by the user
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=4))]
     pub confidence: Option<u8>,
+    /// A short word for the area (build, test, git, style, tooling…)
     #[arg(long)]
     pub category: Option<String>,
     /// Add a tag (repeatable)
@@ -118,27 +137,39 @@ pub struct Update {
 
 #[derive(Args)]
 pub struct Promote {
+    /// The signal the learning comes from
     pub id: String,
+    /// The Markdown file to write into (CLAUDE.md, a rules file, an auto memory topic…)
     #[arg(long, value_name = "FILE")]
     pub target: PathBuf,
+    /// The learning: one line, added as a bullet
     #[arg(long, value_name = "TEXT")]
     pub content: String,
     /// Section heading (default from the type: Conventions, Preferences, Commands, Gotchas…)
     #[arg(long, value_name = "NAME")]
     pub section: Option<String>,
+    /// Create FILE's directory when it does not exist (else a missing directory is refused as a
+    /// mistyped path)
+    #[arg(long)]
+    pub mkdir: bool,
 }
 
 #[derive(Args)]
 pub struct Dismiss {
-    #[arg(required = true)]
+    /// The signals to dismiss
+    #[arg(required = true, value_name = "ID")]
     pub ids: Vec<String>,
 }
 
 #[derive(Args)]
 pub struct Forget {
+    /// The signals to delete (each must exist, else nothing is deleted)
+    #[arg(value_name = "ID")]
     pub ids: Vec<String>,
+    /// Every signal of this session (and what capture's cursor keeps of it)
     #[arg(long, value_name = "SID")]
     pub session: Option<String>,
+    /// Every signal captured in DIR or below it (and what the cursors keep of its sessions)
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 }
@@ -148,6 +179,7 @@ pub struct Archive {
     /// Only signals older than N days
     #[arg(long, value_name = "N")]
     pub days: Option<u32>,
+    /// Only signals of this status (repeatable; default: promoted and dismissed)
     #[arg(long = "status", value_name = "S")]
     pub statuses: Vec<String>,
 }
@@ -164,6 +196,7 @@ pub enum StatsFormat {
 
 #[derive(Args)]
 pub struct Stats {
+    /// text, json, or statusline ("reflect: N pending", or nothing)
     #[arg(long, value_enum, default_value = "text")]
     pub format: StatsFormat,
 }
@@ -176,6 +209,7 @@ pub enum ExportFormat {
 
 #[derive(Args)]
 pub struct Export {
+    /// jsonl (one signal a line) or csv
     #[arg(long, value_enum, default_value = "jsonl")]
     pub format: ExportFormat,
     /// Include the archive
@@ -188,3 +222,47 @@ pub struct Migrate {}
 
 #[derive(Args)]
 pub struct Doctor {}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum DigestFormat {
+    Text,
+    Jsonl,
+}
+
+#[derive(Args)]
+pub struct Digest {
+    /// List the sessions of DIR's project (default: the current directory's): its repository
+    /// (the nearest directory at or above DIR that holds a .git, else DIR) and every directory
+    /// below it, nested repositories excepted
+    #[arg(long, value_name = "DIR", conflicts_with = "all")]
+    pub project: Option<PathBuf>,
+    /// List the sessions of every project
+    #[arg(long)]
+    pub all: bool,
+    /// Only this session (found through what capture recorded, else under <config
+    /// dir>/projects/)
+    #[arg(long, value_name = "SID")]
+    pub session: Option<String>,
+    /// The session /reflect runs in: listed with the project's sessions even before capture
+    /// has recorded it
+    #[arg(long, value_name = "SID")]
+    pub current: Option<String>,
+    /// Only prompts typed since a span (30m, 12h, 7d, 2w) or a date (2026-11-01)
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Read this transcript instead of finding the sessions (repeatable); the session is the
+    /// file's name
+    #[arg(long = "transcript", value_name = "FILE")]
+    pub transcripts: Vec<PathBuf>,
+    /// How much the listed prompts may take, in tokens (characters / 4)
+    #[arg(long, value_name = "N", default_value_t = reflect_core::digest::DEFAULT_BUDGET_TOKENS)]
+    pub budget_tokens: usize,
+    /// text: for the model to read; jsonl: one object a prompt (session_id, project, line, uuid,
+    /// timestamp, text, answering, probability, typed), the rest on stderr
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: DigestFormat,
+    /// Mark what a digest read as looked at: the name it printed (d…), or one session's
+    /// SESSION:LINE:TURN (repeatable); lists nothing
+    #[arg(long = "mark", value_name = "NAME")]
+    pub marks: Vec<String>,
+}

@@ -7,6 +7,7 @@ mod cli_support;
 mod append;
 mod archive;
 mod cli;
+mod digest;
 mod dismiss;
 mod doctor;
 mod export;
@@ -60,6 +61,7 @@ fn run(command: Command) -> Result<()> {
         Command::Export(c) => c.run(&ctx),
         Command::Migrate(c) => c.run(&ctx),
         Command::Doctor(c) => c.run(&ctx),
+        Command::Digest(c) => c.run(&ctx),
     }
 }
 

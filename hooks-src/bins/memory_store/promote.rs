@@ -16,7 +16,17 @@ impl Promote {
             &target,
             &self.content,
             self.section.as_deref(),
+            self.mkdir,
         )?;
+        if !done.changed {
+            emit(&format!(
+                "promoted {} before: the line is already in {} under ## {}; nothing changed\n",
+                self.id,
+                done.target.display(),
+                done.section
+            ));
+            return Ok(());
+        }
         let what = if done.added { "added to" } else { "already in" };
         let created = if done.created { " (created)" } else { "" };
         let backup = done

@@ -1,8 +1,10 @@
 //! `memory-store query`: the signals matching every given filter, oldest first.
 
-use reflect_core::error::Result;
+use reflect_core::error::{Error, Result};
 use reflect_core::input;
 use reflect_core::render::{self, ListFormat};
+use reflect_core::scope::{self, Names, Scope};
+use reflect_core::signal::Signal;
 use reflect_core::store::{self, Filter};
 
 use crate::cli::{Query, QueryFormat};
@@ -11,6 +13,15 @@ use crate::Ctx;
 
 impl Query {
     pub fn run(self, ctx: &Ctx) -> Result<()> {
+        let scope = self
+            .project
+            .as_deref()
+            .map(|p| Scope::of(&input::project(p)));
+        if self.with_global && scope.is_none() {
+            return Err(Error::usage(
+                "--with-global adds personal preferences to a project's signals: give --project DIR",
+            ));
+        }
         let filter = Filter {
             statuses: self
                 .statuses
@@ -23,26 +34,66 @@ impl Query {
                 .map(|k| input::kind(k))
                 .collect::<Result<_>>()?,
             session: self.session,
-            project: self.project.map(|p| input::project(&p)),
+            // The root narrows the pass; who belongs to the project is decided below.
+            project: match (&scope, self.with_global) {
+                (Some(scope), false) => Some(scope.root().to_path_buf()),
+                _ => None,
+            },
             tags: self.tags,
             since: self.since.as_deref().map(input::since_now).transpose()?,
         };
         let bytes = ctx.store.view_bytes()?;
         let mut selection = store::select(&bytes, &filter);
-        if let Some(n) = self.limit {
-            selection.keep_newest(n);
-        }
-        let format = match self.format {
-            QueryFormat::Jsonl => {
+        let Some(scope) = scope else {
+            if let Some(n) = self.limit {
+                selection.keep_newest(n);
+            }
+            if let QueryFormat::Jsonl = self.format {
                 emit_bytes(&selection.jsonl());
                 return Ok(());
             }
-            QueryFormat::Json => ListFormat::Json,
-            QueryFormat::Table => ListFormat::Table,
-            QueryFormat::Index => ListFormat::Index,
+            let signals = selection.into_signals();
+            emit(&render_list(
+                &signals.iter().collect::<Vec<_>>(),
+                self.format,
+                None,
+            ));
+            return Ok(());
         };
-        let signals = selection.into_signals();
-        emit(&render::list(&signals.iter().collect::<Vec<_>>(), format));
+        let mut signals = selection.into_signals();
+        signals.retain(|s| {
+            scope.holds_signal(s) || (self.with_global && scope::is_global_kind(&s.kind))
+        });
+        if let Some(n) = self.limit {
+            signals.drain(..signals.len().saturating_sub(n));
+        }
+        emit(&render_list(
+            &signals.iter().collect::<Vec<_>>(),
+            self.format,
+            Some(&scope),
+        ));
         Ok(())
     }
+}
+
+/// The signals in `format`. The index names each signal's project and session, and marks a
+/// preference that came from outside `scope` as global.
+fn render_list(signals: &[&Signal], format: QueryFormat, scope: Option<&Scope>) -> String {
+    let format = match format {
+        QueryFormat::Jsonl => ListFormat::Jsonl,
+        QueryFormat::Json => ListFormat::Json,
+        QueryFormat::Table => ListFormat::Table,
+        QueryFormat::Index => {
+            let names = Names::default();
+            return render::index(signals, |s| {
+                let global = scope.is_some_and(|scope| !scope.holds_signal(s));
+                render::place(
+                    Some(&names.of(s.project.as_deref())),
+                    s.session_id.as_deref(),
+                    global,
+                )
+            });
+        }
+    };
+    render::list(signals, format)
 }

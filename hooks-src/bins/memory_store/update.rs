@@ -1,4 +1,4 @@
-//! `memory-store update ID`: change a signal's status, confidence, category or tags.
+//! `memory-store update ID...`: change signals' status, confidence, category or tags (all or none).
 
 use reflect_core::error::{Error, Result};
 use reflect_core::input;
@@ -25,8 +25,8 @@ impl Update {
             category: self.category,
             tags: self.tags,
         };
-        ctx.store.update(&self.id, changes, &mut waiting)?;
-        emit(&format!("updated {}\n", self.id));
+        ctx.store.update(&self.ids, changes, &mut waiting)?;
+        emit(&format!("updated {}\n", self.ids.join(" ")));
         Ok(())
     }
 }

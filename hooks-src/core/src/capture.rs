@@ -157,6 +157,14 @@ pub fn capture(paths: &Paths, req: &Request) -> Result<Outcome> {
 /// assistant action it corrects; only signals from unseen lines are kept.
 fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -> Result<Mined> {
     let path = &req.transcript;
+    // What the cursor records of the session besides the read position: where its transcript is
+    // and whose it is (for `memory-store digest`), and how far /reflect has looked (its own).
+    let transcript = std::path::absolute(path)
+        .ok()
+        .filter(|p| p.to_str().is_some())
+        .or(saved.transcript.clone());
+    let project = req.project.clone().or(saved.project.clone());
+    let reviewed = saved.reviewed.clone();
     let Cursor {
         offset,
         line,
@@ -218,8 +226,9 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
             fingerprint,
             tally,
             turn_line: last_turn,
-            transcript: Some(std::path::absolute(path).unwrap_or_else(|_| path.clone())),
-            project: req.project.clone(),
+            transcript,
+            project,
+            reviewed,
         },
         lines_read: end.line.saturating_sub(line),
     })

@@ -62,12 +62,52 @@ pub struct Cursor {
     /// The line of the last user prompt read: where the turn in progress at the cursor began.
     #[serde(default)]
     pub turn_line: Option<u64>,
-    /// The transcript read (absolute): the cursor is kept as long as this file exists.
+    /// The transcript this session's hooks read (absolute, as the hook payload named it): how
+    /// `memory-store digest` finds the session again; the cursor is kept while this file exists.
     #[serde(default)]
     pub transcript: Option<PathBuf>,
-    /// The session's project (its cwd), as its signals name it.
+    /// The session's project (its cwd, as the hook payload named it).
     #[serde(default)]
     pub project: Option<String>,
+    /// How far `/reflect` has looked at the session's prompts (`memory-store digest --mark`).
+    #[serde(default)]
+    pub reviewed: Option<Reviewed>,
+}
+
+/// How far `/reflect`'s digest has looked at a session's prompts, and where it resumes: at the
+/// turn in progress there, so the first new prompt is read with what it answered.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reviewed {
+    /// The last line looked at: prompts up to it are not listed again.
+    pub through: u64,
+    /// Byte offset where reading resumes (the start of the turn in progress at `through`).
+    pub offset: u64,
+    /// Lines before `offset`.
+    pub line: u64,
+    /// The transcript's [`fingerprint`] when it was marked (`None` when it could not be read).
+    #[serde(default)]
+    pub fingerprint: Option<String>,
+    /// Lines after `through` whose prompts were looked at too (a prompt left out for a digest's
+    /// budget stops `through` before it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seen: Vec<u64>,
+}
+
+impl Reviewed {
+    /// Whether this mark still fits `file`: as long, a line starting at the offset, the same
+    /// first line. A transcript replaced since is read from the top.
+    pub fn fits(&self, file: &File) -> io::Result<bool> {
+        if self.offset == 0 {
+            return Ok(true);
+        }
+        if file.metadata()?.len() < self.offset {
+            return Ok(false);
+        }
+        let mut before = [0u8; 1];
+        file.read_exact_at(&mut before, self.offset - 1)?;
+        Ok(before[0] == b'\n'
+            && (self.fingerprint.is_none() || fingerprint(file)? == self.fingerprint))
+    }
 }
 
 impl Cursor {

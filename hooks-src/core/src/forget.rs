@@ -114,8 +114,12 @@ pub fn forget(store: &Store, selector: &Selector) -> Result<ForgetReport> {
     }
 
     let (forgotten, scrubbed) = forget_cursors(paths, selector, &names, &sessions)?;
-    report.cursors_forgotten = forgotten;
+    report.cursors_forgotten = forgotten.len();
     report.cursors_scrubbed = scrubbed;
+    // A digest's saved marks name the sessions it read.
+    let mut stems = forgotten;
+    stems.extend(selector.session.as_deref().map(cursor::file_stem));
+    crate::digest::forget_saved_marks(paths, &stems);
     if let Some(session) = &selector.session {
         remove_named_after(&paths.data_dir, &cursor::file_stem(session), 0);
     }
@@ -310,16 +314,19 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 /// The cursors: a forgotten session's, and those of a forgotten project's sessions (by their
 /// `project`, or for a cursor that does not record it, by naming the project), go (their place
 /// kept, see [`cursor::forget`]); those of `sessions` (whose signals were forgotten by id) lose
-/// their tally. Returns (forgotten, scrubbed).
+/// their tally. Returns the names of the cursors forgotten ([`stem_of`]) and how many were scrubbed.
 fn forget_cursors(
     paths: &Paths,
     selector: &Selector,
     names: &Names,
     sessions: &HashSet<String>,
-) -> Result<(usize, usize)> {
-    let mut forgotten = 0;
+) -> Result<(HashSet<String>, usize)> {
+    let mut forgotten = HashSet::new();
     if let Some(session) = &selector.session {
-        forgotten += usize::from(cursor::forget(&cursor::path(paths, session))?);
+        let path = cursor::path(paths, session);
+        if cursor::forget(&path)? {
+            forgotten.insert(stem_of(&path));
+        }
     }
     if let Some(dir) = &selector.project {
         let entries = fs::read_dir(paths.cursors())
@@ -338,8 +345,8 @@ fn forget_cursors(
                 },
                 _ => false,
             };
-            if of_project {
-                forgotten += usize::from(cursor::forget(&path)?);
+            if of_project && cursor::forget(&path)? {
+                forgotten.insert(stem_of(&path));
             }
         }
     }
@@ -350,6 +357,15 @@ fn forget_cursors(
         }
     }
     Ok((forgotten, scrubbed))
+}
+
+/// The name of a cursor file less `.json`: [`cursor::file_stem`] of its session.
+fn stem_of(cursor: &Path) -> String {
+    cursor
+        .file_stem()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Drop what a session's cursor remembers of it (file paths, tool counts) but keep its position:

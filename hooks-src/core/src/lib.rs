@@ -5,11 +5,15 @@
 //!
 //! * capture: payload bytes → [`hookio`] → [`transcript`] events → [`detect`] → [`redact`] → [`store`]
 //! * toggle: [`paths`] → [`settings`] (edits through [`jsonedit`]; + [`migrate`]) → [`fsutil::atomic_write`]
-//! * review: flag values and `append` input → [`input`] → [`store`] → [`render`] / [`promote`]
+//! * review: flag values and `append` input → [`input`] → [`store`] → [`render`] / [`promote`],
+//!   scoped to a project by [`scope`]
+//! * second look: the cursors' record of sessions → [`transcript`] prompts → [`detect`]'s model
+//!   (for the order) → [`redact`] → [`digest`]
 
 pub mod capture;
 pub mod cursor;
 pub mod detect;
+pub mod digest;
 pub mod doctor;
 pub mod error;
 pub mod failure;
@@ -25,6 +29,7 @@ pub mod paths;
 pub mod promote;
 pub mod redact;
 pub mod render;
+pub mod scope;
 pub mod settings;
 pub mod signal;
 pub mod store;

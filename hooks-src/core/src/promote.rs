@@ -3,8 +3,13 @@
 //!
 //! The order makes a retry safe: the target file first (backed up, atomic, and a line that is
 //! already there is not added twice), then the signal's status, then the learnings index
-//! (`learnings/LEARNINGS.md`, one line per learning) and its topic file (`learnings/<type>.md`,
-//! the evidence). Running the same promotion again changes nothing but what a crash left undone.
+//! (`learnings/LEARNINGS.md`, one line per learning and target: a signal promoted into CLAUDE.md
+//! and into MEMORY.md has a line for each) and its topic file (`learnings/<type>.md`, the
+//! evidence). Running the same promotion again changes nothing but what a crash left undone, and
+//! says so.
+//!
+//! A target whose directory does not exist is refused unless the caller asks for the directory
+//! (`create_dir`): a mistyped path must not grow a directory tree with a learning in it.
 //!
 //! A target is written only when it is a Markdown file ([`check_target`]): named `.md` or
 //! `.markdown`, both as given and once links are followed; not inside a `.git` directory (a hook
@@ -40,6 +45,9 @@ pub struct Promotion {
     /// True when the target did not exist and was created from the template.
     pub created: bool,
     pub backup: Option<PathBuf>,
+    /// False when nothing changed at all: the text was there, and the signal and the learnings
+    /// index already said it was promoted there.
+    pub changed: bool,
 }
 
 /// The section a learning goes under when the caller names none.
@@ -256,6 +264,7 @@ pub fn promote(
     target: &Path,
     content: &str,
     section: Option<&str>,
+    create_dir: bool,
 ) -> Result<Promotion> {
     let signal = store.load()?.get(id).cloned().ok_or_else(|| {
         Error::msg(format!(
@@ -275,6 +284,15 @@ pub fn promote(
     let given = target;
     let target = fsutil::resolve_symlinks(given).ctx("cannot resolve", given)?;
     check_target(given, &target)?;
+    if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !create_dir && !dir.is_dir() {
+            return Err(Error::msg(format!(
+                "refusing to write a learning to {}: its directory {} does not exist (a mistyped path?); give --mkdir to create it; nothing was changed",
+                given.display(),
+                dir.display()
+            )));
+        }
+    }
     let (existing, created) = match read_text(&target)? {
         Some(text) => (text, false),
         None => (template_for(&target), true),
@@ -285,6 +303,7 @@ pub fn promote(
         added: false,
         created,
         backup: None,
+        changed: false,
     };
     if let Some(updated) = insert_under_section(&existing, &section, &content) {
         if let Some(dir) = target.parent() {
@@ -296,10 +315,18 @@ pub fn promote(
         promotion.added = true;
     }
     let target_text = target.display().to_string();
-    let promoted = store.rewrite(&mut || {}, |snap| {
+    let (promoted, marked) = store.rewrite(&mut || {}, |snap| {
         let sig = snap
             .get_mut(id)
             .ok_or_else(|| Error::msg(format!("signal {id} disappeared during promotion")))?;
+        let said = |key: &str| sig.meta.get(key).and_then(Value::as_str);
+        let already = sig.status == Status::Promoted
+            && sig.promoted_to.as_deref() == Some(target_text.as_str())
+            && said("promoted_section") == Some(section.as_str())
+            && said("promoted_content") == Some(content.as_str());
+        if already {
+            return Ok(((sig.clone(), false), false));
+        }
         sig.status = Status::Promoted;
         sig.promoted_to = Some(target_text.clone());
         sig.meta
@@ -310,9 +337,10 @@ pub fn promote(
             .insert("promoted_content".into(), Value::from(content.clone()));
         // A signal stored before a redaction rule existed is cleaned when it is promoted.
         crate::redact::redact_signal(sig);
-        Ok((sig.clone(), true))
+        Ok(((sig.clone(), true), true))
     })?;
-    record_learning(store.paths(), &promoted, &content)?;
+    let recorded = record_learning(store.paths(), &promoted, &content)?;
+    promotion.changed = promotion.added || marked || recorded;
     Ok(promotion)
 }
 
@@ -324,8 +352,9 @@ fn topic_file(kind: &Kind) -> String {
     format!("{}.md", kind.as_str().replace('_', "-"))
 }
 
-/// Add (or replace) the signal's line in `LEARNINGS.md` and its entry in the topic file.
-fn record_learning(paths: &Paths, sig: &Signal, content: &str) -> Result<()> {
+/// Add (or replace) the signal's line for its target in `LEARNINGS.md` (its lines for other
+/// targets stay) and its entry in the topic file; says whether a file changed.
+fn record_learning(paths: &Paths, sig: &Signal, content: &str) -> Result<bool> {
     let dir = paths.learnings_dir();
     fsutil::ensure_private_dir(&dir)?;
     let date = sig
@@ -346,8 +375,11 @@ fn record_learning(paths: &Paths, sig: &Signal, content: &str) -> Result<()> {
         target
     );
     let index = paths.learnings_index();
-    let old = read_or(&index, index_header())?;
-    let mut kept: Vec<&str> = old.lines().filter(|l| !l.contains(&sig.id)).collect();
+    let read_index = read_text(&index)?;
+    let old = read_index.as_deref().unwrap_or(index_header());
+    let to_target = format!(" → {target} (");
+    let same = |l: &str| l.contains(&sig.id) && l.contains(&to_target);
+    let mut kept: Vec<&str> = old.lines().filter(|l| !same(l)).collect();
     while kept.last().is_some_and(|l| l.trim().is_empty()) {
         kept.pop();
     }
@@ -355,22 +387,60 @@ fn record_learning(paths: &Paths, sig: &Signal, content: &str) -> Result<()> {
     new.push_str(if kept.len() <= 3 { "\n\n" } else { "\n" });
     new.push_str(&line);
     new.push('\n');
-    rewrite_private(paths, &index, &new)?;
+    // Rewritten only when it changes: the same promotion again writes nothing.
+    let mut changed = false;
+    if old.lines().filter(|l| same(l)).ne([line.as_str()]) || read_index.is_none() {
+        rewrite_private(paths, &index, &new)?;
+        changed = true;
+    }
 
     let topic_path = dir.join(&topic);
     let title = format!("# {} learnings\n", sig.kind);
-    let old = remove_entry(&read_or(&topic_path, &title)?, &sig.id);
-    let mut new = old.trim_end().to_string();
-    new.push_str(&format!(
-        "\n\n## {}\n\n- promoted {date} to {target} (## {})\n- learning: {}\n- evidence: {}\n- seen: {} time(s), confidence {}\n",
-        sig.id,
-        sig.meta.get("promoted_section").and_then(Value::as_str).unwrap_or(""),
+    let read_topic = read_text(&topic_path)?;
+    let old = read_topic.as_deref().unwrap_or(&title);
+    // The entry lists every target the signal was promoted to.
+    let promoted_line = format!(
+        "- promoted {date} to {target} (## {})",
+        sig.meta
+            .get("promoted_section")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    );
+    let mut targets: Vec<String> = entry_lines(old, &sig.id)
+        .filter(|l| l.starts_with("- promoted ") && !l.contains(&format!(" to {target} (")))
+        .map(str::to_string)
+        .collect();
+    targets.push(promoted_line);
+    let body = format!(
+        "{}\n- learning: {}\n- evidence: {}\n- seen: {} time(s), confidence {}",
+        targets.join("\n"),
         one_line(content, 500),
         one_line(&sig.context, 500),
         sig.seen(),
         sig.confidence,
-    ));
-    rewrite_private(paths, &topic_path, &new)
+    );
+    let same_entry = entry_lines(old, &sig.id)
+        .filter(|l| !l.trim().is_empty())
+        .eq(body.lines());
+    if read_topic.is_none() || !same_entry {
+        let mut new = remove_entry(old, &sig.id).trim_end().to_string();
+        new.push_str(&format!("\n\n## {}\n\n{body}\n", sig.id));
+        rewrite_private(paths, &topic_path, &new)?;
+        changed = true;
+    }
+    Ok(changed)
+}
+
+/// The lines of the `## <id>` entry of `doc` (without its heading).
+fn entry_lines<'a>(doc: &'a str, id: &'a str) -> impl Iterator<Item = &'a str> {
+    let mut inside = false;
+    doc.lines().filter(move |line| {
+        if let Some((_, title)) = is_heading(line, 2) {
+            inside = title == id;
+            return false;
+        }
+        inside
+    })
 }
 
 /// The text of the regular file at `path` ([`fsutil::read_regular`]: never waits on a FIFO),
@@ -385,10 +455,6 @@ fn read_text(path: &Path) -> Result<Option<String>> {
             path.display()
         ))
     })
-}
-
-fn read_or(path: &Path, default: &str) -> Result<String> {
-    Ok(read_text(path)?.unwrap_or_else(|| default.to_string()))
 }
 
 fn rewrite_private(paths: &Paths, path: &Path, text: &str) -> Result<()> {

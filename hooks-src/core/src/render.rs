@@ -62,21 +62,70 @@ pub fn list(signals: &[&Signal], format: ListFormat) -> String {
             out.push('\n');
         }
         ListFormat::Index => {
-            for s in signals {
-                let _ = writeln!(
-                    out,
-                    "{}  {:<16} {}  {}",
-                    s.id,
-                    s.kind,
-                    s.confidence,
-                    one_line(&s.content, 80)
-                );
-            }
+            out = index(signals, |s| {
+                let project = s.project.as_deref().map(std::path::Path::new);
+                let name = project
+                    .and_then(|p| p.file_name())
+                    .map(|n| n.to_string_lossy().into_owned());
+                place(name.as_deref(), s.session_id.as_deref(), false)
+            })
         }
         ListFormat::Table => table(signals, &mut out),
         ListFormat::Csv => csv(signals, &mut out),
     }
     out
+}
+
+/// The index: one line per signal: id, type, confidence, where it was captured (`place`), and the
+/// first 80 characters of its content.
+pub fn index(signals: &[&Signal], place: impl Fn(&Signal) -> String) -> String {
+    let mut out = String::new();
+    for s in signals {
+        let _ = writeln!(
+            out,
+            "{}  {:<16} {}  {}  {}",
+            s.id,
+            s.kind,
+            s.confidence,
+            place(s),
+            one_line(&s.content, 80)
+        );
+    }
+    out
+}
+
+/// What a capture dry run finds, for a person to read: one line per signal with its type,
+/// confidence, transcript line and content (and how often it was seen, when more than once).
+pub fn capture_table(signals: &[&Signal]) -> String {
+    let mut out = format!("{:<12}{:>4}{:>6}  content\n", "type", "conf", "line");
+    for s in signals {
+        let line = s.source.line.map_or("-".to_string(), |l| l.to_string());
+        let _ = write!(
+            out,
+            "{:<12}{:>4}{:>6}  {}",
+            s.kind.as_str(),
+            s.confidence,
+            line,
+            one_line(&s.content, 100)
+        );
+        if s.seen() > 1 {
+            let _ = write!(out, "  (seen {} times)", s.seen());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Where a signal was captured, as the index shows it: `project/session` (the project's short name
+/// and the session id's first 8 characters, `-` for what was not recorded), and ` (global)` for a
+/// personal preference from another project.
+pub fn place(project: Option<&str>, session: Option<&str>, global: bool) -> String {
+    format!(
+        "{}/{}{}",
+        project.filter(|p| !p.is_empty()).unwrap_or("-"),
+        crate::scope::short_session(session),
+        if global { " (global)" } else { "" }
+    )
 }
 
 fn table(signals: &[&Signal], out: &mut String) {
@@ -336,16 +385,25 @@ mod tests {
     #[test]
     fn index_is_one_short_line_per_signal() {
         let long = "word ".repeat(40);
-        let a = sig(Kind::Correction, &format!("Use pnpm\nnot npm {long}"), 3);
+        let mut a = sig(Kind::Correction, &format!("Use pnpm\nnot npm {long}"), 3);
+        a.project = Some("/work/my-app".into());
+        a.session_id = Some("3f9394bc-a388-496a-b744-1667ef929002".into());
         let text = list(&[&a], ListFormat::Index);
         assert_eq!(text.lines().count(), 1);
         assert!(
-            text.contains("correction")
-                && text.contains(" 3 ")
-                && text.contains("Use pnpm not npm")
+            text.contains("correction") && text.contains(" 3  my-app/3f9394bc  Use pnpm not npm"),
+            "{text}"
         );
         assert!(text.trim_end().ends_with('…'));
-        assert!(text.lines().next().unwrap().chars().count() < 130);
+        assert!(text.lines().next().unwrap().chars().count() < 150);
+        let marked = index(&[&a], |s| {
+            place(Some("other"), s.session_id.as_deref(), true)
+        });
+        assert!(
+            marked.contains(" 3  other/3f9394bc (global)  Use pnpm"),
+            "{marked}"
+        );
+        assert_eq!(place(None, None, false), "-/-");
     }
 
     #[test]

@@ -33,44 +33,59 @@ pub struct Changes {
 }
 
 impl Store {
-    /// Change one signal (redacting what the change brings in).
-    pub fn update(&self, id: &str, changes: Changes, on_wait: &mut dyn FnMut()) -> Result<()> {
+    /// Change signals (redacting what the change brings in): all of them, or (when one is
+    /// missing) none.
+    pub fn update(
+        &self,
+        ids: &[String],
+        changes: Changes,
+        on_wait: &mut dyn FnMut(),
+    ) -> Result<()> {
         self.rewrite(on_wait, |snap| {
-            let sig = snap.get_mut(id).ok_or_else(|| self.not_found(id))?;
-            if let Some(s) = changes.status {
-                sig.status = s;
-            }
-            if let Some(c) = changes.confidence {
-                sig.confidence = c;
-            }
-            if let Some(c) = changes.category {
-                sig.category = Some(c);
-            }
-            for t in changes.tags {
-                if !sig.tags.contains(&t) {
-                    sig.tags.push(t);
+            self.all_present(snap, ids, "updated")?;
+            for id in ids {
+                let sig = snap.get_mut(id).expect("checked above");
+                if let Some(s) = &changes.status {
+                    sig.status = s.clone();
                 }
+                if let Some(c) = changes.confidence {
+                    sig.confidence = c;
+                }
+                if let Some(c) = &changes.category {
+                    sig.category = Some(c.clone());
+                }
+                for t in &changes.tags {
+                    if !sig.tags.contains(t) {
+                        sig.tags.push(t.clone());
+                    }
+                }
+                crate::redact::redact_signal(sig);
             }
-            crate::redact::redact_signal(sig);
             Ok(((), true))
         })
+    }
+
+    /// An error naming the ids the store does not hold, when one is missing.
+    fn all_present(&self, snap: &Snapshot, ids: &[String], done: &str) -> Result<()> {
+        let missing: Vec<&str> = ids
+            .iter()
+            .filter(|id| snap.get(id).is_none())
+            .map(String::as_str)
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(Error::msg(format!(
+            "no signal {} in {}; nothing {done}",
+            missing.join(", "),
+            self.paths.store().display()
+        )))
     }
 
     /// Mark signals dismissed: all of them, or (when one is missing) none.
     pub fn dismiss(&self, ids: &[String], on_wait: &mut dyn FnMut()) -> Result<()> {
         self.rewrite(on_wait, |snap| {
-            let missing: Vec<&str> = ids
-                .iter()
-                .filter(|id| snap.get(id).is_none())
-                .map(String::as_str)
-                .collect();
-            if !missing.is_empty() {
-                return Err(Error::msg(format!(
-                    "no signal {} in {}; nothing dismissed",
-                    missing.join(", "),
-                    self.paths.store().display()
-                )));
-            }
+            self.all_present(snap, ids, "dismissed")?;
             for id in ids {
                 snap.get_mut(id).expect("checked above").status = Status::Dismissed;
             }

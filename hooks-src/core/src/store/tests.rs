@@ -217,9 +217,11 @@ fn the_fast_path_accepts_every_line_reflect_writes() {
         category: Some("reviewed \"by hand\"".into()),
         tags,
     };
-    store.update(id(0), changes, &mut || {}).unwrap();
+    store
+        .update(&[id(0).to_string()], changes, &mut || {})
+        .unwrap();
     let target = dir.path().join("CLAUDE.md");
-    crate::promote::promote(&store, id(4), &target, "Use pnpm, not \"npm\"", None).unwrap();
+    crate::promote::promote(&store, id(4), &target, "Use pnpm, not \"npm\"", None, false).unwrap();
     store.dismiss(&[id(5).to_string()], &mut || {}).unwrap();
     // A v2 line, migrated.
     let path = store.paths().store();

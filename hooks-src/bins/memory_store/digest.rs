@@ -1,0 +1,80 @@
+//! `memory-store digest`: the prompts /reflect has not looked at yet, or `--mark` them read.
+
+use reflect_core::digest::{self, Mark, Marked, Request};
+use reflect_core::error::{Error, Result};
+use reflect_core::input;
+use reflect_core::scope::Scope;
+
+use crate::cli::{Digest, DigestFormat};
+use crate::cli_support::emit;
+use crate::{Ctx, PROGRAM};
+
+impl Digest {
+    pub fn run(self, ctx: &Ctx) -> Result<()> {
+        let cwd = std::env::current_dir()
+            .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
+        if !self.marks.is_empty() {
+            let mut marks: Vec<Mark> = Vec::new();
+            let mut saved = Vec::new();
+            for arg in self.marks.iter().flat_map(|m| m.split(',')) {
+                if arg.trim().is_empty() {
+                    continue;
+                }
+                let (named, file) = digest::marks_named(&ctx.paths, arg.trim())?;
+                marks.extend(named);
+                saved.extend(file);
+            }
+            let done = digest::mark(&ctx.paths, &marks, &cwd)?;
+            for file in saved {
+                let _ = std::fs::remove_file(file);
+            }
+            let mut out = String::new();
+            if marks.len() <= 3 {
+                for (m, d) in marks.iter().zip(&done) {
+                    out.push_str(&match d {
+                        Marked::To(line) => {
+                            format!("marked session {} read up to line {line}\n", m.session)
+                        }
+                        Marked::Kept(line) => format!(
+                            "session {} was already marked read further, up to line {line}; kept\n",
+                            m.session
+                        ),
+                    });
+                }
+            } else {
+                let kept = done.iter().filter(|d| matches!(d, Marked::Kept(_))).count();
+                out.push_str(&format!("marked {} session(s) read", done.len() - kept));
+                if kept > 0 {
+                    out.push_str(&format!("; {kept} already marked read further, kept"));
+                }
+                out.push('\n');
+            }
+            emit(&out);
+            return Ok(());
+        }
+        let scope = match (self.all, &self.project) {
+            (true, _) => None,
+            (false, Some(dir)) => Some(Scope::of(&input::project(dir))),
+            (false, None) => Some(Scope::of(&input::project(&cwd))),
+        };
+        let req = Request {
+            scope,
+            session: self.session,
+            current: self.current.filter(|s| !s.is_empty()),
+            cwd,
+            since: self.since.as_deref().map(input::since_now).transpose()?,
+            transcripts: self.transcripts,
+            budget_tokens: self.budget_tokens,
+        };
+        let mut found = digest::digest(&ctx.store, &req)?;
+        found.save_marks(&ctx.paths)?;
+        match self.format {
+            DigestFormat::Text => emit(&found.text(PROGRAM)),
+            DigestFormat::Jsonl => {
+                emit(&found.jsonl());
+                eprintln!("{PROGRAM}: {}", found.summary(PROGRAM));
+            }
+        }
+        Ok(())
+    }
+}
