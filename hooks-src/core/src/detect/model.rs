@@ -305,6 +305,42 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_correction_or_a_rule_said_in_so_many_words_is_kept_where_the_model_hesitates() {
+        let after_a_command = Situation {
+            actions: 1,
+            calls: 1,
+            ran: true,
+            ..Situation::default()
+        };
+        for (text, kind) in [
+            ("No, use pnpm not npm", Some(Kind::Correction)),
+            (
+                "That's wrong, the helper is in utils.ts",
+                Some(Kind::Correction),
+            ),
+            (
+                "Always run the linter before committing",
+                Some(Kind::Convention),
+            ),
+            ("shjow 120 instead of 60", None),
+            ("Please continue, I was on the wrong branch", None),
+        ] {
+            let read = Reading::of(text);
+            let evidence = evidence(&read, &after_a_command);
+            let Evidence::Features(f) = &evidence else {
+                panic!("{text}: {evidence:?}");
+            };
+            assert_eq!(
+                SHIPPED.verdict(f),
+                None,
+                "the model alone passes on {text:?}"
+            );
+            let got = verdict(&evidence, &SHIPPED).map(|v| v.kind);
+            assert_eq!(got, kind, "{text}");
+        }
+    }
+
     /// Features with the given indices set.
     fn with(indices: &[usize]) -> Features {
         let mut bits = [0u64; 2];
