@@ -71,8 +71,7 @@ pub fn create_dirs(dir: &Path, mode: u32) -> Result<()> {
 /// Whether this process runs as root, the one case in which what it creates can end up owned by
 /// someone other than the user whose files these are.
 fn as_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    rustix::process::geteuid().is_root()
 }
 
 /// Run as root, give `file` (just created at `path`, so owned by root) to the owner of its
@@ -262,15 +261,14 @@ pub fn stale_temp(dir: &Path, name: &str) -> bool {
         return false;
     };
     let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    let Ok(pid) = pid.parse::<libc::pid_t>() else {
+    let Some(pid) = pid.parse().ok().and_then(rustix::process::Pid::from_raw) else {
         return false;
     };
-    if !(number(counter) && number(nanos)) || pid <= 0 {
+    if !(number(counter) && number(nanos)) {
         return false;
     }
-    // SAFETY: signal 0 only asks whether the process exists; nothing is sent.
-    let gone = unsafe { libc::kill(pid, 0) } != 0
-        && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+    // Signal 0 only asks whether the process exists; nothing is sent.
+    let gone = rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH);
     gone || fs::symlink_metadata(dir.join(name))
         .and_then(|m| m.modified())
         .ok()
@@ -693,18 +691,16 @@ mod tests {
     }
 
     fn mkfifo(path: &Path) {
-        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        use rustix::fs::{mknodat, FileType, Mode, CWD};
+        mknodat(CWD, path, FileType::Fifo, Mode::from_raw_mode(0o600), 0).unwrap();
     }
 
     /// A character device node like /dev/null (1, 3), made in a temp dir so that replacing it by
     /// mistake harms nothing. Needs root; `None` otherwise.
     fn mknod_null(path: &Path) -> Option<()> {
-        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
-        (made == 0).then_some(())
+        use rustix::fs::{makedev, mknodat, FileType, Mode, CWD};
+        let mode = Mode::from_raw_mode(0o666);
+        mknodat(CWD, path, FileType::CharacterDevice, mode, makedev(1, 3)).ok()
     }
 
     #[test]
