@@ -27,12 +27,13 @@
 //! **Marks.** A session's cursor keeps how far `/reflect` has looked ([`Reviewed`]): the last line
 //! looked at, and the start of the turn in progress there, where the next digest resumes so that
 //! the first new prompt is read with what it answered. The digest reads only after it and ends
-//! with the command that moves each session's mark to where this read ended ([`Mark`]): what a
-//! session adds in between stays unread. The marks are saved under a short name
-//! (`<data dir>/digests/<name>.json`, removed when used or after [`SAVED_MARKS_DAYS`] days), so
-//! that command is one short line however many sessions were read. Prompts left out for the
-//! budget are marked read with the rest: they were the least likely ones, and the digest said how
-//! many.
+//! with the command that moves each session's mark to what this digest listed ([`Mark`]): up to
+//! the first prompt it left out for the budget (or to where the read ended), with the prompts it
+//! listed after that one remembered (`Reviewed::seen`). So a prompt left out stays unread and
+//! comes first next time, and what a session adds in between stays unread too. The marks are
+//! saved under a short name (`<data dir>/digests/<name>.json`, removed when used, by `forget`, or
+//! after [`SAVED_MARKS_DAYS`] days), so that command is one short line however many sessions
+//! were read.
 
 mod approval;
 
