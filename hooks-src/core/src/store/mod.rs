@@ -95,22 +95,15 @@ impl Store {
         fsutil::with_lock(&self.paths.lock(), self.wait, on_wait, f)
     }
 
-    /// The store's bytes, read under the lock (a consistent view between two writes).
-    pub fn read_bytes(&self) -> Result<Vec<u8>> {
-        if !self.paths.data_dir.is_dir() {
-            return Ok(Vec::new());
-        }
-        self.locked(&mut || {}, || read_or_empty(&self.paths.store()))
-    }
-
-    /// The store's bytes for a pass over them: a large store is mapped from the page cache
-    /// rather than copied (see [`StoreBytes`]), a small one read.
+    /// The store's bytes for a pass over them, read under the lock (a consistent view between
+    /// two writes): a large store is mapped from the page cache rather than copied (see
+    /// [`StoreBytes`]), a small one read.
     pub fn view_bytes(&self) -> Result<StoreBytes> {
         let path = self.paths.store();
         if !self.paths.data_dir.is_dir() {
             return Ok(StoreBytes::Read(Vec::new()));
         }
-        self.locked(&mut || {}, || match map_or_read(&path) {
+        self.locked(&mut || {}, || match File::open(&path).and_then(map_file) {
             Ok(bytes) => Ok(bytes),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StoreBytes::Read(Vec::new())),
             Err(e) => Err(Error::io("cannot read", &path, e)),
@@ -119,7 +112,7 @@ impl Store {
 
     /// Read and parse the whole store (parsing after the lock is released).
     pub fn load(&self) -> Result<Snapshot> {
-        Ok(Snapshot::parse(&self.read_bytes()?))
+        Ok(Snapshot::parse(&self.view_bytes()?))
     }
 
     /// Read the archive file (no lock needed for a consistent view: it only changes by rename).
@@ -383,10 +376,6 @@ pub fn view_unlocked(path: &Path) -> Result<StoreBytes> {
 }
 
 /// The file's bytes, mapped when it is large.
-fn map_or_read(path: &Path) -> std::io::Result<StoreBytes> {
-    map_file(File::open(path)?)
-}
-
 fn map_file(mut file: File) -> std::io::Result<StoreBytes> {
     if file.metadata()?.len() < MAP_MIN_BYTES {
         let mut bytes = Vec::new();
