@@ -181,12 +181,6 @@ impl Store {
     /// [`Snapshot::get`] gives it, without parsing every line (`memory-store get`, which the
     /// /reflect skill runs once per signal it looks at).
     pub fn find(&self, id: &str) -> Result<Option<Signal>> {
-        if !spelled_verbatim(id) {
-            return Ok(match self.load()?.get(id) {
-                Some(s) => Some(s.clone()),
-                None => self.load_archive()?.get(id).cloned(),
-            });
-        }
         if let Some(s) = find_in(&self.view_bytes()?, id) {
             return Ok(Some(s));
         }
@@ -284,25 +278,22 @@ pub fn invalid_lines_path(paths: &Paths) -> PathBuf {
     paths.data_dir.join("signals.invalid.jsonl")
 }
 
-/// Whether every line whose `id` or `recur` is `id` holds `id`'s bytes verbatim. A JSON string
-/// spells these characters either as themselves or as a `\u` escape ([`find_in`] parses the lines
-/// with one); a v2 line's id is derived from the line, which does not hold it.
-fn spelled_verbatim(id: &str) -> bool {
-    !id.is_empty()
+/// [`Snapshot::parse`] then [`Snapshot::get`]. When every line whose `id` or `recur` is `id` must
+/// hold `id`'s bytes verbatim, only the lines that hold them or a `\u` escape are parsed: a JSON
+/// string spells these characters either as themselves or as an escape. A v2 line's id is derived
+/// from the line, which does not hold it.
+fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
+    let verbatim = !id.is_empty()
         && !id.contains("-v2")
         && id
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
-}
-
-/// [`Snapshot::parse`] then [`Snapshot::get`] for an id that is [`spelled_verbatim`], parsing only
-/// the lines that hold it or a `\u` escape: no other line can hold a string equal to it.
-fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'));
     let finder = Finder::new(id.as_bytes());
     let escape = Finder::new(b"\\u");
     let mut found: Option<Signal> = None;
     let mut sightings = Sightings::default();
-    let holds_id = |line: &[u8]| finder.find(line).is_some() || escape.find(line).is_some();
+    let holds_id =
+        |line: &[u8]| !verbatim || finder.find(line).is_some() || escape.find(line).is_some();
     read::visit(bytes, read::parse_if(holds_id), |_, view| {
         match view.into_record() {
             Record::Signal(s) | Record::Legacy(s) if found.is_none() && s.id == id => {
