@@ -4,8 +4,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use chrono::{DateTime, Utc};
-
 use crate::signal::{Kind, Signal, Status, CONFIDENCE_VERIFIED};
 use crate::store::Stats;
 
@@ -15,7 +13,6 @@ pub enum ListFormat {
     Jsonl,
     Json,
     Table,
-    Index,
     Csv,
 }
 
@@ -60,15 +57,6 @@ pub fn list(signals: &[&Signal], format: ListFormat) -> String {
         ListFormat::Json => {
             out = serde_json::to_string_pretty(signals).expect("serializes");
             out.push('\n');
-        }
-        ListFormat::Index => {
-            out = index(signals, |s| {
-                let project = s.project.as_deref().map(std::path::Path::new);
-                let name = project
-                    .and_then(|p| p.file_name())
-                    .map(|n| n.to_string_lossy().into_owned());
-                place(name.as_deref(), s.session_id.as_deref(), false)
-            })
         }
         ListFormat::Table => table(signals, &mut out),
         ListFormat::Csv => csv(signals, &mut out),
@@ -213,26 +201,21 @@ pub fn stats_text(st: &Stats) -> String {
     if let Some(oldest) = &st.oldest_captured {
         let _ = writeln!(out, "oldest pending: {oldest}");
     }
-    if st.needs_review > 0 {
-        let _ = writeln!(
-            out,
-            "analyzed for over 30 days, to review: {}",
-            st.needs_review
-        );
-    }
-    if st.invalid_lines > 0 {
-        let _ = writeln!(
-            out,
-            "unreadable lines: {} (run `memory-store doctor`)",
-            st.invalid_lines
-        );
-    }
-    if st.legacy_lines > 0 {
-        let _ = writeln!(
-            out,
-            "v2 lines: {} (run `memory-store migrate`)",
-            st.legacy_lines
-        );
+    let notes = [
+        (st.needs_review, "analyzed for over 30 days, to review:", ""),
+        (
+            st.invalid_lines,
+            "unreadable lines:",
+            " (run `memory-store doctor`)",
+        ),
+        (
+            st.legacy_lines,
+            "v2 lines:",
+            " (run `memory-store migrate`)",
+        ),
+    ];
+    for (n, what, fix) in notes.into_iter().filter(|(n, ..)| *n > 0) {
+        let _ = writeln!(out, "{what} {n}{fix}");
     }
     let _ = writeln!(out, "store size: {} bytes", st.store_bytes);
     out
@@ -326,11 +309,6 @@ fn inject_section(kind: &Kind) -> usize {
     }
 }
 
-/// Age of a timestamp in whole days (for doctor and table output).
-pub fn age_days(ts: &str, now: DateTime<Utc>) -> Option<i64> {
-    crate::signal::parse_time(ts).map(|t| (now - t).num_days())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,9 +364,10 @@ mod tests {
     fn index_is_one_short_line_per_signal() {
         let long = "word ".repeat(40);
         let mut a = sig(Kind::Correction, &format!("Use pnpm\nnot npm {long}"), 3);
-        a.project = Some("/work/my-app".into());
         a.session_id = Some("3f9394bc-a388-496a-b744-1667ef929002".into());
-        let text = list(&[&a], ListFormat::Index);
+        let text = index(&[&a], |s| {
+            place(Some("my-app"), s.session_id.as_deref(), false)
+        });
         assert_eq!(text.lines().count(), 1);
         assert!(
             text.contains("correction") && text.contains(" 3  my-app/3f9394bc  Use pnpm not npm"),

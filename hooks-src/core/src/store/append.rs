@@ -49,6 +49,17 @@ struct Recent {
     uuid: Option<String>,
 }
 
+impl Recent {
+    fn of(sig: &Signal) -> Recent {
+        Recent {
+            id: sig.id.clone(),
+            session_id: sig.session_id.clone(),
+            line: sig.source.line,
+            uuid: sig.source.uuid.clone(),
+        }
+    }
+}
+
 /// What an append learns from the end of the store about the signals it appends.
 #[derive(Default)]
 struct Tail {
@@ -73,7 +84,7 @@ impl Store {
     }
 
     /// [`Store::append`] for a caller that holds the lock.
-    pub(super) fn append_locked(&self, batch: Vec<Signal>) -> Result<AppendOutcome> {
+    pub(super) fn append_locked(&self, mut batch: Vec<Signal>) -> Result<AppendOutcome> {
         let path = self.paths.store();
         let mut file = OpenOptions::new()
             .read(true)
@@ -89,23 +100,18 @@ impl Store {
         if !tail.is_empty() && !tail.ends_with(b"\n") {
             out.push(b'\n');
         }
-        let mut batch = batch;
         for sig in &mut batch {
             prepare(sig, now);
         }
         let lines = &tail[whole..];
         let mut last_id = last_signal_id(lines);
-        let Tail {
-            mut recent,
-            mut calls,
-            mut said,
-        } = Tail::read(lines, &batch, now);
+        let mut tail = Tail::read(lines, &batch, now);
         let mut outcome = AppendOutcome::default();
         for mut sig in batch {
             let call = sig.tool_use_id().map(str::to_string);
             if let Some(call) = &call {
                 // The failure hook and the transcript miner both report a failed tool call.
-                if !calls.insert(call.clone()) {
+                if !tail.calls.insert(call.clone()) {
                     outcome.duplicates += 1;
                     continue;
                 }
@@ -113,11 +119,11 @@ impl Store {
             let key = sig.dedup_key();
             let instruction = sig.kind.is_learning();
             // An instruction said again in other words is the same instruction.
-            let paraphrased = match recent.contains_key(&key) || !instruction {
+            let paraphrased = match tail.recent.contains_key(&key) || !instruction {
                 true => None,
-                false => said.paraphrased(sig.project.as_deref(), &sig.content),
+                false => tail.said.paraphrased(sig.project.as_deref(), &sig.content),
             };
-            if let Some(prev) = recent.get_mut(paraphrased.unwrap_or(&key)) {
+            if let Some(prev) = tail.recent.get_mut(paraphrased.unwrap_or(&key)) {
                 // A replayed capture of the very same transcript line is not a recurrence.
                 let same_sighting = prev.session_id == sig.session_id
                     && ((prev.line.is_some() && prev.line == sig.source.line)
@@ -136,9 +142,10 @@ impl Store {
                 serde_json::to_writer(&mut out, &rec).expect("serializes");
                 out.push(b'\n');
                 outcome.recurred.push(prev.id.clone());
-                prev.session_id = sig.session_id.clone();
-                prev.line = sig.source.line;
-                prev.uuid = sig.source.uuid.clone();
+                *prev = Recent {
+                    id: std::mem::take(&mut prev.id),
+                    ..Recent::of(&sig)
+                };
                 continue;
             }
             sig.id = signal::make_id(now, last_id.as_deref());
@@ -148,15 +155,10 @@ impl Store {
             out.push(b'\n');
             if sig.status == Status::Captured {
                 if instruction {
-                    said.remember(sig.project.as_deref(), &sig.content, &key);
+                    tail.said
+                        .remember(sig.project.as_deref(), &sig.content, &key);
                 }
-                let recent_sig = Recent {
-                    id: sig.id.clone(),
-                    session_id: sig.session_id.clone(),
-                    line: sig.source.line,
-                    uuid: sig.source.uuid.clone(),
-                };
-                recent.insert(key, recent_sig);
+                tail.recent.insert(key, Recent::of(&sig));
             }
             last_id = Some(sig.id.clone());
             outcome.written.push(sig.id);
@@ -271,13 +273,7 @@ impl Tail {
                     if s.kind.is_learning() {
                         tail.said.remember(s.project.as_deref(), &s.content, key);
                     }
-                    let recent = Recent {
-                        id: s.id.clone(),
-                        session_id: s.session_id.clone(),
-                        line: s.source.line,
-                        uuid: s.source.uuid.clone(),
-                    };
-                    tail.recent.insert(key.to_string(), recent);
+                    tail.recent.insert(key.to_string(), Recent::of(&s));
                 }
             }
             _ => {}

@@ -12,7 +12,6 @@
 use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 
-use super::line::Record;
 use super::snapshot::Snapshot;
 use super::Store;
 use crate::error::{Error, Result};
@@ -178,54 +177,32 @@ pub fn review_since(s: &Signal) -> Option<DateTime<Utc>> {
 /// Date the migration of every converted v2 signal that has no date yet (`meta.migrated_at`);
 /// returns how many were dated. Lines still in v2 form are left for the migration to date.
 fn date_migrations(snap: &mut Snapshot, now: DateTime<Utc>) -> usize {
-    let mut dated = 0;
-    for entry in &mut snap.entries {
-        let undated = match &entry.record {
-            Record::Signal(s) => {
-                s.meta.contains_key("migrated_from") && !s.meta.contains_key("migrated_at")
-            }
-            _ => false,
-        };
-        if undated {
-            entry
-                .signal_mut()
-                .expect("a signal")
-                .meta
-                .insert("migrated_at".into(), Value::from(signal::format_time(now)));
-            dated += 1;
-        }
-    }
-    dated
+    let undated =
+        |s: &Signal| s.meta.contains_key("migrated_from") && !s.meta.contains_key("migrated_at");
+    snap.mark_where(
+        undated,
+        "migrated_at",
+        Value::from(signal::format_time(now)),
+    )
 }
 
 /// Apply the TTL rules at `now`; returns (pruned, flagged for review, archived).
 pub(super) fn apply_ttl(snap: &mut Snapshot, now: DateTime<Utc>) -> (usize, usize, usize) {
     let captured_cutoff = now - Duration::days(CAPTURED_TTL_DAYS);
     let review_cutoff = now - Duration::days(ANALYZED_REVIEW_DAYS);
-    let age_of = review_since;
     let pruned = snap
         .remove_where(|s| {
             s.status == Status::Captured
                 && s.confidence < CONFIDENCE_VERIFIED
-                && age_of(s).is_some_and(|t| t < captured_cutoff)
+                && review_since(s).is_some_and(|t| t < captured_cutoff)
         })
         .len();
-    let mut flagged = 0;
-    for entry in &mut snap.entries {
-        let due = entry.signal().is_some_and(|s| {
-            s.status == Status::Analyzed
-                && age_of(s).is_some_and(|t| t < review_cutoff)
-                && s.meta.get("needs_review") != Some(&Value::Bool(true))
-        });
-        if due {
-            entry
-                .signal_mut()
-                .expect("a signal")
-                .meta
-                .insert("needs_review".into(), Value::Bool(true));
-            flagged += 1;
-        }
-    }
+    let due = |s: &Signal| {
+        s.status == Status::Analyzed
+            && review_since(s).is_some_and(|t| t < review_cutoff)
+            && s.meta.get("needs_review") != Some(&Value::Bool(true))
+    };
+    let flagged = snap.mark_where(due, "needs_review", Value::Bool(true));
     let archived =
         snap.take_to_archive(|s| matches!(s.status, Status::Promoted | Status::Dismissed));
     (pruned, flagged, archived)

@@ -95,22 +95,15 @@ impl Store {
         fsutil::with_lock(&self.paths.lock(), self.wait, on_wait, f)
     }
 
-    /// The store's bytes, read under the lock (a consistent view between two writes).
-    pub fn read_bytes(&self) -> Result<Vec<u8>> {
-        if !self.paths.data_dir.is_dir() {
-            return Ok(Vec::new());
-        }
-        self.locked(&mut || {}, || read_or_empty(&self.paths.store()))
-    }
-
-    /// The store's bytes for a pass over them: a large store is mapped from the page cache
-    /// rather than copied (see [`StoreBytes`]), a small one read.
+    /// The store's bytes for a pass over them, read under the lock (a consistent view between
+    /// two writes): a large store is mapped from the page cache rather than copied (see
+    /// [`StoreBytes`]), a small one read.
     pub fn view_bytes(&self) -> Result<StoreBytes> {
         let path = self.paths.store();
         if !self.paths.data_dir.is_dir() {
             return Ok(StoreBytes::Read(Vec::new()));
         }
-        self.locked(&mut || {}, || match map_or_read(&path) {
+        self.locked(&mut || {}, || match File::open(&path).and_then(map_file) {
             Ok(bytes) => Ok(bytes),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StoreBytes::Read(Vec::new())),
             Err(e) => Err(Error::io("cannot read", &path, e)),
@@ -119,7 +112,7 @@ impl Store {
 
     /// Read and parse the whole store (parsing after the lock is released).
     pub fn load(&self) -> Result<Snapshot> {
-        Ok(Snapshot::parse(&self.read_bytes()?))
+        Ok(Snapshot::parse(&self.view_bytes()?))
     }
 
     /// Read the archive file (no lock needed for a consistent view: it only changes by rename).
@@ -188,12 +181,6 @@ impl Store {
     /// [`Snapshot::get`] gives it, without parsing every line (`memory-store get`, which the
     /// /reflect skill runs once per signal it looks at).
     pub fn find(&self, id: &str) -> Result<Option<Signal>> {
-        if !spelled_verbatim(id) {
-            return Ok(match self.load()?.get(id) {
-                Some(s) => Some(s.clone()),
-                None => self.load_archive()?.get(id).cloned(),
-            });
-        }
         if let Some(s) = find_in(&self.view_bytes()?, id) {
             return Ok(Some(s));
         }
@@ -291,25 +278,22 @@ pub fn invalid_lines_path(paths: &Paths) -> PathBuf {
     paths.data_dir.join("signals.invalid.jsonl")
 }
 
-/// Whether every line whose `id` or `recur` is `id` holds `id`'s bytes verbatim. A JSON string
-/// spells these characters either as themselves or as a `\u` escape ([`find_in`] parses the lines
-/// with one); a v2 line's id is derived from the line, which does not hold it.
-fn spelled_verbatim(id: &str) -> bool {
-    !id.is_empty()
+/// [`Snapshot::parse`] then [`Snapshot::get`]. When every line whose `id` or `recur` is `id` must
+/// hold `id`'s bytes verbatim, only the lines that hold them or a `\u` escape are parsed: a JSON
+/// string spells these characters either as themselves or as an escape. A v2 line's id is derived
+/// from the line, which does not hold it.
+fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
+    let verbatim = !id.is_empty()
         && !id.contains("-v2")
         && id
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
-}
-
-/// [`Snapshot::parse`] then [`Snapshot::get`] for an id that is [`spelled_verbatim`], parsing only
-/// the lines that hold it or a `\u` escape: no other line can hold a string equal to it.
-fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'));
     let finder = Finder::new(id.as_bytes());
     let escape = Finder::new(b"\\u");
     let mut found: Option<Signal> = None;
     let mut sightings = Sightings::default();
-    let holds_id = |line: &[u8]| finder.find(line).is_some() || escape.find(line).is_some();
+    let holds_id =
+        |line: &[u8]| !verbatim || finder.find(line).is_some() || escape.find(line).is_some();
     read::visit(bytes, read::parse_if(holds_id), |_, view| {
         match view.into_record() {
             Record::Signal(s) | Record::Legacy(s) if found.is_none() && s.id == id => {
@@ -383,10 +367,6 @@ pub fn view_unlocked(path: &Path) -> Result<StoreBytes> {
 }
 
 /// The file's bytes, mapped when it is large.
-fn map_or_read(path: &Path) -> std::io::Result<StoreBytes> {
-    map_file(File::open(path)?)
-}
-
 fn map_file(mut file: File) -> std::io::Result<StoreBytes> {
     if file.metadata()?.len() < MAP_MIN_BYTES {
         let mut bytes = Vec::new();

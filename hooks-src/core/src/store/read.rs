@@ -72,11 +72,6 @@ impl<'a> View<'a> {
         matches!(self.seen, Seen::Scanned(..))
     }
 
-    /// Whether the line holds a signal (v1, or v2 read as v1).
-    pub fn is_signal(&self) -> bool {
-        matches!(self.shape(), Some(Shape::Signal | Shape::Legacy))
-    }
-
     /// The record the line holds, parsed now if it was only scanned.
     pub fn into_record(self) -> Record {
         match self.seen {
@@ -208,10 +203,12 @@ pub struct Pass {
 }
 
 impl Pass {
-    /// The fast path, in as many parts as a store of `len` bytes is worth.
+    /// The fast path, in as many parts as a store of `len` bytes is worth: one per core (at
+    /// most 4), or one below [`PARALLEL_MIN_BYTES`], where a thread costs more than it saves.
     pub fn for_len(len: usize) -> Pass {
+        let cores = || std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
         Pass {
-            parts: part_count(len),
+            parts: if len < PARALLEL_MIN_BYTES { 1 } else { cores() },
             scan: true,
         }
     }
@@ -223,16 +220,8 @@ impl Pass {
     };
 }
 
-/// Below this size a store is read on one thread: a thread costs more than it would save.
+/// Below this size a store is read on one thread.
 const PARALLEL_MIN_BYTES: usize = 1 << 20;
-
-/// How many parts to read a store of `len` bytes in: one per core (at most 4), or 1 when small.
-pub(super) fn part_count(len: usize) -> usize {
-    if len < PARALLEL_MIN_BYTES {
-        return 1;
-    }
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
-}
 
 /// `bytes` cut into at most `n` runs of whole lines, in order; together they are `bytes`.
 fn split_lines(bytes: &[u8], n: usize) -> Vec<&[u8]> {
@@ -256,30 +245,29 @@ fn split_lines(bytes: &[u8], n: usize) -> Vec<&[u8]> {
 }
 
 /// `work` applied to each of `n` parts of `bytes` (see [`split_lines`]), the parts after the
-/// first on threads of their own; the results in store order.
+/// first on threads of their own; each result `merge`d into the first, in store order.
 pub(super) fn each_part<'a, R: Send>(
     bytes: &'a [u8],
     n: usize,
     work: impl Fn(&'a [u8]) -> R + Sync,
-) -> Vec<R> {
+    merge: impl Fn(&mut R, R),
+) -> R {
     let parts = split_lines(bytes, n);
-    if parts.len() == 1 {
-        return vec![work(parts[0])];
-    }
     let work = &work;
     std::thread::scope(|scope| {
         let rest: Vec<_> = parts[1..]
             .iter()
             .map(|part| scope.spawn(move || work(part)))
             .collect();
-        let mut out = Vec::with_capacity(parts.len());
-        out.push(work(parts[0]));
-        // A panic in a part is a bug: pass it on rather than lose that part.
-        out.extend(
-            rest.into_iter()
-                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
-        );
-        out
+        let mut all = work(parts[0]);
+        for part in rest {
+            // A panic in a part is a bug: pass it on rather than lose that part.
+            merge(
+                &mut all,
+                part.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            );
+        }
+        all
     })
 }
 

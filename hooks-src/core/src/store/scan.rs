@@ -257,47 +257,35 @@ impl<'b> Walk<'b, '_> {
         }
         match *b.get(i)? {
             b'"' => self.skip_string(i),
-            b'{' => {
-                let mut j = skip_ws(b, i + 1);
-                if b.get(j) == Some(&b'}') {
-                    return Some(j + 1);
-                }
-                loop {
-                    if b.get(j) != Some(&b'"') {
-                        return None;
-                    }
-                    j = skip_ws(b, self.skip_string(j)?);
-                    if b.get(j) != Some(&b':') {
-                        return None;
-                    }
-                    j = skip_ws(b, self.skip_value(skip_ws(b, j + 1), depth + 1)?);
-                    match b.get(j)? {
-                        b',' => j = skip_ws(b, j + 1),
-                        b'}' => return Some(j + 1),
-                        _ => return None,
-                    }
-                }
-            }
-            b'[' => {
-                let mut j = skip_ws(b, i + 1);
-                if b.get(j) == Some(&b']') {
-                    return Some(j + 1);
-                }
-                loop {
-                    j = skip_ws(b, self.skip_value(j, depth + 1)?);
-                    match b.get(j)? {
-                        b',' => j = skip_ws(b, j + 1),
-                        b']' => return Some(j + 1),
-                        _ => return None,
-                    }
-                }
-            }
+            b'{' => Some(self.object::<0>(i, |_| None, depth + 1)?.0),
+            b'[' => self.array(i, depth + 1, false),
             _ => skip_literal(b, i),
         }
     }
 
+    /// End of the array starting at `i` (its elements at nesting `depth`); with `strings`,
+    /// `None` unless every element is a string.
+    fn array(&mut self, i: usize, depth: usize, strings: bool) -> Option<usize> {
+        let b = self.b;
+        let mut j = skip_ws(b, i + 1);
+        if b.get(j) == Some(&b']') {
+            return Some(j + 1);
+        }
+        loop {
+            if strings && b.get(j) != Some(&b'"') {
+                return None;
+            }
+            j = skip_ws(b, self.skip_value(j, depth)?);
+            match b.get(j)? {
+                b',' => j = skip_ws(b, j + 1),
+                b']' => return Some(j + 1),
+                _ => return None,
+            }
+        }
+    }
+
     /// Walk the object starting at `i` (its values at nesting `depth`), returning where it ends
-    /// and the spans of the keys `index` knows.
+    /// and the spans of the keys `index` knows (none when `N` is 0: an object only skipped).
     fn object<const N: usize>(
         &mut self,
         i: usize,
@@ -321,7 +309,7 @@ impl<'b> Walk<'b, '_> {
             self.escapes = false;
             let key_end = self.skip_string(i)?;
             let key = &b[i + 1..key_end - 1];
-            if self.escapes {
+            if self.escapes && N > 0 {
                 return None; // a key with an escape: let the full parser decide what it says
             }
             i = skip_ws(b, key_end);
@@ -349,9 +337,7 @@ impl<'b> Walk<'b, '_> {
             }
         }
     }
-}
 
-impl<'b> Walk<'b, '_> {
     /// Start a walk of `span`, a value of the walked line: its position in the line.
     fn at(&mut self, span: &[u8]) -> usize {
         let i = span.as_ptr() as usize - self.b.as_ptr() as usize;
@@ -361,25 +347,8 @@ impl<'b> Walk<'b, '_> {
 
     /// `[]` or an array whose elements are all strings (what `tags` and `related` must be).
     fn string_array(&mut self, span: &[u8]) -> bool {
-        let b = self.b;
-        let mut i = skip_ws(b, self.at(span) + 1);
-        if b.get(i) == Some(&b']') {
-            return true;
-        }
-        loop {
-            if b.get(i) != Some(&b'"') {
-                return false;
-            }
-            let Some(end) = self.skip_string(i) else {
-                return false;
-            };
-            i = skip_ws(b, end);
-            match b.get(i) {
-                Some(b',') => i = skip_ws(b, i + 1),
-                Some(b']') => return true,
-                _ => return false,
-            }
-        }
+        let at = self.at(span);
+        self.array(at, 1, true).is_some()
     }
 
     /// A `source` the full parser accepts: none, null, a string, or an object whose known fields

@@ -33,16 +33,15 @@ pub fn select<'a>(bytes: &'a [u8], filter: &Filter) -> Selection<'a> {
 pub fn select_with<'a>(bytes: &'a [u8], filter: &Filter, pass: Pass) -> Selection<'a> {
     let since_text = filter.since.map(signal::format_time);
     let since_text = since_text.as_deref();
-    let mut parts = read::each_part(bytes, pass.parts, |part| {
-        select_part(part, filter, since_text, pass.scan)
-    })
-    .into_iter();
-    let mut all = parts.next().expect("at least one part");
-    for part in parts {
-        all.hits.extend(part.hits);
-        all.sightings.merge(part.sightings);
-    }
-    all
+    read::each_part(
+        bytes,
+        pass.parts,
+        |part| select_part(part, filter, since_text, pass.scan),
+        |all, part| {
+            all.hits.extend(part.hits);
+            all.sightings.merge(part.sightings);
+        },
+    )
 }
 
 fn select_part<'a>(
@@ -59,7 +58,8 @@ fn select_part<'a>(
         false => Read::Parse,
     };
     read::visit(bytes, triage, |_, view| {
-        if view.count_recurrence(&mut sightings) || !view.is_signal() {
+        let signal = matches!(view.shape(), Some(Shape::Signal | Shape::Legacy));
+        if view.count_recurrence(&mut sightings) || !signal {
             return;
         }
         match (filter.test(&view, since_text), complete(&view)) {

@@ -1,6 +1,8 @@
 //! A whole store file parsed, as rewrites and the full-parse readers hold it: every line with its
 //! bytes and its record, recurrences folded into their signals, and the file's health.
 
+use serde_json::Value;
+
 use super::line::Record;
 use super::read::{self, Read, Sightings};
 use crate::signal::Signal;
@@ -137,6 +139,27 @@ impl Snapshot {
         let moved = self.remove_where(select);
         let n = moved.len();
         self.archive_out.extend(moved);
+        n
+    }
+
+    /// Set `meta.<key>` to `value` in each v1 signal `select` picks (a v2 line is left for the
+    /// migration); returns how many.
+    pub(super) fn mark_where(
+        &mut self,
+        select: impl Fn(&Signal) -> bool,
+        key: &str,
+        value: Value,
+    ) -> usize {
+        let mut n = 0;
+        for entry in &mut self.entries {
+            if let Record::Signal(s) = &mut entry.record {
+                if select(s) {
+                    s.meta.insert(key.into(), value.clone());
+                    entry.dirty = true;
+                    n += 1;
+                }
+            }
+        }
         n
     }
 

@@ -40,11 +40,12 @@ pub fn stats(bytes: &[u8]) -> Stats {
 
 /// [`stats`] read as `pass` says.
 pub fn stats_with(bytes: &[u8], pass: Pass) -> Stats {
-    let mut parts = read::each_part(bytes, pass.parts, |part| tally(part, pass.scan)).into_iter();
-    let mut t = parts.next().expect("at least one part");
-    for part in parts {
-        t.merge(part);
-    }
+    let t = read::each_part(
+        bytes,
+        pass.parts,
+        |part| tally(part, pass.scan),
+        Tally::merge,
+    );
     let owned = |counts: BTreeMap<Cow<str>, usize>| {
         counts
             .into_iter()

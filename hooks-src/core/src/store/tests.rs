@@ -615,36 +615,6 @@ fn a_snapshot_counts_each_kind_of_line() {
     assert_eq!(Snapshot::parse(bytes).health, expected);
 }
 
-#[test]
-fn a_paraphrase_appended_later_is_a_recurrence_of_the_instruction() {
-    let (_d, store) = store();
-    let first = sig(
-        Kind::Correction,
-        "Please do not commit until I say so",
-        "s",
-        1,
-    );
-    let written = store.append(vec![first]).unwrap().written;
-    let mut again = sig(Kind::Correction, "do not comit untill I said so", "s", 9);
-    again.source.uuid = Some("u9".into());
-    let other = sig(Kind::Correction, "do not push until I say so", "s", 12);
-    let out = store.append(vec![again, other]).unwrap();
-    assert_eq!(out.recurred, written);
-    assert_eq!(out.written.len(), 1);
-    let snap = store.load().unwrap();
-    let seen: Vec<(&str, u64)> = snap
-        .signals()
-        .map(|s| (s.content.as_str(), s.seen()))
-        .collect();
-    assert_eq!(
-        seen,
-        [
-            ("Please do not commit until I say so", 2),
-            ("do not push until I say so", 1)
-        ]
-    );
-}
-
 /// Migrated v2 signals kept their old dates, so the first prune deleted them all unreviewed.
 #[test]
 fn regression_migrated_v2_signals_get_a_full_review_window() {
