@@ -1084,7 +1084,10 @@ fn errors_name_the_path_and_the_cause() {
         .assert()
         .code(1)
         .stderr(
-            predicate::str::is_match("^memory-store: cannot read .*signals.jsonl: .+\n$").unwrap(),
+            predicate::str::is_match(
+                "^memory-store: .*signals.jsonl is a directory, not a regular file .+\n$",
+            )
+            .unwrap(),
         );
     let env = Env::new();
     env.cmd("memory-store")
@@ -1094,6 +1097,28 @@ fn errors_name_the_path_and_the_cause() {
         .arg("stats")
         .assert()
         .code(1);
+}
+
+/// A FIFO in place of the store made `query`, `stats` and `get` wait forever for a writer.
+#[test]
+fn regression_a_fifo_as_the_store_is_refused_without_waiting() {
+    let env = Env::new();
+    fs::create_dir_all(&env.data).unwrap();
+    mkfifo(&env.store());
+    for args in [
+        &["query"][..],
+        &["stats"],
+        &["get", "SIG-20261124-0000000001"],
+    ] {
+        env.cmd("memory-store")
+            .args(args)
+            .timeout(Duration::from_secs(10))
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(
+                "signals.jsonl is a FIFO, not a regular file",
+            ));
+    }
 }
 
 /// `memory-store query | head -1`: more output than a pipe holds, into a pipe whose reader takes a

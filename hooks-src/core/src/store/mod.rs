@@ -44,7 +44,7 @@ mod stats;
 mod tests;
 
 use std::collections::HashSet;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{File, OpenOptions};
 use std::io::{Read as _, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -103,11 +103,7 @@ impl Store {
         if !self.paths.data_dir.is_dir() {
             return Ok(StoreBytes::Read(Vec::new()));
         }
-        self.locked(&mut || {}, || match File::open(&path).and_then(map_file) {
-            Ok(bytes) => Ok(bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StoreBytes::Read(Vec::new())),
-            Err(e) => Err(Error::io("cannot read", &path, e)),
-        })
+        self.locked(&mut || {}, || view_unlocked(&path))
     }
 
     /// Read and parse the whole store (parsing after the lock is released).
@@ -308,12 +304,10 @@ fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
     Some(signal)
 }
 
+/// The bytes of a store file, none when it is absent. Only a regular file is read: a FIFO or a
+/// device in its place is an error at once, never a wait ([`fsutil::open_regular`]).
 fn read_or_empty(path: &Path) -> Result<Vec<u8>> {
-    match fs::read(path) {
-        Ok(b) => Ok(b),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(Error::io("cannot read", path, e)),
-    }
+    Ok(fsutil::read_regular(path)?.unwrap_or_default())
 }
 
 fn append_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -355,10 +349,10 @@ impl std::ops::Deref for StoreBytes {
 /// Below this size a file is read rather than mapped: reading it costs less than mapping it.
 const MAP_MIN_BYTES: u64 = 1 << 20;
 
-/// The bytes of the store file at `path` (the store or the archive), mapped when large, read
-/// without the lock: for a pass that must not wait on a rewrite and skips a line half-written by
-/// a concurrent append (it fails to parse). Empty when there is no such file; an error when it is
-/// not a regular file (never waited on).
+/// The bytes of the store file at `path` (the store or the archive), mapped when large. Empty when
+/// there is no such file; an error when it is not a regular file (never waited on). Read under
+/// the lock by [`Store::view_bytes`], or without it by a pass that must not wait on a rewrite and
+/// skips a line half-written by a concurrent append (it fails to parse).
 pub fn view_unlocked(path: &Path) -> Result<StoreBytes> {
     match fsutil::open_regular(path)? {
         Some(file) => map_file(file).map_err(|e| Error::io("cannot read", path, e)),
