@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::{mkfifo, read_jsonl, shared, stdout, Env};
+use crate::util::{mkfifo, read_jsonl, shared, spawn_fed, stdout, Env};
 
 pub const HOOKS: [&str; 4] = [
     "capture-signals",
@@ -518,23 +518,9 @@ fn many_hooks_at_once_leave_an_intact_store_with_no_duplicate_signal() {
     let children: Vec<_> = jobs
         .iter()
         .map(|(bin, stdin)| {
-            let mut child = Std::new(crate::util::bin_path(bin))
-                .env_clear()
-                .env("HOME", &env.home)
-                .env("CLAUDE_CONFIG_DIR", &env.config)
-                .env("REFLECT_HOME", &env.data)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(stdin.as_bytes())
-                .unwrap();
-            (bin, child)
+            let mut cmd = env.std_cmd(bin);
+            cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+            (bin, spawn_fed(&mut cmd, stdin.as_bytes()))
         })
         .collect();
     for (bin, child) in children {
@@ -614,23 +600,9 @@ fn regression_hooks_racing_a_long_rewrite_lose_nothing() {
     let children: Vec<_> = runs
         .iter()
         .map(|(bin, p)| {
-            let mut child = Std::new(crate::util::bin_path(bin))
-                .env_clear()
-                .env("HOME", &env.home)
-                .env("CLAUDE_CONFIG_DIR", &env.config)
-                .env("REFLECT_HOME", &env.data)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(p.to_string().as_bytes())
-                .unwrap();
-            (bin, child)
+            let mut cmd = env.std_cmd(bin);
+            cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+            (bin, spawn_fed(&mut cmd, p.to_string().as_bytes()))
         })
         .collect();
     for (bin, child) in children {

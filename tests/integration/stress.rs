@@ -9,13 +9,12 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::Write;
 use std::process::{Command as Std, Stdio};
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::{bin_path, read_jsonl, Env};
+use crate::util::{read_jsonl, spawn_fed, Env};
 
 /// `ci` normally, `full` with `REFLECT_STRESS=full`.
 fn scale(ci: usize, full: usize) -> usize {
@@ -25,17 +24,10 @@ fn scale(ci: usize, full: usize) -> usize {
     }
 }
 
-/// One of our binaries, in `env`, as a plain command.
+/// One of our binaries, in `env`, with its output dropped.
 fn cmd(env: &Env, bin: &str) -> Std {
-    let mut c = Std::new(bin_path(bin));
-    c.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", &env.home)
-        .env("CLAUDE_CONFIG_DIR", &env.config)
-        .env("REFLECT_HOME", &env.data)
-        .current_dir(env.dir.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+    let mut c = env.std_cmd(bin);
+    c.stdout(Stdio::null()).stderr(Stdio::null());
     c
 }
 
@@ -61,17 +53,10 @@ fn seed(env: &Env, n: usize) -> String {
     let batch: String = (0..n)
         .map(|i| format!("{{\"type\":\"gotcha\",\"content\":\"seeded signal {i} with some text to make the line longer\"}}\n"))
         .collect();
-    let mut child = cmd(env, "memory-store")
-        .args(["append", "-"])
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(batch.as_bytes())
-        .unwrap();
+    let mut child = spawn_fed(
+        cmd(env, "memory-store").args(["append", "-"]),
+        batch.as_bytes(),
+    );
     assert!(child.wait().unwrap().success());
     read_jsonl(&env.store())[0]["id"]
         .as_str()
@@ -123,16 +108,8 @@ fn hook_runs_racing_rewrites_and_toggle_pairs_lose_and_tear_nothing() {
                         "tool_use_id": format!("toolu_{w}_{i}"),
                         "error": format!("Exit code 2\nerror: {} broke", word(w * runs + i)),
                     });
-                    let mut child = cmd(env, "capture-failure")
-                        .stdin(Stdio::piped())
-                        .spawn()
-                        .unwrap();
-                    child
-                        .stdin
-                        .take()
-                        .unwrap()
-                        .write_all(payload.to_string().as_bytes())
-                        .unwrap();
+                    let bytes = payload.to_string();
+                    let mut child = spawn_fed(&mut cmd(env, "capture-failure"), bytes.as_bytes());
                     assert!(child.wait().unwrap().success(), "a hook exits 0");
                 }
             });

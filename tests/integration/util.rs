@@ -9,6 +9,14 @@ use assert_cmd::Command;
 use serde_json::Value;
 use tempfile::TempDir;
 
+/// Start `cmd` with `stdin` written to it and closed: one of several runs going at once.
+pub fn spawn_fed(cmd: &mut std::process::Command, stdin: &[u8]) -> std::process::Child {
+    use std::io::Write;
+    let mut child = cmd.stdin(std::process::Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child
+}
+
 /// A private HOME with `.claude` and a data dir, and commands that run inside it.
 pub struct Env {
     pub dir: TempDir,
@@ -44,6 +52,18 @@ impl Env {
             .env("REFLECT_HOME", &self.data)
             .current_dir(self.dir.path())
             .timeout(std::time::Duration::from_secs(60));
+        cmd
+    }
+
+    /// [`Env::cmd`] as a plain `std` command (no timeout), for runs a test spawns side by side.
+    pub fn std_cmd(&self, bin: &str) -> std::process::Command {
+        let mut cmd = std::process::Command::new(bin_path(bin));
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("CLAUDE_CONFIG_DIR", &self.config)
+            .env("REFLECT_HOME", &self.data)
+            .current_dir(self.dir.path());
         cmd
     }
 
