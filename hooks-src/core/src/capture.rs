@@ -35,7 +35,7 @@ use crate::hook;
 use crate::hookio::Payload;
 use crate::paths::Paths;
 use crate::signal::{self, Signal};
-use crate::store::{read, AppendOutcome, Record, Sightings, Store};
+use crate::store::{AppendOutcome, Sightings, Store};
 use crate::summary::{self, Tally};
 use crate::transcript::{self, EventKind, Position};
 
@@ -247,35 +247,13 @@ struct Stored {
 
 impl Stored {
     fn of_session(store: &Store, session: &str) -> Result<Stored> {
-        let needle = serde_json::to_string(session).expect("a string serializes");
-        let finder = memchr::memmem::Finder::new(needle.as_bytes());
         let mut stored = Stored::default();
-        let mut note = |sid: Option<&str>, source: &signal::Source, key: Option<&Value>| {
-            if sid == Some(session) {
-                stored.lines.extend(source.line);
-                stored.uuids.extend(source.uuid.clone());
-                stored
-                    .keys
-                    .extend(key.and_then(Value::as_str).map(str::to_string));
-            }
-        };
-        // Read without the lock: a long rewrite must not cost the run (its signals would be
-        // spooled, not lost, but this lookup comes first).
-        let paths = store.paths();
-        for file in [paths.store(), paths.archive()] {
-            let bytes = crate::store::view_unlocked(&file)?;
-            read::visit(
-                &bytes,
-                read::parse_if(|line| finder.find(line).is_some()),
-                |_, view| match view.into_record() {
-                    Record::Signal(s) | Record::Legacy(s) => {
-                        note(s.session_id.as_deref(), &s.source, s.meta.get("dedup_key"))
-                    }
-                    Record::Recur(r) => note(r.session_id.as_deref(), &r.source, None),
-                    _ => {}
-                },
-            );
-        }
+        let sessions = HashSet::from([session]);
+        crate::store::sightings_of(store.paths(), &sessions, |_, source, key| {
+            stored.lines.extend(source.line);
+            stored.uuids.extend(source.uuid.clone());
+            stored.keys.extend(key.map(str::to_string));
+        })?;
         Ok(stored)
     }
 

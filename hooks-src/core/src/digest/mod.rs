@@ -46,7 +46,6 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
-use aho_corasick::AhoCorasick;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
@@ -60,10 +59,8 @@ use crate::redact;
 use crate::render::one_line;
 use crate::scope::Scope;
 use crate::signal;
-use crate::store::{read, Record, Store};
+use crate::store::Store;
 use crate::transcript::{self, Event, EventKind, Position};
-
-pub use approval::is_bare;
 
 /// What the listed prompts may take by default, in tokens (characters / 4).
 pub const DEFAULT_BUDGET_TOKENS: usize = 4000;
@@ -311,10 +308,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
                     .and_then(signal::parse_time)
                     .is_some_and(|t| t < since)
             });
-            let is_stored = stored.lines.contains(&(sid.to_string(), p.line))
-                || p.uuid
-                    .as_ref()
-                    .is_some_and(|u| stored.uuids.contains(&(sid.to_string(), u.clone())));
+            let is_stored = stored.holds(sid, p);
             let fate = if before_since {
                 Fate::Skipped
             } else if is_stored {
@@ -805,56 +799,38 @@ fn tail(text: &str, max: usize) -> &str {
 /// The prompts signals point at, per session: by line and by uuid.
 #[derive(Default)]
 struct Stored {
-    lines: HashSet<(String, u64)>,
-    uuids: HashSet<(String, String)>,
+    lines: HashMap<String, HashSet<u64>>,
+    uuids: HashMap<String, HashSet<String>>,
 }
 
 impl Stored {
-    fn add(&mut self, session: Option<&str>, source: &signal::Source, sessions: &HashSet<&str>) {
-        let Some(session) = session.filter(|s| sessions.contains(s)) else {
-            return;
-        };
-        if let Some(line) = source.line {
-            self.lines.insert((session.to_string(), line));
-        }
-        if let Some(uuid) = &source.uuid {
-            self.uuids.insert((session.to_string(), uuid.clone()));
-        }
+    fn holds(&self, session: &str, p: &Typed) -> bool {
+        self.lines.get(session).is_some_and(|l| l.contains(&p.line))
+            || p.uuid
+                .as_ref()
+                .is_some_and(|u| self.uuids.get(session).is_some_and(|us| us.contains(u)))
     }
 }
 
 /// Every prompt of `sessions` that a signal or a sighting in the store or the archive points at.
-/// Only lines naming one of the sessions are parsed.
 fn stored_prompts(store: &Store, sessions: &HashSet<&str>) -> Result<Stored> {
     let mut stored = Stored::default();
-    if sessions.is_empty() {
-        return Ok(stored);
-    }
-    let needles: Vec<String> = sessions
-        .iter()
-        .map(|s| serde_json::to_string(s).expect("a string serializes"))
-        .collect();
-    let finder = AhoCorasick::new(&needles).map_err(|e| Error::msg(e.to_string()))?;
-    let archive_path = store.paths().archive();
-    let archive = match fs::read(&archive_path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(Error::io("cannot read", &archive_path, e)),
-    };
-    let current = store.view_bytes()?;
-    for bytes in [&current[..], &archive[..]] {
-        read::visit(
-            bytes,
-            read::parse_if(|line| finder.is_match(line)),
-            |_, view| match view.into_record() {
-                Record::Signal(s) | Record::Legacy(s) => {
-                    stored.add(s.session_id.as_deref(), &s.source, sessions)
-                }
-                Record::Recur(r) => stored.add(r.session_id.as_deref(), &r.source, sessions),
-                _ => {}
-            },
-        );
-    }
+    crate::store::sightings_of(store.paths(), sessions, |session, source, _| {
+        if let Some(line) = source.line {
+            stored
+                .lines
+                .entry(session.to_string())
+                .or_default()
+                .insert(line);
+        }
+        if let Some(uuid) = &source.uuid {
+            stored
+                .uuids
+                .entry(session.to_string())
+                .or_default()
+                .insert(uuid.clone());
+        }
+    })?;
     Ok(stored)
 }
 
@@ -932,8 +908,9 @@ pub fn forget_saved_marks(paths: &Paths, stems: &HashSet<String>) -> usize {
     };
     let mut removed = 0;
     for e in entries.flatten() {
-        let saved: Option<Value> = fs::read(e.path())
+        let saved: Option<Value> = fsutil::read_regular(&e.path())
             .ok()
+            .flatten()
             .and_then(|b| serde_json::from_slice(&b).ok());
         // A file that cannot be read as marks is no use to anyone: it goes too.
         let names = saved

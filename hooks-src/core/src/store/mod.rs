@@ -270,6 +270,50 @@ impl Store {
 }
 
 /// Where the quarantine of invalid lines lives.
+/// Every sighting of `sessions` that the store and the archive hold: each signal (any status,
+/// v2 lines too) and each recurrence record whose `session_id` is one of them, as `each(session,
+/// source, dedup_key)`. Only lines holding one of the ids as a JSON string are parsed. Read
+/// without the lock (a long rewrite must not hold up a hook; a line half-written by a concurrent
+/// append fails to parse and is skipped).
+pub fn sightings_of(
+    paths: &Paths,
+    sessions: &HashSet<&str>,
+    mut each: impl FnMut(&str, &crate::signal::Source, Option<&str>),
+) -> Result<()> {
+    if sessions.is_empty() {
+        return Ok(());
+    }
+    let needles: Vec<String> = sessions
+        .iter()
+        .map(|s| serde_json::to_string(s).expect("a string serializes"))
+        .collect();
+    let finder = aho_corasick::AhoCorasick::new(&needles).map_err(|e| Error::msg(e.to_string()))?;
+    for file in [paths.store(), paths.archive()] {
+        let bytes = view_unlocked(&file)?;
+        read::visit(
+            &bytes,
+            read::parse_if(|line| finder.is_match(line)),
+            |_, view| {
+                let mut note = |session: Option<&str>, source, key| {
+                    if let Some(session) = session.filter(|s| sessions.contains(s)) {
+                        each(session, source, key);
+                    }
+                };
+                match view.into_record() {
+                    Record::Signal(s) | Record::Legacy(s) => note(
+                        s.session_id.as_deref(),
+                        &s.source,
+                        s.meta.get("dedup_key").and_then(Value::as_str),
+                    ),
+                    Record::Recur(r) => note(r.session_id.as_deref(), &r.source, None),
+                    _ => {}
+                }
+            },
+        );
+    }
+    Ok(())
+}
+
 pub fn invalid_lines_path(paths: &Paths) -> PathBuf {
     paths.data_dir.join("signals.invalid.jsonl")
 }
