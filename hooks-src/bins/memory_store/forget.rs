@@ -19,20 +19,6 @@ impl Forget {
                 "forget what? give signal ids, --session SID or --project DIR",
             ));
         }
-        // An id found nowhere is a typo: say so, and forget nothing.
-        let mut unknown = Vec::new();
-        for id in &selector.ids {
-            if ctx.store.find(id)?.is_none() {
-                unknown.push(id.as_str());
-            }
-        }
-        if !unknown.is_empty() {
-            return Err(Error::msg(format!(
-                "no signal {} in {} or its archive; nothing forgotten",
-                unknown.join(", "),
-                ctx.paths.store().display()
-            )));
-        }
         let r = forget::forget(&ctx.store, &selector)?;
         emit(&format!(
             "forgot {} signal(s): {} from the store, {} from the archive; {} learnings file(s) and {} other file(s) cleaned (backups, quarantine, spool, leftovers, error log)\n",

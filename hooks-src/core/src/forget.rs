@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use memchr::memmem::{self, Finder};
 
 use crate::cursor;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fsutil::{self, PRIVATE_FILE};
 use crate::paths::Paths;
 use crate::promote::forget_learnings;
@@ -77,8 +77,23 @@ pub struct ForgetReport {
     pub cursors_scrubbed: usize,
 }
 
+/// Forget what `selector` names. An id found in neither the store nor the archive is a typo:
+/// that is an error, and nothing is forgotten.
 pub fn forget(store: &Store, selector: &Selector) -> Result<ForgetReport> {
     let paths = store.paths();
+    let mut unknown = Vec::new();
+    for id in &selector.ids {
+        if store.find(id)?.is_none() {
+            unknown.push(id.as_str());
+        }
+    }
+    if !unknown.is_empty() {
+        return Err(Error::msg(format!(
+            "no signal {} in {} or its archive; nothing forgotten",
+            unknown.join(", "),
+            paths.store().display()
+        )));
+    }
     let mut report = ForgetReport::default();
     let mut names = Names::new(selector);
     let mut sessions: HashSet<String> = HashSet::new();
