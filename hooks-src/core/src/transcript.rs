@@ -155,7 +155,7 @@ pub fn read(file: &mut File, from: Position, on_event: impl FnMut(Event)) -> io:
             .collect()
     };
     let end = (limit < len).then_some(limit);
-    read_range(file, from, end, &splits, on_event)
+    read_range(file, from, end, len, &splits, on_event)
 }
 
 /// Where reading resumes when `from` is inside a line, which only a read that ended inside an
@@ -217,22 +217,21 @@ pub fn read_split(
     splits: &[u64],
     on_event: impl FnMut(Event),
 ) -> io::Result<Position> {
-    read_range(file, from, None, splits, on_event)
+    let len = file.metadata()?.len();
+    read_range(file, from, None, len, splits, on_event)
 }
 
-/// [`read_split`] of the lines that end before `end` (EOF when `None`).
+/// [`read_split`] of the lines that end before `end` (EOF when `None`); `len` is the file's
+/// length, as the caller read it.
 fn read_range(
     file: &File,
     from: Position,
     end: Option<u64>,
+    len: u64,
     splits: &[u64],
     mut on_event: impl FnMut(Event),
 ) -> io::Result<Position> {
-    let len = match end {
-        Some(end) => end,
-        None => file.metadata()?.len(),
-    };
-    let starts = segment_starts(file, from.offset, len, splits)?;
+    let starts = segment_starts(file, from.offset, end.unwrap_or(len), splits)?;
     let mut parser = LineParser::default();
     let mut buf = Vec::new();
     let workers = worker_count().max(1).min(starts.len());
