@@ -15,7 +15,7 @@
 
 use std::ops::Range;
 
-use super::{is_path, is_placeholder, ordered, run, run_back, text_of};
+use super::{is_blank, is_path, is_placeholder, ordered, run, run_back, text_of, value_at};
 
 /// How a flag takes its value.
 #[derive(Clone, Copy, PartialEq)]
@@ -282,7 +282,7 @@ fn short_flag(
             match text.get(at + flag.len())? {
                 b' ' | b'\t' if spaced => {
                     let blank = at + flag.len();
-                    (blank + run(text, blank, |b| b == b' ' || b == b'\t'), true)
+                    (blank + run(text, blank, is_blank), true)
                 }
                 b'=' if glued && long => (at + flag.len() + 1, false),
                 b'"' | b'\'' if glued && !long => (at + flag.len(), false),
@@ -325,7 +325,7 @@ fn long_flag(text: &[u8], at: usize, name: &[u8]) -> Option<Range<usize>> {
             secret_part(text, value, Part::Whole)
         }
         b' ' | b'\t' => {
-            let from = after + run(text, after, |b| b == b' ' || b == b'\t');
+            let from = after + run(text, after, is_blank);
             let value = flag_value(text, from)?;
             let quoted = value.start > from;
             let v = text_of(&text[value.clone()]);
@@ -346,13 +346,10 @@ fn long_flag(text: &[u8], at: usize, name: &[u8]) -> Option<Range<usize>> {
 /// bare word.
 fn flag_value(text: &[u8], at: usize) -> Option<Range<usize>> {
     match *text.get(at)? {
-        quote @ (b'"' | b'\'') => {
-            let len = text[at + 1..]
-                .iter()
-                .position(|&b| b == quote || b == b'\n')?;
-            let close = at + 1 + len;
-            let ends_word = text.get(close + 1).is_none_or(|&b| ends_bare(b));
-            (text[close] == quote && ends_word).then_some(at + 1..close)
+        b'"' | b'\'' => {
+            let (value, _) = value_at(text, at)?;
+            let ends_word = text.get(value.end + 1).is_none_or(|&b| ends_bare(b));
+            ends_word.then_some(value)
         }
         _ => Some(at..at + run(text, at, |b| !ends_bare(b))),
     }
