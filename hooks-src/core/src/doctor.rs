@@ -387,16 +387,6 @@ fn check_archive(paths: &Paths, r: &mut Report) {
     }
 }
 
-/// The directories reflect writes files into atomically (temp file and rename).
-fn atomic_dirs(paths: &Paths) -> [std::path::PathBuf; 4] {
-    [
-        paths.data_dir.clone(),
-        paths.cursors(),
-        paths.pending(),
-        paths.learnings_dir(),
-    ]
-}
-
 fn check_lock(paths: &Paths, r: &mut Report) {
     if !paths.data_dir.is_dir() {
         return;
@@ -416,7 +406,8 @@ fn check_lock(paths: &Paths, r: &mut Report) {
             Some("a reflect process is stuck: find it with `fuser -v` on the lock file and end it"),
         ),
     }
-    let stale: Vec<String> = atomic_dirs(paths)
+    let stale: Vec<String> = paths
+        .atomic_dirs()
         .iter()
         .flat_map(|dir| {
             fsutil::stale_temps(dir)
@@ -424,17 +415,7 @@ fn check_lock(paths: &Paths, r: &mut Report) {
                 .map(move |n| dir.join(n).display().to_string())
         })
         .collect();
-    let spooled = fs::read_dir(paths.pending())
-        .map(|d| {
-            d.flatten()
-                .filter(|e| {
-                    let n = e.file_name();
-                    let n = n.to_string_lossy();
-                    !n.starts_with('.') && n.ends_with(".jsonl")
-                })
-                .count()
-        })
-        .unwrap_or(0);
+    let spooled = crate::store::spooled(paths).len();
     if spooled > 0 {
         r.add(
             Level::Info,

@@ -120,11 +120,10 @@ pub fn forget(store: &Store, selector: &Selector) -> Result<ForgetReport> {
     report.ids.extend(selector.ids.iter().cloned());
     report.ids.sort();
     report.ids.dedup();
-    names.add_ids(report.ids.iter().map(String::as_str));
 
     report.learnings_files = forget_learnings(paths, &report.ids)?;
     report.files_scrubbed = store.locked(&mut || {}, || scrub_files(paths, &names))?;
-    for log in [paths.error_log(), with_suffix(&paths.error_log(), ".1")] {
+    for log in [paths.error_log(), fsutil::rotated_log(&paths.error_log())] {
         report.files_scrubbed += usize::from(scrub(&log, &names)?);
     }
 
@@ -277,12 +276,7 @@ fn scrub_files(paths: &Paths, names: &Names) -> Result<usize> {
     }
     // Temp files in the data dir are, under the lock, copies of the store or the archive that a
     // killed rewrite left; elsewhere only those of writers that are gone.
-    for dir in [
-        paths.data_dir.clone(),
-        paths.pending(),
-        paths.cursors(),
-        paths.learnings_dir(),
-    ] {
+    for dir in paths.atomic_dirs() {
         for name in fsutil::stale_temps(&dir) {
             let path = dir.join(name);
             let named = fsutil::read_regular(&path)
@@ -318,12 +312,6 @@ fn scrub(path: &Path, names: &Names) -> Result<bool> {
         fsutil::atomic_write(path, &new, PRIVATE_FILE)?;
     }
     Ok(true)
-}
-
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
 }
 
 /// The cursors: a forgotten session's, and those of a forgotten project's sessions (by their

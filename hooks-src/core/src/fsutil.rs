@@ -572,6 +572,13 @@ fn note_no_locking(log: &Path, lock_path: &Path, e: &io::Error) {
     }
 }
 
+/// Where [`log_error`] keeps the log's one old copy: `errors.log.1`.
+pub fn rotated_log(log_path: &Path) -> PathBuf {
+    let mut old = log_path.as_os_str().to_owned();
+    old.push(".1");
+    PathBuf::from(old)
+}
+
 /// Largest size of `errors.log` before it is rotated to `errors.log.1` (one old copy is kept).
 pub const ERROR_LOG_MAX: u64 = 256 * 1024;
 /// Longest message one line of the error log keeps. With it the log and its old copy each stay
@@ -590,9 +597,7 @@ pub fn log_error(log_path: &Path, program: &str, message: &str) {
             .map(|m| m.len() > ERROR_LOG_MAX)
             .unwrap_or(false)
         {
-            let mut old = log_path.as_os_str().to_owned();
-            old.push(".1");
-            fs::rename(log_path, PathBuf::from(old))?;
+            fs::rename(log_path, rotated_log(log_path))?;
         }
         let mut file = OpenOptions::new()
             .create(true)

@@ -89,6 +89,16 @@ impl Paths {
     pub fn pending(&self) -> PathBuf {
         self.data_dir.join("pending")
     }
+    /// The directories reflect writes files into atomically (a temp file, then a rename): where a
+    /// killed writer can leave a temp file behind.
+    pub fn atomic_dirs(&self) -> [PathBuf; 4] {
+        [
+            self.data_dir.clone(),
+            self.pending(),
+            self.cursors(),
+            self.learnings_dir(),
+        ]
+    }
 }
 
 /// The per-project opt-out marker: a project holding `.claude/reflect.off` is never captured.

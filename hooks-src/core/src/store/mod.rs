@@ -61,6 +61,7 @@ pub use append::{prepare, AppendOutcome, TAIL_BYTES};
 pub use filter::{within, Filter, Selectable};
 pub use lifecycle::{review_since, Changes, ANALYZED_REVIEW_DAYS, CAPTURED_TTL_DAYS};
 pub use line::{parse_line, Record};
+pub use pending::spooled;
 pub use read::{Pass, Read, Sightings, View};
 pub use scan::{Key, Shape};
 pub use select::{select, select_with, Selection};

@@ -30,6 +30,7 @@ use super::append::{prepare, AppendOutcome};
 use super::{append_bytes, invalid_lines_path, Store};
 use crate::error::{Error, Result};
 use crate::fsutil::{self, PRIVATE_FILE};
+use crate::paths::Paths;
 use crate::signal::Signal;
 
 impl Store {
@@ -79,17 +80,8 @@ impl Store {
     /// Fold the spool into the store, oldest file first. Must be called under the lock.
     pub(super) fn fold_pending(&self) -> Result<usize> {
         let dir = self.paths.pending();
-        let Ok(entries) = fs::read_dir(&dir) else {
-            return Ok(0);
-        };
-        let mut names: Vec<String> = entries
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| !n.starts_with('.') && n.ends_with(".jsonl"))
-            .collect();
-        names.sort();
         let mut folded = 0;
-        for name in names {
+        for name in spooled(&self.paths) {
             let path = dir.join(&name);
             // A file that cannot be read is left for doctor to report: it must not stop the
             // append that holds the lock now.
@@ -120,13 +112,21 @@ impl Store {
 
     /// Remove the temp files crashed writers left (see the module docs). Best effort.
     pub(super) fn sweep_leftovers(&self) {
-        for dir in [
-            self.paths.data_dir.clone(),
-            self.paths.pending(),
-            self.paths.cursors(),
-            self.paths.learnings_dir(),
-        ] {
+        for dir in self.paths.atomic_dirs() {
             fsutil::remove_stale_temps(&dir);
         }
     }
+}
+
+/// The names of the spooled batches in `pending/`, oldest first (a name starts with its time).
+pub fn spooled(paths: &Paths) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(paths.pending())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.') && n.ends_with(".jsonl"))
+        .collect();
+    names.sort();
+    names
 }
