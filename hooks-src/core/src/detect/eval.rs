@@ -58,10 +58,14 @@ impl Counts {
     pub fn recall(&self) -> f64 {
         ratio(self.tp, self.tp + self.fn_)
     }
-    fn add(&mut self, other: &Counts) {
-        self.tp += other.tp;
-        self.fp += other.fp;
-        self.fn_ += other.fn_;
+    /// Count one prediction (`predicted`) of something that is or is not there (`actual`).
+    fn record(&mut self, actual: bool, predicted: bool) {
+        match (actual, predicted) {
+            (true, true) => self.tp += 1,
+            (false, true) => self.fp += 1,
+            (true, false) => self.fn_ += 1,
+            (false, false) => {}
+        }
     }
 }
 
@@ -123,28 +127,18 @@ impl Evaluation {
             predicted: guess.to_vec(),
             text: text.to_string(),
         };
-        match (actual, !guess.is_empty()) {
-            (true, true) => self.overall.tp += 1,
-            (false, true) => {
-                self.overall.fp += 1;
-                self.false_positives.push(miss());
-            }
-            (true, false) => {
-                self.overall.fn_ += 1;
-                self.false_negatives.push(miss());
-            }
-            (false, false) => {}
+        let predicted = !guess.is_empty();
+        self.overall.record(actual, predicted);
+        match (actual, predicted) {
+            (false, true) => self.false_positives.push(miss()),
+            (true, false) => self.false_negatives.push(miss()),
+            _ => {}
         }
         for ty in SCORED {
             let is = label == ty || also.iter().any(|a| a == ty);
             let said = guess.iter().any(|g| g == ty);
             let counts = self.per_type.get_mut(ty).expect("all scored types present");
-            match (is, said) {
-                (true, true) => counts.tp += 1,
-                (false, true) => counts.fp += 1,
-                (true, false) => counts.fn_ += 1,
-                (false, false) => {}
-            }
+            counts.record(is, said);
         }
     }
 }
@@ -412,9 +406,9 @@ pub fn score(
 pub fn by_repository(prompts: &[Prompt], predicted: &[Vec<String>]) -> BTreeMap<String, Counts> {
     let mut out: BTreeMap<String, Counts> = BTreeMap::new();
     for (p, guess) in prompts.iter().zip(predicted) {
-        let mut one = Evaluation::new();
-        one.count(&p.file, p.line, &p.label, &p.also, guess, "");
-        out.entry(p.repo.clone()).or_default().add(&one.overall);
+        out.entry(p.repo.clone())
+            .or_default()
+            .record(p.label != "none", !guess.is_empty());
     }
     out
 }
