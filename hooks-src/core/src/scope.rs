@@ -66,11 +66,6 @@ impl Scope {
         &self.root
     }
 
-    /// The root's short name (its directory name).
-    pub fn name(&self) -> String {
-        short_dir_name(&self.root)
-    }
-
     /// Whether a session whose cwd was `project` belongs to this project (see the module docs).
     pub fn holds(&self, project: &str) -> bool {
         if let Some(&known) = self.belongs.borrow().get(project) {
@@ -166,7 +161,7 @@ mod tests {
         fs::write(sub.join(".git"), "gitdir: x\n").unwrap();
         let scope = Scope::of(&repo.join("src"));
         assert_eq!(scope.root(), repo);
-        assert_eq!(scope.name(), "app");
+        assert_eq!(short_dir_name(scope.root()), "app");
         let s = |p: &Path| p.display().to_string();
         assert!(scope.holds(&s(&repo)));
         assert!(scope.holds(&s(&repo.join("src"))));
