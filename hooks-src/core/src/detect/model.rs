@@ -315,6 +315,7 @@ mod tests {
         };
         for (text, kind) in [
             ("No, use pnpm not npm", Some(Kind::Correction)),
+            ("Please stop", Some(Kind::Correction)),
             (
                 "That's wrong, the helper is in utils.ts",
                 Some(Kind::Correction),

@@ -655,6 +655,10 @@ fn is_hedged_or_for_now(words: &str) -> bool {
 
 fn opener(words: &str) -> i32 {
     let body = words.trim_start();
+    let body = ["please ", "pls ", "bitte ", "por favor ", "per favore "]
+        .iter()
+        .find_map(|p| body.strip_prefix(p))
+        .unwrap_or(body);
     for (start, weight) in CORRECTION_OPENERS {
         if let Some(rest) = body.strip_prefix(start) {
             let next = rest.split(' ').next().unwrap_or("");
