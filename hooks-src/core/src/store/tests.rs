@@ -1,7 +1,7 @@
 //! The store's tests: the writers, and the reader's fast path held to the full parser.
 
 use std::fs;
-use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use chrono::{Duration, Utc};
@@ -25,6 +25,12 @@ fn sig(kind: Kind, content: &str, session: &str, line: u64) -> Signal {
     s.session_id = Some(session.into());
     s.project = Some("/p".into());
     s.source.line = Some(line);
+    s
+}
+
+/// `s` as reported by the tool call `call`.
+fn on_call(mut s: Signal, call: &str) -> Signal {
+    s.meta.insert("tool_use_id".into(), Value::from(call));
     s
 }
 
@@ -99,46 +105,36 @@ fn store_to_split() -> Vec<u8> {
     out
 }
 
+/// A filter as the CLI flags would give it: `status=captured type=gotcha since=<time>`...
+fn filter(spec: &str) -> Filter {
+    let mut f = Filter::default();
+    for (key, value) in spec.split_whitespace().filter_map(|kv| kv.split_once('=')) {
+        match key {
+            "status" => f.statuses.push(Status::parse(value)),
+            "type" => f.kinds.push(Kind::parse(value)),
+            "session" => f.session = Some(value.into()),
+            "project" => f.project = Some(value.into()),
+            "tag" => f.tags.push(value.into()),
+            _ => f.since = signal::parse_time(value),
+        }
+    }
+    f
+}
+
 fn filters() -> Vec<Filter> {
-    let t = |s: &str| signal::parse_time(s).unwrap();
-    vec![
-        Filter::default(),
-        Filter {
-            statuses: vec![Status::Captured],
-            since: Some(t("2026-11-15T00:00:00Z")),
-            ..Filter::default()
-        },
-        Filter {
-            kinds: vec![Kind::Correction, Kind::Failure],
-            ..Filter::default()
-        },
-        Filter {
-            session: Some("s1".into()),
-            ..Filter::default()
-        },
-        Filter {
-            project: Some("/work".into()),
-            ..Filter::default()
-        },
-        Filter {
-            project: Some("/other/\"odd\"".into()),
-            ..Filter::default()
-        },
-        Filter {
-            kinds: vec![Kind::Correction],
-            tags: vec!["t2".into(), "t3".into()],
-            ..Filter::default()
-        },
-        Filter {
-            since: Some(t("2026-11-20T10:30:00Z")),
-            ..Filter::default()
-        },
-        Filter {
-            statuses: vec![Status::Analyzed, Status::Dismissed],
-            kinds: vec![Kind::Summary],
-            ..Filter::default()
-        },
+    [
+        "",
+        "status=captured since=2026-11-15T00:00:00Z",
+        "type=correction type=failure",
+        "session=s1",
+        "project=/work",
+        "project=/other/\"odd\"",
+        "type=correction tag=t2 tag=t3",
+        "since=2026-11-20T10:30:00Z",
+        "status=analyzed status=dismissed type=summary",
     ]
+    .map(filter)
+    .to_vec()
 }
 
 /// Each signal by what query prints and folds: id, status, confidence, sightings.
@@ -176,7 +172,8 @@ fn the_fast_path_accepts_every_line_reflect_writes() {
     for (k, kind) in Kind::KNOWN.iter().enumerate() {
         for (c, content) in contents.iter().enumerate() {
             let n = (k * contents.len() + c) as u64;
-            let mut s = sig(Kind::parse(kind), &format!("{content} {n}"), "s1", n + 1);
+            let s = sig(Kind::parse(kind), &format!("{content} {n}"), "s1", n + 1);
+            let mut s = on_call(s, &format!("toolu_{n}"));
             s.status = Status::parse(Status::KNOWN[n as usize % 4]);
             s.confidence = (n % 4 + 1) as u8;
             s.context = format!("User said: {content}");
@@ -186,92 +183,56 @@ fn the_fast_path_accepts_every_line_reflect_writes() {
             s.source.uuid = Some(format!("uuid-{n}"));
             s.source.turn = Some(n);
             s.source.file = Some("/work/app/src/main.rs".into());
-            s.meta
-                .insert("tool_use_id".into(), Value::from(format!("toolu_{n}")));
             s.meta.insert("tool".into(), Value::from("Bash"));
             batch.push(s);
         }
     }
-    let first = store.append(batch.clone()).unwrap();
-    // Seen again in another session: recurrence records, with and without a tool call.
-    let again: Vec<Signal> = batch
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let mut s = s.clone();
-            s.session_id = Some("s2".into());
-            let call = Value::from(format!("toolu_again_{i}"));
-            s.meta.insert("tool_use_id".into(), call);
-            s
-        })
-        .collect();
-    let outcome = store.append(again).unwrap();
-    assert!(!outcome.recurred.is_empty(), "{outcome:?}");
-    // Rewritten by review: archived, updated, promoted, dismissed.
+    let first = store.append(batch.clone()).unwrap().written;
+    // Seen again in other sessions, with and without a tool call: recurrence records, before
+    // and after the rewrites of review (archive, update, promote, dismiss, migrate).
+    let again = |session: &str, s: &Signal, call: Option<String>| {
+        let mut s = s.clone();
+        s.session_id = Some(session.into());
+        s.meta.remove("tool_use_id");
+        call.map_or(s.clone(), |call| on_call(s, &call))
+    };
+    let calls = batch.iter().enumerate();
+    let seen = calls.map(|(i, s)| again("s2", s, Some(format!("t{i}"))));
+    assert!(!store.append(seen.collect()).unwrap().recurred.is_empty());
     assert!(store.archive(&[], None, &mut || {}).unwrap() > 0);
-    let id = |i: usize| first.written[i].as_str();
-    let tags = vec!["review".into()];
     let changes = Changes {
         status: Some(Status::Analyzed),
         confidence: Some(4),
         category: Some("reviewed \"by hand\"".into()),
-        tags,
+        tags: vec!["review".into()],
     };
-    store
-        .update(&[id(0).to_string()], changes, &mut || {})
-        .unwrap();
+    store.update(&first[..1], changes, &mut || {}).unwrap();
     let target = dir.path().join("CLAUDE.md");
-    crate::promote::promote(&store, id(4), &target, "Use pnpm, not \"npm\"", None, false).unwrap();
-    store.dismiss(&[id(5).to_string()], &mut || {}).unwrap();
-    // A v2 line, migrated.
+    crate::promote::promote(&store, &first[4], &target, "Use \"pnpm\"", None, false).unwrap();
+    store.dismiss(&first[5..6], &mut || {}).unwrap();
     let path = store.paths().store();
     let v2 = "{\"ts\":\"2026-02-11T10:23:00Z\",\"sid\":\"abc\",\"type\":\"correction\",\"context\":\"No, use pnpm\",\"turn\":4,\"x\":1}\n";
-    fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap()
-        .write_all(v2.as_bytes())
-        .unwrap();
+    append_bytes(&path, v2.as_bytes()).unwrap();
     assert_eq!(store.migrate_legacy(&mut || {}).unwrap(), 1);
-    // More sightings after the rewrite, so the store holds recurrence records again.
-    let repeat: Vec<Signal> = batch
-        .iter()
-        .rev()
-        .filter(|s| s.status == Status::Captured)
-        .take(3)
-        .map(|s| {
-            let mut s = s.clone();
-            s.session_id = Some("s3".into());
-            s.meta.remove("tool_use_id");
-            s
-        })
-        .collect();
-    let outcome = store.append(repeat).unwrap();
-    assert_eq!(outcome.recurred.len(), 3, "{outcome:?}");
+    let captured = batch.iter().rev().filter(|s| s.status == Status::Captured);
+    let repeat = captured.take(3).map(|s| again("s3", s, None)).collect();
+    assert_eq!(store.append(repeat).unwrap().recurred.len(), 3);
 
     let mut kinds = std::collections::BTreeSet::new();
     for file in [path, store.paths().archive()] {
         let bytes = fs::read(&file).unwrap();
         let mut reader = read::Reader::default();
-        for raw in read::lines(&bytes) {
+        for raw in lines(&bytes) {
             let line = String::from_utf8_lossy(raw);
             let view = reader.view(raw, Read::Scan).unwrap();
-            assert!(
-                view.is_scanned(),
-                "the scanner declined a line reflect wrote: {line}"
-            );
+            assert!(view.is_scanned(), "the scanner declined: {line}");
             let full = reader.view(raw, Read::Parse).unwrap();
             assert_eq!(view.shape(), full.shape(), "{line}");
             kinds.insert(format!("{:?} {:?}", view.shape(), full.text(Key::Status)));
             if let read::Seen::Scanned(Shape::Signal, f) = &view.seen {
-                assert!(
-                    select::complete(&view).is_some(),
-                    "query would not print it as stored: {line}"
-                );
-                assert!(
-                    stats::Counted::scanned(f).is_some(),
-                    "stats would parse it: {line}"
-                );
+                let fast =
+                    select::complete(&view).is_some() && stats::Counted::scanned(f).is_some();
+                assert!(fast, "query or stats would parse it: {line}");
             }
         }
     }
@@ -280,10 +241,7 @@ fn the_fast_path_accepts_every_line_reflect_writes() {
         .iter()
         .map(|s| format!("Some(Signal) Some(Some({s:?}))"));
     for expected in statuses.chain(["Some(Recur) Some(None)".to_string()]) {
-        assert!(
-            kinds.contains(&expected),
-            "no {expected} line among {kinds:?}"
-        );
+        assert!(kinds.contains(&expected), "no {expected} among {kinds:?}");
     }
 }
 
@@ -293,33 +251,29 @@ fn the_fast_path_accepts_every_line_reflect_writes() {
 fn fast_select_in_parts_agrees_with_the_full_parser() {
     for bytes in [mixed_store(), store_to_split()] {
         let snap = Snapshot::parse(&bytes);
+        assert!(snap.signals().any(|s| s.meta.contains_key("last_seen")));
         for filter in &filters() {
             let slow = selected_in(&snap, filter);
-            assert!(
-                !slow.is_empty() || filter.session.is_some(),
-                "the test data must exercise {filter:?}"
-            );
+            assert!(!slow.is_empty() || filter.session.is_some(), "{filter:?}");
             let parsed = select_with(&bytes, filter, Pass::PARSED).into_signals();
             assert_eq!(parsed, slow, "{filter:?}");
             // Lines printed as stored are the fast path's own: its passes agree among themselves.
             let mut one_part = None;
             for parts in [1, 2, 3, 7, 33] {
+                let what = format!("{filter:?} in {parts} parts");
                 let selection = select_with(&bytes, filter, Pass { parts, scan: true });
                 let printed = selection.jsonl();
-                let first = one_part.get_or_insert_with(|| printed.clone());
-                assert!(*first == printed, "{filter:?} in {parts} parts");
+                assert!(
+                    *one_part.get_or_insert_with(|| printed.clone()) == printed,
+                    "{what}"
+                );
                 let jsonl: Vec<Signal> = lines(&printed)
                     .map(|l| serde_json::from_slice(l).unwrap())
                     .collect();
-                assert_eq!(key(&jsonl), key(&slow), "{filter:?} in {parts} parts");
-                assert_eq!(
-                    selection.into_signals(),
-                    slow,
-                    "{filter:?} in {parts} parts"
-                );
+                assert_eq!(key(&jsonl), key(&slow), "{what}");
+                assert_eq!(selection.into_signals(), slow, "{what}");
             }
         }
-        assert!(snap.signals().any(|s| s.meta.contains_key("last_seen")));
     }
 }
 
@@ -342,11 +296,8 @@ fn early_rejection_keeps_what_the_full_parser_would_select_or_count() {
     ];
     let bytes = lines.join("\n").into_bytes();
     let snap = Snapshot::parse(&bytes);
-    let filter = Filter {
-        statuses: vec![Status::Captured],
-        since: Some(signal::parse_time("2026-11-15T00:00:00Z").unwrap()),
-        ..Filter::default()
-    };
+    const SINCE: &str = "2026-11-15T00:00:00Z";
+    let filter = filter(&format!("status=captured since={SINCE}"));
     let slow = selected_in(&snap, &filter);
     assert!(
         slow.iter().any(|s| s.id == "SIG-3" && s.seen() > 1),
@@ -354,11 +305,8 @@ fn early_rejection_keeps_what_the_full_parser_would_select_or_count() {
     );
     assert_eq!(select(&bytes, &filter).into_signals(), slow);
     // And the early test does pass over the plain non-matching line.
-    let since = signal::format_time(filter.since.unwrap());
-    assert!(filter.rejects_early(lines[1].as_bytes(), Some(&since)));
-    assert!(!filter.rejects_early(lines[3].as_bytes(), Some(&since)));
-    assert!(!filter.rejects_early(lines[4].as_bytes(), Some(&since)));
-    assert!(!filter.rejects_early(lines[8].as_bytes(), Some(&since)));
+    let early = [1, 3, 4, 8].map(|i| filter.rejects_early(lines[i].as_bytes(), Some(SINCE)));
+    assert_eq!(early, [true, false, false, false]);
 }
 
 #[test]
@@ -419,10 +367,7 @@ fn find_agrees_with_the_full_parser() {
     let snap = Snapshot::parse(&bytes);
     let mut ids: Vec<String> = snap.signals().map(|s| s.id.clone()).collect();
     ids.extend(["SIG-20991231-ffffffffff".to_string(), "nope".into()]);
-    assert!(
-        ids.iter().any(|id| id.contains("-v2")),
-        "a v2 line is among them"
-    );
+    assert!(ids.iter().any(|id| id.contains("-v2")), "a v2 id");
     // The data holds what it says it does: the escaped id seen again, the first copy of an id.
     assert_eq!(snap.get("SIG-20261130-00000000aa").unwrap().seen(), 2);
     assert_ne!(
@@ -439,15 +384,10 @@ fn find_agrees_with_the_full_parser() {
         "{\"id\":\"SIG-20261001-00000000bb\",\"type\":\"gotcha\",\"content\":\"archived\"}\n",
     )
     .unwrap();
-    let archived = store.find("SIG-20261001-00000000bb").unwrap().unwrap();
-    assert_eq!(archived.content, "archived");
+    let archived = store.find("SIG-20261001-00000000bb").unwrap();
+    assert_eq!(archived.unwrap().content, "archived");
     for id in &ids {
-        let via_store = store
-            .find(id)
-            .unwrap()
-            .map(|s| serde_json::to_value(&s).unwrap());
-        let full = snap.get(id).map(|s| serde_json::to_value(s).unwrap());
-        assert_eq!(via_store, full, "{id}");
+        assert_eq!(store.find(id).unwrap().as_ref(), snap.get(id), "{id}");
     }
 }
 
@@ -458,40 +398,26 @@ fn session_signals_are_those_captured_or_seen_again_in_the_session() {
     store.append(vec![sig(Kind::Gotcha, "b", "s2", 1)]).unwrap();
     let again = store.append(vec![sig(Kind::Gotcha, "a", "s2", 9)]).unwrap();
     assert_eq!(again.recurred, first.written);
-    let in_s2: Vec<(String, u64)> = store
-        .session_signals("s2")
-        .unwrap()
+    let in_s2 = store.session_signals("s2").unwrap();
+    let in_s2: Vec<_> = in_s2
         .iter()
-        .map(|s| (s.content.clone(), s.seen()))
+        .map(|s| (s.content.as_str(), s.seen()))
         .collect();
-    assert_eq!(in_s2, [("b".to_string(), 1), ("a".to_string(), 2)]);
+    assert_eq!(in_s2, [("b", 1), ("a", 2)]);
     assert_eq!(store.session_signals("s1").unwrap()[0].seen(), 2);
     assert!(store.session_signals("s3").unwrap().is_empty());
-}
-
-#[test]
-fn append_assigns_increasing_ids_and_private_modes() {
-    use std::os::unix::fs::PermissionsExt;
-    let (_d, store) = store();
-    let out = store
-        .append(vec![
-            sig(Kind::Failure, "a", "s", 1),
-            sig(Kind::Failure, "b", "s", 2),
-        ])
-        .unwrap();
-    assert_eq!(out.written.len(), 2);
-    assert!(out.written[0] < out.written[1]);
+    // What an append creates is private.
     let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode(&store.paths().store()), 0o600);
-    assert_eq!(mode(&store.paths().data_dir), 0o700);
+    let modes = [mode(&store.paths().store()), mode(&store.paths().data_dir)];
+    assert_eq!(modes, [0o600, 0o700]);
 }
 
 #[test]
 fn a_tail_without_any_key_of_the_batch_is_not_parsed() {
-    let mut failure = sig(Kind::Failure, "Bash failed: Exit code 1", "s", 0);
-    failure
-        .meta
-        .insert("tool_use_id".into(), Value::from("toolu_01abc"));
+    let failure = on_call(
+        sig(Kind::Failure, "Bash failed: Exit code 1", "s", 0),
+        "toolu_01abc",
+    );
     let key = failure.dedup_key();
     let line = |id: &str, extra: &str| {
         format!(
@@ -534,24 +460,6 @@ fn a_tail_without_any_key_of_the_batch_is_not_parsed() {
 }
 
 #[test]
-fn a_call_stored_with_escapes_is_still_a_duplicate() {
-    let (_d, store) = store();
-    fs::create_dir_all(&store.paths().data_dir).unwrap();
-    fs::write(
-        store.paths().store(),
-        "{\"id\":\"SIG-20261123-0000000001\",\"version\":1,\"type\":\"failure\",\
-         \"content\":\"Bash failed\",\"meta\":{\"tool_use_id\":\"\\u0074oolu_9\"}}\n",
-    )
-    .unwrap();
-    let mut failure = sig(Kind::Failure, "Read failed: no such file", "s", 0);
-    failure
-        .meta
-        .insert("tool_use_id".into(), Value::from("toolu_9"));
-    let out = store.append(vec![failure]).unwrap();
-    assert_eq!((out.duplicates, out.written.len()), (1, 0));
-}
-
-#[test]
 fn repeats_become_recurrences_and_replays_are_dropped() {
     let (_d, store) = store();
     let append = |content, session, line| {
@@ -571,31 +479,20 @@ fn repeats_become_recurrences_and_replays_are_dropped() {
 #[test]
 fn one_tool_call_is_one_failure_whoever_reports_it() {
     let (_d, store) = store();
-    let call = |s: &Signal, id: &str| {
-        let mut s = s.clone();
-        s.meta.insert("tool_use_id".into(), Value::from(id));
-        s
-    };
     let mut from_hook = sig(Kind::Failure, "Bash failed: Exit code 1", "s", 0);
     from_hook.source.line = None;
-    let from_transcript = sig(
-        Kind::Failure,
-        "Bash error: npm ERR! missing script",
-        "s",
-        40,
-    );
-    let appended = |s: Signal| store.append(vec![s]).unwrap();
-    let first = appended(call(&from_hook, "toolu_1")).written;
+    let from_transcript = sig(Kind::Failure, "Bash error: npm ERR! missing", "s", 40);
+    let append = |s: &Signal, call| store.append(vec![on_call(s.clone(), call)]).unwrap();
+    let first = append(&from_hook, "toolu_1").written;
     assert_eq!(first.len(), 1);
-    assert_eq!(appended(call(&from_transcript, "toolu_1")).duplicates, 1);
+    assert_eq!(append(&from_transcript, "toolu_1").duplicates, 1);
     // The same failure on another call is a recurrence, and that call is remembered too.
-    for id in ["toolu_2", "toolu_3"] {
-        assert_eq!(appended(call(&from_hook, id)).recurred, first);
+    for call in ["toolu_2", "toolu_3"] {
+        assert_eq!(append(&from_hook, call).recurred, first);
     }
-    assert_eq!(appended(call(&from_transcript, "toolu_3")).duplicates, 1);
-    let snap = store.load().unwrap();
-    assert_eq!(snap.signals().count(), 1);
-    assert_eq!(snap.signals().next().unwrap().seen(), 3);
+    assert_eq!(append(&from_transcript, "toolu_3").duplicates, 1);
+    let seen: Vec<u64> = store.load().unwrap().signals().map(Signal::seen).collect();
+    assert_eq!(seen, [3]);
 }
 
 #[test]
@@ -615,46 +512,25 @@ fn a_snapshot_counts_each_kind_of_line() {
     assert_eq!(Snapshot::parse(bytes).health, expected);
 }
 
-/// Migrated v2 signals kept their old dates, so the first prune deleted them all unreviewed.
+/// Migrated v2 signals kept their old dates, so the first prune deleted them all unreviewed (the
+/// CLI's regression test). A migrated signal's window closes CAPTURED_TTL_DAYS after its
+/// migration; a v2 line not migrated yet has no clock; one an older version migrated without a
+/// date gets one at the next prune.
 #[test]
 fn regression_migrated_v2_signals_get_a_full_review_window() {
     let (_d, store) = store();
     fs::create_dir_all(&store.paths().data_dir).unwrap();
-    let v2 = |n: u32| {
-        format!(
-            r#"{{"ts":"2025-01-0{n}T10:00:00Z","sid":"old","type":"correction","context":"v2 correction {n}","turn":3}}"#
-        )
-    };
-    // One migrated by an older version, without a date.
-    let mut earlier =
-        Signal::from_v2(serde_json::from_str(&v2(3)).unwrap(), v2(3).as_bytes()).unwrap();
-    earlier.id = "SIG-20250103-000000000001".into();
-    let earlier = serde_json::to_string(&earlier).unwrap();
-    fs::write(
-        store.paths().store(),
-        format!("{}\n{}\n{earlier}\n", v2(1), v2(2)),
-    )
-    .unwrap();
-    // Not migrated yet: no clock, never pruned.
-    assert_eq!(store.prune(&mut || {}).unwrap(), (0, 0, 0));
-    assert_eq!(store.load().unwrap().health.legacy, 2);
-    assert_eq!(store.migrate_legacy(&mut || {}).unwrap(), 2);
-    assert_eq!(store.prune(&mut || {}).unwrap(), (0, 0, 0));
-    let snap = store.load().unwrap();
-    assert_eq!(snap.signals().count(), 3);
-    for s in snap.signals() {
-        assert!(
-            s.timestamp.starts_with("2025-01-0"),
-            "history kept: {}",
-            s.timestamp
-        );
-        let since = review_since(s).unwrap();
-        assert!(Utc::now() - since < Duration::minutes(5), "{s:?}");
-    }
-    // The window closes CAPTURED_TTL_DAYS after the migration.
+    let v2 =
+        r#"{"ts":"2025-01-01T10:00:00Z","sid":"old","type":"correction","context":"a","turn":3}"#;
+    let undated = r#"{"id":"SIG-20250102-0000000001","type":"correction","content":"b","timestamp":"2025-01-02T10:00:00Z","meta":{"migrated_from":"v2"}}"#;
+    fs::write(store.paths().store(), format!("{v2}\n{undated}\n")).unwrap();
+    let prune_at = |now| store.rewrite(&mut || {}, |snap| Ok((apply_ttl(snap, now), true)));
     let later = Utc::now() + Duration::days(CAPTURED_TTL_DAYS + 1);
-    let counts = store.rewrite(&mut || {}, |snap| Ok((apply_ttl(snap, later), true)));
-    assert_eq!(counts.unwrap(), (3, 0, 0));
+    assert_eq!(store.prune(&mut || {}).unwrap(), (0, 0, 0));
+    assert_eq!(prune_at(later).unwrap(), (1, 0, 0), "dated at the prune");
+    assert_eq!(store.migrate_legacy(&mut || {}).unwrap(), 1);
+    assert_eq!(prune_at(later - Duration::days(2)).unwrap(), (0, 0, 0));
+    assert_eq!(prune_at(later).unwrap(), (1, 0, 0));
 }
 
 /// A hook that waited more than its bound for the lock dropped its signal; now it spools it,
@@ -662,94 +538,74 @@ fn regression_migrated_v2_signals_get_a_full_review_window() {
 #[test]
 fn regression_a_hook_that_times_out_on_the_lock_spools_its_signals() {
     let (_d, store) = store();
-    let hook = Store::new(
-        store.paths(),
-        LockWait {
-            timeout: std::time::Duration::from_millis(20),
-        },
-    );
-    let failure = |call: &str, what: &str| {
-        let mut s = sig(Kind::Failure, &format!("Bash failed: {what}"), "s", 1);
-        s.meta.insert("tool_use_id".into(), Value::from(call));
-        s
+    let timeout = std::time::Duration::from_millis(20);
+    let hook = Store::new(store.paths(), LockWait { timeout });
+    let failure = |what| {
+        on_call(
+            sig(Kind::Failure, &format!("Bash failed: {what}"), "s", 1),
+            what,
+        )
     };
-    let outcome = store
-        .locked(&mut || {}, || {
-            Ok([
-                hook.append_or_spool(vec![failure("t1", "first")]).unwrap(),
-                hook.append_or_spool(vec![failure("t2", "second")]).unwrap(),
-            ])
-        })
-        .unwrap();
+    let outcome = store.locked(&mut || {}, || {
+        Ok(["first", "second"].map(|what| hook.append_or_spool(vec![failure(what)]).unwrap()))
+    });
+    let outcome = outcome.unwrap().map(|o| (o.spooled, o.written.len()));
+    assert_eq!(outcome, [(1, 0), (1, 0)]);
+    let contents = || -> Vec<String> {
+        let snap = store.load().unwrap();
+        snap.signals().map(|s| s.content.clone()).collect()
+    };
+    let (names, pending) = (spooled(store.paths()), store.paths().pending());
     assert_eq!(
-        outcome.map(|o| (o.spooled, o.written.len())),
-        [(1, 0), (1, 0)]
+        (names.len(), contents().len()),
+        (2, 0),
+        "spooled, not folded yet"
     );
-    let pending = store.paths().pending();
-    let spooled: Vec<_> = fs::read_dir(&pending).unwrap().flatten().collect();
-    assert_eq!(spooled.len(), 2);
-    let first = fs::read(spooled.iter().map(|e| e.path()).min().unwrap()).unwrap();
-    assert!(
-        store.load().unwrap().signals().next().is_none(),
-        "not folded yet"
-    );
+    let first = fs::read(pending.join(&names[0])).unwrap();
     // The next append folds the spool in first, oldest first.
-    store.append(vec![failure("t3", "third")]).unwrap();
-    let contents = |store: &Store| -> Vec<String> {
-        store
-            .load()
-            .unwrap()
-            .signals()
-            .map(|s| s.content.clone())
-            .collect()
-    };
+    store.append(vec![failure("third")]).unwrap();
     let order = [
         "Bash failed: first",
         "Bash failed: second",
         "Bash failed: third",
     ];
-    assert_eq!(contents(&store), order);
-    assert_eq!(fs::read_dir(&pending).unwrap().count(), 0);
+    assert_eq!(contents(), order);
+    assert!(spooled(store.paths()).is_empty());
     // A file folded again (a crash before its removal) adds nothing; a rewrite folds too.
     fs::write(pending.join("20260101T000000.000000000Z-1-0.jsonl"), &first).unwrap();
     fs::write(
         pending.join("20260101T000000.000000001Z-1-1.jsonl"),
-        b"{torn\n",
+        "{torn\n",
     )
     .unwrap();
     store.prune(&mut || {}).unwrap();
-    assert_eq!(contents(&store), order);
-    assert_eq!(fs::read_dir(&pending).unwrap().count(), 0);
+    assert_eq!(contents(), order);
+    assert!(spooled(store.paths()).is_empty());
     let quarantine = fs::read_to_string(invalid_lines_path(store.paths())).unwrap();
     assert_eq!(quarantine, "{torn\n");
     // A spool entry that cannot be read does not stop the writes.
     fs::create_dir(pending.join("20260101T000000.000000002Z-1-2.jsonl")).unwrap();
-    store.append(vec![failure("t4", "fourth")]).unwrap();
-    assert_eq!(contents(&store).len(), 4);
+    store.append(vec![failure("fourth")]).unwrap();
+    assert_eq!(contents().len(), 4);
 }
 
-/// Temp files of killed rewrites (each a full copy of the store) stayed forever.
+/// Temp files of killed writers (a rewrite's is a whole copy of the store) stayed forever: a
+/// rewrite removes them from every directory reflect writes into (a live writer's stays: see
+/// fsutil's tests).
 #[test]
 fn regression_a_rewrite_removes_the_temp_files_of_killed_writers() {
     let (_d, store) = store();
-    store
-        .append(vec![sig(Kind::Gotcha, "kept", "s", 1)])
-        .unwrap();
     let mut child = std::process::Command::new("true").spawn().unwrap();
     let dead = child.id();
     child.wait().unwrap();
-    let data = &store.paths().data_dir;
-    let dead_copy = data.join(format!(".signals.jsonl.{dead}.1.0.tmp"));
-    let live_copy = data.join(format!(".signals.jsonl.{}.1.0.tmp", std::process::id()));
-    fs::create_dir_all(store.paths().cursors()).unwrap();
-    let dead_cursor = store
+    let left = store
         .paths()
-        .cursors()
-        .join(format!(".s.json.{dead}.1.0.tmp"));
-    for f in [&dead_copy, &live_copy, &dead_cursor] {
+        .atomic_dirs()
+        .map(|d| d.join(format!(".s.json.{dead}.1.0.tmp")));
+    for f in &left {
+        fs::create_dir_all(f.parent().unwrap()).unwrap();
         fs::write(f, "copy").unwrap();
     }
     store.prune(&mut || {}).unwrap();
-    assert!(!dead_copy.exists() && !dead_cursor.exists());
-    assert!(live_copy.exists(), "a live writer's temp file stays");
+    assert!(left.iter().all(|f| !f.exists()), "{left:?}");
 }
