@@ -330,25 +330,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn split_lines_cuts_only_after_newlines_and_keeps_every_byte() {
-        let bytes: Vec<u8> = (0..300)
-            .flat_map(|i| format!("line {i} {}\n", "x".repeat(i % 17)).into_bytes())
-            .chain(*b"torn")
-            .collect();
-        for n in 1..40 {
-            let parts = split_lines(&bytes, n);
-            assert_eq!(parts.len(), n, "room for {n} parts");
-            assert_eq!(parts.concat(), bytes);
-            for part in &parts[..n - 1] {
-                assert!(part.ends_with(b"\n"));
-            }
-        }
-        assert_eq!(split_lines(b"", 4), vec![&b""[..]]);
-        assert_eq!(split_lines(b"one line", 4), vec![&b"one line"[..]]);
-        assert_eq!(split_lines(b"a\nb\n", 8).concat(), b"a\nb\n");
-    }
-
-    #[test]
     fn sightings_count_keep_the_newest_time_and_merge_in_order() {
         let mut early = Sightings::default();
         early.add("SIG-1", "2026-11-02T00:00:00Z");
