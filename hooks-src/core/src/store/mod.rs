@@ -80,10 +80,8 @@ pub struct Store {
 
 impl Store {
     pub fn new(paths: &Paths, wait: LockWait) -> Store {
-        Store {
-            paths: paths.clone(),
-            wait,
-        }
+        let paths = paths.clone();
+        Store { paths, wait }
     }
 
     pub fn paths(&self) -> &Paths {
@@ -96,9 +94,7 @@ impl Store {
         fsutil::with_lock(&self.paths.lock(), self.wait, on_wait, f)
     }
 
-    /// The store's bytes for a pass over them, read under the lock (a consistent view between
-    /// two writes): a large store is mapped from the page cache rather than copied (see
-    /// [`StoreBytes`]), a small one read.
+    /// The store's bytes, read under the lock (a consistent view between two writes).
     pub fn view_bytes(&self) -> Result<StoreBytes> {
         let path = self.paths.store();
         if !self.paths.data_dir.is_dir() {
@@ -114,16 +110,14 @@ impl Store {
 
     /// Read the archive file (no lock needed for a consistent view: it only changes by rename).
     pub fn load_archive(&self) -> Result<Snapshot> {
-        Ok(Snapshot::parse(&read_or_empty(&self.paths.archive())?))
+        Ok(Snapshot::parse(&view_unlocked(&self.paths.archive())?))
     }
 
-    /// The signals of one session (captured in it, or seen again in it), with their recurrences
-    /// folded in, read without the lock and without parsing unrelated lines: a literal search for
-    /// the session id selects the few lines worth parsing. For `inject-signals`, which must stay
-    /// cheap on a store of thousands of signals. A line half-written by a concurrent append fails
-    /// to parse and is skipped.
+    /// The signals of one session (captured in it, or seen again in it), recurrences folded in,
+    /// for `inject-signals`, which must stay cheap on a large store: read without the lock, and
+    /// only the lines a literal search for the session id selects are parsed.
     pub fn session_signals(&self, session_id: &str) -> Result<Vec<Signal>> {
-        let bytes = read_or_empty(&self.paths.store())?;
+        let bytes = view_unlocked(&self.paths.store())?;
         let needle = format!(
             "\"session_id\":{}",
             serde_json::to_string(session_id).expect("a string serializes")
@@ -181,7 +175,7 @@ impl Store {
         if let Some(s) = find_in(&self.view_bytes()?, id) {
             return Ok(Some(s));
         }
-        Ok(find_in(&read_or_empty(&self.paths.archive())?, id))
+        Ok(find_in(&view_unlocked(&self.paths.archive())?, id))
     }
 
     /// Read-modify-write the store under the lock. `f` returns its result and whether it changed
@@ -197,7 +191,7 @@ impl Store {
         self.locked(on_wait, || {
             self.sweep_leftovers();
             self.fold_pending()?;
-            let mut snap = Snapshot::parse(&read_or_empty(&path)?);
+            let mut snap = Snapshot::parse(&view_unlocked(&path)?);
             let (result, changed) = f(&mut snap)?;
             if !changed {
                 return Ok(result);
@@ -221,7 +215,7 @@ impl Store {
     ) -> Result<T> {
         let path = self.paths.archive();
         self.locked(&mut || {}, || {
-            let mut snap = Snapshot::parse(&read_or_empty(&path)?);
+            let mut snap = Snapshot::parse(&view_unlocked(&path)?);
             let (result, changed) = f(&mut snap)?;
             if changed {
                 let (mut bytes, invalid) = snap.render();
@@ -241,7 +235,7 @@ impl Store {
     /// Must be called under the lock.
     fn append_archive(&self, signals: Vec<Signal>) -> Result<()> {
         let path = self.paths.archive();
-        let bytes = read_or_empty(&path)?;
+        let bytes = view_unlocked(&path)?;
         let existing = Snapshot::parse(&bytes);
         let known: HashSet<&str> = existing.signals().map(|s| s.id.as_str()).collect();
         let mut out = Vec::new();
@@ -270,7 +264,6 @@ impl Store {
     }
 }
 
-/// Where the quarantine of invalid lines lives.
 /// Every sighting of `sessions` that the store and the archive hold: each signal (any status,
 /// v2 lines too) and each recurrence record whose `session_id` is one of them, as `each(session,
 /// source, dedup_key)`. Only lines holding one of the ids as a JSON string are parsed. Read
@@ -315,6 +308,7 @@ pub fn sightings_of(
     Ok(())
 }
 
+/// Where the quarantine of invalid lines lives.
 pub fn invalid_lines_path(paths: &Paths) -> PathBuf {
     paths.data_dir.join("signals.invalid.jsonl")
 }
@@ -347,12 +341,6 @@ fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
     let mut signal = found?;
     sightings.fold(&mut signal);
     Some(signal)
-}
-
-/// The bytes of a store file, none when it is absent. Only a regular file is read: a FIFO or a
-/// device in its place is an error at once, never a wait ([`fsutil::open_regular`]).
-fn read_or_empty(path: &Path) -> Result<Vec<u8>> {
-    Ok(fsutil::read_regular(path)?.unwrap_or_default())
 }
 
 fn append_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -394,10 +382,9 @@ impl std::ops::Deref for StoreBytes {
 /// Below this size a file is read rather than mapped: reading it costs less than mapping it.
 const MAP_MIN_BYTES: u64 = 1 << 20;
 
-/// The bytes of the store file at `path` (the store or the archive), mapped when large. Empty when
-/// there is no such file; an error when it is not a regular file (never waited on). Read under
-/// the lock by [`Store::view_bytes`], or without it by a pass that must not wait on a rewrite and
-/// skips a line half-written by a concurrent append (it fails to parse).
+/// The bytes of the store file at `path`, mapped when large; empty when there is no such file, an
+/// error at once when it is not a regular file ([`fsutil::open_regular`]). Without the lock, a
+/// line half-written by a concurrent append fails to parse and is skipped.
 pub fn view_unlocked(path: &Path) -> Result<StoreBytes> {
     match fsutil::open_regular(path)? {
         Some(file) => map_file(file).map_err(|e| Error::io("cannot read", path, e)),
