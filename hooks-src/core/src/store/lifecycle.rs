@@ -71,14 +71,13 @@ impl Store {
             .filter(|id| snap.get(id).is_none())
             .map(String::as_str)
             .collect();
-        if missing.is_empty() {
-            return Ok(());
+        match missing.is_empty() {
+            true => Ok(()),
+            false => Err(Error::msg(format!(
+                "{}; nothing {done}",
+                self.not_found(&missing.join(", "))
+            ))),
         }
-        Err(Error::msg(format!(
-            "no signal {} in {}; nothing {done}",
-            missing.join(", "),
-            self.paths.store().display()
-        )))
     }
 
     /// Mark signals dismissed: all of them, or (when one is missing) none.

@@ -1,25 +1,23 @@
-//! The spool: signals a hook could not append because the lock stayed busy, in
-//! `<data dir>/pending/`, and their folding into the store. Also the sweep of what crashed writers
+//! The spool: batches a hook could not append because the lock stayed busy, in
+//! `<data dir>/pending/`, and their folding into the store; and the sweep of what crashed writers
 //! left behind.
 //!
-//! **Why.** A hook waits for the store lock only briefly ([`fsutil::LockWait::HOOK`]): Claude is waiting on
-//! it. A rewrite of a large store can hold the lock longer than that, and a signal given up then
-//! would be lost. So on a lock timeout a hook writes its batch, prepared (redacted) as an append
-//! prepares it, to a file of its own in `pending/`, atomically (temp file and rename), which
-//! needs no lock; and returns.
+//! **Why.** A hook waits for the store lock only briefly ([`fsutil::LockWait::HOOK`]): Claude is
+//! waiting on it, and a rewrite of a large store can hold the lock longer. So on a timeout a hook
+//! writes its batch, prepared (redacted) as an append would, to a file of its own in `pending/`
+//! (temp file and rename: no lock needed) rather than lose it.
 //!
-//! **Folding.** Every writer that holds the lock, each append and each rewrite, first folds the
-//! spool in: the files in name order (their names start with the time they were written), each
-//! appended as an append would (dedup against the tail) and then removed. A crash between the
-//! append and the removal folds that file again, and the append's dedup drops what is already
-//! there (the same tool call, the same transcript line of the same session). A line that does not
-//! parse as a signal goes to the quarantine, as a rewrite's invalid lines do; a file that cannot be
-//! read stays (doctor reports the spool), never stopping the write at hand. Readers do not fold:
-//! a spooled signal is listed from the next write on (the next hook, or the prune /reflect runs).
+//! **Folding.** Every writer holding the lock (each append and rewrite) first folds the spool in:
+//! the files in name order (a name starts with its time), each appended as an append would, then
+//! removed. A crash before the removal folds the file again, and the append's dedup drops what
+//! is already there (the same tool call, the same transcript line of the same session). A line
+//! that is not a signal goes to the quarantine; a file that cannot be read stays (doctor reports
+//! it), never stopping the write at hand. Readers do not fold: a spooled signal is listed from
+//! the next write on (the next hook, or the prune /reflect runs).
 //!
 //! **Leftovers.** A writer killed between creating its temp file and renaming it leaves the temp
-//! file. Each rewrite removes those of writers that are gone ([`fsutil::stale_temp`]) from the
-//! data dir and the directories reflect writes into.
+//! file; each rewrite removes those of writers that are gone ([`fsutil::stale_temp`]) from every
+//! directory reflect writes into.
 
 use std::fs;
 use std::sync::atomic::{AtomicU64, Ordering};

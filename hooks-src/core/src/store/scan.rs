@@ -360,7 +360,8 @@ impl<'b> Walk<'b, '_> {
             Some(b'n') => span == b"null",
             Some(b'{') => {
                 let at = self.at(span);
-                let fields = self.object(at, source_key_index, 1);
+                let keys: [&[u8]; 5] = [b"hook", b"line", b"uuid", b"turn", b"file"];
+                let fields = self.object(at, |key| keys.iter().position(|k| *k == key), 1);
                 fields.is_some_and(|(_, [hook, line, uuid, turn, file], _)| {
                     let text = |v: Option<&[u8]>| {
                         v.is_none_or(|v| v == b"null" || v.first() == Some(&b'"'))
@@ -550,14 +551,6 @@ pub fn leading_fields(line: &[u8]) -> Fields<'_> {
 #[cfg(test)]
 pub fn scan(line: &[u8]) -> Option<(Shape, Fields<'_>)> {
     Scanner::default().scan(line)
-}
-
-/// The keys of a `source` object the full parser reads, in the order of its fields.
-const SOURCE_KEYS: [&str; 5] = ["hook", "line", "uuid", "turn", "file"];
-
-/// Position of a `source` key in [`SOURCE_KEYS`].
-fn source_key_index(key: &[u8]) -> Option<usize> {
-    SOURCE_KEYS.iter().position(|k| k.as_bytes() == key)
 }
 
 /// What a scanned line is, by the same rules as [`crate::store::parse_line`].

@@ -403,49 +403,43 @@ fn session_signals_are_those_captured_or_seen_again_in_the_session() {
 
 #[test]
 fn a_tail_without_any_key_of_the_batch_is_not_parsed() {
-    let failure = on_call(
-        sig(Kind::Failure, "Bash failed: Exit code 1", "s", 0),
-        "toolu_01abc",
-    );
-    let key = failure.dedup_key();
-    let line = |id: &str, extra: &str| {
-        format!(
-            "{{\"id\":\"{id}\",\"type\":\"failure\",\"status\":\"captured\",\
-             \"timestamp\":\"2026-11-23T05:00:00Z\",\"meta\":{{{extra}}}}}"
-        )
-    };
-    let other = line(
-        "SIG-20261123-0000000001",
-        "\"dedup_key\":\"0123456789abcdef\"",
-    );
-    let recur = "{\"recur\":\"SIG-20261123-0000000001\",\"timestamp\":\"2026-11-23T05:01:00Z\"}";
+    let failure = on_call(sig(Kind::Failure, "Bash failed: 1", "s", 0), "toolu_01abc");
     let needles = Needles::of(std::slice::from_ref(&failure));
-    for plain in [other.as_str(), recur, "not json", "torn first line\"}"] {
-        assert!(!needles.may_repeat(plain.as_bytes()), "{plain}");
+    let line = |meta: &str| {
+        format!(r#"{{"id":"SIG-20261123-0000000001","type":"failure","meta":{{{meta}}}}}"#)
+    };
+    let recur = r#"{"recur":"SIG-20261123-0000000001","timestamp":"2026-11-23T05:01:00Z"}"#;
+    // Only a line holding the batch's key or call may repeat it, the call perhaps spelled with
+    // an escape (a JSON parser reads the same string), but not with a control character's
+    // (common in tool errors), which cannot spell a key.
+    for (text, may) in [
+        (line(r#""dedup_key":"0123456789abcdef""#), false),
+        (recur.into(), false),
+        ("not json".into(), false),
+        ("torn first line\"}".into(), false),
+        (line(r#""tool":"\u001b[31m""#), false),
+        (
+            line(&format!(r#""dedup_key":"{}""#, failure.dedup_key())),
+            true,
+        ),
+        (line(r#""tool_use_id":"toolu_01abc""#), true),
+        (line(r#""tool_use_id":"\u0074oolu_01abc""#), true),
+    ] {
+        assert_eq!(needles.may_repeat(text.as_bytes()), may, "{text}");
     }
-    // The last id, backwards past recurrences and bad lines.
-    let tail = format!("{other}\n{recur}\nnot json\n");
-    assert_eq!(
-        last_signal_id(tail.as_bytes()).as_deref(),
-        Some("SIG-20261123-0000000001")
+    // The last id, backwards past recurrences and bad lines, escaped or not.
+    let tail = format!("{}\n{recur}\nnot json\n", line(""));
+    let escaped = format!(
+        "{tail}{}",
+        r#"{"id":"\u0053IG-20261123-0000000002","type":"x"}"#
     );
-    assert_eq!(last_signal_id(b"not json\n"), None);
-    let escaped_id = r#"{"id":"\u0053IG-20261123-0000000002","type":"failure"}"#;
-    assert_eq!(
-        last_signal_id(format!("{tail}{escaped_id}").as_bytes()).as_deref(),
-        Some("SIG-20261123-0000000002")
-    );
-
-    let with_key = line("SIG-x", &format!("\"dedup_key\":\"{key}\""));
-    assert!(needles.may_repeat(with_key.as_bytes()));
-    let with_call = line("SIG-x", "\"tool_use_id\":\"toolu_01abc\"");
-    assert!(needles.may_repeat(with_call.as_bytes()));
-    // A call id spelled with an escape is the same string to a JSON parser.
-    let escaped = line("SIG-x", r#""tool_use_id":"\u0074oolu_01abc""#);
-    assert!(needles.may_repeat(escaped.as_bytes()));
-    // A control-character escape (common in tool errors) cannot spell a key.
-    let control = line("SIG-x", r#""tool":"\u001b[31m""#);
-    assert!(!needles.may_repeat(control.as_bytes()));
+    for (lines, id) in [
+        (&tail, Some("SIG-20261123-0000000001")),
+        (&escaped, Some("SIG-20261123-0000000002")),
+        (&"not json\n".into(), None),
+    ] {
+        assert_eq!(last_signal_id(lines.as_bytes()).as_deref(), id, "{lines}");
+    }
 }
 
 #[test]
