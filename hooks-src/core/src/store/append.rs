@@ -41,30 +41,12 @@ pub struct AppendOutcome {
     pub spooled: usize,
 }
 
-/// A recent captured signal an incoming one may repeat.
-struct Recent {
-    id: String,
-    session_id: Option<String>,
-    line: Option<u64>,
-    uuid: Option<String>,
-}
-
-impl Recent {
-    fn of(sig: &Signal) -> Recent {
-        Recent {
-            id: sig.id.clone(),
-            session_id: sig.session_id.clone(),
-            line: sig.source.line,
-            uuid: sig.source.uuid.clone(),
-        }
-    }
-}
-
 /// What an append learns from the end of the store about the signals it appends.
 #[derive(Default)]
 struct Tail {
-    /// Recent captured signals by fingerprint.
-    recent: HashMap<String, Recent>,
+    /// Recent captured signals by fingerprint (an incoming one may repeat one of them), each with
+    /// the session and source of its last sighting.
+    recent: HashMap<String, Signal>,
     /// Tool calls already reported by a recent failure signal or recurrence record.
     calls: HashSet<String>,
     /// Recent captured instructions, for a paraphrase of one to count as its recurrence.
@@ -126,8 +108,8 @@ impl Store {
             if let Some(prev) = tail.recent.get_mut(paraphrased.unwrap_or(&key)) {
                 // A replayed capture of the very same transcript line is not a recurrence.
                 let same_sighting = prev.session_id == sig.session_id
-                    && ((prev.line.is_some() && prev.line == sig.source.line)
-                        || (prev.uuid.is_some() && prev.uuid == sig.source.uuid));
+                    && ((prev.source.line.is_some() && prev.source.line == sig.source.line)
+                        || (prev.source.uuid.is_some() && prev.source.uuid == sig.source.uuid));
                 if same_sighting {
                     outcome.duplicates += 1;
                     continue;
@@ -142,10 +124,7 @@ impl Store {
                 serde_json::to_writer(&mut out, &rec).expect("serializes");
                 out.push(b'\n');
                 outcome.recurred.push(prev.id.clone());
-                *prev = Recent {
-                    id: std::mem::take(&mut prev.id),
-                    ..Recent::of(&sig)
-                };
+                (prev.session_id, prev.source) = (sig.session_id, sig.source);
                 continue;
             }
             sig.id = signal::make_id(now, last_id.as_deref());
@@ -158,7 +137,7 @@ impl Store {
                     tail.said
                         .remember(sig.project.as_deref(), &sig.content, &key);
                 }
-                tail.recent.insert(key, Recent::of(&sig));
+                tail.recent.insert(key, sig.clone());
             }
             last_id = Some(sig.id.clone());
             outcome.written.push(sig.id);
@@ -273,7 +252,7 @@ impl Tail {
                     if s.kind.is_learning() {
                         tail.said.remember(s.project.as_deref(), &s.content, key);
                     }
-                    tail.recent.insert(key.to_string(), Recent::of(&s));
+                    tail.recent.insert(key.to_string(), *s);
                 }
             }
             _ => {}

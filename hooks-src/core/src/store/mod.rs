@@ -288,19 +288,16 @@ pub fn sightings_of(
             &bytes,
             read::parse_if(|line| finder.is_match(line)),
             |_, view| {
-                let mut note = |session: Option<&str>, source, key| {
-                    if let Some(session) = session.filter(|s| sessions.contains(s)) {
-                        each(session, source, key);
+                let (session, source, key) = match view.into_record() {
+                    Record::Signal(s) | Record::Legacy(s) => {
+                        let key = s.meta.get("dedup_key").and_then(Value::as_str);
+                        (s.session_id, s.source, key.map(str::to_string))
                     }
+                    Record::Recur(r) => (r.session_id, r.source, None),
+                    _ => return,
                 };
-                match view.into_record() {
-                    Record::Signal(s) | Record::Legacy(s) => note(
-                        s.session_id.as_deref(),
-                        &s.source,
-                        s.meta.get("dedup_key").and_then(Value::as_str),
-                    ),
-                    Record::Recur(r) => note(r.session_id.as_deref(), &r.source, None),
-                    _ => {}
+                if let Some(session) = session.filter(|s| sessions.contains(s.as_str())) {
+                    each(&session, &source, key.as_deref());
                 }
             },
         );
