@@ -76,9 +76,8 @@ impl Store {
     }
 
     /// Fold the spool into the store, oldest file first. Must be called under the lock.
-    pub(super) fn fold_pending(&self) -> Result<usize> {
+    pub(super) fn fold_pending(&self) -> Result<()> {
         let dir = self.paths.pending();
-        let mut folded = 0;
         for name in spooled(&self.paths) {
             let path = dir.join(&name);
             // A file that cannot be read is left for doctor to report: it must not stop the
@@ -97,7 +96,6 @@ impl Store {
                     }
                 }
             }
-            folded += batch.len();
             if !batch.is_empty() {
                 self.append_locked(batch)?;
             }
@@ -105,7 +103,7 @@ impl Store {
             // Should the removal fail, the next fold's dedup drops what is already stored.
             let _ = fs::remove_file(&path);
         }
-        Ok(folded)
+        Ok(())
     }
 
     /// Remove the temp files crashed writers left (see the module docs). Best effort.

@@ -1,18 +1,14 @@
 //! The one reader of a store's bytes: every pass over a store (snapshot, select, stats, find,
 //! session, the append's tail) goes through [`Reader::view`], most through [`visit`].
 //!
-//! A pass splits the bytes into [`lines`] and asks its triage what each line needs ([`Read`]):
-//! nothing (decided from the raw bytes, say by a literal search), its top-level fields (the
-//! scanner walks the line once without building it; a line it cannot vouch for is parsed
-//! instead), or the whole record. The pass gets a [`View`] of each line it did not skip; blank
-//! lines never reach it.
-//!
-//! Recurrence records are counted into [`Sightings`], the one place that folds them into their
-//! signals, whichever pass read them.
+//! A pass's triage says what each of the [`lines`] needs ([`Read`]): nothing (decided from the
+//! raw bytes, say by a literal search), its top-level fields (the scanner walks the line once
+//! without building it; a line it cannot vouch for is parsed instead), or the whole record. The
+//! pass gets a [`View`] of each line it did not skip; blank lines never reach it. Recurrence
+//! records are counted into [`Sightings`], the one place that folds them into their signals.
 //!
 //! A large store is read in parts, one thread each ([`each_part`]): a part is a run of whole
-//! lines, so the lines of the parts, one part after the other, are the lines of the store, and
-//! what a pass gathers per part merges in store order.
+//! lines, and what a pass gathers per part merges in store order.
 
 use std::collections::HashMap;
 
