@@ -234,13 +234,15 @@ fn the_fast_path_accepts_every_line_reflect_writes() {
     }
 }
 
-/// `select`, in any number of parts, gives what the full parser selects, in the signals and in
-/// the printed lines; the parts of a store cut between signals and their recurrences.
+/// `select` and `stats`, in any number of parts, give what the full parser gives (`select` in
+/// the signals and in the printed lines); the parts of a store cut between signals and their
+/// recurrences.
 #[test]
-fn fast_select_in_parts_agrees_with_the_full_parser() {
+fn fast_passes_in_parts_agree_with_the_full_parser() {
     for bytes in [mixed_store(), store_to_split()] {
         let snap = Snapshot::parse(&bytes);
         assert!(snap.signals().any(|s| s.meta.contains_key("last_seen")));
+        assert!(snap.health.invalid > 0 && snap.health.legacy > 0);
         for filter in &filters() {
             let slow = selected_in(&snap, filter);
             assert!(!slow.is_empty() || filter.session.is_some(), "{filter:?}");
@@ -252,10 +254,8 @@ fn fast_select_in_parts_agrees_with_the_full_parser() {
                 let what = format!("{filter:?} in {parts} parts");
                 let selection = select_with(&bytes, filter, Pass { parts, scan: true });
                 let printed = selection.jsonl();
-                assert!(
-                    *one_part.get_or_insert_with(|| printed.clone()) == printed,
-                    "{what}"
-                );
+                let first = one_part.get_or_insert_with(|| printed.clone());
+                assert!(*first == printed, "{what}");
                 let jsonl: Vec<Signal> = lines(&printed)
                     .map(|l| serde_json::from_slice(l).unwrap())
                     .collect();
@@ -263,6 +263,21 @@ fn fast_select_in_parts_agrees_with_the_full_parser() {
                 assert_eq!(selection.into_signals(), slow, "{what}");
             }
         }
+        let one = serde_json::to_value(stats_with(&bytes, Pass::PARSED)).unwrap();
+        for parts in [1, 2, 3, 4, 7, 16, 33] {
+            let fast = stats_with(&bytes, Pass { parts, scan: true });
+            assert_eq!(serde_json::to_value(fast).unwrap(), one, "{parts} parts");
+        }
+        // And the parsed pass counts what the full parser reads.
+        let by_confidence = |c: u8| snap.signals().filter(|s| s.confidence == c).count();
+        assert_eq!(one["total"], snap.signals().count());
+        assert_eq!(one["invalid_lines"], snap.health.invalid);
+        assert_eq!(one["legacy_lines"], snap.health.legacy);
+        for c in 1..=4 {
+            assert_eq!(one["by_confidence"][c.to_string()], by_confidence(c), "{c}");
+        }
+        let review = |s: &&Signal| s.meta.get("needs_review") == Some(&Value::Bool(true));
+        assert_eq!(one["needs_review"], snap.signals().filter(review).count());
     }
 }
 
@@ -296,29 +311,6 @@ fn early_rejection_keeps_what_the_full_parser_would_select_or_count() {
     // And the early test does pass over the plain non-matching line.
     let early = [1, 3, 4, 8].map(|i| filter.rejects_early(lines[i].as_bytes(), Some(SINCE)));
     assert_eq!(early, [true, false, false, false]);
-}
-
-#[test]
-fn stats_in_parts_give_what_one_parsed_pass_gives() {
-    for bytes in [mixed_store(), store_to_split()] {
-        let one = serde_json::to_value(stats_with(&bytes, Pass::PARSED)).unwrap();
-        for parts in [1, 2, 3, 4, 7, 16, 33] {
-            let fast = stats_with(&bytes, Pass { parts, scan: true });
-            assert_eq!(serde_json::to_value(fast).unwrap(), one, "{parts} parts");
-        }
-        // And the parsed pass counts what the full parser reads.
-        let snap = Snapshot::parse(&bytes);
-        let by_confidence = |c: u8| snap.signals().filter(|s| s.confidence == c).count();
-        assert_eq!(one["total"], snap.signals().count());
-        assert_eq!(one["invalid_lines"], snap.health.invalid);
-        assert_eq!(one["legacy_lines"], snap.health.legacy);
-        for c in 1..=4 {
-            assert_eq!(one["by_confidence"][c.to_string()], by_confidence(c), "{c}");
-        }
-        let review = |s: &&Signal| s.meta.get("needs_review") == Some(&Value::Bool(true));
-        assert_eq!(one["needs_review"], snap.signals().filter(review).count());
-        assert!(snap.health.invalid > 0 && snap.health.legacy > 0);
-    }
 }
 
 #[test]
@@ -442,40 +434,35 @@ fn a_tail_without_any_key_of_the_batch_is_not_parsed() {
     }
 }
 
+/// A repeat is a recurrence; a replay of the same sighting (the same transcript line of the same
+/// session, or the same tool call whoever reports it) is dropped; a rewrite folds the count in.
 #[test]
 fn repeats_become_recurrences_and_replays_are_dropped() {
     let (_d, store) = store();
-    let append = |content, session, line| {
-        let batch = vec![sig(Kind::Correction, content, session, line)];
-        store.append(batch).unwrap()
-    };
-    let first = append("No, use pnpm!", "s1", 10).written;
-    assert_eq!(append("no use pnpm", "s1", 10).duplicates, 1);
-    assert_eq!(append("No, use pnpm", "s2", 5).recurred, first);
-    // A rewrite materializes the count and drops the records.
-    store.rewrite(&mut || {}, |_| Ok(((), true))).unwrap();
-    let text = fs::read_to_string(store.paths().store()).unwrap();
-    assert_eq!(text.lines().count(), 1, "{text}");
-    assert_eq!(store.load().unwrap().get(&first[0]).unwrap().seen(), 2);
-}
-
-#[test]
-fn one_tool_call_is_one_failure_whoever_reports_it() {
-    let (_d, store) = store();
+    let append = |s: Signal| store.append(vec![s]).unwrap();
+    let said = |content, session, line| sig(Kind::Correction, content, session, line);
+    let first = append(said("No, use pnpm!", "s1", 10)).written;
+    assert_eq!(append(said("no use pnpm", "s1", 10)).duplicates, 1);
+    assert_eq!(append(said("No, use pnpm", "s2", 5)).recurred, first);
+    // The failure hook and the transcript miner both report a failed tool call.
     let mut from_hook = sig(Kind::Failure, "Bash failed: Exit code 1", "s", 0);
     from_hook.source.line = None;
     let from_transcript = sig(Kind::Failure, "Bash error: npm ERR! missing", "s", 40);
-    let append = |s: &Signal, call| store.append(vec![on_call(s.clone(), call)]).unwrap();
-    let first = append(&from_hook, "toolu_1").written;
-    assert_eq!(first.len(), 1);
-    assert_eq!(append(&from_transcript, "toolu_1").duplicates, 1);
+    let failed = append(on_call(from_hook.clone(), "toolu_1")).written;
+    assert_eq!(
+        append(on_call(from_transcript.clone(), "toolu_1")).duplicates,
+        1
+    );
     // The same failure on another call is a recurrence, and that call is remembered too.
     for call in ["toolu_2", "toolu_3"] {
-        assert_eq!(append(&from_hook, call).recurred, first);
+        assert_eq!(append(on_call(from_hook.clone(), call)).recurred, failed);
     }
-    assert_eq!(append(&from_transcript, "toolu_3").duplicates, 1);
+    assert_eq!(append(on_call(from_transcript, "toolu_3")).duplicates, 1);
+    store.rewrite(&mut || {}, |_| Ok(((), true))).unwrap();
+    let text = fs::read_to_string(store.paths().store()).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
     let seen: Vec<u64> = store.load().unwrap().signals().map(Signal::seen).collect();
-    assert_eq!(seen, [3]);
+    assert_eq!(seen, [2, 3]);
 }
 
 #[test]
