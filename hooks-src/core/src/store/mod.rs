@@ -200,9 +200,7 @@ impl Store {
                 self.append_archive(std::mem::take(&mut snap.archive_out))?;
             }
             let (bytes, invalid) = snap.render();
-            if !invalid.is_empty() {
-                append_bytes(&invalid_lines_path(&self.paths), &invalid)?;
-            }
+            append_bytes(&invalid_lines_path(&self.paths), &invalid)?;
             self.replace(&path, &bytes)?;
             Ok(result)
         })
