@@ -223,10 +223,9 @@ pub fn stats_text(st: &Stats) -> String {
 
 /// `reflect: N pending`, or nothing at all when there is nothing to review.
 pub fn statusline(st: &Stats) -> String {
-    if st.pending == 0 {
-        String::new()
-    } else {
-        format!("reflect: {} pending\n", st.pending)
+    match st.pending {
+        0 => String::new(),
+        n => format!("reflect: {n} pending\n"),
     }
 }
 
@@ -367,14 +366,10 @@ mod tests {
             place(None, None, false)
         });
         assert_eq!(text.lines().count(), 1);
-        assert!(
-            text.contains("correction       3  -/-  Use pnpm not npm"),
-            "{text}"
-        );
-        assert!(
-            text.trim_end().ends_with('…') && text.chars().count() < 150,
-            "{text}"
-        );
+        let start = "correction       3  -/-  Use pnpm not npm";
+        assert!(text.contains(start), "{text}");
+        assert!(text.trim_end().ends_with('…'), "{text}");
+        assert!(text.chars().count() < 150, "{text}");
     }
 
     #[test]
@@ -382,10 +377,8 @@ mod tests {
         let a = sig(Kind::Command, "=HYPERLINK(\"x\"), then run", 1);
         let text = list(&[&a], ListFormat::Csv);
         let row = text.lines().nth(1).unwrap();
-        assert!(
-            row.contains("\"'=HYPERLINK(\"\"x\"\"), then run\""),
-            "{row}"
-        );
+        let defused = "\"'=HYPERLINK(\"\"x\"\"), then run\"";
+        assert!(row.contains(defused), "{row}");
     }
 
     #[test]
@@ -401,10 +394,8 @@ mod tests {
         // A budget that fits the header, the heading and one line keeps only the best signal.
         let through_first = text.find("- [correction · low").unwrap();
         let one = inject_context(&[&low, &high], through_first.div_ceil(4)).unwrap();
-        assert!(
-            one.contains("high one") && !one.contains("low one"),
-            "{one}"
-        );
+        assert!(one.contains("high one"), "{one}");
+        assert!(!one.contains("low one"), "{one}");
         assert!(one.len() <= through_first.div_ceil(4) * 4);
         assert!(inject_context(&[&low], 10).is_none());
         assert!(inject_context(&[], 2000).is_none());
@@ -419,10 +410,7 @@ mod tests {
         let command = sig(Kind::Command, "make check", 1);
         let text = inject_context(&[&again, &once, &command, &said], 2000).unwrap();
         assert!(!text.contains("error: once"), "{text}");
-        let at = |needle: &str| {
-            text.find(needle)
-                .unwrap_or_else(|| panic!("{needle}: {text}"))
-        };
+        let at = |needle: &str| text.find(needle).expect(needle);
         assert!(at(INJECT_HEADINGS[0]) < at("what the user said"));
         assert!(at("what the user said") < at(INJECT_HEADINGS[1]));
         assert!(at(INJECT_HEADINGS[1]) < at("make check"));

@@ -303,10 +303,8 @@ fn early_rejection_keeps_what_the_full_parser_would_select_or_count() {
     const SINCE: &str = "2026-11-15T00:00:00Z";
     let filter = filter(&format!("status=captured since={SINCE}"));
     let slow = selected_in(&snap, &filter);
-    assert!(
-        slow.iter().any(|s| s.id == "SIG-3" && s.seen() > 1),
-        "the data must hold a selected signal with recurrences: {slow:?}"
-    );
+    // The data holds a selected signal with recurrences.
+    assert!(slow.iter().any(|s| s.id == "SIG-3" && s.seen() > 1));
     assert_eq!(select(&bytes, &filter).into_signals(), slow);
     // And the early test does pass over the plain non-matching line.
     let early = [1, 3, 4, 8].map(|i| filter.rejects_early(lines[i].as_bytes(), Some(SINCE)));
@@ -351,10 +349,8 @@ fn find_agrees_with_the_full_parser() {
     assert!(ids.iter().any(|id| id.contains("-v2")), "a v2 id");
     // The data holds what it says it does: the escaped id seen again, the first copy of an id.
     assert_eq!(snap.get("SIG-20261130-00000000aa").unwrap().seen(), 2);
-    assert_ne!(
-        snap.get("SIG-20261101-0000000000").unwrap().content,
-        "second copy"
-    );
+    let twice = snap.get("SIG-20261101-0000000000").unwrap();
+    assert_ne!(twice.content, "second copy");
 
     // The archive is looked at when the store has no such id; v2 ids take the full parse.
     let (_d, store) = store();
@@ -449,10 +445,8 @@ fn repeats_become_recurrences_and_replays_are_dropped() {
     from_hook.source.line = None;
     let from_transcript = sig(Kind::Failure, "Bash error: npm ERR! missing", "s", 40);
     let failed = append(on_call(from_hook.clone(), "toolu_1")).written;
-    assert_eq!(
-        append(on_call(from_transcript.clone(), "toolu_1")).duplicates,
-        1
-    );
+    let replayed = append(on_call(from_transcript.clone(), "toolu_1"));
+    assert_eq!(replayed.duplicates, 1);
     // The same failure on another call is a recurrence, and that call is remembered too.
     for call in ["toolu_2", "toolu_3"] {
         assert_eq!(append(on_call(from_hook.clone(), call)).recurred, failed);
@@ -526,11 +520,7 @@ fn regression_a_hook_that_times_out_on_the_lock_spools_its_signals() {
         snap.signals().map(|s| s.content.clone()).collect()
     };
     let (names, pending) = (spooled(store.paths()), store.paths().pending());
-    assert_eq!(
-        (names.len(), contents().len()),
-        (2, 0),
-        "spooled, not folded yet"
-    );
+    assert_eq!((names.len(), contents().len()), (2, 0), "not folded yet");
     let first = fs::read(pending.join(&names[0])).unwrap();
     // The next append folds the spool in first, oldest first.
     store.append(vec![failure("third")]).unwrap();
