@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::filter::Selectable;
 use super::lifecycle::CAPTURED_TTL_DAYS;
 use super::line::Record;
-use super::read::{self, Read, Reader, Seen};
+use super::read::{self, Read, Reader};
 use super::scan::{Key, Shape};
 use super::Store;
 use crate::error::{IoContext, Result};
@@ -180,10 +180,7 @@ pub(super) fn last_signal_id(lines: &[u8]) -> Option<String> {
     let mut reader = Reader::default();
     lines.rsplit(|&b| b == b'\n').find_map(|raw| {
         let view = reader.view(raw, Read::Scan)?;
-        if !matches!(
-            view.seen,
-            Seen::Scanned(Shape::Signal, _) | Seen::Parsed(Record::Signal(_))
-        ) {
+        if view.shape() != Some(Shape::Signal) {
             return None;
         }
         let id = match view.text(Key::Id) {

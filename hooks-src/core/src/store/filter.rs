@@ -55,11 +55,8 @@ impl Filter {
                 Some(s.text(Key::SessionId)? == self.session.as_deref())
             }),
             (self.project.is_some(), &|| {
-                let dir = self.project.as_deref()?;
-                Some(
-                    s.text(Key::Project)?
-                        .is_some_and(|p| within(Path::new(p), dir)),
-                )
+                let (dir, project) = (self.project.as_deref()?, s.text(Key::Project)?);
+                Some(project.is_some_and(|p| within(Path::new(p), dir)))
             }),
             (!self.tags.is_empty(), &|| s.any_tag(&self.tags)),
             (self.since.is_some(), &|| {

@@ -147,10 +147,8 @@ impl Store {
 
     /// The error for a signal the store does not hold.
     pub fn not_found(&self, id: &str) -> Error {
-        Error::msg(format!(
-            "no signal {id} in {}",
-            self.paths.store().display()
-        ))
+        let store = self.paths.store();
+        Error::msg(format!("no signal {id} in {}", store.display()))
     }
 }
 
@@ -178,11 +176,8 @@ pub fn review_since(s: &Signal) -> Option<DateTime<Utc>> {
 fn date_migrations(snap: &mut Snapshot, now: DateTime<Utc>) -> usize {
     let undated =
         |s: &Signal| s.meta.contains_key("migrated_from") && !s.meta.contains_key("migrated_at");
-    snap.mark_where(
-        undated,
-        "migrated_at",
-        Value::from(signal::format_time(now)),
-    )
+    let now = Value::from(signal::format_time(now));
+    snap.mark_where(undated, "migrated_at", now)
 }
 
 /// Apply the TTL rules at `now`; returns (pruned, flagged for review, archived).

@@ -118,10 +118,8 @@ impl Store {
     /// only the lines a literal search for the session id selects are parsed.
     pub fn session_signals(&self, session_id: &str) -> Result<Vec<Signal>> {
         let bytes = view_unlocked(&self.paths.store())?;
-        let needle = format!(
-            "\"session_id\":{}",
-            serde_json::to_string(session_id).expect("a string serializes")
-        );
+        let quoted = serde_json::to_string(session_id).expect("a string serializes");
+        let needle = format!("\"session_id\":{quoted}");
         let finder = Finder::new(needle.as_bytes());
         let mut signals: Vec<Signal> = Vec::new();
         let mut sightings = Sightings::default();
