@@ -280,23 +280,20 @@ pub fn sightings_of(
     let finder = aho_corasick::AhoCorasick::new(&needles).map_err(|e| Error::msg(e.to_string()))?;
     for file in [paths.store(), paths.archive()] {
         let bytes = view_unlocked(&file)?;
-        read::visit(
-            &bytes,
-            read::parse_if(|line| finder.is_match(line)),
-            |_, view| {
-                let (session, source, key) = match view.into_record() {
-                    Record::Signal(s) | Record::Legacy(s) => {
-                        let key = s.meta.get("dedup_key").and_then(Value::as_str);
-                        (s.session_id, s.source, key.map(str::to_string))
-                    }
-                    Record::Recur(r) => (r.session_id, r.source, None),
-                    _ => return,
-                };
-                if let Some(session) = session.filter(|s| sessions.contains(s.as_str())) {
-                    each(&session, &source, key.as_deref());
+        let triage = read::parse_if(|line| finder.is_match(line));
+        read::visit(&bytes, triage, |_, view| {
+            let (session, source, key) = match view.into_record() {
+                Record::Signal(s) | Record::Legacy(s) => {
+                    let key = s.meta.get("dedup_key").and_then(Value::as_str);
+                    (s.session_id, s.source, key.map(str::to_string))
                 }
-            },
-        );
+                Record::Recur(r) => (r.session_id, r.source, None),
+                _ => return,
+            };
+            if let Some(session) = session.filter(|s| sessions.contains(s.as_str())) {
+                each(&session, &source, key.as_deref());
+            }
+        });
     }
     Ok(())
 }

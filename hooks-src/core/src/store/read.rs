@@ -258,10 +258,8 @@ pub(super) fn each_part<'a, R: Send>(
         let mut all = work(parts[0]);
         for part in rest {
             // A panic in a part is a bug: pass it on rather than lose that part.
-            merge(
-                &mut all,
-                part.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
-            );
+            let part = part.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            merge(&mut all, part);
         }
         all
     })

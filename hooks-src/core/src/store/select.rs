@@ -33,15 +33,11 @@ pub fn select<'a>(bytes: &'a [u8], filter: &Filter) -> Selection<'a> {
 pub fn select_with<'a>(bytes: &'a [u8], filter: &Filter, pass: Pass) -> Selection<'a> {
     let since_text = filter.since.map(signal::format_time);
     let since_text = since_text.as_deref();
-    read::each_part(
-        bytes,
-        pass.parts,
-        |part| select_part(part, filter, since_text, pass.scan),
-        |all, part| {
-            all.hits.extend(part.hits);
-            all.sightings.merge(part.sightings);
-        },
-    )
+    let work = |part| select_part(part, filter, since_text, pass.scan);
+    read::each_part(bytes, pass.parts, work, |all, part| {
+        all.hits.extend(part.hits);
+        all.sightings.merge(part.sightings);
+    })
 }
 
 fn select_part<'a>(
