@@ -613,12 +613,9 @@ mod tests {
             }
         }
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let odd = b"\"\\!#[]a\xa2\xdc\x00\xff";
         for len in 0..200 {
-            cases.push(
-                (0..len)
-                    .map(|_| rng.pick(b"\"\\!#[]a\xa2\xdc\x00\xff"))
-                    .collect(),
-            );
+            cases.push((0..len).map(|_| rng.pick(odd)).collect());
         }
         for bytes in cases {
             let mut marks = vec![7]; // appended to, not replaced
@@ -716,21 +713,13 @@ mod tests {
             agrees(line);
         }
         // It vouches for these, nested arrays and objects walked on the line's own index.
-        for (line, shape) in [
-            (
-                &br#"{"id":"S","type":"x","source":{"hook":"h","line":3,"x":[1]},"tags":[]}"#[..],
-                Shape::Signal,
-            ),
-            (
-                br#"{"id":"x\u0064","type":"y","tags":["\"",  "b"],"related":["c"]}"#,
-                Shape::Signal,
-            ),
-            (
-                br#"{"recur":"S","source":{"line":null,"uuid":"u"},"session_id":null}"#,
-                Shape::Recur,
-            ),
+        for line in [
+            &br#"{"id":"S","type":"x","source":{"hook":"h","line":3,"x":[1]},"tags":[]}"#[..],
+            br#"{"id":"x\u0064","type":"y","tags":["\"",  "b"],"related":["c"]}"#,
+            br#"{"recur":"S","source":{"line":null,"uuid":"u"},"session_id":null}"#,
         ] {
-            assert_eq!(scan(line).map(|(s, _)| s), Some(shape));
+            agrees(line);
+            assert!(scan(line).is_some(), "{}", String::from_utf8_lossy(line));
         }
     }
 

@@ -41,10 +41,8 @@ fn mixed_store() -> Vec<u8> {
     let statuses = ["captured", "analyzed", "promoted", "dismissed"];
     for i in 0..400u32 {
         let day = 1 + i % 28;
-        let mut s = Signal::new(
-            Kind::parse(kinds[i as usize % 4]),
-            format!("content {i} \"é"),
-        );
+        let kind = Kind::parse(kinds[i as usize % 4]);
+        let mut s = Signal::new(kind, format!("content {i} \"é"));
         s.id = format!("SIG-202611{day:02}-{i:010x}");
         s.timestamp = format!("2026-11-{day:02}T10:{:02}:00Z", i % 60);
         s.status = Status::parse(statuses[(i / 4) as usize % 4]);
@@ -88,10 +86,8 @@ fn store_to_split() -> Vec<u8> {
     let mut out = Vec::new();
     for i in (0..400u32).step_by(9) {
         let day = 1 + i % 28;
-        out.extend_from_slice(
-            format!("{{\"recur\":\"SIG-202611{day:02}-{i:010x}\",\"timestamp\":\"2026-11-{:02}T00:00:00Z\"}}\n", 1 + i % 9)
-                .as_bytes(),
-        );
+        let recur = format!("{{\"recur\":\"SIG-202611{day:02}-{i:010x}\",\"timestamp\":\"2026-11-{:02}T00:00:00Z\"}}\n", 1 + i % 9);
+        out.extend_from_slice(recur.as_bytes());
     }
     out.extend_from_slice(b"\n   \n");
     out.extend_from_slice(&mixed);
@@ -356,11 +352,8 @@ fn find_agrees_with_the_full_parser() {
     let (_d, store) = store();
     fs::create_dir_all(&store.paths.data_dir).unwrap();
     fs::write(store.paths.store(), &bytes).unwrap();
-    fs::write(
-        store.paths.archive(),
-        "{\"id\":\"SIG-20261001-00000000bb\",\"type\":\"gotcha\",\"content\":\"archived\"}\n",
-    )
-    .unwrap();
+    let archived = r#"{"id":"SIG-20261001-00000000bb","type":"gotcha","content":"archived"}"#;
+    fs::write(store.paths.archive(), format!("{archived}\n")).unwrap();
     let archived = store.find("SIG-20261001-00000000bb").unwrap();
     assert_eq!(archived.unwrap().content, "archived");
     for id in &ids {
@@ -393,6 +386,7 @@ fn session_signals_are_those_captured_or_seen_again_in_the_session() {
 fn a_tail_without_any_key_of_the_batch_is_not_parsed() {
     let failure = on_call(sig(Kind::Failure, "Bash failed: 1", "s", 0), "toolu_01abc");
     let needles = Needles::of(std::slice::from_ref(&failure));
+    let key = failure.dedup_key();
     let line = |meta: &str| {
         format!(r#"{{"id":"SIG-20261123-0000000001","type":"failure","meta":{{{meta}}}}}"#)
     };
@@ -406,10 +400,7 @@ fn a_tail_without_any_key_of_the_batch_is_not_parsed() {
         ("not json".into(), false),
         ("torn first line\"}".into(), false),
         (line(r#""tool":"\u001b[31m""#), false),
-        (
-            line(&format!(r#""dedup_key":"{}""#, failure.dedup_key())),
-            true,
-        ),
+        (line(&format!(r#""dedup_key":"{key}""#)), true),
         (line(r#""tool_use_id":"toolu_01abc""#), true),
         (line(r#""tool_use_id":"\u0074oolu_01abc""#), true),
     ] {
@@ -417,10 +408,8 @@ fn a_tail_without_any_key_of_the_batch_is_not_parsed() {
     }
     // The last id, backwards past recurrences and bad lines, escaped or not.
     let tail = format!("{}\n{recur}\nnot json\n", line(""));
-    let escaped = format!(
-        "{tail}{}",
-        r#"{"id":"\u0053IG-20261123-0000000002","type":"x"}"#
-    );
+    let escaped = r#"{"id":"\u0053IG-20261123-0000000002","type":"x"}"#;
+    let escaped = format!("{tail}{escaped}");
     for (lines, id) in [
         (&tail, Some("SIG-20261123-0000000001")),
         (&escaped, Some("SIG-20261123-0000000002")),
@@ -505,10 +494,8 @@ fn regression_a_hook_that_times_out_on_the_lock_spools_its_signals() {
     let timeout = std::time::Duration::from_millis(20);
     let hook = Store::new(store.paths(), LockWait { timeout });
     let failure = |what| {
-        on_call(
-            sig(Kind::Failure, &format!("Bash failed: {what}"), "s", 1),
-            what,
-        )
+        let content = format!("Bash failed: {what}");
+        on_call(sig(Kind::Failure, &content, "s", 1), what)
     };
     let outcome = store.locked(&mut || {}, || {
         Ok(["first", "second"].map(|what| hook.append_or_spool(vec![failure(what)]).unwrap()))
@@ -524,20 +511,13 @@ fn regression_a_hook_that_times_out_on_the_lock_spools_its_signals() {
     let first = fs::read(pending.join(&names[0])).unwrap();
     // The next append folds the spool in first, oldest first.
     store.append(vec![failure("third")]).unwrap();
-    let order = [
-        "Bash failed: first",
-        "Bash failed: second",
-        "Bash failed: third",
-    ];
+    let order = ["first", "second", "third"].map(|w| format!("Bash failed: {w}"));
     assert_eq!(contents(), order);
     assert!(spooled(store.paths()).is_empty());
     // A file folded again (a crash before its removal) adds nothing; a rewrite folds too.
     fs::write(pending.join("20260101T000000.000000000Z-1-0.jsonl"), &first).unwrap();
-    fs::write(
-        pending.join("20260101T000000.000000001Z-1-1.jsonl"),
-        "{torn\n",
-    )
-    .unwrap();
+    let torn = pending.join("20260101T000000.000000001Z-1-1.jsonl");
+    fs::write(torn, "{torn\n").unwrap();
     store.prune(&mut || {}).unwrap();
     assert_eq!(contents(), order);
     assert!(spooled(store.paths()).is_empty());
