@@ -108,12 +108,9 @@ pub fn capture_table(signals: &[&Signal]) -> String {
 /// and the session id's first 8 characters, `-` for what was not recorded), and ` (global)` for a
 /// personal preference from another project.
 pub fn place(project: Option<&str>, session: Option<&str>, global: bool) -> String {
-    format!(
-        "{}/{}{}",
-        project.filter(|p| !p.is_empty()).unwrap_or("-"),
-        crate::scope::short_session(session),
-        if global { " (global)" } else { "" }
-    )
+    let project = project.filter(|p| !p.is_empty()).unwrap_or("-");
+    let global = if global { " (global)" } else { "" };
+    format!("{project}/{}{global}", crate::scope::short_session(session))
 }
 
 fn table(signals: &[&Signal], out: &mut String) {
@@ -137,12 +134,8 @@ fn table(signals: &[&Signal], out: &mut String) {
             one_line(&s.content, 72)
         );
     }
-    let _ = writeln!(
-        out,
-        "{} signal{}",
-        signals.len(),
-        if signals.len() == 1 { "" } else { "s" }
-    );
+    let plural = if signals.len() == 1 { "" } else { "s" };
+    let _ = writeln!(out, "{} signal{plural}", signals.len());
 }
 
 /// RFC 4180 field: quoted when it holds a comma, quote or line break. A leading `=`, `+`, `-` or
@@ -201,18 +194,14 @@ pub fn stats_text(st: &Stats) -> String {
     if let Some(oldest) = &st.oldest_captured {
         let _ = writeln!(out, "oldest pending: {oldest}");
     }
+    let (doctor, migrate) = (
+        " (run `memory-store doctor`)",
+        " (run `memory-store migrate`)",
+    );
     let notes = [
         (st.needs_review, "analyzed for over 30 days, to review:", ""),
-        (
-            st.invalid_lines,
-            "unreadable lines:",
-            " (run `memory-store doctor`)",
-        ),
-        (
-            st.legacy_lines,
-            "v2 lines:",
-            " (run `memory-store migrate`)",
-        ),
+        (st.invalid_lines, "unreadable lines:", doctor),
+        (st.legacy_lines, "v2 lines:", migrate),
     ];
     for (n, what, fix) in notes.into_iter().filter(|(n, ..)| *n > 0) {
         let _ = writeln!(out, "{what} {n}{fix}");
@@ -266,12 +255,8 @@ pub fn inject_context(signals: &[&Signal], budget_tokens: usize) -> Option<Strin
     for s in ordered {
         let this = inject_section(&s.kind);
         let heading = (section != Some(this)).then_some(INJECT_HEADINGS[this]);
-        let mut line = format!(
-            "- [{} · {}] {}",
-            s.kind,
-            confidence_word(s.confidence),
-            one_line(&s.content, 300)
-        );
+        let word = confidence_word(s.confidence);
+        let mut line = format!("- [{} · {word}] {}", s.kind, one_line(&s.content, 300));
         if s.seen() > 1 {
             let _ = write!(line, " (seen {} times)", s.seen());
         }

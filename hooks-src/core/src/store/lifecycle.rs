@@ -71,13 +71,11 @@ impl Store {
             .filter(|id| snap.get(id).is_none())
             .map(String::as_str)
             .collect();
-        match missing.is_empty() {
-            true => Ok(()),
-            false => Err(Error::msg(format!(
-                "{}; nothing {done}",
-                self.not_found(&missing.join(", "))
-            ))),
+        if missing.is_empty() {
+            return Ok(());
         }
+        let missing = self.not_found(&missing.join(", "));
+        Err(Error::msg(format!("{missing}; nothing {done}")))
     }
 
     /// Mark signals dismissed: all of them, or (when one is missing) none.

@@ -66,12 +66,8 @@ impl Store {
             serde_json::to_writer(&mut bytes, sig).expect("a signal serializes");
             bytes.push(b'\n');
         }
-        let name = format!(
-            "{}-{}-{}.jsonl",
-            now.format("%Y%m%dT%H%M%S%.9fZ"),
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
+        let (pid, n) = (std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
+        let name = format!("{}-{pid}-{n}.jsonl", now.format("%Y%m%dT%H%M%S%.9fZ"));
         fsutil::atomic_write(&dir.join(name), &bytes, PRIVATE_FILE)
     }
 
