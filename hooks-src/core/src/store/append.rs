@@ -203,10 +203,6 @@ pub(super) struct Needles {
 
 impl Needles {
     pub(super) fn of(batch: &[Signal]) -> Needles {
-        let plain = |key: &str| {
-            key.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
-        };
         let keys: Vec<String> = batch.iter().map(Signal::dedup_key).collect();
         let needles: Vec<&str> = keys
             .iter()
@@ -219,7 +215,7 @@ impl Needles {
                 .map(|n| Finder::new(n).into_owned())
                 .collect(),
             // Any instruction may paraphrase one of the tail, whatever its key.
-            every_line: needles.iter().any(|n| !plain(n))
+            every_line: needles.iter().any(|n| !super::spelled_as_is(n))
                 || batch.iter().any(|sig| sig.kind.is_learning()),
         }
     }

@@ -308,11 +308,7 @@ pub fn invalid_lines_path(paths: &Paths) -> PathBuf {
 /// string spells these characters either as themselves or as an escape. A v2 line's id is derived
 /// from the line, which does not hold it.
 fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
-    let verbatim = !id.is_empty()
-        && !id.contains("-v2")
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'));
+    let verbatim = !id.is_empty() && !id.contains("-v2") && spelled_as_is(id);
     let finder = Finder::new(id.as_bytes());
     let escape = Finder::new(b"\\u");
     let mut found: Option<Signal> = None;
@@ -371,6 +367,13 @@ impl std::ops::Deref for StoreBytes {
 
 /// Below this size a file is read rather than mapped: reading it costs less than mapping it.
 const MAP_MIN_BYTES: u64 = 1 << 20;
+
+/// Whether a JSON string holding `s` spells each of its characters as itself or as a `\u`
+/// escape, never otherwise (as `\/` spells `/`), so a literal search for `s` and `\u` finds it.
+fn spelled_as_is(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+}
 
 /// The bytes of the store file at `path`, mapped when large; empty when there is no such file, an
 /// error at once when it is not a regular file ([`fsutil::open_regular`]). Without the lock, a
