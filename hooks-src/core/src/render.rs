@@ -64,8 +64,8 @@ pub fn list(signals: &[&Signal], format: ListFormat) -> String {
     out
 }
 
-/// The index: one line per signal: id, type, confidence, where it was captured (`place`), and the
-/// first 80 characters of its content.
+/// The index, one line per signal: id, type, confidence, where it was captured (`place`), and
+/// its content cut to 80 characters.
 pub fn index(signals: &[&Signal], place: impl Fn(&Signal) -> String) -> String {
     let mut out = String::new();
     for s in signals {
@@ -232,8 +232,7 @@ fn confidence_word(c: u8) -> &'static str {
 /// the lines are. What the user asked for comes first (corrections, conventions, preferences,
 /// remember-requests), then other notes; a failure comes last and only when it carries a lesson,
 /// that is when it recurred (one error seen once is history, not a rule). Within a section:
-/// highest confidence first, newest first among equals. `None` when nothing fits or there is
-/// nothing to say.
+/// highest confidence first, then newest. `None` when nothing fits or there is nothing to say.
 pub fn inject_context(signals: &[&Signal], budget_tokens: usize) -> Option<String> {
     let mut ordered: Vec<&&Signal> = signals
         .iter()

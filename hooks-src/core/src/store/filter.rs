@@ -1,6 +1,5 @@
-//! The filter of `memory-store query`: one predicate over [`Selectable`], which a parsed signal,
-//! a scanned line and a line's leading fields all implement, so the fast path cannot drift from
-//! what the full parser selects.
+//! The filter of `memory-store query`: one predicate over [`Selectable`] (a parsed signal, a
+//! scanned line, a line's leading fields), so the fast path selects what the full parser does.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};

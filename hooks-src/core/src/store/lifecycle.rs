@@ -4,10 +4,9 @@
 //! **The review clock.** A signal's TTL counts from when it was last put before the user: its
 //! capture, its last sighting (`meta.last_seen`), or its migration from v2 (`meta.migrated_at`),
 //! whichever is latest ([`review_since`]). A migrated v2 signal keeps its old `timestamp` as
-//! history, but gets a full review window from its migration: without that the first prune
-//! (which /reflect runs last) deleted every migrated signal unreviewed. A v2 line not migrated
-//! yet has no clock (it is never pruned), and a signal an older version migrated without a date
-//! gets one at the next prune or migration.
+//! history but gets a full review window (else the first prune, which /reflect runs last,
+//! deleted every migrated signal unreviewed). A v2 line not migrated yet has no clock (it is
+//! never pruned); one an older version migrated undated is dated at the next prune or migration.
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;

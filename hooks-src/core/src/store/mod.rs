@@ -260,11 +260,10 @@ impl Store {
     }
 }
 
-/// Every sighting of `sessions` that the store and the archive hold: each signal (any status,
-/// v2 lines too) and each recurrence record whose `session_id` is one of them, as `each(session,
-/// source, dedup_key)`. Only lines holding one of the ids as a JSON string are parsed. Read
-/// without the lock (a long rewrite must not hold up a hook; a line half-written by a concurrent
-/// append fails to parse and is skipped).
+/// Every sighting of `sessions` that the store and the archive hold, as `each(session, source,
+/// dedup_key)`: each signal (any status, v2 too) and recurrence record whose `session_id` is one
+/// of them. Only lines holding one of the ids as a JSON string are parsed, without the lock (a
+/// long rewrite must not hold up a hook).
 pub fn sightings_of(
     paths: &Paths,
     sessions: &HashSet<&str>,
@@ -303,10 +302,9 @@ pub fn invalid_lines_path(paths: &Paths) -> PathBuf {
     paths.data_dir.join("signals.invalid.jsonl")
 }
 
-/// [`Snapshot::parse`] then [`Snapshot::get`]. When every line whose `id` or `recur` is `id` must
-/// hold `id`'s bytes verbatim, only the lines that hold them or a `\u` escape are parsed: a JSON
-/// string spells these characters either as themselves or as an escape. A v2 line's id is derived
-/// from the line, which does not hold it.
+/// [`Snapshot::parse`] then [`Snapshot::get`], parsing only the lines that hold `id` or a `\u`
+/// escape when that is how every line naming `id` spells it ([`spelled_as_is`]; a v2 line's id
+/// is derived from the line, which does not hold it).
 fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
     let verbatim = !id.is_empty() && !id.contains("-v2") && spelled_as_is(id);
     let finder = Finder::new(id.as_bytes());

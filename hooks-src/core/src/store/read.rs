@@ -266,8 +266,7 @@ pub(super) fn each_part<'a, R: Send>(
 }
 
 /// The sightings recurrence records add to their signals: by target id, how many and the
-/// newest one's time. Readers fold them in with [`Sightings::fold`]; a rewrite writes the
-/// folded signals and drops the records.
+/// newest one's time, folded in by [`Sightings::fold`] (a rewrite then drops the records).
 #[derive(Debug, Default)]
 pub struct Sightings(HashMap<String, (u64, String), FixedState>);
 

@@ -118,8 +118,7 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 /// these bytes are dense (a quote every few bytes), where a search that restarts after each match
 /// spends more on the restarts than it saves: one SIMD pass turns each block of bytes into a bit
 /// mask of the marks instead (elsewhere than x86_64, memchr's search). The same pass says whether
-/// every byte is printable ASCII (0x20..0x80), the common case that needs no UTF-8 or
-/// control-byte check.
+/// every byte is printable ASCII (0x20..0x80), the common case: no UTF-8 or control-byte check.
 #[cfg(not(target_arch = "x86_64"))]
 fn index_marks(b: &[u8], marks: &mut Vec<u32>) -> bool {
     marks.extend(memchr::memchr2_iter(b'"', b'\\', b).map(|at| at as u32));

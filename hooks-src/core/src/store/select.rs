@@ -2,9 +2,8 @@
 //! one pass of the reader, split over the cores for a large store.
 //!
 //! A line whose leading fields fail the filter is passed over unscanned; a scanned signal is
-//! decided on its fields, and printed as stored when it holds every field reflect writes and
-//! nothing is to be folded into it. Only the lines the scanner cannot vouch for, and the hits
-//! a caller needs whole, are parsed.
+//! decided on its fields and printed as stored when it holds every field reflect writes and has
+//! nothing to fold in. Only lines the scanner cannot vouch for and hits needed whole are parsed.
 
 use super::filter::Filter;
 use super::line::{parse_line, Record};

@@ -1,6 +1,5 @@
 //! Counts of a store for `memory-store stats`, in one pass of the reader, split over the cores
-//! for a large store. A scanned signal whose counted fields are plain is counted from its
-//! fields, borrowed; any other is parsed.
+//! for a large store. A signal is counted from its scanned fields when they are plain, else parsed.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

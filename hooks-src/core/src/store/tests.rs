@@ -78,9 +78,8 @@ fn mixed_store() -> Vec<u8> {
     out.into_bytes()
 }
 
-/// [`mixed_store`] with recurrences both before and after their signals, blank lines and a
-/// torn last line, so that split points fall between a signal and its recurrences and next to
-/// bad lines.
+/// [`mixed_store`] with recurrences before and after their signals, blank lines and a torn last
+/// line, so that split points fall between a signal and its recurrences and next to bad lines.
 fn store_to_split() -> Vec<u8> {
     let mixed = mixed_store();
     let mut out = Vec::new();
@@ -230,9 +229,8 @@ fn the_fast_path_accepts_every_line_reflect_writes() {
     }
 }
 
-/// `select` and `stats`, in any number of parts, give what the full parser gives (`select` in
-/// the signals and in the printed lines); the parts of a store cut between signals and their
-/// recurrences.
+/// `select` (its signals and printed lines) and `stats`, in any number of parts, give what the
+/// full parser gives; the parts of a store cut between signals and their recurrences.
 #[test]
 fn fast_passes_in_parts_agree_with_the_full_parser() {
     for bytes in [mixed_store(), store_to_split()] {
@@ -466,9 +464,8 @@ fn a_snapshot_counts_each_kind_of_line() {
 }
 
 /// Migrated v2 signals kept their old dates, so the first prune deleted them all unreviewed (the
-/// CLI's regression test). A migrated signal's window closes CAPTURED_TTL_DAYS after its
-/// migration; a v2 line not migrated yet has no clock; one an older version migrated without a
-/// date gets one at the next prune.
+/// CLI's regression test). The window closes CAPTURED_TTL_DAYS after the migration; a v2 line
+/// not migrated yet has no clock; one an older version migrated undated is dated at a prune.
 #[test]
 fn regression_migrated_v2_signals_get_a_full_review_window() {
     let (_d, store) = store();
@@ -530,8 +527,7 @@ fn regression_a_hook_that_times_out_on_the_lock_spools_its_signals() {
 }
 
 /// Temp files of killed writers (a rewrite's is a whole copy of the store) stayed forever: a
-/// rewrite removes them from every directory reflect writes into (a live writer's stays: see
-/// fsutil's tests).
+/// rewrite removes them from every directory reflect writes into (live ones stay: fsutil's test).
 #[test]
 fn regression_a_rewrite_removes_the_temp_files_of_killed_writers() {
     let (_d, store) = store();
