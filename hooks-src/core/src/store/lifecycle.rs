@@ -31,8 +31,7 @@ pub struct Changes {
 }
 
 impl Store {
-    /// Change signals (redacting what the change brings in): all of them, or (when one is
-    /// missing) none.
+    /// Change signals (redacting what the change brings in): all, or none when one is missing.
     pub fn update(
         &self,
         ids: &[String],
@@ -120,8 +119,7 @@ impl Store {
         })
     }
 
-    /// Convert every v2 line to schema v1 in place, dated `meta.migrated_at` (see the module
-    /// docs); returns how many were converted.
+    /// Convert every v2 line to schema v1 in place, dated `meta.migrated_at` (see the module docs).
     pub fn migrate_legacy(&self, on_wait: &mut dyn FnMut()) -> Result<usize> {
         self.rewrite(on_wait, |snap| {
             let n = snap.migrate_legacy();

@@ -1,6 +1,5 @@
-//! The spool: batches a hook could not append because the lock stayed busy, in
-//! `<data dir>/pending/`, and their folding into the store; and the sweep of what crashed writers
-//! left behind.
+//! The spool (`<data dir>/pending/`): batches a hook could not append because the lock stayed
+//! busy, and their folding into the store; and the sweep of what crashed writers left behind.
 //!
 //! **Why.** A hook waits for the store lock only briefly ([`fsutil::LockWait::HOOK`]): Claude is
 //! waiting on it, and a rewrite of a large store can hold the lock longer. So on a timeout a hook
@@ -32,9 +31,8 @@ use crate::paths::Paths;
 use crate::signal::Signal;
 
 impl Store {
-    /// [`Store::append`], or, when the lock stays busy for longer than this store's wait, the
-    /// batch spooled to `pending/` for the next writer to fold in (hooks: a long rewrite must not
-    /// cost a signal).
+    /// [`Store::append`], or, when the lock stays busy longer than this store's wait, the batch
+    /// spooled to `pending/` for the next writer to fold in (a long rewrite must not cost a hook).
     pub fn append_or_spool(&self, batch: Vec<Signal>) -> Result<AppendOutcome> {
         let kept = batch.clone();
         match self.append(batch) {
@@ -76,8 +74,7 @@ impl Store {
         let dir = self.paths.pending();
         for name in spooled(&self.paths) {
             let path = dir.join(&name);
-            // A file that cannot be read is left for doctor to report: it must not stop the
-            // append that holds the lock now.
+            // A file that cannot be read is left for doctor to report, never stopping this write.
             let Ok(Some(bytes)) = fsutil::read_regular(&path) else {
                 continue;
             };

@@ -36,8 +36,7 @@ pub struct View<'a> {
     pub(super) seen: Seen<'a>,
 }
 
-// A view lives on the stack for one callback; boxing the scanned fields would put an
-// allocation per line on the hot path.
+// Boxing the scanned fields would put an allocation per line on the hot path.
 #[allow(clippy::large_enum_variant)]
 pub(super) enum Seen<'a> {
     /// A v1 signal, a recurrence or a foreign record, with its top-level fields.

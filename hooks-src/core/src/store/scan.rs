@@ -1,5 +1,4 @@
-//! The scanner: the top-level fields of a JSON line, without building it (the reader's fast
-//! path, private to the store).
+//! The scanner: the top-level fields of a JSON line, without building it (the reader's fast path).
 //!
 //! `query` and `stats` run over every line of a store that may hold 100,000 signals; a full,
 //! allocating parse of each costs as much as Python. [`Scanner::scan`] walks one line once,
@@ -15,8 +14,7 @@ pub const V1_KEY_COUNT: usize = V1_FIELDS.len();
 
 macro_rules! keys {
     ($($key:ident $name:literal)*) => {
-        /// A top-level key the scanner reports: those of a v1 signal in schema order, then the
-        /// recurrence and v2 keys.
+        /// A top-level key the scanner reports: a v1 signal's in schema order, then the others.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum Key {
             $($key),*
@@ -374,9 +372,8 @@ impl<'b> Walk<'b, '_> {
         }
     }
 
-    /// What a line with the fields `f` is. `None` when the schema types are not what the full
-    /// parser accepts for sure (e.g. a `confidence` of 300): the caller falls back to the full
-    /// parser.
+    /// What a line with the fields `f` is; `None` (the full parser decides) when the schema types
+    /// are not what the full parser accepts for sure (e.g. a `confidence` of 300).
     fn shape(&mut self, f: &Fields) -> Option<Shape> {
         let string_or_null = |key| matches!(f.kind(key), None | Some(b'"') | Some(b'n'));
         if f.has(Key::Recur) {
@@ -537,8 +534,7 @@ pub fn leading_fields(line: &[u8]) -> Fields<'_> {
         }
         i = skip_ws(b, i + 1);
     }
-    // Every string taken above ended at the first `"` or `\\` after it opened, at a quote: none
-    // holds an escape.
+    // Every string taken above ended at the first `"` or `\\` after it opened: none has an escape.
     Fields {
         spans,
         escaped: 0,

@@ -139,8 +139,7 @@ impl Snapshot {
         n
     }
 
-    /// Set `meta.<key>` to `value` in each v1 signal `select` picks (a v2 line is left for the
-    /// migration); returns how many.
+    /// Set `meta.<key>` to `value` in each v1 signal `select` picks (v2 lines wait for migration).
     pub(super) fn mark_where(
         &mut self,
         select: impl Fn(&Signal) -> bool,
