@@ -197,15 +197,12 @@ struct Walk<'b, 'm> {
 impl<'b> Walk<'b, '_> {
     /// End (exclusive) of the string whose opening quote is at `i`, checking its escapes.
     fn skip_string(&mut self, i: usize) -> Option<usize> {
-        while self
-            .marks
-            .get(self.next)
-            .is_some_and(|&m| (m as usize) <= i)
-        {
+        let marks = self.marks;
+        while marks.get(self.next).is_some_and(|&m| (m as usize) <= i) {
             self.next += 1;
         }
         loop {
-            let m = *self.marks.get(self.next)? as usize;
+            let m = *marks.get(self.next)? as usize;
             self.next += 1;
             if self.b[m] == b'"' {
                 return Some(m + 1);
@@ -234,11 +231,7 @@ impl<'b> Walk<'b, '_> {
                 },
                 _ => return None,
             };
-            while self
-                .marks
-                .get(self.next)
-                .is_some_and(|&n| (n as usize) < after)
-            {
+            while marks.get(self.next).is_some_and(|&n| (n as usize) < after) {
                 self.next += 1;
             }
         }
