@@ -96,11 +96,10 @@ impl Store {
 
     /// The store's bytes, read under the lock (a consistent view between two writes).
     pub fn view_bytes(&self) -> Result<StoreBytes> {
-        let path = self.paths.store();
         if !self.paths.data_dir.is_dir() {
             return Ok(StoreBytes::Read(Vec::new()));
         }
-        self.locked(&mut || {}, || view_unlocked(&path))
+        self.locked(&mut || {}, || view_unlocked(&self.paths.store()))
     }
 
     /// Read and parse the whole store (parsing after the lock is released).
@@ -126,31 +125,21 @@ impl Store {
         let mut seen_here: HashSet<String> = HashSet::new();
         let holds_session =
             |line: &[u8]| line.starts_with(b"{\"recur\"") || finder.find(line).is_some();
-        read::visit(
-            &bytes,
-            read::parse_if(holds_session),
-            |_, view| match view.into_record() {
-                Record::Signal(s) | Record::Legacy(s)
-                    if s.session_id.as_deref() == Some(session_id) =>
-                {
-                    signals.push(*s)
+        let (triage, session) = (read::parse_if(holds_session), Some(session_id.to_string()));
+        read::visit(&bytes, triage, |_, view| match view.into_record() {
+            Record::Signal(s) | Record::Legacy(s) if s.session_id == session => signals.push(*s),
+            Record::Recur(r) => {
+                sightings.add(&r.recur, &r.timestamp);
+                if r.session_id == session {
+                    seen_here.insert(r.recur);
                 }
-                Record::Recur(r) => {
-                    sightings.add(&r.recur, &r.timestamp);
-                    if r.session_id.as_deref() == Some(session_id) {
-                        seen_here.insert(r.recur);
-                    }
-                }
-                _ => {}
-            },
-        );
+            }
+            _ => {}
+        });
         seen_here.retain(|id| !signals.iter().any(|s| &s.id == id));
         if !seen_here.is_empty() {
             // Signals first captured in another session and seen again in this one.
-            let finders: Vec<_> = seen_here
-                .iter()
-                .map(|id| Finder::new(id.as_bytes()))
-                .collect();
+            let finders: Vec<_> = seen_here.iter().map(Finder::new).collect();
             let holds_one = |line: &[u8]| finders.iter().any(|f| f.find(line).is_some());
             read::visit(&bytes, read::parse_if(holds_one), |_, view| {
                 if let Record::Signal(s) = view.into_record() {
