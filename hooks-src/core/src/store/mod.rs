@@ -302,14 +302,11 @@ fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
     let mut sightings = Sightings::default();
     let holds_id =
         |line: &[u8]| !verbatim || finder.find(line).is_some() || escape.find(line).is_some();
-    read::visit(bytes, read::parse_if(holds_id), |_, view| {
-        match view.into_record() {
-            Record::Signal(s) | Record::Legacy(s) if found.is_none() && s.id == id => {
-                found = Some(*s)
-            }
-            Record::Recur(r) if r.recur == id => sightings.add(&r.recur, &r.timestamp),
-            _ => {}
-        }
+    let triage = read::parse_if(holds_id);
+    read::visit(bytes, triage, |_, view| match view.into_record() {
+        Record::Signal(s) | Record::Legacy(s) if found.is_none() && s.id == id => found = Some(*s),
+        Record::Recur(r) if r.recur == id => sightings.add(&r.recur, &r.timestamp),
+        _ => {}
     });
     let mut signal = found?;
     sightings.fold(&mut signal);
