@@ -534,10 +534,8 @@ fn regression_a_rewrite_removes_the_temp_files_of_killed_writers() {
     let mut child = std::process::Command::new("true").spawn().unwrap();
     let dead = child.id();
     child.wait().unwrap();
-    let left = store
-        .paths()
-        .atomic_dirs()
-        .map(|d| d.join(format!(".s.json.{dead}.1.0.tmp")));
+    let dirs = store.paths().atomic_dirs();
+    let left = dirs.map(|d| d.join(format!(".s.json.{dead}.1.0.tmp")));
     for f in &left {
         fs::create_dir_all(f.parent().unwrap()).unwrap();
         fs::write(f, "copy").unwrap();
