@@ -64,8 +64,8 @@ pub fn list(signals: &[&Signal], format: ListFormat) -> String {
     out
 }
 
-/// The index: one line per signal: id, type, confidence, where it was captured (`place`), and the
-/// first 80 characters of its content.
+/// The index, one line per signal: id, type, confidence, where it was captured (`place`), and
+/// its content cut to 80 characters.
 pub fn index(signals: &[&Signal], place: impl Fn(&Signal) -> String) -> String {
     let mut out = String::new();
     for s in signals {
@@ -108,12 +108,9 @@ pub fn capture_table(signals: &[&Signal]) -> String {
 /// and the session id's first 8 characters, `-` for what was not recorded), and ` (global)` for a
 /// personal preference from another project.
 pub fn place(project: Option<&str>, session: Option<&str>, global: bool) -> String {
-    format!(
-        "{}/{}{}",
-        project.filter(|p| !p.is_empty()).unwrap_or("-"),
-        crate::scope::short_session(session),
-        if global { " (global)" } else { "" }
-    )
+    let project = project.filter(|p| !p.is_empty()).unwrap_or("-");
+    let global = if global { " (global)" } else { "" };
+    format!("{project}/{}{global}", crate::scope::short_session(session))
 }
 
 fn table(signals: &[&Signal], out: &mut String) {
@@ -137,12 +134,8 @@ fn table(signals: &[&Signal], out: &mut String) {
             one_line(&s.content, 72)
         );
     }
-    let _ = writeln!(
-        out,
-        "{} signal{}",
-        signals.len(),
-        if signals.len() == 1 { "" } else { "s" }
-    );
+    let plural = if signals.len() == 1 { "" } else { "s" };
+    let _ = writeln!(out, "{} signal{plural}", signals.len());
 }
 
 /// RFC 4180 field: quoted when it holds a comma, quote or line break. A leading `=`, `+`, `-` or
@@ -201,18 +194,14 @@ pub fn stats_text(st: &Stats) -> String {
     if let Some(oldest) = &st.oldest_captured {
         let _ = writeln!(out, "oldest pending: {oldest}");
     }
+    let (doctor, migrate) = (
+        " (run `memory-store doctor`)",
+        " (run `memory-store migrate`)",
+    );
     let notes = [
         (st.needs_review, "analyzed for over 30 days, to review:", ""),
-        (
-            st.invalid_lines,
-            "unreadable lines:",
-            " (run `memory-store doctor`)",
-        ),
-        (
-            st.legacy_lines,
-            "v2 lines:",
-            " (run `memory-store migrate`)",
-        ),
+        (st.invalid_lines, "unreadable lines:", doctor),
+        (st.legacy_lines, "v2 lines:", migrate),
     ];
     for (n, what, fix) in notes.into_iter().filter(|(n, ..)| *n > 0) {
         let _ = writeln!(out, "{what} {n}{fix}");
@@ -223,10 +212,9 @@ pub fn stats_text(st: &Stats) -> String {
 
 /// `reflect: N pending`, or nothing at all when there is nothing to review.
 pub fn statusline(st: &Stats) -> String {
-    if st.pending == 0 {
-        String::new()
-    } else {
-        format!("reflect: {} pending\n", st.pending)
+    match st.pending {
+        0 => String::new(),
+        n => format!("reflect: {n} pending\n"),
     }
 }
 
@@ -244,8 +232,7 @@ fn confidence_word(c: u8) -> &'static str {
 /// the lines are. What the user asked for comes first (corrections, conventions, preferences,
 /// remember-requests), then other notes; a failure comes last and only when it carries a lesson,
 /// that is when it recurred (one error seen once is history, not a rule). Within a section:
-/// highest confidence first, newest first among equals. `None` when nothing fits or there is
-/// nothing to say.
+/// highest confidence first, then newest. `None` when nothing fits or there is nothing to say.
 pub fn inject_context(signals: &[&Signal], budget_tokens: usize) -> Option<String> {
     let mut ordered: Vec<&&Signal> = signals
         .iter()
@@ -267,12 +254,8 @@ pub fn inject_context(signals: &[&Signal], budget_tokens: usize) -> Option<Strin
     for s in ordered {
         let this = inject_section(&s.kind);
         let heading = (section != Some(this)).then_some(INJECT_HEADINGS[this]);
-        let mut line = format!(
-            "- [{} · {}] {}",
-            s.kind,
-            confidence_word(s.confidence),
-            one_line(&s.content, 300)
-        );
+        let word = confidence_word(s.confidence);
+        let mut line = format!("- [{} · {word}] {}", s.kind, one_line(&s.content, 300));
         if s.seen() > 1 {
             let _ = write!(line, " (seen {} times)", s.seen());
         }
@@ -348,11 +331,8 @@ mod tests {
         ];
         for text in texts {
             for max in 0..=14 {
-                assert_eq!(
-                    one_line(text, max),
-                    one_line_flattening_all(text, max),
-                    "{text:?} at {max}"
-                );
+                let expected = one_line_flattening_all(text, max);
+                assert_eq!(one_line(text, max), expected, "{text:?} at {max}");
             }
         }
         let long = "word\n".repeat(10_000);
@@ -362,27 +342,15 @@ mod tests {
 
     #[test]
     fn index_is_one_short_line_per_signal() {
-        let long = "word ".repeat(40);
-        let mut a = sig(Kind::Correction, &format!("Use pnpm\nnot npm {long}"), 3);
-        a.session_id = Some("3f9394bc-a388-496a-b744-1667ef929002".into());
-        let text = index(&[&a], |s| {
-            place(Some("my-app"), s.session_id.as_deref(), false)
+        let long = format!("Use pnpm\nnot npm {}", "word ".repeat(40));
+        let text = index(&[&sig(Kind::Correction, &long, 3)], |_| {
+            place(None, None, false)
         });
         assert_eq!(text.lines().count(), 1);
-        assert!(
-            text.contains("correction") && text.contains(" 3  my-app/3f9394bc  Use pnpm not npm"),
-            "{text}"
-        );
-        assert!(text.trim_end().ends_with('…'));
-        assert!(text.lines().next().unwrap().chars().count() < 150);
-        let marked = index(&[&a], |s| {
-            place(Some("other"), s.session_id.as_deref(), true)
-        });
-        assert!(
-            marked.contains(" 3  other/3f9394bc (global)  Use pnpm"),
-            "{marked}"
-        );
-        assert_eq!(place(None, None, false), "-/-");
+        let start = "correction       3  -/-  Use pnpm not npm";
+        assert!(text.contains(start), "{text}");
+        assert!(text.trim_end().ends_with('…'), "{text}");
+        assert!(text.chars().count() < 150, "{text}");
     }
 
     #[test]
@@ -390,10 +358,8 @@ mod tests {
         let a = sig(Kind::Command, "=HYPERLINK(\"x\"), then run", 1);
         let text = list(&[&a], ListFormat::Csv);
         let row = text.lines().nth(1).unwrap();
-        assert!(
-            row.contains("\"'=HYPERLINK(\"\"x\"\"), then run\""),
-            "{row}"
-        );
+        let defused = "\"'=HYPERLINK(\"\"x\"\"), then run\"";
+        assert!(row.contains(defused), "{row}");
     }
 
     #[test]
@@ -409,10 +375,8 @@ mod tests {
         // A budget that fits the header, the heading and one line keeps only the best signal.
         let through_first = text.find("- [correction · low").unwrap();
         let one = inject_context(&[&low, &high], through_first.div_ceil(4)).unwrap();
-        assert!(
-            one.contains("high one") && !one.contains("low one"),
-            "{one}"
-        );
+        assert!(one.contains("high one"), "{one}");
+        assert!(!one.contains("low one"), "{one}");
         assert!(one.len() <= through_first.div_ceil(4) * 4);
         assert!(inject_context(&[&low], 10).is_none());
         assert!(inject_context(&[], 2000).is_none());
@@ -427,10 +391,7 @@ mod tests {
         let command = sig(Kind::Command, "make check", 1);
         let text = inject_context(&[&again, &once, &command, &said], 2000).unwrap();
         assert!(!text.contains("error: once"), "{text}");
-        let at = |needle: &str| {
-            text.find(needle)
-                .unwrap_or_else(|| panic!("{needle}: {text}"))
-        };
+        let at = |needle: &str| text.find(needle).expect(needle);
         assert!(at(INJECT_HEADINGS[0]) < at("what the user said"));
         assert!(at("what the user said") < at(INJECT_HEADINGS[1]));
         assert!(at(INJECT_HEADINGS[1]) < at("make check"));

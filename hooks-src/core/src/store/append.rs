@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::filter::Selectable;
 use super::lifecycle::CAPTURED_TTL_DAYS;
 use super::line::Record;
-use super::read::{self, Read, Reader, Seen};
+use super::read::{self, Read, Reader};
 use super::scan::{Key, Shape};
 use super::Store;
 use crate::error::{IoContext, Result};
@@ -41,30 +41,12 @@ pub struct AppendOutcome {
     pub spooled: usize,
 }
 
-/// A recent captured signal an incoming one may repeat.
-struct Recent {
-    id: String,
-    session_id: Option<String>,
-    line: Option<u64>,
-    uuid: Option<String>,
-}
-
-impl Recent {
-    fn of(sig: &Signal) -> Recent {
-        Recent {
-            id: sig.id.clone(),
-            session_id: sig.session_id.clone(),
-            line: sig.source.line,
-            uuid: sig.source.uuid.clone(),
-        }
-    }
-}
-
 /// What an append learns from the end of the store about the signals it appends.
 #[derive(Default)]
 struct Tail {
-    /// Recent captured signals by fingerprint.
-    recent: HashMap<String, Recent>,
+    /// Recent captured signals by fingerprint (an incoming one may repeat one of them), each with
+    /// the session and source of its last sighting.
+    recent: HashMap<String, Signal>,
     /// Tool calls already reported by a recent failure signal or recurrence record.
     calls: HashSet<String>,
     /// Recent captured instructions, for a paraphrase of one to count as its recurrence.
@@ -126,8 +108,8 @@ impl Store {
             if let Some(prev) = tail.recent.get_mut(paraphrased.unwrap_or(&key)) {
                 // A replayed capture of the very same transcript line is not a recurrence.
                 let same_sighting = prev.session_id == sig.session_id
-                    && ((prev.line.is_some() && prev.line == sig.source.line)
-                        || (prev.uuid.is_some() && prev.uuid == sig.source.uuid));
+                    && ((prev.source.line.is_some() && prev.source.line == sig.source.line)
+                        || (prev.source.uuid.is_some() && prev.source.uuid == sig.source.uuid));
                 if same_sighting {
                     outcome.duplicates += 1;
                     continue;
@@ -142,10 +124,7 @@ impl Store {
                 serde_json::to_writer(&mut out, &rec).expect("serializes");
                 out.push(b'\n');
                 outcome.recurred.push(prev.id.clone());
-                *prev = Recent {
-                    id: std::mem::take(&mut prev.id),
-                    ..Recent::of(&sig)
-                };
+                (prev.session_id, prev.source) = (sig.session_id, sig.source);
                 continue;
             }
             sig.id = signal::make_id(now, last_id.as_deref());
@@ -158,7 +137,7 @@ impl Store {
                     tail.said
                         .remember(sig.project.as_deref(), &sig.content, &key);
                 }
-                tail.recent.insert(key, Recent::of(&sig));
+                tail.recent.insert(key, sig.clone());
             }
             last_id = Some(sig.id.clone());
             outcome.written.push(sig.id);
@@ -201,10 +180,7 @@ pub(super) fn last_signal_id(lines: &[u8]) -> Option<String> {
     let mut reader = Reader::default();
     lines.rsplit(|&b| b == b'\n').find_map(|raw| {
         let view = reader.view(raw, Read::Scan)?;
-        if !matches!(
-            view.seen,
-            Seen::Scanned(Shape::Signal, _) | Seen::Parsed(Record::Signal(_))
-        ) {
+        if view.shape() != Some(Shape::Signal) {
             return None;
         }
         let id = match view.text(Key::Id) {
@@ -227,10 +203,6 @@ pub(super) struct Needles {
 
 impl Needles {
     pub(super) fn of(batch: &[Signal]) -> Needles {
-        let plain = |key: &str| {
-            key.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
-        };
         let keys: Vec<String> = batch.iter().map(Signal::dedup_key).collect();
         let needles: Vec<&str> = keys
             .iter()
@@ -243,7 +215,7 @@ impl Needles {
                 .map(|n| Finder::new(n).into_owned())
                 .collect(),
             // Any instruction may paraphrase one of the tail, whatever its key.
-            every_line: needles.iter().any(|n| !plain(n))
+            every_line: needles.iter().any(|n| !super::spelled_as_is(n))
                 || batch.iter().any(|sig| sig.kind.is_learning()),
         }
     }
@@ -273,7 +245,7 @@ impl Tail {
                     if s.kind.is_learning() {
                         tail.said.remember(s.project.as_deref(), &s.content, key);
                     }
-                    tail.recent.insert(key.to_string(), Recent::of(&s));
+                    tail.recent.insert(key.to_string(), *s);
                 }
             }
             _ => {}

@@ -1,6 +1,5 @@
-//! The filter of `memory-store query`: one predicate over [`Selectable`], which a parsed signal,
-//! a scanned line and a line's leading fields all implement, so the fast path cannot drift from
-//! what the full parser selects.
+//! The filter of `memory-store query`: one predicate over [`Selectable`] (a parsed signal, a
+//! scanned line, a line's leading fields), so the fast path selects what the full parser does.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -42,54 +41,43 @@ impl Filter {
     /// fails for sure, and one cannot be decided). `since_text` is `since` as reflect writes
     /// times, for a cheaper comparison of timestamps of that shape.
     pub(super) fn test(&self, s: &impl Selectable, since_text: Option<&str>) -> Option<bool> {
+        let given: [(bool, &dyn Fn() -> Option<bool>); 6] = [
+            (!self.statuses.is_empty(), &|| {
+                let status = s.text(Key::Status)?.unwrap_or("captured");
+                Some(self.statuses.iter().any(|x| x.as_str() == status))
+            }),
+            (!self.kinds.is_empty(), &|| {
+                let kind = s.text(Key::Type)?.unwrap_or("");
+                Some(self.kinds.iter().any(|x| x.as_str() == kind))
+            }),
+            (self.session.is_some(), &|| {
+                Some(s.text(Key::SessionId)? == self.session.as_deref())
+            }),
+            (self.project.is_some(), &|| {
+                let (dir, project) = (self.project.as_deref()?, s.text(Key::Project)?);
+                Some(project.is_some_and(|p| within(Path::new(p), dir)))
+            }),
+            (!self.tags.is_empty(), &|| s.any_tag(&self.tags)),
+            (self.since.is_some(), &|| {
+                let since = self.since?;
+                Some(s.text(Key::Timestamp)?.is_some_and(|ts| match since_text {
+                    // Text order is time order for valid timestamps of this shape; a newer-looking
+                    // one must still be a time ("a026-…" is not).
+                    Some(text) if canonical_time(ts) => {
+                        ts >= text && signal::parse_time(ts).is_some()
+                    }
+                    _ => signal::parse_time(ts).is_some_and(|t| t >= since),
+                }))
+            }),
+        ];
+        // The first condition that fails for sure decides; an unknown one leaves `None`.
         let mut verdict = Some(true);
-        // Stops at the first condition that fails for sure; an unknown one leaves `None`.
-        let mut and = |answer: Option<bool>| match answer {
-            Some(false) => {
-                verdict = Some(false);
-                false
+        for (_, condition) in given.iter().filter(|(given, _)| *given) {
+            match condition() {
+                Some(false) => return Some(false),
+                answer => verdict = verdict.and(answer),
             }
-            Some(true) => true,
-            None => {
-                verdict = None;
-                true
-            }
-        };
-        let status = || {
-            let status = s.text(Key::Status)?.unwrap_or("captured");
-            Some(self.statuses.iter().any(|x| x.as_str() == status))
-        };
-        let kind = || {
-            let kind = s.text(Key::Type)?.unwrap_or("");
-            Some(self.kinds.iter().any(|x| x.as_str() == kind))
-        };
-        let _ = and(if self.statuses.is_empty() {
-            Some(true)
-        } else {
-            status()
-        }) && and(if self.kinds.is_empty() {
-            Some(true)
-        } else {
-            kind()
-        }) && and(self.session.as_ref().map_or(Some(true), |sid| {
-            Some(s.text(Key::SessionId)? == Some(sid.as_str()))
-        })) && and(self.project.as_ref().map_or(Some(true), |dir| {
-            Some(
-                s.text(Key::Project)?
-                    .is_some_and(|p| within(Path::new(p), dir)),
-            )
-        })) && and(if self.tags.is_empty() {
-            Some(true)
-        } else {
-            s.any_tag(&self.tags)
-        }) && and(self.since.map_or(Some(true), |since| {
-            Some(s.text(Key::Timestamp)?.is_some_and(|ts| match since_text {
-                // Text order is time order for valid timestamps of this shape; a newer-looking
-                // one must still be a time ("a026-…" is not).
-                Some(text) if canonical_time(ts) => ts >= text && signal::parse_time(ts).is_some(),
-                _ => signal::parse_time(ts).is_some_and(|t| t >= since),
-            }))
-        }));
+        }
         verdict
     }
 

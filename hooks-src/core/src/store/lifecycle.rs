@@ -4,10 +4,9 @@
 //! **The review clock.** A signal's TTL counts from when it was last put before the user: its
 //! capture, its last sighting (`meta.last_seen`), or its migration from v2 (`meta.migrated_at`),
 //! whichever is latest ([`review_since`]). A migrated v2 signal keeps its old `timestamp` as
-//! history, but gets a full review window from its migration: without that the first prune
-//! (which /reflect runs last) deleted every migrated signal unreviewed. A v2 line not migrated
-//! yet has no clock (it is never pruned), and a signal an older version migrated without a date
-//! gets one at the next prune or migration.
+//! history but gets a full review window (else the first prune, which /reflect runs last,
+//! deleted every migrated signal unreviewed). A v2 line not migrated yet has no clock (it is
+//! never pruned); one an older version migrated undated is dated at the next prune or migration.
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
@@ -32,8 +31,7 @@ pub struct Changes {
 }
 
 impl Store {
-    /// Change signals (redacting what the change brings in): all of them, or (when one is
-    /// missing) none.
+    /// Change signals (redacting what the change brings in): all, or none when one is missing.
     pub fn update(
         &self,
         ids: &[String],
@@ -74,11 +72,8 @@ impl Store {
         if missing.is_empty() {
             return Ok(());
         }
-        Err(Error::msg(format!(
-            "no signal {} in {}; nothing {done}",
-            missing.join(", "),
-            self.paths.store().display()
-        )))
+        let missing = self.not_found(&missing.join(", "));
+        Err(Error::msg(format!("{missing}; nothing {done}")))
     }
 
     /// Mark signals dismissed: all of them, or (when one is missing) none.
@@ -124,8 +119,7 @@ impl Store {
         })
     }
 
-    /// Convert every v2 line to schema v1 in place, dated `meta.migrated_at` (see the module
-    /// docs); returns how many were converted.
+    /// Convert every v2 line to schema v1 in place, dated `meta.migrated_at` (see the module docs).
     pub fn migrate_legacy(&self, on_wait: &mut dyn FnMut()) -> Result<usize> {
         self.rewrite(on_wait, |snap| {
             let n = snap.migrate_legacy();
@@ -148,10 +142,8 @@ impl Store {
 
     /// The error for a signal the store does not hold.
     pub fn not_found(&self, id: &str) -> Error {
-        Error::msg(format!(
-            "no signal {id} in {}",
-            self.paths.store().display()
-        ))
+        let store = self.paths.store();
+        Error::msg(format!("no signal {id} in {}", store.display()))
     }
 }
 
@@ -179,11 +171,8 @@ pub fn review_since(s: &Signal) -> Option<DateTime<Utc>> {
 fn date_migrations(snap: &mut Snapshot, now: DateTime<Utc>) -> usize {
     let undated =
         |s: &Signal| s.meta.contains_key("migrated_from") && !s.meta.contains_key("migrated_at");
-    snap.mark_where(
-        undated,
-        "migrated_at",
-        Value::from(signal::format_time(now)),
-    )
+    let now = Value::from(signal::format_time(now));
+    snap.mark_where(undated, "migrated_at", now)
 }
 
 /// Apply the TTL rules at `now`; returns (pruned, flagged for review, archived).

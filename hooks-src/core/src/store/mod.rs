@@ -80,10 +80,8 @@ pub struct Store {
 
 impl Store {
     pub fn new(paths: &Paths, wait: LockWait) -> Store {
-        Store {
-            paths: paths.clone(),
-            wait,
-        }
+        let paths = paths.clone();
+        Store { paths, wait }
     }
 
     pub fn paths(&self) -> &Paths {
@@ -96,15 +94,12 @@ impl Store {
         fsutil::with_lock(&self.paths.lock(), self.wait, on_wait, f)
     }
 
-    /// The store's bytes for a pass over them, read under the lock (a consistent view between
-    /// two writes): a large store is mapped from the page cache rather than copied (see
-    /// [`StoreBytes`]), a small one read.
+    /// The store's bytes, read under the lock (a consistent view between two writes).
     pub fn view_bytes(&self) -> Result<StoreBytes> {
-        let path = self.paths.store();
         if !self.paths.data_dir.is_dir() {
             return Ok(StoreBytes::Read(Vec::new()));
         }
-        self.locked(&mut || {}, || view_unlocked(&path))
+        self.locked(&mut || {}, || view_unlocked(&self.paths.store()))
     }
 
     /// Read and parse the whole store (parsing after the lock is released).
@@ -114,51 +109,37 @@ impl Store {
 
     /// Read the archive file (no lock needed for a consistent view: it only changes by rename).
     pub fn load_archive(&self) -> Result<Snapshot> {
-        Ok(Snapshot::parse(&read_or_empty(&self.paths.archive())?))
+        Ok(Snapshot::parse(&view_unlocked(&self.paths.archive())?))
     }
 
-    /// The signals of one session (captured in it, or seen again in it), with their recurrences
-    /// folded in, read without the lock and without parsing unrelated lines: a literal search for
-    /// the session id selects the few lines worth parsing. For `inject-signals`, which must stay
-    /// cheap on a store of thousands of signals. A line half-written by a concurrent append fails
-    /// to parse and is skipped.
+    /// The signals of one session (captured in it, or seen again in it), recurrences folded in,
+    /// for `inject-signals`, which must stay cheap on a large store: read without the lock, and
+    /// only the lines a literal search for the session id selects are parsed.
     pub fn session_signals(&self, session_id: &str) -> Result<Vec<Signal>> {
-        let bytes = read_or_empty(&self.paths.store())?;
-        let needle = format!(
-            "\"session_id\":{}",
-            serde_json::to_string(session_id).expect("a string serializes")
-        );
+        let bytes = view_unlocked(&self.paths.store())?;
+        let quoted = serde_json::to_string(session_id).expect("a string serializes");
+        let needle = format!("\"session_id\":{quoted}");
         let finder = Finder::new(needle.as_bytes());
         let mut signals: Vec<Signal> = Vec::new();
         let mut sightings = Sightings::default();
         let mut seen_here: HashSet<String> = HashSet::new();
         let holds_session =
             |line: &[u8]| line.starts_with(b"{\"recur\"") || finder.find(line).is_some();
-        read::visit(
-            &bytes,
-            read::parse_if(holds_session),
-            |_, view| match view.into_record() {
-                Record::Signal(s) | Record::Legacy(s)
-                    if s.session_id.as_deref() == Some(session_id) =>
-                {
-                    signals.push(*s)
+        let (triage, session) = (read::parse_if(holds_session), Some(session_id.to_string()));
+        read::visit(&bytes, triage, |_, view| match view.into_record() {
+            Record::Signal(s) | Record::Legacy(s) if s.session_id == session => signals.push(*s),
+            Record::Recur(r) => {
+                sightings.add(&r.recur, &r.timestamp);
+                if r.session_id == session {
+                    seen_here.insert(r.recur);
                 }
-                Record::Recur(r) => {
-                    sightings.add(&r.recur, &r.timestamp);
-                    if r.session_id.as_deref() == Some(session_id) {
-                        seen_here.insert(r.recur);
-                    }
-                }
-                _ => {}
-            },
-        );
+            }
+            _ => {}
+        });
         seen_here.retain(|id| !signals.iter().any(|s| &s.id == id));
         if !seen_here.is_empty() {
             // Signals first captured in another session and seen again in this one.
-            let finders: Vec<_> = seen_here
-                .iter()
-                .map(|id| Finder::new(id.as_bytes()))
-                .collect();
+            let finders: Vec<_> = seen_here.iter().map(Finder::new).collect();
             let holds_one = |line: &[u8]| finders.iter().any(|f| f.find(line).is_some());
             read::visit(&bytes, read::parse_if(holds_one), |_, view| {
                 if let Record::Signal(s) = view.into_record() {
@@ -181,7 +162,7 @@ impl Store {
         if let Some(s) = find_in(&self.view_bytes()?, id) {
             return Ok(Some(s));
         }
-        Ok(find_in(&read_or_empty(&self.paths.archive())?, id))
+        Ok(find_in(&view_unlocked(&self.paths.archive())?, id))
     }
 
     /// Read-modify-write the store under the lock. `f` returns its result and whether it changed
@@ -197,7 +178,7 @@ impl Store {
         self.locked(on_wait, || {
             self.sweep_leftovers();
             self.fold_pending()?;
-            let mut snap = Snapshot::parse(&read_or_empty(&path)?);
+            let mut snap = Snapshot::parse(&view_unlocked(&path)?);
             let (result, changed) = f(&mut snap)?;
             if !changed {
                 return Ok(result);
@@ -206,9 +187,7 @@ impl Store {
                 self.append_archive(std::mem::take(&mut snap.archive_out))?;
             }
             let (bytes, invalid) = snap.render();
-            if !invalid.is_empty() {
-                append_bytes(&invalid_lines_path(&self.paths), &invalid)?;
-            }
+            append_bytes(&invalid_lines_path(&self.paths), &invalid)?;
             self.replace(&path, &bytes)?;
             Ok(result)
         })
@@ -221,7 +200,7 @@ impl Store {
     ) -> Result<T> {
         let path = self.paths.archive();
         self.locked(&mut || {}, || {
-            let mut snap = Snapshot::parse(&read_or_empty(&path)?);
+            let mut snap = Snapshot::parse(&view_unlocked(&path)?);
             let (result, changed) = f(&mut snap)?;
             if changed {
                 let (mut bytes, invalid) = snap.render();
@@ -241,7 +220,7 @@ impl Store {
     /// Must be called under the lock.
     fn append_archive(&self, signals: Vec<Signal>) -> Result<()> {
         let path = self.paths.archive();
-        let bytes = read_or_empty(&path)?;
+        let bytes = view_unlocked(&path)?;
         let existing = Snapshot::parse(&bytes);
         let known: HashSet<&str> = existing.signals().map(|s| s.id.as_str()).collect();
         let mut out = Vec::new();
@@ -270,12 +249,10 @@ impl Store {
     }
 }
 
-/// Where the quarantine of invalid lines lives.
-/// Every sighting of `sessions` that the store and the archive hold: each signal (any status,
-/// v2 lines too) and each recurrence record whose `session_id` is one of them, as `each(session,
-/// source, dedup_key)`. Only lines holding one of the ids as a JSON string are parsed. Read
-/// without the lock (a long rewrite must not hold up a hook; a line half-written by a concurrent
-/// append fails to parse and is skipped).
+/// Every sighting of `sessions` that the store and the archive hold, as `each(session, source,
+/// dedup_key)`: each signal (any status, v2 too) and recurrence record whose `session_id` is one
+/// of them. Only lines holding one of the ids as a JSON string are parsed, without the lock (a
+/// long rewrite must not hold up a hook).
 pub fn sightings_of(
     paths: &Paths,
     sessions: &HashSet<&str>,
@@ -291,68 +268,49 @@ pub fn sightings_of(
     let finder = aho_corasick::AhoCorasick::new(&needles).map_err(|e| Error::msg(e.to_string()))?;
     for file in [paths.store(), paths.archive()] {
         let bytes = view_unlocked(&file)?;
-        read::visit(
-            &bytes,
-            read::parse_if(|line| finder.is_match(line)),
-            |_, view| {
-                let mut note = |session: Option<&str>, source, key| {
-                    if let Some(session) = session.filter(|s| sessions.contains(s)) {
-                        each(session, source, key);
-                    }
-                };
-                match view.into_record() {
-                    Record::Signal(s) | Record::Legacy(s) => note(
-                        s.session_id.as_deref(),
-                        &s.source,
-                        s.meta.get("dedup_key").and_then(Value::as_str),
-                    ),
-                    Record::Recur(r) => note(r.session_id.as_deref(), &r.source, None),
-                    _ => {}
+        let triage = read::parse_if(|line| finder.is_match(line));
+        read::visit(&bytes, triage, |_, view| {
+            let (session, source, key) = match view.into_record() {
+                Record::Signal(s) | Record::Legacy(s) => {
+                    let key = s.meta.get("dedup_key").and_then(Value::as_str);
+                    (s.session_id, s.source, key.map(str::to_string))
                 }
-            },
-        );
+                Record::Recur(r) => (r.session_id, r.source, None),
+                _ => return,
+            };
+            if let Some(session) = session.filter(|s| sessions.contains(s.as_str())) {
+                each(&session, &source, key.as_deref());
+            }
+        });
     }
     Ok(())
 }
 
+/// Where the quarantine of invalid lines lives.
 pub fn invalid_lines_path(paths: &Paths) -> PathBuf {
     paths.data_dir.join("signals.invalid.jsonl")
 }
 
-/// [`Snapshot::parse`] then [`Snapshot::get`]. When every line whose `id` or `recur` is `id` must
-/// hold `id`'s bytes verbatim, only the lines that hold them or a `\u` escape are parsed: a JSON
-/// string spells these characters either as themselves or as an escape. A v2 line's id is derived
-/// from the line, which does not hold it.
+/// [`Snapshot::parse`] then [`Snapshot::get`], parsing only the lines that hold `id` or a `\u`
+/// escape when that is how every line naming `id` spells it ([`spelled_as_is`]; a v2 line's id
+/// is derived from the line, which does not hold it).
 fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
-    let verbatim = !id.is_empty()
-        && !id.contains("-v2")
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'));
+    let verbatim = !id.is_empty() && !id.contains("-v2") && spelled_as_is(id);
     let finder = Finder::new(id.as_bytes());
     let escape = Finder::new(b"\\u");
     let mut found: Option<Signal> = None;
     let mut sightings = Sightings::default();
     let holds_id =
         |line: &[u8]| !verbatim || finder.find(line).is_some() || escape.find(line).is_some();
-    read::visit(bytes, read::parse_if(holds_id), |_, view| {
-        match view.into_record() {
-            Record::Signal(s) | Record::Legacy(s) if found.is_none() && s.id == id => {
-                found = Some(*s)
-            }
-            Record::Recur(r) if r.recur == id => sightings.add(&r.recur, &r.timestamp),
-            _ => {}
-        }
+    let triage = read::parse_if(holds_id);
+    read::visit(bytes, triage, |_, view| match view.into_record() {
+        Record::Signal(s) | Record::Legacy(s) if found.is_none() && s.id == id => found = Some(*s),
+        Record::Recur(r) if r.recur == id => sightings.add(&r.recur, &r.timestamp),
+        _ => {}
     });
     let mut signal = found?;
     sightings.fold(&mut signal);
     Some(signal)
-}
-
-/// The bytes of a store file, none when it is absent. Only a regular file is read: a FIFO or a
-/// device in its place is an error at once, never a wait ([`fsutil::open_regular`]).
-fn read_or_empty(path: &Path) -> Result<Vec<u8>> {
-    Ok(fsutil::read_regular(path)?.unwrap_or_default())
 }
 
 fn append_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -394,10 +352,16 @@ impl std::ops::Deref for StoreBytes {
 /// Below this size a file is read rather than mapped: reading it costs less than mapping it.
 const MAP_MIN_BYTES: u64 = 1 << 20;
 
-/// The bytes of the store file at `path` (the store or the archive), mapped when large. Empty when
-/// there is no such file; an error when it is not a regular file (never waited on). Read under
-/// the lock by [`Store::view_bytes`], or without it by a pass that must not wait on a rewrite and
-/// skips a line half-written by a concurrent append (it fails to parse).
+/// Whether a JSON string holding `s` spells each of its characters as itself or as a `\u`
+/// escape, never otherwise (as `\/` spells `/`), so a literal search for `s` and `\u` finds it.
+fn spelled_as_is(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+}
+
+/// The bytes of the store file at `path`, mapped when large; empty when there is no such file, an
+/// error at once when it is not a regular file ([`fsutil::open_regular`]). Without the lock, a
+/// line half-written by a concurrent append fails to parse and is skipped.
 pub fn view_unlocked(path: &Path) -> Result<StoreBytes> {
     match fsutil::open_regular(path)? {
         Some(file) => map_file(file).map_err(|e| Error::io("cannot read", path, e)),

@@ -1,25 +1,22 @@
-//! The spool: signals a hook could not append because the lock stayed busy, in
-//! `<data dir>/pending/`, and their folding into the store. Also the sweep of what crashed writers
-//! left behind.
+//! The spool (`<data dir>/pending/`): batches a hook could not append because the lock stayed
+//! busy, and their folding into the store; and the sweep of what crashed writers left behind.
 //!
-//! **Why.** A hook waits for the store lock only briefly ([`fsutil::LockWait::HOOK`]): Claude is waiting on
-//! it. A rewrite of a large store can hold the lock longer than that, and a signal given up then
-//! would be lost. So on a lock timeout a hook writes its batch, prepared (redacted) as an append
-//! prepares it, to a file of its own in `pending/`, atomically (temp file and rename), which
-//! needs no lock; and returns.
+//! **Why.** A hook waits for the store lock only briefly ([`fsutil::LockWait::HOOK`]): Claude is
+//! waiting on it, and a rewrite of a large store can hold the lock longer. So on a timeout a hook
+//! writes its batch, prepared (redacted) as an append would, to a file of its own in `pending/`
+//! (temp file and rename: no lock needed) rather than lose it.
 //!
-//! **Folding.** Every writer that holds the lock, each append and each rewrite, first folds the
-//! spool in: the files in name order (their names start with the time they were written), each
-//! appended as an append would (dedup against the tail) and then removed. A crash between the
-//! append and the removal folds that file again, and the append's dedup drops what is already
-//! there (the same tool call, the same transcript line of the same session). A line that does not
-//! parse as a signal goes to the quarantine, as a rewrite's invalid lines do; a file that cannot be
-//! read stays (doctor reports the spool), never stopping the write at hand. Readers do not fold:
-//! a spooled signal is listed from the next write on (the next hook, or the prune /reflect runs).
+//! **Folding.** Every writer holding the lock (each append and rewrite) first folds the spool in:
+//! the files in name order (a name starts with its time), each appended as an append would, then
+//! removed. A crash before the removal folds the file again, and the append's dedup drops what
+//! is already there (the same tool call, the same transcript line of the same session). A line
+//! that is not a signal goes to the quarantine; a file that cannot be read stays (doctor reports
+//! it), never stopping the write at hand. Readers do not fold: a spooled signal is listed from
+//! the next write on (the next hook, or the prune /reflect runs).
 //!
 //! **Leftovers.** A writer killed between creating its temp file and renaming it leaves the temp
-//! file. Each rewrite removes those of writers that are gone ([`fsutil::stale_temp`]) from the
-//! data dir and the directories reflect writes into.
+//! file; each rewrite removes those of writers that are gone ([`fsutil::stale_temp`]) from every
+//! directory reflect writes into.
 
 use std::fs;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,9 +31,8 @@ use crate::paths::Paths;
 use crate::signal::Signal;
 
 impl Store {
-    /// [`Store::append`], or, when the lock stays busy for longer than this store's wait, the
-    /// batch spooled to `pending/` for the next writer to fold in (hooks: a long rewrite must not
-    /// cost a signal).
+    /// [`Store::append`], or, when the lock stays busy longer than this store's wait, the batch
+    /// spooled to `pending/` for the next writer to fold in (a long rewrite must not cost a hook).
     pub fn append_or_spool(&self, batch: Vec<Signal>) -> Result<AppendOutcome> {
         let kept = batch.clone();
         match self.append(batch) {
@@ -68,23 +64,17 @@ impl Store {
             serde_json::to_writer(&mut bytes, sig).expect("a signal serializes");
             bytes.push(b'\n');
         }
-        let name = format!(
-            "{}-{}-{}.jsonl",
-            now.format("%Y%m%dT%H%M%S%.9fZ"),
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
+        let (pid, n) = (std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
+        let name = format!("{}-{pid}-{n}.jsonl", now.format("%Y%m%dT%H%M%S%.9fZ"));
         fsutil::atomic_write(&dir.join(name), &bytes, PRIVATE_FILE)
     }
 
     /// Fold the spool into the store, oldest file first. Must be called under the lock.
-    pub(super) fn fold_pending(&self) -> Result<usize> {
+    pub(super) fn fold_pending(&self) -> Result<()> {
         let dir = self.paths.pending();
-        let mut folded = 0;
         for name in spooled(&self.paths) {
             let path = dir.join(&name);
-            // A file that cannot be read is left for doctor to report: it must not stop the
-            // append that holds the lock now.
+            // A file that cannot be read is left for doctor to report, never stopping this write.
             let Ok(Some(bytes)) = fsutil::read_regular(&path) else {
                 continue;
             };
@@ -99,7 +89,6 @@ impl Store {
                     }
                 }
             }
-            folded += batch.len();
             if !batch.is_empty() {
                 self.append_locked(batch)?;
             }
@@ -107,7 +96,7 @@ impl Store {
             // Should the removal fail, the next fold's dedup drops what is already stored.
             let _ = fs::remove_file(&path);
         }
-        Ok(folded)
+        Ok(())
     }
 
     /// Remove the temp files crashed writers left (see the module docs). Best effort.

@@ -1,18 +1,14 @@
 //! The one reader of a store's bytes: every pass over a store (snapshot, select, stats, find,
 //! session, the append's tail) goes through [`Reader::view`], most through [`visit`].
 //!
-//! A pass splits the bytes into [`lines`] and asks its triage what each line needs ([`Read`]):
-//! nothing (decided from the raw bytes, say by a literal search), its top-level fields (the
-//! scanner walks the line once without building it; a line it cannot vouch for is parsed
-//! instead), or the whole record. The pass gets a [`View`] of each line it did not skip; blank
-//! lines never reach it.
-//!
-//! Recurrence records are counted into [`Sightings`], the one place that folds them into their
-//! signals, whichever pass read them.
+//! A pass's triage says what each of the [`lines`] needs ([`Read`]): nothing (decided from the
+//! raw bytes, say by a literal search), its top-level fields (the scanner walks the line once
+//! without building it; a line it cannot vouch for is parsed instead), or the whole record. The
+//! pass gets a [`View`] of each line it did not skip; blank lines never reach it. Recurrence
+//! records are counted into [`Sightings`], the one place that folds them into their signals.
 //!
 //! A large store is read in parts, one thread each ([`each_part`]): a part is a run of whole
-//! lines, so the lines of the parts, one part after the other, are the lines of the store, and
-//! what a pass gathers per part merges in store order.
+//! lines, and what a pass gathers per part merges in store order.
 
 use std::collections::HashMap;
 
@@ -40,8 +36,7 @@ pub struct View<'a> {
     pub(super) seen: Seen<'a>,
 }
 
-// A view lives on the stack for one callback; boxing the scanned fields would put an
-// allocation per line on the hot path.
+// Boxing the scanned fields would put an allocation per line on the hot path.
 #[allow(clippy::large_enum_variant)]
 pub(super) enum Seen<'a> {
     /// A v1 signal, a recurrence or a foreign record, with its top-level fields.
@@ -262,18 +257,15 @@ pub(super) fn each_part<'a, R: Send>(
         let mut all = work(parts[0]);
         for part in rest {
             // A panic in a part is a bug: pass it on rather than lose that part.
-            merge(
-                &mut all,
-                part.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
-            );
+            let part = part.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            merge(&mut all, part);
         }
         all
     })
 }
 
 /// The sightings recurrence records add to their signals: by target id, how many and the
-/// newest one's time. Readers fold them in with [`Sightings::fold`]; a rewrite writes the
-/// folded signals and drops the records.
+/// newest one's time, folded in by [`Sightings::fold`] (a rewrite then drops the records).
 #[derive(Debug, Default)]
 pub struct Sightings(HashMap<String, (u64, String), FixedState>);
 
@@ -328,25 +320,6 @@ impl Sightings {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn split_lines_cuts_only_after_newlines_and_keeps_every_byte() {
-        let bytes: Vec<u8> = (0..300)
-            .flat_map(|i| format!("line {i} {}\n", "x".repeat(i % 17)).into_bytes())
-            .chain(*b"torn")
-            .collect();
-        for n in 1..40 {
-            let parts = split_lines(&bytes, n);
-            assert_eq!(parts.len(), n, "room for {n} parts");
-            assert_eq!(parts.concat(), bytes);
-            for part in &parts[..n - 1] {
-                assert!(part.ends_with(b"\n"));
-            }
-        }
-        assert_eq!(split_lines(b"", 4), vec![&b""[..]]);
-        assert_eq!(split_lines(b"one line", 4), vec![&b"one line"[..]]);
-        assert_eq!(split_lines(b"a\nb\n", 8).concat(), b"a\nb\n");
-    }
 
     #[test]
     fn sightings_count_keep_the_newest_time_and_merge_in_order() {

@@ -2,9 +2,8 @@
 //! one pass of the reader, split over the cores for a large store.
 //!
 //! A line whose leading fields fail the filter is passed over unscanned; a scanned signal is
-//! decided on its fields, and printed as stored when it holds every field reflect writes and
-//! nothing is to be folded into it. Only the lines the scanner cannot vouch for, and the hits
-//! a caller needs whole, are parsed.
+//! decided on its fields and printed as stored when it holds every field reflect writes and has
+//! nothing to fold in. Only lines the scanner cannot vouch for and hits needed whole are parsed.
 
 use super::filter::Filter;
 use super::line::{parse_line, Record};
@@ -33,15 +32,11 @@ pub fn select<'a>(bytes: &'a [u8], filter: &Filter) -> Selection<'a> {
 pub fn select_with<'a>(bytes: &'a [u8], filter: &Filter, pass: Pass) -> Selection<'a> {
     let since_text = filter.since.map(signal::format_time);
     let since_text = since_text.as_deref();
-    read::each_part(
-        bytes,
-        pass.parts,
-        |part| select_part(part, filter, since_text, pass.scan),
-        |all, part| {
-            all.hits.extend(part.hits);
-            all.sightings.merge(part.sightings);
-        },
-    )
+    let work = |part| select_part(part, filter, since_text, pass.scan);
+    read::each_part(bytes, pass.parts, work, |all, part| {
+        all.hits.extend(part.hits);
+        all.sightings.merge(part.sightings);
+    })
 }
 
 fn select_part<'a>(

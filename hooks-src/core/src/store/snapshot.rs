@@ -69,33 +69,30 @@ impl Snapshot {
         let health = &mut snap.health;
         health.torn_tail = !bytes.is_empty() && !bytes.ends_with(b"\n");
         let mut sightings = Sightings::default();
-        read::visit(
-            bytes,
-            |_| Read::Parse,
-            |n, view| {
-                health.lines += 1;
-                view.count_recurrence(&mut sightings);
-                let raw = view.raw().to_vec();
-                let record = view.into_record();
-                match &record {
-                    Record::Signal(_) => health.signals += 1,
-                    Record::Legacy(_) => health.legacy += 1,
-                    Record::Recur(_) => health.recurrences += 1,
-                    Record::Foreign => health.foreign += 1,
-                    Record::Invalid => {
-                        health.invalid += 1;
-                        if health.invalid_lines.len() < 5 {
-                            health.invalid_lines.push(n);
-                        }
+        let parse = |_: &[u8]| Read::Parse;
+        read::visit(bytes, parse, |n, view| {
+            health.lines += 1;
+            view.count_recurrence(&mut sightings);
+            let raw = view.raw().to_vec();
+            let record = view.into_record();
+            match &record {
+                Record::Signal(_) => health.signals += 1,
+                Record::Legacy(_) => health.legacy += 1,
+                Record::Recur(_) => health.recurrences += 1,
+                Record::Foreign => health.foreign += 1,
+                Record::Invalid => {
+                    health.invalid += 1;
+                    if health.invalid_lines.len() < 5 {
+                        health.invalid_lines.push(n);
                     }
                 }
-                snap.entries.push(Entry {
-                    raw,
-                    record,
-                    dirty: false,
-                });
-            },
-        );
+            }
+            snap.entries.push(Entry {
+                raw,
+                record,
+                dirty: false,
+            });
+        });
         for entry in &mut snap.entries {
             if entry.signal().is_some_and(|s| sightings.contains(&s.id)) {
                 sightings.fold(entry.signal_mut().expect("a signal"));
@@ -142,8 +139,7 @@ impl Snapshot {
         n
     }
 
-    /// Set `meta.<key>` to `value` in each v1 signal `select` picks (a v2 line is left for the
-    /// migration); returns how many.
+    /// Set `meta.<key>` to `value` in each v1 signal `select` picks (v2 lines wait for migration).
     pub(super) fn mark_where(
         &mut self,
         select: impl Fn(&Signal) -> bool,

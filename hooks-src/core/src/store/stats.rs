@@ -1,6 +1,5 @@
 //! Counts of a store for `memory-store stats`, in one pass of the reader, split over the cores
-//! for a large store. A scanned signal whose counted fields are plain is counted from its
-//! fields, borrowed; any other is parsed.
+//! for a large store. A signal is counted from its scanned fields when they are plain, else parsed.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -40,12 +39,8 @@ pub fn stats(bytes: &[u8]) -> Stats {
 
 /// [`stats`] read as `pass` says.
 pub fn stats_with(bytes: &[u8], pass: Pass) -> Stats {
-    let t = read::each_part(
-        bytes,
-        pass.parts,
-        |part| tally(part, pass.scan),
-        Tally::merge,
-    );
+    let work = |part| tally(part, pass.scan);
+    let t = read::each_part(bytes, pass.parts, work, Tally::merge);
     let owned = |counts: BTreeMap<Cow<str>, usize>| {
         counts
             .into_iter()
@@ -188,32 +183,29 @@ impl<'a> Counted<'a> {
 fn tally(bytes: &[u8], scan: bool) -> Tally<'_> {
     let mut t = Tally::default();
     let how = if scan { Read::Scan } else { Read::Parse };
-    read::visit(
-        bytes,
-        |_| how,
-        |_, view| {
-            if view.count_recurrence(&mut t.sightings) {
-                return;
-            }
-            match &view.seen {
-                Seen::Scanned(Shape::Signal, f) => {
-                    if let Some(counted) = Counted::scanned(f) {
-                        return t.add(counted);
-                    }
+    let triage = |_: &[u8]| how;
+    read::visit(bytes, triage, |_, view| {
+        if view.count_recurrence(&mut t.sightings) {
+            return;
+        }
+        match &view.seen {
+            Seen::Scanned(Shape::Signal, f) => {
+                if let Some(counted) = Counted::scanned(f) {
+                    return t.add(counted);
                 }
-                Seen::Scanned(..) => return,
-                Seen::Parsed(_) => {}
             }
-            match view.into_record() {
-                Record::Signal(s) => t.add(Counted::of(&s)),
-                Record::Legacy(s) => {
-                    t.legacy += 1;
-                    t.add(Counted::of(&s));
-                }
-                Record::Invalid => t.invalid += 1,
-                Record::Recur(_) | Record::Foreign => {}
+            Seen::Scanned(..) => return,
+            Seen::Parsed(_) => {}
+        }
+        match view.into_record() {
+            Record::Signal(s) => t.add(Counted::of(&s)),
+            Record::Legacy(s) => {
+                t.legacy += 1;
+                t.add(Counted::of(&s));
             }
-        },
-    );
+            Record::Invalid => t.invalid += 1,
+            Record::Recur(_) | Record::Foreign => {}
+        }
+    });
     t
 }
