@@ -30,6 +30,7 @@ use serde_json::Value;
 use crate::hookio::Payload;
 use crate::render::one_line;
 use crate::signal::{Kind, Signal};
+use crate::transcript;
 
 /// Longest error text kept in a signal's context (Claude Code already caps errors at ~10,000).
 const ERROR_CONTEXT_CHARS: usize = 1500;
@@ -125,10 +126,8 @@ pub fn assess(error: &str) -> Assessment {
 /// some Claude Code versions (2.0.x) wrote it as the error of the refused edit or plan, with no
 /// refusal words around it.
 pub fn refusal_as_error(tool: &str, error: &str, assessed: &Assessment) -> bool {
-    matches!(
-        tool,
-        "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "ExitPlanMode" | "exit_plan_mode"
-    ) && matches!(assessed, Assessment::Silent | Assessment::Error(_))
+    (transcript::edits_a_file(tool) || transcript::presents_a_plan(tool))
+        && matches!(assessed, Assessment::Silent | Assessment::Error(_))
         && reads_like_user_words(error)
 }
 

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::detect::Counted;
 use crate::signal::{parse_time, Kind, Signal};
-use crate::transcript::{Event, EventKind};
+use crate::transcript::{self, Event, EventKind};
 
 /// Files remembered by name (a summary lists them; more are only counted).
 const MAX_FILES: usize = 200;
@@ -26,9 +26,6 @@ const MAX_TOOLS: usize = 100;
 const CONTENT_TOOLS: usize = 5;
 /// Distinct kinds of protocol error counted (the rest go under "other").
 const MAX_PROTOCOL_KINDS: usize = 20;
-
-/// Tools whose `file_path`/`notebook_path` is a file the session changed.
-const EDITING_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
 
 /// `slot = Some(text)`, reusing the slot's buffer.
 fn set_string(slot: &mut Option<String>, text: &str) {
@@ -105,7 +102,7 @@ impl Tally {
                         "other"
                     }
                 };
-                if EDITING_TOOLS.contains(&name) {
+                if transcript::edits_a_file(name) {
                     let path = input
                         .str_field("file_path")
                         .or_else(|| input.str_field("notebook_path"))

@@ -107,6 +107,16 @@ pub enum EventKind {
     CompactBoundary,
 }
 
+/// Whether Claude Code's tool `name` edits or writes a file (its input names the file).
+pub fn edits_a_file(name: &str) -> bool {
+    matches!(name, "Edit" | "MultiEdit" | "Write" | "NotebookEdit")
+}
+
+/// Whether `name` is the tool that presents a plan for approval (`exit_plan_mode` in CC 1.0.x).
+pub fn presents_a_plan(name: &str) -> bool {
+    matches!(name, "ExitPlanMode" | "exit_plan_mode")
+}
+
 /// Unread ranges at least this large are read by several threads (see [`read`]); a smaller read
 /// (a hook's repeat run) stays on the calling thread.
 pub const PARALLEL_MIN: u64 = 8 << 20;

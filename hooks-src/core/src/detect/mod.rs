@@ -45,7 +45,7 @@ use serde_json::Value;
 use crate::failure::{self, input_summary, Assessment, SCAN_BYTES};
 use crate::render::one_line;
 use crate::signal::{Kind, Signal};
-use crate::transcript::{Event, EventKind, ToolInput};
+use crate::transcript::{self, Event, EventKind, ToolInput};
 
 use text::Situation;
 
@@ -318,7 +318,7 @@ impl Detector {
         } else {
             &*name
         };
-        let refused = if is_plan_tool(tool) {
+        let refused = if transcript::presents_a_plan(tool) {
             // A plan is pages of the assistant's text: the reason is what matters.
             "the plan".to_string()
         } else {
@@ -386,11 +386,6 @@ impl Detector {
         }
         tags
     }
-}
-
-/// The tool that presents a plan for approval (named `exit_plan_mode` before CC 1.0.60-ish).
-fn is_plan_tool(name: &str) -> bool {
-    matches!(name, "ExitPlanMode" | "exit_plan_mode")
 }
 
 /// Whether a refusal's reason says more than "no": two words at least ("use yarn"), or a few

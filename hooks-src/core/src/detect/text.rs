@@ -19,7 +19,7 @@ use std::sync::LazyLock;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use crate::signal::Kind;
-use crate::transcript::{Event, EventKind};
+use crate::transcript::{self, Event, EventKind};
 
 /// What the assistant did between the previous user message and this one.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -62,11 +62,8 @@ impl Situation {
     pub fn called(&mut self, name: &str) {
         self.actions += 1;
         self.calls += 1;
-        match name {
-            "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => self.edited = true,
-            "Bash" => self.ran = true,
-            _ => {}
-        }
+        self.edited |= transcript::edits_a_file(name);
+        self.ran |= name == "Bash";
     }
 }
 
