@@ -1,7 +1,6 @@
 //! Text the CLIs and hooks print: list formats, stats, the statusline, CSV, and the context
 //! `inject-signals` puts back after a compaction. Pure functions from signals to bytes.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::signal::{Kind, Signal, Status, CONFIDENCE_VERIFIED};
@@ -69,15 +68,8 @@ pub fn list(signals: &[&Signal], format: ListFormat) -> String {
 pub fn index(signals: &[&Signal], place: impl Fn(&Signal) -> String) -> String {
     let mut out = String::new();
     for s in signals {
-        let _ = writeln!(
-            out,
-            "{}  {:<16} {}  {}  {}",
-            s.id,
-            s.kind,
-            s.confidence,
-            place(s),
-            one_line(&s.content, 80)
-        );
+        let (id, kind, place, content) = (&s.id, &s.kind, place(s), one_line(&s.content, 80));
+        let _ = writeln!(out, "{id}  {kind:<16} {}  {place}  {content}", s.confidence);
     }
     out
 }
@@ -88,14 +80,8 @@ pub fn capture_table(signals: &[&Signal]) -> String {
     let mut out = format!("{:<12}{:>4}{:>6}  content\n", "type", "conf", "line");
     for s in signals {
         let line = s.source.line.map_or("-".to_string(), |l| l.to_string());
-        let _ = write!(
-            out,
-            "{:<12}{:>4}{:>6}  {}",
-            s.kind.as_str(),
-            s.confidence,
-            line,
-            one_line(&s.content, 100)
-        );
+        let (kind, content) = (s.kind.as_str(), one_line(&s.content, 100));
+        let _ = write!(out, "{kind:<12}{:>4}{line:>6}  {content}", s.confidence);
         if s.seen() > 1 {
             let _ = write!(out, "  (seen {} times)", s.seen());
         }
@@ -122,16 +108,11 @@ fn table(signals: &[&Signal], out: &mut String) {
     );
     for s in signals {
         let date = s.timestamp.get(..10).unwrap_or(&s.timestamp);
+        let (id, kind, status, seen) = (&s.id, &s.kind, &s.status, s.seen());
+        let (confidence, content) = (s.confidence, one_line(&s.content, 72));
         let _ = writeln!(
             out,
-            "{:<id_width$}  {:<16} {:<9} {:>4} {:>4}  {:<10}  {}",
-            s.id,
-            s.kind,
-            s.status,
-            s.confidence,
-            s.seen(),
-            date,
-            one_line(&s.content, 72)
+            "{id:<id_width$}  {kind:<16} {status:<9} {confidence:>4} {seen:>4}  {date:<10}  {content}"
         );
     }
     let plural = if signals.len() == 1 { "" } else { "s" };
@@ -180,16 +161,15 @@ fn csv(signals: &[&Signal], out: &mut String) {
 pub fn stats_text(st: &Stats) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "signals: {} ({} pending review)", st.total, st.pending);
-    let join = |m: &BTreeMap<String, usize>| {
-        m.iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     if st.total > 0 {
-        let _ = writeln!(out, "by status: {}", join(&st.by_status));
-        let _ = writeln!(out, "by type: {}", join(&st.by_type));
-        let _ = writeln!(out, "by confidence: {}", join(&st.by_confidence));
+        for (what, counts) in [
+            ("status", &st.by_status),
+            ("type", &st.by_type),
+            ("confidence", &st.by_confidence),
+        ] {
+            let counts: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let _ = writeln!(out, "by {what}: {}", counts.join(", "));
+        }
     }
     if let Some(oldest) = &st.oldest_captured {
         let _ = writeln!(out, "oldest pending: {oldest}");
@@ -283,12 +263,10 @@ const INJECT_HEADINGS: [&str; 3] = [
 
 /// Which section of [`INJECT_HEADINGS`] a kind goes in.
 fn inject_section(kind: &Kind) -> usize {
-    if kind.is_learning() {
-        0
-    } else if *kind == Kind::Failure {
-        2
-    } else {
-        1
+    match kind {
+        k if k.is_learning() => 0,
+        Kind::Failure => 2,
+        _ => 1,
     }
 }
 
