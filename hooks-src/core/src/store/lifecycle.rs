@@ -45,9 +45,7 @@ impl Store {
                 if let Some(s) = &changes.status {
                     sig.status = s.clone();
                 }
-                if let Some(c) = changes.confidence {
-                    sig.confidence = c;
-                }
+                sig.confidence = changes.confidence.unwrap_or(sig.confidence);
                 if let Some(c) = &changes.category {
                     sig.category = Some(c.clone());
                 }

@@ -198,22 +198,20 @@ impl<'b> Walk<'b, '_> {
     /// End (exclusive) of the string whose opening quote is at `i`, checking its escapes.
     fn skip_string(&mut self, i: usize) -> Option<usize> {
         let marks = self.marks;
-        while marks.get(self.next).is_some_and(|&m| (m as usize) <= i) {
-            self.next += 1;
-        }
+        let mut from = i + 1;
         loop {
+            // Past the opening quote, or past what the last escape spelled (a `\"` is a mark).
+            while marks.get(self.next).is_some_and(|&m| (m as usize) < from) {
+                self.next += 1;
+            }
             let m = *marks.get(self.next)? as usize;
             self.next += 1;
             if self.b[m] == b'"' {
                 return Some(m + 1);
             }
             self.escapes = true;
-            let after = match *self.b.get(m + 1)? {
-                b'"' | b'\\' => {
-                    self.next += 1; // the escaped quote or backslash is a mark of its own
-                    m + 2
-                }
-                b'/' | b'b' | b'f' | b'n' | b'r' | b't' => m + 2,
+            from = match *self.b.get(m + 1)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => m + 2,
                 b'u' => match hex4(self.b.get(m + 2..m + 6)?)? {
                     // serde_json refuses a lone surrogate: a high one must be followed at once by
                     // an escaped low one, and a low one may not stand alone.
@@ -231,9 +229,6 @@ impl<'b> Walk<'b, '_> {
                 },
                 _ => return None,
             };
-            while marks.get(self.next).is_some_and(|&n| (n as usize) < after) {
-                self.next += 1;
-            }
         }
     }
 
@@ -368,10 +363,11 @@ impl<'b> Walk<'b, '_> {
     /// What a line with the fields `f` is; `None` (the full parser decides) when the schema types
     /// are not what the full parser accepts for sure (e.g. a `confidence` of 300).
     fn shape(&mut self, f: &Fields) -> Option<Shape> {
-        let string_or_null = |key| matches!(f.kind(key), None | Some(b'"') | Some(b'n'));
+        let string = |key| matches!(f.kind(key), None | Some(b'"'));
+        let string_or_null = |key| string(key) || f.kind(key) == Some(b'n');
         if f.has(Key::Recur) {
             let ok = f.kind(Key::Recur) == Some(b'"')
-                && matches!(f.kind(Key::Timestamp), None | Some(b'"'))
+                && string(Key::Timestamp)
                 && string_or_null(Key::SessionId)
                 && string_or_null(Key::ToolUseId)
                 && self.source_ok(f);
@@ -381,18 +377,15 @@ impl<'b> Walk<'b, '_> {
             let v2 = f.has(Key::Ts) && f.kind(Key::Type) == Some(b'"');
             return Some(if v2 { Shape::Legacy } else { Shape::Foreign });
         }
+        let plain = [Key::Status, Key::Timestamp, Key::Content, Key::Context];
+        let nullable = [Key::SessionId, Key::Project, Key::Category, Key::PromotedTo];
         let strings_ok = f.kind(Key::Id) == Some(b'"')
             && f.kind(Key::Type) == Some(b'"')
-            && [Key::Status, Key::Timestamp, Key::Content, Key::Context]
-                .iter()
-                .all(|&k| matches!(f.kind(k), None | Some(b'"')))
-            && [Key::SessionId, Key::Project, Key::Category, Key::PromotedTo]
-                .iter()
-                .all(|&k| string_or_null(k));
-        let numbers_ok = (!f.has(Key::Version)
-            || f.uint(Key::Version)
-                .is_some_and(|v| v <= u64::from(u32::MAX)))
-            && (!f.has(Key::Confidence) || f.uint(Key::Confidence).is_some_and(|c| c <= 255));
+            && plain.into_iter().all(string)
+            && nullable.into_iter().all(string_or_null);
+        let at_most = |key, max| !f.has(key) || f.uint(key).is_some_and(|n| n <= max);
+        let numbers_ok =
+            at_most(Key::Version, u64::from(u32::MAX)) && at_most(Key::Confidence, 255);
         let mut array_ok = |key| {
             f.raw(key)
                 .is_none_or(|r| r.first() == Some(&b'[') && self.string_array(r))
