@@ -321,9 +321,8 @@ mod tests {
     #[test]
     fn index_is_one_short_line_per_signal() {
         let long = format!("Use pnpm\nnot npm {}", "word ".repeat(40));
-        let text = index(&[&sig(Kind::Correction, &long, 3)], |_| {
-            place(None, None, false)
-        });
+        let s = sig(Kind::Correction, &long, 3);
+        let text = index(&[&s], |_| place(None, None, false));
         assert_eq!(text.lines().count(), 1);
         let start = "correction       3  -/-  Use pnpm not npm";
         assert!(text.contains(start), "{text}");

@@ -42,13 +42,9 @@ impl Store {
             self.all_present(snap, ids, "updated")?;
             for id in ids {
                 let sig = snap.get_mut(id).expect("checked above");
-                if let Some(s) = &changes.status {
-                    sig.status = s.clone();
-                }
+                sig.status = changes.status.clone().unwrap_or_else(|| sig.status.clone());
                 sig.confidence = changes.confidence.unwrap_or(sig.confidence);
-                if let Some(c) = &changes.category {
-                    sig.category = Some(c.clone());
-                }
+                sig.category = changes.category.clone().or_else(|| sig.category.clone());
                 for t in &changes.tags {
                     if !sig.tags.contains(t) {
                         sig.tags.push(t.clone());

@@ -7,11 +7,6 @@
 //! is unsure (a key with an escape, a duplicate schema key, anything malformed) it answers `None`
 //! and the reader falls back to the full parser, so the two agree on what a line is.
 
-use crate::signal::V1_FIELDS;
-
-/// How many of [`Key::ALL`] are a v1 signal's ([`V1_FIELDS`]): they come first.
-pub const V1_KEY_COUNT: usize = V1_FIELDS.len();
-
 macro_rules! keys {
     ($($key:ident $name:literal)*) => {
         /// A top-level key the scanner reports: a v1 signal's in schema order, then the others.
@@ -479,53 +474,37 @@ impl Scanner {
 /// plain tokens (numbers, literals), up to the first field that is anything else. Nothing is
 /// validated beyond that prefix: a caller may only use these spans to decide that a line cannot
 /// be something, never that it is (the line may still turn out to be invalid further on).
-pub fn leading_fields(line: &[u8]) -> Fields<'_> {
-    let mut spans = [None; Key::ALL.len()];
-    let b = line;
-    let mut i = skip_ws(b, 0);
-    i = match b.get(i) {
-        Some(b'{') => skip_ws(b, i + 1),
-        _ => b.len(),
-    };
-    // The next `"` or `\` after `from`: a string without escapes ends at a quote.
+pub fn leading_fields(b: &[u8]) -> Fields<'_> {
+    // Every string taken here ends at the first `"` or `\` after it opened: none has an escape.
+    let mut fields = Fields::default();
     let plain_string_end = |from: usize| -> Option<usize> {
         let at = from + memchr::memchr2(b'"', b'\\', &b[from..])?;
         (b[at] == b'"').then_some(at + 1)
     };
-    while b.get(i) == Some(&b'"') {
-        let Some(key_end) = plain_string_end(i + 1) else {
-            break;
-        };
-        let key = &b[i + 1..key_end - 1];
-        i = skip_ws(b, key_end);
-        if b.get(i) != Some(&b':') {
-            break;
-        }
-        let start = skip_ws(b, i + 1);
-        let end = match b.get(start) {
-            Some(b'"') => plain_string_end(start + 1),
-            Some(c) if c.is_ascii_alphanumeric() || *c == b'-' => skip_literal(b, start),
-            _ => None,
-        };
-        let Some(end) = end else { break };
-        if let Some(k) = key_index(key) {
-            if spans[k].is_some() {
-                break; // a duplicate key: no conclusion from either value
+    let after = |i: usize, c: u8| (b.get(i) == Some(&c)).then_some(i + 1);
+    // One field after another, until one is not plain (`None`): the fields before it stand.
+    let mut read = || -> Option<()> {
+        let mut i = skip_ws(b, after(skip_ws(b, 0), b'{')?);
+        loop {
+            let key_end = plain_string_end(after(i, b'"')?)?;
+            let key = &b[i + 1..key_end - 1];
+            let start = skip_ws(b, after(skip_ws(b, key_end), b':')?);
+            let end = match b.get(start)? {
+                b'"' => plain_string_end(start + 1)?,
+                c if c.is_ascii_alphanumeric() || *c == b'-' => skip_literal(b, start)?,
+                _ => return None,
+            };
+            if let Some(k) = key_index(key) {
+                if fields.spans[k].is_some() {
+                    return None; // a duplicate key: no conclusion from either value
+                }
+                fields.spans[k] = Some(&b[start..end]);
             }
-            spans[k] = Some(&b[start..end]);
+            i = skip_ws(b, after(skip_ws(b, end), b',')?);
         }
-        i = skip_ws(b, end);
-        if b.get(i) != Some(&b',') {
-            break;
-        }
-        i = skip_ws(b, i + 1);
-    }
-    // Every string taken above ended at the first `"` or `\\` after it opened: none has an escape.
-    Fields {
-        spans,
-        escaped: 0,
-        whole: false,
-    }
+    };
+    read();
+    fields
 }
 
 /// [`Scanner::scan`] with a scanner of its own.
