@@ -219,9 +219,6 @@ pub fn inject_context(signals: &[&Signal], budget_tokens: usize) -> Option<Strin
         .filter(|s| s.status == Status::Captured && s.kind != Kind::Summary)
         .filter(|s| s.kind != Kind::Failure || s.seen() > 1)
         .collect();
-    if ordered.is_empty() {
-        return None;
-    }
     // Stable sort: file order is chronological, so reversing first puts the newest first.
     ordered.reverse();
     ordered.sort_by_key(|s| (inject_section(&s.kind), std::cmp::Reverse(s.confidence)));
@@ -234,22 +231,18 @@ pub fn inject_context(signals: &[&Signal], budget_tokens: usize) -> Option<Strin
     for s in ordered {
         let this = inject_section(&s.kind);
         let heading = (section != Some(this)).then_some(INJECT_HEADINGS[this]);
-        let word = confidence_word(s.confidence);
-        let mut line = format!("- [{} · {word}] {}", s.kind, one_line(&s.content, 300));
+        let mut lines = heading.map_or(String::new(), |h| format!("{h}\n"));
+        let (word, content) = (confidence_word(s.confidence), one_line(&s.content, 300));
+        let _ = write!(lines, "- [{} · {word}] {content}", s.kind);
         if s.seen() > 1 {
-            let _ = write!(line, " (seen {} times)", s.seen());
+            let _ = write!(lines, " (seen {} times)", s.seen());
         }
-        line.push('\n');
-        let need = line.len() + heading.map_or(0, |h| h.len() + 1);
-        if out.len() + need > budget_chars {
+        lines.push('\n');
+        if out.len() + lines.len() > budget_chars {
             break;
         }
-        if let Some(heading) = heading {
-            out.push_str(heading);
-            out.push('\n');
-            section = Some(this);
-        }
-        out.push_str(&line);
+        out.push_str(&lines);
+        section = Some(this);
     }
     (out.len() > header).then_some(out)
 }

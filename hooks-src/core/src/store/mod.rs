@@ -142,10 +142,9 @@ impl Store {
             let finders: Vec<_> = seen_here.iter().map(Finder::new).collect();
             let holds_one = |line: &[u8]| finders.iter().any(|f| f.find(line).is_some());
             read::visit(&bytes, read::parse_if(holds_one), |_, view| {
-                if let Record::Signal(s) = view.into_record() {
-                    if seen_here.contains(&s.id) {
-                        signals.push(*s);
-                    }
+                match view.into_record() {
+                    Record::Signal(s) if seen_here.contains(&s.id) => signals.push(*s),
+                    _ => {}
                 }
             });
         }

@@ -86,24 +86,19 @@ impl<'a> View<'a> {
     /// Count the line into `sightings` if it is a recurrence record; says whether it was one.
     pub fn count_recurrence(&self, sightings: &mut Sightings) -> bool {
         match &self.seen {
-            Seen::Scanned(Shape::Recur, f) => {
-                match (f.text(Key::Recur), f.text(Key::Timestamp)) {
-                    (Some(Some(target)), Some(at)) => sightings.add(target, at.unwrap_or("")),
-                    // An escaped target or time: the parser spells it out.
-                    _ => {
-                        if let Record::Recur(r) = parse_line(self.raw) {
-                            sightings.add(&r.recur, &r.timestamp);
-                        }
+            Seen::Scanned(Shape::Recur, f) => match (f.text(Key::Recur), f.text(Key::Timestamp)) {
+                (Some(Some(target)), Some(at)) => sightings.add(target, at.unwrap_or("")),
+                // An escaped target or time: the parser spells it out.
+                _ => {
+                    if let Record::Recur(r) = parse_line(self.raw) {
+                        sightings.add(&r.recur, &r.timestamp);
                     }
                 }
-                true
-            }
-            Seen::Parsed(Record::Recur(r)) => {
-                sightings.add(&r.recur, &r.timestamp);
-                true
-            }
-            _ => false,
+            },
+            Seen::Parsed(Record::Recur(r)) => sightings.add(&r.recur, &r.timestamp),
+            _ => return false,
         }
+        true
     }
 }
 
