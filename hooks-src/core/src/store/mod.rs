@@ -226,10 +226,8 @@ impl Store {
         if !bytes.is_empty() && !bytes.ends_with(b"\n") {
             out.push(b'\n');
         }
-        for mut sig in signals {
-            if known.contains(sig.id.as_str()) {
-                continue;
-            }
+        let unknown = |s: &Signal| !known.contains(s.id.as_str());
+        for mut sig in signals.into_iter().filter(unknown) {
             if sig.status != Status::Archived {
                 sig.meta
                     .insert("status_before".into(), Value::from(sig.status.as_str()));

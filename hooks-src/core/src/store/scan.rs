@@ -100,6 +100,11 @@ fn uint(raw: &[u8]) -> Option<u64> {
     plain.then(|| raw.iter().fold(0, |n, d| n * 10 + u64::from(d - b'0')))
 }
 
+/// Past the byte `c` at `i`; `None` when another byte (or none) is there.
+fn after(b: &[u8], i: usize, c: u8) -> Option<usize> {
+    (b.get(i) == Some(&c)).then_some(i + 1)
+}
+
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n') {
         i += 1;
@@ -273,10 +278,7 @@ impl<'b> Walk<'b, '_> {
         let b = self.b;
         let mut spans = [None; N];
         let mut escaped = 0u32;
-        if b.get(i) != Some(&b'{') {
-            return None;
-        }
-        let mut i = skip_ws(b, i + 1);
+        let mut i = skip_ws(b, after(b, i, b'{')?);
         if b.get(i) == Some(&b'}') {
             return Some((i + 1, spans, escaped));
         }
@@ -290,11 +292,7 @@ impl<'b> Walk<'b, '_> {
             if self.escapes && N > 0 {
                 return None; // a key with an escape: let the full parser decide what it says
             }
-            i = skip_ws(b, key_end);
-            if b.get(i) != Some(&b':') {
-                return None;
-            }
-            let start = skip_ws(b, i + 1);
+            let start = skip_ws(b, after(b, skip_ws(b, key_end), b':')?);
             let k = index(key);
             self.escapes = false;
             let end = self.skip_value(start, depth)?;
@@ -481,14 +479,13 @@ pub fn leading_fields(b: &[u8]) -> Fields<'_> {
         let at = from + memchr::memchr2(b'"', b'\\', &b[from..])?;
         (b[at] == b'"').then_some(at + 1)
     };
-    let after = |i: usize, c: u8| (b.get(i) == Some(&c)).then_some(i + 1);
     // One field after another, until one is not plain (`None`): the fields before it stand.
     let mut read = || -> Option<()> {
-        let mut i = skip_ws(b, after(skip_ws(b, 0), b'{')?);
+        let mut i = skip_ws(b, after(b, skip_ws(b, 0), b'{')?);
         loop {
-            let key_end = plain_string_end(after(i, b'"')?)?;
+            let key_end = plain_string_end(after(b, i, b'"')?)?;
             let key = &b[i + 1..key_end - 1];
-            let start = skip_ws(b, after(skip_ws(b, key_end), b':')?);
+            let start = skip_ws(b, after(b, skip_ws(b, key_end), b':')?);
             let end = match b.get(start)? {
                 b'"' => plain_string_end(start + 1)?,
                 c if c.is_ascii_alphanumeric() || *c == b'-' => skip_literal(b, start)?,
@@ -500,7 +497,7 @@ pub fn leading_fields(b: &[u8]) -> Fields<'_> {
                 }
                 fields.spans[k] = Some(&b[start..end]);
             }
-            i = skip_ws(b, after(skip_ws(b, end), b',')?);
+            i = skip_ws(b, after(b, skip_ws(b, end), b',')?);
         }
     };
     read();
