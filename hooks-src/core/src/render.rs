@@ -152,8 +152,7 @@ fn csv(signals: &[&Signal], out: &mut String) {
             s.promoted_to.clone().unwrap_or_default(),
         ];
         let row: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-        out.push_str(&row.join(","));
-        out.push_str("\r\n");
+        let _ = write!(out, "{}\r\n", row.join(","));
     }
 }
 

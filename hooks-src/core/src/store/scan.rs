@@ -393,10 +393,9 @@ impl<'b> Walk<'b, '_> {
 
 /// The value of four hex digits.
 fn hex4(digits: &[u8]) -> Option<u16> {
-    if digits.len() != 4 || !digits.iter().all(u8::is_ascii_hexdigit) {
-        return None;
-    }
-    u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    // Checked first: `from_str_radix` would also take a sign.
+    let hex = digits.len() == 4 && digits.iter().all(u8::is_ascii_hexdigit);
+    u16::from_str_radix(std::str::from_utf8(digits).ok().filter(|_| hex)?, 16).ok()
 }
 
 /// End of a literal (number, true, false, null) starting at `i`.
@@ -517,7 +516,6 @@ pub enum Shape {
     Signal,
     /// A v2 line (`ts`, `type`, no `id`).
     Legacy,
-    /// A recurrence record.
     Recur,
     /// Valid JSON object of another kind (kept verbatim, never listed).
     Foreign,
@@ -526,18 +524,15 @@ pub enum Shape {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{parse_line, Record};
+    use crate::store::{read::Reader, Read};
 
     /// Where the scanner vouches for `line`, it says what the full parser says; it never vouches
     /// for a line the parser rejects. What it records of each string field is what its bytes say.
     fn agrees(line: &[u8]) {
         let text = String::from_utf8_lossy(line);
-        let expected = match parse_line(line) {
-            Record::Signal(_) => Shape::Signal,
-            Record::Legacy(_) => Shape::Legacy,
-            Record::Recur(_) => Shape::Recur,
-            Record::Foreign => Shape::Foreign,
-            Record::Invalid => return assert!(scan(line).is_none(), "accepted: {text}"),
+        let parsed = Reader::default().view(line, Read::Parse);
+        let Some(expected) = parsed.and_then(|view| view.shape()) else {
+            return assert!(scan(line).is_none(), "accepted: {text}");
         };
         let Some((shape, f)) = scan(line) else { return };
         assert_eq!(shape, expected, "{text}");
