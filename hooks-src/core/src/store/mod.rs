@@ -258,10 +258,8 @@ pub fn sightings_of(
     if sessions.is_empty() {
         return Ok(());
     }
-    let needles: Vec<String> = sessions
-        .iter()
-        .map(|s| serde_json::to_string(s).expect("a string serializes"))
-        .collect();
+    let quoted = |s: &&str| serde_json::to_string(s).expect("a string serializes");
+    let needles: Vec<String> = sessions.iter().map(quoted).collect();
     let finder = aho_corasick::AhoCorasick::new(&needles).map_err(|e| Error::msg(e.to_string()))?;
     for file in [paths.store(), paths.archive()] {
         let bytes = view_unlocked(&file)?;
