@@ -9,7 +9,8 @@ use crate::Ctx;
 
 impl Stats {
     pub fn run(self, ctx: &Ctx) -> Result<()> {
-        let stats = store::stats(&ctx.store.view_bytes()?);
+        let bytes = ctx.store.view_bytes()?;
+        let stats = store::stats(&bytes);
         emit(&match self.format {
             StatsFormat::Text => render::stats_text(&stats),
             StatsFormat::Json => serde_json::to_string_pretty(&stats).expect("serializes") + "\n",

@@ -1,7 +1,6 @@
 //! Text the CLIs and hooks print: list formats, stats, the statusline, CSV, and the context
 //! `inject-signals` puts back after a compaction. Pure functions from signals to bytes.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::signal::{Kind, Signal, Status, CONFIDENCE_VERIFIED};
@@ -69,15 +68,8 @@ pub fn list(signals: &[&Signal], format: ListFormat) -> String {
 pub fn index(signals: &[&Signal], place: impl Fn(&Signal) -> String) -> String {
     let mut out = String::new();
     for s in signals {
-        let _ = writeln!(
-            out,
-            "{}  {:<16} {}  {}  {}",
-            s.id,
-            s.kind,
-            s.confidence,
-            place(s),
-            one_line(&s.content, 80)
-        );
+        let (id, kind, place, content) = (&s.id, &s.kind, place(s), one_line(&s.content, 80));
+        let _ = writeln!(out, "{id}  {kind:<16} {}  {place}  {content}", s.confidence);
     }
     out
 }
@@ -88,14 +80,8 @@ pub fn capture_table(signals: &[&Signal]) -> String {
     let mut out = format!("{:<12}{:>4}{:>6}  content\n", "type", "conf", "line");
     for s in signals {
         let line = s.source.line.map_or("-".to_string(), |l| l.to_string());
-        let _ = write!(
-            out,
-            "{:<12}{:>4}{:>6}  {}",
-            s.kind.as_str(),
-            s.confidence,
-            line,
-            one_line(&s.content, 100)
-        );
+        let (kind, content) = (s.kind.as_str(), one_line(&s.content, 100));
+        let _ = write!(out, "{kind:<12}{:>4}{line:>6}  {content}", s.confidence);
         if s.seen() > 1 {
             let _ = write!(out, "  (seen {} times)", s.seen());
         }
@@ -122,16 +108,11 @@ fn table(signals: &[&Signal], out: &mut String) {
     );
     for s in signals {
         let date = s.timestamp.get(..10).unwrap_or(&s.timestamp);
+        let (id, kind, status, seen) = (&s.id, &s.kind, &s.status, s.seen());
+        let (confidence, content) = (s.confidence, one_line(&s.content, 72));
         let _ = writeln!(
             out,
-            "{:<id_width$}  {:<16} {:<9} {:>4} {:>4}  {:<10}  {}",
-            s.id,
-            s.kind,
-            s.status,
-            s.confidence,
-            s.seen(),
-            date,
-            one_line(&s.content, 72)
+            "{id:<id_width$}  {kind:<16} {status:<9} {confidence:>4} {seen:>4}  {date:<10}  {content}"
         );
     }
     let plural = if signals.len() == 1 { "" } else { "s" };
@@ -171,8 +152,7 @@ fn csv(signals: &[&Signal], out: &mut String) {
             s.promoted_to.clone().unwrap_or_default(),
         ];
         let row: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-        out.push_str(&row.join(","));
-        out.push_str("\r\n");
+        let _ = write!(out, "{}\r\n", row.join(","));
     }
 }
 
@@ -180,16 +160,15 @@ fn csv(signals: &[&Signal], out: &mut String) {
 pub fn stats_text(st: &Stats) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "signals: {} ({} pending review)", st.total, st.pending);
-    let join = |m: &BTreeMap<String, usize>| {
-        m.iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     if st.total > 0 {
-        let _ = writeln!(out, "by status: {}", join(&st.by_status));
-        let _ = writeln!(out, "by type: {}", join(&st.by_type));
-        let _ = writeln!(out, "by confidence: {}", join(&st.by_confidence));
+        for (what, counts) in [
+            ("status", &st.by_status),
+            ("type", &st.by_type),
+            ("confidence", &st.by_confidence),
+        ] {
+            let counts: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let _ = writeln!(out, "by {what}: {}", counts.join(", "));
+        }
     }
     if let Some(oldest) = &st.oldest_captured {
         let _ = writeln!(out, "oldest pending: {oldest}");
@@ -239,9 +218,6 @@ pub fn inject_context(signals: &[&Signal], budget_tokens: usize) -> Option<Strin
         .filter(|s| s.status == Status::Captured && s.kind != Kind::Summary)
         .filter(|s| s.kind != Kind::Failure || s.seen() > 1)
         .collect();
-    if ordered.is_empty() {
-        return None;
-    }
     // Stable sort: file order is chronological, so reversing first puts the newest first.
     ordered.reverse();
     ordered.sort_by_key(|s| (inject_section(&s.kind), std::cmp::Reverse(s.confidence)));
@@ -254,22 +230,18 @@ pub fn inject_context(signals: &[&Signal], budget_tokens: usize) -> Option<Strin
     for s in ordered {
         let this = inject_section(&s.kind);
         let heading = (section != Some(this)).then_some(INJECT_HEADINGS[this]);
-        let word = confidence_word(s.confidence);
-        let mut line = format!("- [{} · {word}] {}", s.kind, one_line(&s.content, 300));
+        let mut lines = heading.map_or(String::new(), |h| format!("{h}\n"));
+        let (word, content) = (confidence_word(s.confidence), one_line(&s.content, 300));
+        let _ = write!(lines, "- [{} · {word}] {content}", s.kind);
         if s.seen() > 1 {
-            let _ = write!(line, " (seen {} times)", s.seen());
+            let _ = write!(lines, " (seen {} times)", s.seen());
         }
-        line.push('\n');
-        let need = line.len() + heading.map_or(0, |h| h.len() + 1);
-        if out.len() + need > budget_chars {
+        lines.push('\n');
+        if out.len() + lines.len() > budget_chars {
             break;
         }
-        if let Some(heading) = heading {
-            out.push_str(heading);
-            out.push('\n');
-            section = Some(this);
-        }
-        out.push_str(&line);
+        out.push_str(&lines);
+        section = Some(this);
     }
     (out.len() > header).then_some(out)
 }
@@ -283,12 +255,10 @@ const INJECT_HEADINGS: [&str; 3] = [
 
 /// Which section of [`INJECT_HEADINGS`] a kind goes in.
 fn inject_section(kind: &Kind) -> usize {
-    if kind.is_learning() {
-        0
-    } else if *kind == Kind::Failure {
-        2
-    } else {
-        1
+    match kind {
+        k if k.is_learning() => 0,
+        Kind::Failure => 2,
+        _ => 1,
     }
 }
 
@@ -343,9 +313,8 @@ mod tests {
     #[test]
     fn index_is_one_short_line_per_signal() {
         let long = format!("Use pnpm\nnot npm {}", "word ".repeat(40));
-        let text = index(&[&sig(Kind::Correction, &long, 3)], |_| {
-            place(None, None, false)
-        });
+        let s = sig(Kind::Correction, &long, 3);
+        let text = index(&[&s], |_| place(None, None, false));
         assert_eq!(text.lines().count(), 1);
         let start = "correction       3  -/-  Use pnpm not npm";
         assert!(text.contains(start), "{text}");

@@ -204,19 +204,14 @@ pub(super) struct Needles {
 impl Needles {
     pub(super) fn of(batch: &[Signal]) -> Needles {
         let keys: Vec<String> = batch.iter().map(Signal::dedup_key).collect();
-        let needles: Vec<&str> = keys
-            .iter()
-            .map(String::as_str)
-            .chain(batch.iter().filter_map(Signal::tool_use_id))
-            .collect();
+        let calls = batch.iter().filter_map(Signal::tool_use_id);
+        let needles: Vec<&str> = keys.iter().map(String::as_str).chain(calls).collect();
+        let finders = needles.iter().map(|n| Finder::new(n).into_owned());
+        // Any instruction may paraphrase one of the tail, whatever its key.
+        let instruction = batch.iter().any(|sig| sig.kind.is_learning());
         Needles {
-            finders: needles
-                .iter()
-                .map(|n| Finder::new(n).into_owned())
-                .collect(),
-            // Any instruction may paraphrase one of the tail, whatever its key.
-            every_line: needles.iter().any(|n| !super::spelled_as_is(n))
-                || batch.iter().any(|sig| sig.kind.is_learning()),
+            finders: finders.collect(),
+            every_line: instruction || needles.iter().any(|n| !super::spelled_as_is(n)),
         }
     }
 

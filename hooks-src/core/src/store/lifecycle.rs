@@ -42,15 +42,9 @@ impl Store {
             self.all_present(snap, ids, "updated")?;
             for id in ids {
                 let sig = snap.get_mut(id).expect("checked above");
-                if let Some(s) = &changes.status {
-                    sig.status = s.clone();
-                }
-                if let Some(c) = changes.confidence {
-                    sig.confidence = c;
-                }
-                if let Some(c) = &changes.category {
-                    sig.category = Some(c.clone());
-                }
+                sig.status = changes.status.clone().unwrap_or_else(|| sig.status.clone());
+                sig.confidence = changes.confidence.unwrap_or(sig.confidence);
+                sig.category = changes.category.clone().or_else(|| sig.category.clone());
                 for t in &changes.tags {
                     if !sig.tags.contains(t) {
                         sig.tags.push(t.clone());
@@ -64,11 +58,8 @@ impl Store {
 
     /// An error naming the ids the store does not hold, when one is missing.
     fn all_present(&self, snap: &Snapshot, ids: &[String], done: &str) -> Result<()> {
-        let missing: Vec<&str> = ids
-            .iter()
-            .filter(|id| snap.get(id).is_none())
-            .map(String::as_str)
-            .collect();
+        let absent = |id: &&String| snap.get(id).is_none();
+        let missing: Vec<&str> = ids.iter().filter(absent).map(String::as_str).collect();
         if missing.is_empty() {
             return Ok(());
         }
@@ -150,20 +141,14 @@ impl Store {
 /// When `s`'s review window opened (see the module docs); `None` for a v2 signal not migrated
 /// yet, and for one without any readable time.
 pub fn review_since(s: &Signal) -> Option<DateTime<Utc>> {
-    let time_of = |key: &str| {
-        s.meta
-            .get(key)
-            .and_then(Value::as_str)
-            .and_then(signal::parse_time)
-    };
+    let text = |key: &str| s.meta.get(key).and_then(Value::as_str);
+    let time_of = |key| text(key).and_then(signal::parse_time);
     let migrated = time_of("migrated_at");
     if s.meta.contains_key("migrated_from") && migrated.is_none() {
         return None;
     }
-    [s.time(), time_of("last_seen"), migrated]
-        .into_iter()
-        .flatten()
-        .max()
+    let times = [s.time(), time_of("last_seen"), migrated];
+    times.into_iter().flatten().max()
 }
 
 /// Date the migration of every converted v2 signal that has no date yet (`meta.migrated_at`);
@@ -179,13 +164,12 @@ fn date_migrations(snap: &mut Snapshot, now: DateTime<Utc>) -> usize {
 pub(super) fn apply_ttl(snap: &mut Snapshot, now: DateTime<Utc>) -> (usize, usize, usize) {
     let captured_cutoff = now - Duration::days(CAPTURED_TTL_DAYS);
     let review_cutoff = now - Duration::days(ANALYZED_REVIEW_DAYS);
-    let pruned = snap
-        .remove_where(|s| {
-            s.status == Status::Captured
-                && s.confidence < CONFIDENCE_VERIFIED
-                && review_since(s).is_some_and(|t| t < captured_cutoff)
-        })
-        .len();
+    let stale = |s: &Signal| {
+        s.status == Status::Captured
+            && s.confidence < CONFIDENCE_VERIFIED
+            && review_since(s).is_some_and(|t| t < captured_cutoff)
+    };
+    let pruned = snap.remove_where(stale).len();
     let due = |s: &Signal| {
         s.status == Status::Analyzed
             && review_since(s).is_some_and(|t| t < review_cutoff)

@@ -142,10 +142,9 @@ impl Store {
             let finders: Vec<_> = seen_here.iter().map(Finder::new).collect();
             let holds_one = |line: &[u8]| finders.iter().any(|f| f.find(line).is_some());
             read::visit(&bytes, read::parse_if(holds_one), |_, view| {
-                if let Record::Signal(s) = view.into_record() {
-                    if seen_here.contains(&s.id) {
-                        signals.push(*s);
-                    }
+                match view.into_record() {
+                    Record::Signal(s) if seen_here.contains(&s.id) => signals.push(*s),
+                    _ => {}
                 }
             });
         }
@@ -227,10 +226,8 @@ impl Store {
         if !bytes.is_empty() && !bytes.ends_with(b"\n") {
             out.push(b'\n');
         }
-        for mut sig in signals {
-            if known.contains(sig.id.as_str()) {
-                continue;
-            }
+        let unknown = |s: &Signal| !known.contains(s.id.as_str());
+        for mut sig in signals.into_iter().filter(unknown) {
             if sig.status != Status::Archived {
                 sig.meta
                     .insert("status_before".into(), Value::from(sig.status.as_str()));
@@ -261,10 +258,8 @@ pub fn sightings_of(
     if sessions.is_empty() {
         return Ok(());
     }
-    let needles: Vec<String> = sessions
-        .iter()
-        .map(|s| serde_json::to_string(s).expect("a string serializes"))
-        .collect();
+    let quoted = |s: &&str| serde_json::to_string(s).expect("a string serializes");
+    let needles: Vec<String> = sessions.iter().map(quoted).collect();
     let finder = aho_corasick::AhoCorasick::new(&needles).map_err(|e| Error::msg(e.to_string()))?;
     for file in [paths.store(), paths.archive()] {
         let bytes = view_unlocked(&file)?;

@@ -83,10 +83,7 @@ impl Store {
             for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
                 match serde_json::from_slice::<Signal>(line) {
                     Ok(sig) => batch.push(sig),
-                    Err(_) => {
-                        invalid.extend_from_slice(line);
-                        invalid.push(b'\n');
-                    }
+                    Err(_) => invalid.extend(line.iter().chain(b"\n")),
                 }
             }
             if !batch.is_empty() {

@@ -86,24 +86,19 @@ impl<'a> View<'a> {
     /// Count the line into `sightings` if it is a recurrence record; says whether it was one.
     pub fn count_recurrence(&self, sightings: &mut Sightings) -> bool {
         match &self.seen {
-            Seen::Scanned(Shape::Recur, f) => {
-                match (f.text(Key::Recur), f.text(Key::Timestamp)) {
-                    (Some(Some(target)), Some(at)) => sightings.add(target, at.unwrap_or("")),
-                    // An escaped target or time: the parser spells it out.
-                    _ => {
-                        if let Record::Recur(r) = parse_line(self.raw) {
-                            sightings.add(&r.recur, &r.timestamp);
-                        }
+            Seen::Scanned(Shape::Recur, f) => match (f.text(Key::Recur), f.text(Key::Timestamp)) {
+                (Some(Some(target)), Some(at)) => sightings.add(target, at.unwrap_or("")),
+                // An escaped target or time: the parser spells it out.
+                _ => {
+                    if let Record::Recur(r) = parse_line(self.raw) {
+                        sightings.add(&r.recur, &r.timestamp);
                     }
                 }
-                true
-            }
-            Seen::Parsed(Record::Recur(r)) => {
-                sightings.add(&r.recur, &r.timestamp);
-                true
-            }
-            _ => false,
+            },
+            Seen::Parsed(Record::Recur(r)) => sightings.add(&r.recur, &r.timestamp),
+            _ => return false,
         }
+        true
     }
 }
 
@@ -224,10 +219,7 @@ fn split_lines(bytes: &[u8], n: usize) -> Vec<&[u8]> {
     let mut start = 0;
     for k in 1..n {
         let aim = (bytes.len() * k / n).max(start);
-        let end = match memchr::memchr(b'\n', &bytes[aim..]) {
-            Some(nl) => aim + nl + 1,
-            None => bytes.len(),
-        };
+        let end = memchr::memchr(b'\n', &bytes[aim..]).map_or(bytes.len(), |nl| aim + nl + 1);
         if end > start {
             parts.push(&bytes[start..end]);
         }
@@ -310,10 +302,8 @@ impl Sightings {
 
     /// The confidence of signal `id` (confidence `confidence`, seen `seen` times) once folded.
     pub fn confidence(&self, id: &str, confidence: u8, seen: u64) -> u8 {
-        match self.0.get(id) {
-            Some((n, _)) => signal::confidence_after(confidence, seen + n),
-            None => confidence,
-        }
+        let folded = |(n, _): &(u64, String)| signal::confidence_after(confidence, seen + n);
+        self.0.get(id).map_or(confidence, folded)
     }
 }
 

@@ -7,11 +7,6 @@
 //! is unsure (a key with an escape, a duplicate schema key, anything malformed) it answers `None`
 //! and the reader falls back to the full parser, so the two agree on what a line is.
 
-use crate::signal::V1_FIELDS;
-
-/// How many of [`Key::ALL`] are a v1 signal's ([`V1_FIELDS`]): they come first.
-pub const V1_KEY_COUNT: usize = V1_FIELDS.len();
-
 macro_rules! keys {
     ($($key:ident $name:literal)*) => {
         /// A top-level key the scanner reports: a v1 signal's in schema order, then the others.
@@ -103,6 +98,11 @@ impl<'a> Fields<'a> {
 fn uint(raw: &[u8]) -> Option<u64> {
     let plain = !raw.is_empty() && raw.len() < 20 && raw.iter().all(u8::is_ascii_digit);
     plain.then(|| raw.iter().fold(0, |n, d| n * 10 + u64::from(d - b'0')))
+}
+
+/// Past the byte `c` at `i`; `None` when another byte (or none) is there.
+fn after(b: &[u8], i: usize, c: u8) -> Option<usize> {
+    (b.get(i) == Some(&c)).then_some(i + 1)
 }
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
@@ -198,22 +198,20 @@ impl<'b> Walk<'b, '_> {
     /// End (exclusive) of the string whose opening quote is at `i`, checking its escapes.
     fn skip_string(&mut self, i: usize) -> Option<usize> {
         let marks = self.marks;
-        while marks.get(self.next).is_some_and(|&m| (m as usize) <= i) {
-            self.next += 1;
-        }
+        let mut from = i + 1;
         loop {
+            // Past the opening quote, or past what the last escape spelled (a `\"` is a mark).
+            while marks.get(self.next).is_some_and(|&m| (m as usize) < from) {
+                self.next += 1;
+            }
             let m = *marks.get(self.next)? as usize;
             self.next += 1;
             if self.b[m] == b'"' {
                 return Some(m + 1);
             }
             self.escapes = true;
-            let after = match *self.b.get(m + 1)? {
-                b'"' | b'\\' => {
-                    self.next += 1; // the escaped quote or backslash is a mark of its own
-                    m + 2
-                }
-                b'/' | b'b' | b'f' | b'n' | b'r' | b't' => m + 2,
+            from = match *self.b.get(m + 1)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => m + 2,
                 b'u' => match hex4(self.b.get(m + 2..m + 6)?)? {
                     // serde_json refuses a lone surrogate: a high one must be followed at once by
                     // an escaped low one, and a low one may not stand alone.
@@ -231,9 +229,6 @@ impl<'b> Walk<'b, '_> {
                 },
                 _ => return None,
             };
-            while marks.get(self.next).is_some_and(|&n| (n as usize) < after) {
-                self.next += 1;
-            }
         }
     }
 
@@ -283,10 +278,7 @@ impl<'b> Walk<'b, '_> {
         let b = self.b;
         let mut spans = [None; N];
         let mut escaped = 0u32;
-        if b.get(i) != Some(&b'{') {
-            return None;
-        }
-        let mut i = skip_ws(b, i + 1);
+        let mut i = skip_ws(b, after(b, i, b'{')?);
         if b.get(i) == Some(&b'}') {
             return Some((i + 1, spans, escaped));
         }
@@ -300,11 +292,7 @@ impl<'b> Walk<'b, '_> {
             if self.escapes && N > 0 {
                 return None; // a key with an escape: let the full parser decide what it says
             }
-            i = skip_ws(b, key_end);
-            if b.get(i) != Some(&b':') {
-                return None;
-            }
-            let start = skip_ws(b, i + 1);
+            let start = skip_ws(b, after(b, skip_ws(b, key_end), b':')?);
             let k = index(key);
             self.escapes = false;
             let end = self.skip_value(start, depth)?;
@@ -368,10 +356,11 @@ impl<'b> Walk<'b, '_> {
     /// What a line with the fields `f` is; `None` (the full parser decides) when the schema types
     /// are not what the full parser accepts for sure (e.g. a `confidence` of 300).
     fn shape(&mut self, f: &Fields) -> Option<Shape> {
-        let string_or_null = |key| matches!(f.kind(key), None | Some(b'"') | Some(b'n'));
+        let string = |key| matches!(f.kind(key), None | Some(b'"'));
+        let string_or_null = |key| string(key) || f.kind(key) == Some(b'n');
         if f.has(Key::Recur) {
             let ok = f.kind(Key::Recur) == Some(b'"')
-                && matches!(f.kind(Key::Timestamp), None | Some(b'"'))
+                && string(Key::Timestamp)
                 && string_or_null(Key::SessionId)
                 && string_or_null(Key::ToolUseId)
                 && self.source_ok(f);
@@ -381,18 +370,15 @@ impl<'b> Walk<'b, '_> {
             let v2 = f.has(Key::Ts) && f.kind(Key::Type) == Some(b'"');
             return Some(if v2 { Shape::Legacy } else { Shape::Foreign });
         }
+        let plain = [Key::Status, Key::Timestamp, Key::Content, Key::Context];
+        let nullable = [Key::SessionId, Key::Project, Key::Category, Key::PromotedTo];
         let strings_ok = f.kind(Key::Id) == Some(b'"')
             && f.kind(Key::Type) == Some(b'"')
-            && [Key::Status, Key::Timestamp, Key::Content, Key::Context]
-                .iter()
-                .all(|&k| matches!(f.kind(k), None | Some(b'"')))
-            && [Key::SessionId, Key::Project, Key::Category, Key::PromotedTo]
-                .iter()
-                .all(|&k| string_or_null(k));
-        let numbers_ok = (!f.has(Key::Version)
-            || f.uint(Key::Version)
-                .is_some_and(|v| v <= u64::from(u32::MAX)))
-            && (!f.has(Key::Confidence) || f.uint(Key::Confidence).is_some_and(|c| c <= 255));
+            && plain.into_iter().all(string)
+            && nullable.into_iter().all(string_or_null);
+        let at_most = |key, max| !f.has(key) || f.uint(key).is_some_and(|n| n <= max);
+        let numbers_ok =
+            at_most(Key::Version, u64::from(u32::MAX)) && at_most(Key::Confidence, 255);
         let mut array_ok = |key| {
             f.raw(key)
                 .is_none_or(|r| r.first() == Some(&b'[') && self.string_array(r))
@@ -407,10 +393,9 @@ impl<'b> Walk<'b, '_> {
 
 /// The value of four hex digits.
 fn hex4(digits: &[u8]) -> Option<u16> {
-    if digits.len() != 4 || !digits.iter().all(u8::is_ascii_hexdigit) {
-        return None;
-    }
-    u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    // Checked first: `from_str_radix` would also take a sign.
+    let hex = digits.len() == 4 && digits.iter().all(u8::is_ascii_hexdigit);
+    u16::from_str_radix(std::str::from_utf8(digits).ok().filter(|_| hex)?, 16).ok()
 }
 
 /// End of a literal (number, true, false, null) starting at `i`.
@@ -486,53 +471,36 @@ impl Scanner {
 /// plain tokens (numbers, literals), up to the first field that is anything else. Nothing is
 /// validated beyond that prefix: a caller may only use these spans to decide that a line cannot
 /// be something, never that it is (the line may still turn out to be invalid further on).
-pub fn leading_fields(line: &[u8]) -> Fields<'_> {
-    let mut spans = [None; Key::ALL.len()];
-    let b = line;
-    let mut i = skip_ws(b, 0);
-    i = match b.get(i) {
-        Some(b'{') => skip_ws(b, i + 1),
-        _ => b.len(),
-    };
-    // The next `"` or `\` after `from`: a string without escapes ends at a quote.
+pub fn leading_fields(b: &[u8]) -> Fields<'_> {
+    // Every string taken here ends at the first `"` or `\` after it opened: none has an escape.
+    let mut fields = Fields::default();
     let plain_string_end = |from: usize| -> Option<usize> {
         let at = from + memchr::memchr2(b'"', b'\\', &b[from..])?;
         (b[at] == b'"').then_some(at + 1)
     };
-    while b.get(i) == Some(&b'"') {
-        let Some(key_end) = plain_string_end(i + 1) else {
-            break;
-        };
-        let key = &b[i + 1..key_end - 1];
-        i = skip_ws(b, key_end);
-        if b.get(i) != Some(&b':') {
-            break;
-        }
-        let start = skip_ws(b, i + 1);
-        let end = match b.get(start) {
-            Some(b'"') => plain_string_end(start + 1),
-            Some(c) if c.is_ascii_alphanumeric() || *c == b'-' => skip_literal(b, start),
-            _ => None,
-        };
-        let Some(end) = end else { break };
-        if let Some(k) = key_index(key) {
-            if spans[k].is_some() {
-                break; // a duplicate key: no conclusion from either value
+    // One field after another, until one is not plain (`None`): the fields before it stand.
+    let mut read = || -> Option<()> {
+        let mut i = skip_ws(b, after(b, skip_ws(b, 0), b'{')?);
+        loop {
+            let key_end = plain_string_end(after(b, i, b'"')?)?;
+            let key = &b[i + 1..key_end - 1];
+            let start = skip_ws(b, after(b, skip_ws(b, key_end), b':')?);
+            let end = match b.get(start)? {
+                b'"' => plain_string_end(start + 1)?,
+                c if c.is_ascii_alphanumeric() || *c == b'-' => skip_literal(b, start)?,
+                _ => return None,
+            };
+            if let Some(k) = key_index(key) {
+                if fields.spans[k].is_some() {
+                    return None; // a duplicate key: no conclusion from either value
+                }
+                fields.spans[k] = Some(&b[start..end]);
             }
-            spans[k] = Some(&b[start..end]);
+            i = skip_ws(b, after(b, skip_ws(b, end), b',')?);
         }
-        i = skip_ws(b, end);
-        if b.get(i) != Some(&b',') {
-            break;
-        }
-        i = skip_ws(b, i + 1);
-    }
-    // Every string taken above ended at the first `"` or `\\` after it opened: none has an escape.
-    Fields {
-        spans,
-        escaped: 0,
-        whole: false,
-    }
+    };
+    read();
+    fields
 }
 
 /// [`Scanner::scan`] with a scanner of its own.
@@ -548,7 +516,6 @@ pub enum Shape {
     Signal,
     /// A v2 line (`ts`, `type`, no `id`).
     Legacy,
-    /// A recurrence record.
     Recur,
     /// Valid JSON object of another kind (kept verbatim, never listed).
     Foreign,
@@ -557,18 +524,15 @@ pub enum Shape {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{parse_line, Record};
+    use crate::store::{read::Reader, Read};
 
     /// Where the scanner vouches for `line`, it says what the full parser says; it never vouches
     /// for a line the parser rejects. What it records of each string field is what its bytes say.
     fn agrees(line: &[u8]) {
         let text = String::from_utf8_lossy(line);
-        let expected = match parse_line(line) {
-            Record::Signal(_) => Shape::Signal,
-            Record::Legacy(_) => Shape::Legacy,
-            Record::Recur(_) => Shape::Recur,
-            Record::Foreign => Shape::Foreign,
-            Record::Invalid => return assert!(scan(line).is_none(), "accepted: {text}"),
+        let parsed = Reader::default().view(line, Read::Parse);
+        let Some(expected) = parsed.and_then(|view| view.shape()) else {
+            return assert!(scan(line).is_none(), "accepted: {text}");
         };
         let Some((shape, f)) = scan(line) else { return };
         assert_eq!(shape, expected, "{text}");

@@ -8,8 +8,8 @@
 use super::filter::Filter;
 use super::line::{parse_line, Record};
 use super::read::{self, Pass, Read, Seen, Sightings, View};
-use super::scan::{Key, Shape, V1_KEY_COUNT};
-use crate::signal::{self, Signal};
+use super::scan::{Key, Shape};
+use crate::signal::{self, Signal, V1_FIELDS};
 
 /// A selected signal: the stored line itself while it can be printed as it is.
 enum Hit<'a> {
@@ -76,7 +76,9 @@ fn select_part<'a>(
 /// The id of a scanned signal that holds every field reflect writes (so it prints as stored).
 pub(super) fn complete<'a>(view: &View<'a>) -> Option<&'a str> {
     match &view.seen {
-        Seen::Scanned(Shape::Signal, f) if Key::ALL[..V1_KEY_COUNT].iter().all(|k| f.has(*k)) => {
+        Seen::Scanned(Shape::Signal, f)
+            if Key::ALL[..V1_FIELDS.len()].iter().all(|k| f.has(*k)) =>
+        {
             f.str(Key::Id)
         }
         _ => None,

@@ -181,10 +181,7 @@ impl Snapshot {
         for entry in &self.entries {
             match &entry.record {
                 Record::Recur(_) => {}
-                Record::Invalid => {
-                    invalid.extend_from_slice(&entry.raw);
-                    invalid.push(b'\n');
-                }
+                Record::Invalid => invalid.extend(entry.raw.iter().chain(b"\n")),
                 Record::Signal(s) | Record::Legacy(s) if entry.dirty => {
                     serde_json::to_writer(&mut out, s).expect("a signal always serializes");
                     out.push(b'\n');

@@ -15,74 +15,53 @@ use super::read::{self, Pass, Read, Seen, Sightings};
 use super::scan::{Fields, Key, Shape};
 use crate::signal::Signal;
 
-/// Counts for `memory-store stats` (its JSON format, field for field).
+/// Counts for `memory-store stats` (its JSON format, field for field). Texts borrow the store's
+/// bytes where it spells them plainly.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Stats {
+pub struct Stats<'a> {
     pub total: usize,
     /// Unreviewed signals (`captured`): what `/reflect` has to look at.
     pub pending: usize,
-    pub by_status: BTreeMap<String, usize>,
-    pub by_type: BTreeMap<String, usize>,
-    pub by_confidence: BTreeMap<String, usize>,
+    pub by_status: BTreeMap<Cow<'a, str>, usize>,
+    pub by_type: BTreeMap<Cow<'a, str>, usize>,
+    pub by_confidence: BTreeMap<Cow<'a, str>, usize>,
     pub needs_review: usize,
-    pub oldest_captured: Option<String>,
-    pub newest: Option<String>,
+    pub oldest_captured: Option<Cow<'a, str>>,
+    pub newest: Option<Cow<'a, str>>,
     pub invalid_lines: usize,
     pub legacy_lines: usize,
     pub store_bytes: u64,
 }
 
 /// The counts of a store's bytes.
-pub fn stats(bytes: &[u8]) -> Stats {
+pub fn stats(bytes: &[u8]) -> Stats<'_> {
     stats_with(bytes, Pass::for_len(bytes.len()))
 }
 
 /// [`stats`] read as `pass` says.
-pub fn stats_with(bytes: &[u8], pass: Pass) -> Stats {
+pub fn stats_with(bytes: &[u8], pass: Pass) -> Stats<'_> {
     let work = |part| tally(part, pass.scan);
     let t = read::each_part(bytes, pass.parts, work, Tally::merge);
-    let owned = |counts: BTreeMap<Cow<str>, usize>| {
-        counts
-            .into_iter()
-            .map(|(k, v)| (k.into_owned(), v))
-            .collect()
-    };
     let mut by_confidence = [0usize; 256];
     for (id, confidence, seen) in &t.confidence {
         by_confidence[usize::from(t.sightings.confidence(id, *confidence, *seen))] += 1;
     }
+    let counted = (0..256).filter(|&c| by_confidence[c] > 0);
     Stats {
-        total: t.total,
-        pending: t.pending,
-        by_status: owned(t.by_status),
-        by_type: owned(t.by_type),
-        by_confidence: (0..256)
-            .filter(|&c| by_confidence[c] > 0)
-            .map(|c| (c.to_string(), by_confidence[c]))
+        by_confidence: counted
+            .map(|c| (c.to_string().into(), by_confidence[c]))
             .collect(),
-        needs_review: t.needs_review,
-        oldest_captured: t.oldest_captured.map(Cow::into_owned),
-        newest: t.newest.map(Cow::into_owned),
-        invalid_lines: t.invalid,
-        legacy_lines: t.legacy,
         store_bytes: bytes.len() as u64,
+        ..t.stats
     }
 }
 
 /// What `stats` counts over one part of a store, before recurrences are folded in.
 #[derive(Default)]
 struct Tally<'a> {
-    total: usize,
-    pending: usize,
-    needs_review: usize,
-    by_status: BTreeMap<Cow<'a, str>, usize>,
-    by_type: BTreeMap<Cow<'a, str>, usize>,
-    oldest_captured: Option<Cow<'a, str>>,
-    newest: Option<Cow<'a, str>>,
+    stats: Stats<'a>,
     /// Id, confidence and prior sightings of each signal, to fold recurrences in at the end.
     confidence: Vec<(Cow<'a, str>, u8, u64)>,
-    invalid: usize,
-    legacy: usize,
     sightings: Sightings,
 }
 
@@ -99,34 +78,38 @@ pub(super) struct Counted<'a> {
 
 impl<'a> Tally<'a> {
     fn add(&mut self, c: Counted<'a>) {
-        self.total += 1;
+        let st = &mut self.stats;
+        st.total += 1;
         if c.status == "captured" {
-            self.pending += 1;
-            self.oldest_captured = earliest(self.oldest_captured.take(), Some(c.timestamp.clone()));
+            st.pending += 1;
+            st.oldest_captured = earliest(st.oldest_captured.take(), Some(c.timestamp.clone()));
         }
-        self.newest = self.newest.take().max(Some(c.timestamp));
-        self.needs_review += usize::from(c.needs_review);
-        *self.by_status.entry(c.status).or_default() += 1;
-        *self.by_type.entry(c.kind).or_default() += 1;
+        st.newest = st.newest.take().max(Some(c.timestamp));
+        st.needs_review += usize::from(c.needs_review);
+        *st.by_status.entry(c.status).or_default() += 1;
+        *st.by_type.entry(c.kind).or_default() += 1;
         self.confidence.push((c.id, c.confidence, c.seen));
     }
 
     /// Add the tally of the part of the store that follows this one.
     fn merge(&mut self, later: Tally<'a>) {
-        self.total += later.total;
-        self.pending += later.pending;
-        self.needs_review += later.needs_review;
-        for (status, n) in later.by_status {
-            *self.by_status.entry(status).or_default() += n;
+        let (st, more) = (&mut self.stats, later.stats);
+        st.total += more.total;
+        st.pending += more.pending;
+        st.needs_review += more.needs_review;
+        for (counts, more) in [
+            (&mut st.by_status, more.by_status),
+            (&mut st.by_type, more.by_type),
+        ] {
+            for (key, n) in more {
+                *counts.entry(key).or_default() += n;
+            }
         }
-        for (kind, n) in later.by_type {
-            *self.by_type.entry(kind).or_default() += n;
-        }
-        self.oldest_captured = earliest(self.oldest_captured.take(), later.oldest_captured);
-        self.newest = self.newest.take().max(later.newest);
+        st.oldest_captured = earliest(st.oldest_captured.take(), more.oldest_captured);
+        st.newest = st.newest.take().max(more.newest);
+        st.invalid_lines += more.invalid_lines;
+        st.legacy_lines += more.legacy_lines;
         self.confidence.extend(later.confidence);
-        self.invalid += later.invalid;
-        self.legacy += later.legacy;
         self.sightings.merge(later.sightings);
     }
 }
@@ -200,10 +183,10 @@ fn tally(bytes: &[u8], scan: bool) -> Tally<'_> {
         match view.into_record() {
             Record::Signal(s) => t.add(Counted::of(&s)),
             Record::Legacy(s) => {
-                t.legacy += 1;
+                t.stats.legacy_lines += 1;
                 t.add(Counted::of(&s));
             }
-            Record::Invalid => t.invalid += 1,
+            Record::Invalid => t.stats.invalid_lines += 1,
             Record::Recur(_) | Record::Foreign => {}
         }
     });
