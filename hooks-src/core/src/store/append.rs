@@ -4,7 +4,7 @@
 //! A signal repeats a recent captured one of the tail when their dedup keys match, or when it is
 //! an instruction (correction, convention, preference, remember) that paraphrases a recent one of
 //! the same project ([`signal::same_instruction`]): a batch holding an instruction parses every
-//! line of the tail, since any of them may be its paraphrase.
+//! instruction of the tail, since any of them may be its paraphrase.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
@@ -199,7 +199,12 @@ pub(super) struct Needles {
     finders: Vec<Finder<'static>>,
     /// A key that JSON may spell another way: every line may hold it.
     every_line: bool,
+    /// The batch holds an instruction: a line naming an instruction's kind may be its paraphrase.
+    instruction: bool,
 }
+
+/// The kinds of instructions ([`crate::signal::Kind::is_learning`]).
+const INSTRUCTIONS: [&[u8]; 4] = [b"correction", b"convention", b"preference", b"remember"];
 
 impl Needles {
     pub(super) fn of(batch: &[Signal]) -> Needles {
@@ -207,17 +212,17 @@ impl Needles {
         let calls = batch.iter().filter_map(Signal::tool_use_id);
         let needles: Vec<&str> = keys.iter().map(String::as_str).chain(calls).collect();
         let finders = needles.iter().map(|n| Finder::new(n).into_owned());
-        // Any instruction may paraphrase one of the tail, whatever its key.
-        let instruction = batch.iter().any(|sig| sig.kind.is_learning());
         Needles {
             finders: finders.collect(),
-            every_line: instruction || needles.iter().any(|n| !super::spelled_as_is(n)),
+            every_line: needles.iter().any(|n| !super::spelled_as_is(n)),
+            instruction: batch.iter().any(|sig| sig.kind.is_learning()),
         }
     }
 
     pub(super) fn may_repeat(&self, line: &[u8]) -> bool {
         self.every_line
             || self.finders.iter().any(|f| f.find(line).is_some())
+            || (self.instruction && INSTRUCTIONS.iter().any(|k| memmem::find(line, k).is_some()))
             || memmem::find_iter(line, b"\\u00")
                 .any(|at| matches!(line.get(at + 4), Some(b'2'..=b'7')))
     }

@@ -400,6 +400,17 @@ fn a_tail_without_any_key_of_the_batch_is_not_parsed() {
     ] {
         assert_eq!(needles.may_repeat(text.as_bytes()), may, "{text}");
     }
+    // An instruction may paraphrase any instruction of the tail, and nothing else.
+    let rule = sig(Kind::Convention, "Always run the linter", "s", 0);
+    let needles = Needles::of(&[failure, rule]);
+    for (text, may) in [
+        (line(r#""dedup_key":"0123456789abcdef""#), false),
+        (line(r#""tool_use_id":"toolu_01abc""#), true),
+        (r#"{"type":"preference","meta":{}}"#.into(), true),
+        (r#"{"type":"correction","meta":{}}"#.into(), true),
+    ] {
+        assert_eq!(needles.may_repeat(text.as_bytes()), may, "{text}");
+    }
     // The last id, backwards past recurrences and bad lines, escaped or not.
     let tail = format!("{}\n{recur}\nnot json\n", line(""));
     let escaped = r#"{"id":"\u0053IG-20261123-0000000002","type":"x"}"#;
