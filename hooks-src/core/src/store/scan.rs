@@ -393,9 +393,10 @@ impl<'b> Walk<'b, '_> {
 
 /// The value of four hex digits.
 fn hex4(digits: &[u8]) -> Option<u16> {
-    // Checked first: `from_str_radix` would also take a sign.
-    let hex = digits.len() == 4 && digits.iter().all(u8::is_ascii_hexdigit);
-    u16::from_str_radix(std::str::from_utf8(digits).ok().filter(|_| hex)?, 16).ok()
+    let digits: [u8; 4] = digits.try_into().ok()?;
+    digits
+        .iter()
+        .try_fold(0, |n, &d| Some(n << 4 | (d as char).to_digit(16)? as u16))
 }
 
 /// End of a literal (number, true, false, null) starting at `i`.
@@ -636,6 +637,7 @@ mod tests {
             br#"{"other":"record"}"#,
             br#"{}"#,
             r#"{"id":"SIG-1","type":"x","content":"é \u00e9 \ud83d\ude00"}"#.as_bytes(),
+            br#"{"id":"SIG-1","type":"x","content":"\ud83d \ude00 \uDBFF\uDFFF"}"#,
             br#"{"id":"SIG-1","type":"x","x":1.5e3,"y":-0.2,"z":[true,false,null]}"#,
             br#"{"id":"SIG-1" "type":"x"}"#,
             br#"{"id":"SIG-1","type":"x","source":{"hook":"a","hook":"b"}}"#,
