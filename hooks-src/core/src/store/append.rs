@@ -191,16 +191,14 @@ pub(super) fn last_signal_id(lines: &[u8]) -> Option<String> {
     })
 }
 
-/// What may tell a tail line apart as one an append must parse: only a line that holds one of
-/// the batch's dedup keys or tool calls can repeat them. A JSON string equals such a key only
-/// if the key's bytes appear verbatim or it spells a printable character as a `\u00XX` escape
-/// (no writer makes one), so a literal search decides, and usually no line is parsed.
+/// What may tell a tail line apart as one an append must parse: only a line holding one of the
+/// batch's dedup keys or tool calls can repeat them, or, for a batch holding an instruction, one
+/// naming an instruction's kind (it may be paraphrased). A JSON string holds these only verbatim
+/// or with a printable character spelled `\u00XX` (no writer makes one): a literal search decides.
 pub(super) struct Needles {
     finders: Vec<Finder<'static>>,
     /// A key that JSON may spell another way: every line may hold it.
     every_line: bool,
-    /// The batch holds an instruction: a line naming an instruction's kind may be its paraphrase.
-    instruction: bool,
 }
 
 /// The kinds of instructions ([`crate::signal::Kind::is_learning`]).
@@ -211,18 +209,18 @@ impl Needles {
         let keys: Vec<String> = batch.iter().map(Signal::dedup_key).collect();
         let calls = batch.iter().filter_map(Signal::tool_use_id);
         let needles: Vec<&str> = keys.iter().map(String::as_str).chain(calls).collect();
-        let finders = needles.iter().map(|n| Finder::new(n).into_owned());
+        let instruction = batch.iter().any(|sig| sig.kind.is_learning());
+        let kinds = INSTRUCTIONS.into_iter().filter(|_| instruction);
+        let finders = needles.iter().map(|n| n.as_bytes()).chain(kinds);
         Needles {
-            finders: finders.collect(),
+            finders: finders.map(|n| Finder::new(n).into_owned()).collect(),
             every_line: needles.iter().any(|n| !super::spelled_as_is(n)),
-            instruction: batch.iter().any(|sig| sig.kind.is_learning()),
         }
     }
 
     pub(super) fn may_repeat(&self, line: &[u8]) -> bool {
         self.every_line
             || self.finders.iter().any(|f| f.find(line).is_some())
-            || (self.instruction && INSTRUCTIONS.iter().any(|k| memmem::find(line, k).is_some()))
             || memmem::find_iter(line, b"\\u00")
                 .any(|at| matches!(line.get(at + 4), Some(b'2'..=b'7')))
     }

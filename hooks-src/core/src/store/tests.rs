@@ -394,6 +394,7 @@ fn a_tail_without_any_key_of_the_batch_is_not_parsed() {
         ("not json".into(), false),
         ("torn first line\"}".into(), false),
         (line(r#""tool":"\u001b[31m""#), false),
+        (r#"{"type":"preference","meta":{}}"#.into(), false),
         (line(&format!(r#""dedup_key":"{key}""#)), true),
         (line(r#""tool_use_id":"toolu_01abc""#), true),
         (line(r#""tool_use_id":"\u0074oolu_01abc""#), true),
