@@ -8,6 +8,7 @@ mod docs;
 mod first_use;
 mod fuzz_regressions;
 mod hooks;
+mod layout;
 mod memory_store;
 mod redaction;
 mod redaction_shapes;
