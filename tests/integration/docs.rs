@@ -1,8 +1,8 @@
 //! What the user reads must be what the binaries do: every entry of every `--help` says what it
 //! is, the demo output in the development guide is what its demo command prints, the README shows
-//! what first use prints today and the status-line recipe the skill gives; and the pages hold
-//! together: the README stays a page a user reads (at most 20 KB), and every link between the
-//! pages names a file and a heading that exist.
+//! what first use prints today, the status-line recipe the skill gives and every file reflect
+//! writes; and the pages hold together: the README stays a page a user reads (at most 20 KB), and
+//! every link between the pages names a file and a heading that exist.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -436,4 +436,154 @@ fn the_readme_gives_the_skills_status_line_recipe() {
         .unwrap()
         .ends_with("stats --format statusline"));
     assert_eq!(readme, recipe("skills/self-reflect/SKILL.md"));
+}
+
+/// The table of "What it writes" in the README: the names in its first column (in backquotes), and
+/// the whole table's text.
+fn files_table() -> (Vec<String>, String) {
+    let readme = fs::read_to_string(repo().join("README.md")).unwrap();
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("What it writes"))
+        .expect("the README has a section on what it writes");
+    let rows: Vec<&str> = section.lines().filter(|l| l.starts_with("| ")).collect();
+    let names = rows
+        .iter()
+        .filter_map(|row| row.split('|').nth(1))
+        .flat_map(|cell| {
+            cell.split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    (names, rows.join("\n"))
+}
+
+/// Every file and directory reflect leaves in its data dir and the config dir, after a day's use
+/// (capture on, hooks fired, a digest, a promotion, a rewrite over a torn line, an archive), is one
+/// the README's "What it writes" table names: a new one cannot appear unannounced.
+#[test]
+fn the_readme_names_every_file_reflect_writes() {
+    let env = Env::new();
+    fs::create_dir_all(&env.config).unwrap();
+    fs::write(env.config.join("settings.json"), "{}\n").unwrap();
+    env.cmd("reflect-toggle").arg("on").assert().success();
+
+    let project = env.dir.path().join("app");
+    fs::create_dir_all(project.join(".git")).unwrap();
+    let demo = repo().join("examples/demo-transcript.jsonl");
+    let event = |name: &str, extra: serde_json::Value| {
+        let mut payload = serde_json::json!({
+            "session_id": "s-files",
+            "transcript_path": demo,
+            "cwd": project,
+            "hook_event_name": name,
+        });
+        payload
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        payload.to_string()
+    };
+    for (bin, stdin) in [
+        (
+            "capture-failure",
+            event(
+                "PostToolUseFailure",
+                serde_json::json!({"tool_name": "Bash", "tool_input": {"command": "npm test"},
+                    "error": "Exit code 1\nnpm ERR! Missing script: \"test\""}),
+            ),
+        ),
+        (
+            "capture-signals",
+            event("PreCompact", serde_json::json!({"trigger": "manual"})),
+        ),
+        (
+            "inject-signals",
+            event("SessionStart", serde_json::json!({"source": "compact"})),
+        ),
+        (
+            "capture-session-summary",
+            event("SessionEnd", serde_json::json!({"reason": "other"})),
+        ),
+    ] {
+        env.cmd(bin).write_stdin(stdin).assert().success();
+    }
+    let store = |args: &[&str]| -> String {
+        let out = env
+            .cmd("memory-store")
+            .args(args)
+            .current_dir(&project)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "memory-store {args:?}: {out:?}");
+        stdout(&out)
+    };
+    let digest = store(&["digest"]);
+    assert!(digest.contains("--mark"), "{digest}");
+    let id = store(&["query", "--type", "correction", "--format", "index"]);
+    let id = id
+        .split_whitespace()
+        .next()
+        .expect("a correction was captured");
+    let target = project.join("CLAUDE.md");
+    store(&[
+        "promote",
+        id,
+        "--target",
+        target.to_str().unwrap(),
+        "--content",
+        "Use pnpm, not npm",
+        "--section",
+        "Commands",
+    ]);
+    let mut torn = fs::OpenOptions::new()
+        .append(true)
+        .open(env.store())
+        .unwrap();
+    std::io::Write::write_all(&mut torn, b"{torn\n").unwrap();
+    store(&["archive"]);
+
+    let (names, table) = files_table();
+    let mut unnamed = Vec::new();
+    for entry in fs::read_dir(&env.data).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().to_string();
+        let shown = if entry.file_type().unwrap().is_dir() {
+            format!("{name}/")
+        } else {
+            name.clone()
+        };
+        if !names.contains(&shown) && !table.contains(&format!("`{name}`")) {
+            unnamed.push(shown);
+        }
+    }
+    for entry in fs::read_dir(&env.config).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().to_string();
+        if env.config.join(&name) != env.data && !table.contains(&name) {
+            unnamed.push(format!("<config dir>/{name}"));
+        }
+    }
+    for expected in [
+        "signals.jsonl",
+        "signals.lock",
+        "signals.archive.jsonl",
+        "signals.invalid.jsonl",
+        "cursors",
+        "digests",
+        "learnings",
+        "backups",
+        "bin",
+    ] {
+        assert!(
+            env.data.join(expected).exists(),
+            "the day's use leaves {expected}"
+        );
+    }
+    assert!(
+        unnamed.is_empty(),
+        "reflect wrote what the README's \"What it writes\" table does not name: {unnamed:?}"
+    );
 }
