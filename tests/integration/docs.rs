@@ -1,8 +1,9 @@
 //! What the user reads must be what the binaries do: every entry of every `--help` says what it
 //! is, the demo output in the development guide is what its demo command prints, the README shows
 //! what first use prints today, the status-line recipe the skill gives and every file reflect
-//! writes; and the pages hold together: the README stays a page a user reads (at most 20 KB), and
-//! every link between the pages names a file and a heading that exist.
+//! writes; and the pages hold together: the README stays a page a user reads (at most 20 KB),
+//! every link between the pages names a file and a heading that exist, and every repository path
+//! they name exists.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -585,5 +586,69 @@ fn the_readme_names_every_file_reflect_writes() {
     assert!(
         unnamed.is_empty(),
         "reflect wrote what the README's \"What it writes\" table does not name: {unnamed:?}"
+    );
+}
+
+/// The repository paths a text names in inline code (`scripts/bench`, `hooks-src/core`…): the first
+/// word of a code span that starts with one of the repository's tracked top-level directories.
+fn repo_paths(text: &str) -> Vec<String> {
+    const TOP: [&str; 9] = [
+        "hooks-src/",
+        "scripts/",
+        "tests/",
+        "skills/",
+        "examples/",
+        "fuzz/",
+        ".github/",
+        ".claude-plugin/",
+        "docs/",
+    ];
+    let outside: String = text.split("```").step_by(2).collect::<Vec<_>>().join("\n");
+    outside
+        .lines()
+        .flat_map(|line| line.split('`').skip(1).step_by(2))
+        .filter_map(|span| span.split_whitespace().next())
+        .filter(|word| TOP.iter().any(|top| word.starts_with(top)))
+        .map(|word| word.trim_end_matches(['.', ',', ':', ';']).to_string())
+        .collect()
+}
+
+/// A path the pages name in code (a script, a source file, a test directory) exists: a file that
+/// moves takes its mentions with it.
+#[test]
+fn every_repository_path_the_pages_name_exists() {
+    let mut missing = Vec::new();
+    let mut named = 0;
+    for page in pages() {
+        let text = fs::read_to_string(&page).unwrap();
+        let paths = repo_paths(&text);
+        named += paths.len();
+        let name = page.strip_prefix(repo()).unwrap().display().to_string();
+        missing.extend(
+            paths
+                .into_iter()
+                .filter(|p| !repo().join(p).exists())
+                .map(|p| format!("{name}: {p}")),
+        );
+    }
+    assert!(
+        named >= 10,
+        "the pages name paths of the repository: {named}"
+    );
+    assert!(
+        missing.is_empty(),
+        "the pages name paths that do not exist:\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn the_path_check_reads_the_first_word_of_a_code_span() {
+    let text =
+        "Run `scripts/bench --quick`, see `hooks-src/core/src/x.rs`. Not `dist/x` or `npm test`.\n\
+                ```\nscripts/in-a-block\n```\n";
+    assert_eq!(
+        repo_paths(text),
+        ["scripts/bench", "hooks-src/core/src/x.rs"]
     );
 }
