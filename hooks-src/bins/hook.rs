@@ -6,12 +6,11 @@
 //! hook runs before the abort would).
 
 use std::io::{self, IsTerminal, Read};
-use std::path::Path;
 use std::process;
 
-use crate::fsutil;
-use crate::hookio::{self, Payload, MAX_PAYLOAD_BYTES};
-use crate::paths::{self, Paths};
+use reflect_app::hookio::{self, Payload, MAX_PAYLOAD_BYTES};
+use reflect_base::fsutil;
+use reflect_base::paths::Paths;
 
 /// `--help`/`-h` print `help`, `--version`/`-V` the version; returns true when one was answered.
 /// Hooks take no other arguments in hook mode, so this is all the flag parsing they pay for.
@@ -65,13 +64,4 @@ pub fn read_payload(program: &str) -> Option<Payload> {
             None
         }
     }
-}
-
-/// Whether capture is off for this payload's project (`.claude/reflect.off` in its cwd or above,
-/// up to the repository root: see [`paths::opt_out_marker_for`]).
-pub fn opted_out(payload: &Payload) -> bool {
-    payload
-        .cwd
-        .as_deref()
-        .is_some_and(|cwd| paths::project_opted_out(Path::new(cwd)))
 }

@@ -28,16 +28,15 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::cursor::{self, Cursor};
-use crate::detect::Detector;
-use crate::error::{Error, IoContext, Result};
-use crate::fsutil::{self, LockWait};
-use crate::hook;
 use crate::hookio::Payload;
-use crate::paths::Paths;
-use crate::signal::{self, Signal};
-use crate::store::{AppendOutcome, Sightings, Store};
 use crate::summary::{self, Tally};
-use crate::transcript::{self, EventKind, Position};
+use reflect_base::error::{Error, IoContext, Result};
+use reflect_base::fsutil::{self, LockWait};
+use reflect_base::paths::Paths;
+use reflect_detect::Detector;
+use reflect_store::signal::{self, Signal};
+use reflect_store::store::{AppendOutcome, Sightings, Store};
+use reflect_transcript::{self as transcript, EventKind, Position};
 
 /// What to mine and how to label it.
 #[derive(Debug, Clone, Default)]
@@ -249,7 +248,7 @@ impl Stored {
     fn of_session(store: &Store, session: &str) -> Result<Stored> {
         let mut stored = Stored::default();
         let sessions = HashSet::from([session]);
-        crate::store::sightings_of(store.paths(), &sessions, |_, source, key| {
+        reflect_store::store::sightings_of(store.paths(), &sessions, |_, source, key| {
             stored.lines.extend(source.line);
             stored.uuids.extend(source.uuid.clone());
             stored.keys.extend(key.map(str::to_string));
@@ -283,7 +282,7 @@ fn preview(batch: Vec<Signal>) -> Vec<Signal> {
     let mut sightings = Sightings::default();
     let mut said = signal::Instructions::default();
     for mut sig in batch {
-        crate::store::prepare(&mut sig, now);
+        reflect_store::store::prepare(&mut sig, now);
         let own = sig.dedup_key();
         let instruction = sig.kind.is_learning();
         let key = match by_key.contains_key(&own) || !instruction {
@@ -318,7 +317,7 @@ pub fn request_from_payload(
     hook_event: &str,
     summary: bool,
 ) -> Result<Option<Request>> {
-    if hook::opted_out(payload) {
+    if payload.opted_out() {
         return Ok(None);
     }
     let Some(transcript) = payload.transcript_path.as_deref().filter(|t| !t.is_empty()) else {

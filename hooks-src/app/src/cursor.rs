@@ -32,12 +32,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
-use crate::fsutil::{self, LockWait, PRIVATE_FILE};
-use crate::paths::Paths;
-use crate::signal::fnv1a;
 use crate::summary::Tally;
-use crate::transcript::Position;
+use reflect_base::error::Result;
+use reflect_base::fsutil::{self, LockWait, PRIVATE_FILE};
+use reflect_base::paths::Paths;
+use reflect_store::signal::fnv1a;
+use reflect_transcript::Position;
 
 /// How much of the transcript's first line the fingerprint covers (first lines carry a uuid and
 /// a timestamp, so this is plenty to tell two transcripts apart).
@@ -271,7 +271,7 @@ pub fn forget(cursor: &Path) -> Result<bool> {
         };
         save(&tombstone_beside(cursor), &place)?;
         std::fs::remove_file(cursor)
-            .map_err(|e| crate::error::Error::io("cannot remove", cursor, e))?;
+            .map_err(|e| reflect_base::error::Error::io("cannot remove", cursor, e))?;
         Ok(true)
     })?;
     fsutil::remove_lock_file(&lock, || true);
@@ -285,9 +285,9 @@ pub fn load(path: &Path) -> Result<Option<Cursor>> {
     let Some(bytes) = fsutil::read_regular(path)? else {
         return Ok(None);
     };
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|e| crate::error::Error::msg(format!("invalid cursor {}: {e}", path.display())))
+    serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+        reflect_base::error::Error::msg(format!("invalid cursor {}: {e}", path.display()))
+    })
 }
 
 /// Write the cursor atomically (a crash leaves the old or the new one, never half of one).
@@ -439,6 +439,12 @@ mod tests {
         assert_eq!(start(1), Some(Position { offset: 0, line: 0 }));
         assert_eq!(start(4), None);
         assert_eq!(start(0), None);
+        // A position inside a line the reader gave up on (oversized) has no turn to go back to.
+        let inside = Position {
+            offset: 12,
+            line: 3,
+        };
+        assert_eq!(line_start(&file, inside, 1).unwrap(), None);
     }
 
     fn age(files: &[PathBuf]) {

@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use chrono::Utc;
 
-use crate::fsutil::{self, LockWait};
-use crate::paths::{self, Paths};
 use crate::settings::Overall;
-use crate::signal::Status;
-use crate::store::Snapshot;
+use reflect_base::fsutil::{self, LockWait};
+use reflect_base::paths::{self, Paths};
+use reflect_store::signal::Status;
+use reflect_store::store::Snapshot;
 
 /// Binaries `reflect-toggle on` installs into `<data dir>/bin/`.
 pub const BINARIES: [&str; 6] = [
@@ -341,10 +341,10 @@ fn check_store(paths: &Paths, r: &mut Report) {
     let oldest = snap
         .signals()
         .filter(|s| s.status == Status::Captured)
-        .filter_map(|s| crate::store::review_since(s).map(|t| (now - t).num_days()))
+        .filter_map(|s| reflect_store::store::review_since(s).map(|t| (now - t).num_days()))
         .max();
     if let Some(days) = oldest {
-        let level = if days > crate::store::CAPTURED_TTL_DAYS {
+        let level = if days > reflect_store::store::CAPTURED_TTL_DAYS {
             Level::Warn
         } else {
             Level::Info
@@ -415,7 +415,7 @@ fn check_lock(paths: &Paths, r: &mut Report) {
                 .map(move |n| dir.join(n).display().to_string())
         })
         .collect();
-    let spooled = crate::store::spooled(paths).len();
+    let spooled = reflect_store::store::spooled(paths).len();
     if spooled > 0 {
         r.add(
             Level::Info,

@@ -28,12 +28,12 @@ use std::path::{Path, PathBuf};
 use memchr::memmem::{self, Finder};
 
 use crate::cursor;
-use crate::error::{Error, Result};
-use crate::fsutil::{self, PRIVATE_FILE};
-use crate::paths::Paths;
 use crate::promote::forget_learnings;
-use crate::signal::Signal;
-use crate::store::{within, Snapshot, Store};
+use reflect_base::error::{Error, Result};
+use reflect_base::fsutil::{self, PRIVATE_FILE};
+use reflect_base::paths::Paths;
+use reflect_store::signal::Signal;
+use reflect_store::store::{within, Snapshot, Store};
 
 /// Which signals to forget: any listed id, every signal of a session, or of a project (and its
 /// subdirectories).
@@ -249,7 +249,7 @@ fn scrub_files(paths: &Paths, names: &Names) -> Result<usize> {
         fsutil::backup_stem(&paths.archive()),
         fsutil::backup_stem(&paths.learnings_dir()),
     ];
-    let mut files = vec![crate::store::invalid_lines_path(paths)];
+    let mut files = vec![reflect_store::store::invalid_lines_path(paths)];
     let listed = |dir: &Path| -> Vec<PathBuf> {
         fs::read_dir(dir)
             .map(|d| d.flatten().map(|e| e.path()).collect())
@@ -307,7 +307,8 @@ fn scrub(path: &Path, names: &Names) -> Result<bool> {
         return Ok(false);
     }
     if new.is_empty() {
-        fs::remove_file(path).map_err(|e| crate::error::Error::io("cannot remove", path, e))?;
+        fs::remove_file(path)
+            .map_err(|e| reflect_base::error::Error::io("cannot remove", path, e))?;
     } else {
         fsutil::atomic_write(path, &new, PRIVATE_FILE)?;
     }

@@ -13,15 +13,19 @@
 //! | `session_id`, `tool_use_id`, `agent_id` | [`MAX_ID`] bytes | cut, with a hash of the whole id, so two long ids stay apart and one id always maps to the same stand-in |
 //! | `cwd`, `transcript_path` | [`MAX_PATH`] bytes (`PATH_MAX`) | dropped: no system call accepts such a path; noted in the error log |
 //! | `tool_name`, `hook_event_name`, `source`, `trigger`, `reason` | [`MAX_NAME`] bytes | cut |
-//! | `error` | [`MAX_ERROR`] bytes | cut (the failure hook reads 16 KB of it: [`crate::failure`]) |
-//! | `tool_input` | — | the failure hook keeps one field of it, 160 characters ([`crate::failure::input_summary`]) |
+//! | `error` | [`MAX_ERROR`] bytes | cut (the failure hook reads 16 KB of it: [`reflect_detect::failure`]) |
+//! | `tool_input` | — | the failure hook keeps one field of it, 160 characters ([`reflect_detect::failure::input_summary`]) |
 //!
-//! A line of the error log is capped too ([`crate::fsutil::LOG_LINE_MAX`]), and a transcript is
-//! read at most [`crate::transcript::READ_MAX`] bytes a run, its lines parsed up to
-//! [`crate::transcript::MAX_LINE`].
+//! A line of the error log is capped too ([`reflect_base::fsutil::LOG_LINE_MAX`]), and a transcript is
+//! read at most [`reflect_transcript::READ_MAX`] bytes a run, its lines parsed up to
+//! [`reflect_transcript::MAX_LINE`].
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
+
+use reflect_base::paths;
+use reflect_detect::failure::ToolFailure;
+use std::path::Path;
 
 /// Largest payload a hook reads from stdin. PostToolUseFailure errors are capped at ~10,000 chars
 /// by Claude Code, so anything near this size is not a real payload.
@@ -89,6 +93,28 @@ pub struct Payload {
 }
 
 impl Payload {
+    /// The failed tool call a PostToolUseFailure payload reports, for the failure detector.
+    pub fn tool_failure(&self) -> ToolFailure<'_> {
+        ToolFailure {
+            session_id: self.session_id.as_deref(),
+            cwd: self.cwd.as_deref(),
+            tool_name: self.tool_name.as_deref(),
+            tool_input: self.tool_input.as_ref(),
+            tool_use_id: self.tool_use_id.as_deref(),
+            error: self.error.as_deref(),
+            is_interrupt: self.is_interrupt,
+            agent_id: self.agent_id.as_deref(),
+        }
+    }
+
+    /// Whether capture is off for this payload's project (`.claude/reflect.off` in its cwd or
+    /// above, up to the repository root: see [`paths::opt_out_marker_for`]).
+    pub fn opted_out(&self) -> bool {
+        self.cwd
+            .as_deref()
+            .is_some_and(|cwd| paths::project_opted_out(Path::new(cwd)))
+    }
+
     /// Apply the caps of the module docs.
     fn cap(&mut self) {
         for id in [
@@ -123,7 +149,7 @@ impl Payload {
             (&mut self.error, MAX_ERROR),
         ] {
             if let Some(text) = field {
-                let keep = crate::transcript::truncate(text, max).len();
+                let keep = reflect_base::text::truncate(text, max).len();
                 text.truncate(keep);
             }
         }
@@ -132,8 +158,11 @@ impl Payload {
 
 /// An id over [`MAX_ID`] bytes as stored: its head and a hash of all of it.
 fn capped_id(id: &str) -> String {
-    let head = crate::transcript::truncate(id, MAX_ID - 18);
-    format!("{head}~{:016x}", crate::signal::fnv1a(id.as_bytes()))
+    let head = reflect_base::text::truncate(id, MAX_ID - 18);
+    format!(
+        "{head}~{:016x}",
+        reflect_store::signal::fnv1a(id.as_bytes())
+    )
 }
 
 /// Why a payload could not be read (for the error log; never shown to Claude).

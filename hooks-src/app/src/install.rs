@@ -10,12 +10,12 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::doctor::BINARIES;
-use crate::error::{Error, IoContext, Result};
-use crate::fsutil::{self, LockWait};
 use crate::migrate;
-use crate::paths::Paths;
 use crate::settings::{self, Document, Overall, Status};
-use crate::store::Store;
+use reflect_base::error::{Error, IoContext, Result};
+use reflect_base::fsutil::{self, LockWait};
+use reflect_base::paths::Paths;
+use reflect_store::store::Store;
 
 /// Mode of an installed binary.
 const BINARY_MODE: u32 = 0o755;

@@ -21,12 +21,12 @@ use std::fs;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, IoContext, Result};
-use crate::fsutil::{self, USER_FILE};
-use crate::paths::Paths;
 use crate::settings;
-use crate::signal::fnv1a;
-use crate::store::{Snapshot, Store};
+use reflect_base::error::{Error, IoContext, Result};
+use reflect_base::fsutil::{self, USER_FILE};
+use reflect_base::paths::Paths;
+use reflect_store::signal::fnv1a;
+use reflect_store::store::{Snapshot, Store};
 
 /// The heading v1 wrote.
 pub const V1_HEADING: &str = "Self-Improvement";

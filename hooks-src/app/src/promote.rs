@@ -25,12 +25,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::error::{Error, IoContext, Result};
-use crate::fsutil::{self, PRIVATE_FILE, USER_FILE};
-use crate::paths::Paths;
-use crate::render::one_line;
-use crate::signal::{Kind, Signal, Status};
-use crate::store::Store;
+use reflect_base::error::{Error, IoContext, Result};
+use reflect_base::fsutil::{self, PRIVATE_FILE, USER_FILE};
+use reflect_base::paths::Paths;
+use reflect_base::text::one_line;
+use reflect_store::signal::{Kind, Signal, Status};
+use reflect_store::store::Store;
 
 /// Copies of each user file kept in `backups/`.
 pub const USER_BACKUPS_KEPT: usize = 20;
@@ -272,7 +272,7 @@ pub fn promote(
             store.paths().store().display()
         ))
     })?;
-    let content = crate::redact::redact(content.trim()).into_owned();
+    let content = reflect_store::redact::redact(content.trim()).into_owned();
     if content.is_empty() {
         return Err(Error::usage("--content is empty"));
     }
@@ -336,7 +336,7 @@ pub fn promote(
         sig.meta
             .insert("promoted_content".into(), Value::from(content.clone()));
         // A signal stored before a redaction rule existed is cleaned when it is promoted.
-        crate::redact::redact_signal(sig);
+        reflect_store::redact::redact_signal(sig);
         Ok(((sig.clone(), true), true))
     })?;
     let recorded = record_learning(store.paths(), &promoted, &content)?;

@@ -3,8 +3,10 @@
 
 use std::fmt::Write as _;
 
-use crate::signal::{Kind, Signal, Status, CONFIDENCE_VERIFIED};
-use crate::store::Stats;
+use reflect_base::text::one_line;
+
+use reflect_store::signal::{Kind, Signal, Status, CONFIDENCE_VERIFIED};
+use reflect_store::store::Stats;
 
 /// The list formats of `memory-store query`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,34 +15,6 @@ pub enum ListFormat {
     Json,
     Table,
     Csv,
-}
-
-/// One line, at most `max` characters, newlines and tabs flattened; `…` marks a cut.
-pub fn one_line(text: &str, max: usize) -> String {
-    let mut flat = String::with_capacity(text.len().min(max.saturating_mul(4) + 8));
-    let mut chars = 0;
-    for word in text.split_whitespace() {
-        if !flat.is_empty() {
-            flat.push(' ');
-            chars += 1;
-        }
-        flat.push_str(word);
-        chars += word.chars().count();
-        if chars > max {
-            // The rest would be cut: a long text is flattened only as far as it is kept.
-            break;
-        }
-    }
-    if chars > max {
-        // More than `max` characters: keep `max - 1` and the ellipsis.
-        let keep = flat
-            .char_indices()
-            .nth(max.saturating_sub(1))
-            .map_or(0, |(at, _)| at);
-        flat.truncate(keep);
-        flat.push('…');
-    }
-    flat
 }
 
 /// Render signals in a list format. `Json` is one pretty array; the others one record per line.
@@ -271,43 +245,6 @@ mod tests {
         s.id = format!("SIG-20261122-{:010x}", content.len());
         s.confidence = conf;
         s
-    }
-
-    /// The plain way to one line: flatten all, then cut (what the bounded flattening must give).
-    fn one_line_flattening_all(text: &str, max: usize) -> String {
-        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        match flat.char_indices().nth(max) {
-            Some(_) => {
-                let keep: String = flat.chars().take(max.saturating_sub(1)).collect();
-                keep + "…"
-            }
-            None => flat,
-        }
-    }
-
-    #[test]
-    fn one_line_cuts_where_flattening_everything_would() {
-        let texts = [
-            "",
-            "   \n\t ",
-            "one",
-            "one two",
-            "  one \n two\tthree  ",
-            "héllo wörld ünïcode — dash\u{3000}ideographic space",
-            "日本語のテキスト です とても 長い",
-            "exactly ten",
-            "a b c d e f g h i j k l m n o p",
-            "averyveryverylongsingletokenwithoutanyspacesatall and more",
-        ];
-        for text in texts {
-            for max in 0..=14 {
-                let expected = one_line_flattening_all(text, max);
-                assert_eq!(one_line(text, max), expected, "{text:?} at {max}");
-            }
-        }
-        let long = "word\n".repeat(10_000);
-        assert_eq!(one_line(&long, 100), one_line_flattening_all(&long, 100));
-        assert_eq!(one_line(&long, 100).chars().count(), 100);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::signal::{Kind, Signal};
+use reflect_store::signal::{Kind, Signal};
 
 /// The kinds that hold in every project, wherever they were said.
 pub fn is_global_kind(kind: &Kind) -> bool {
@@ -49,7 +49,7 @@ pub struct Scope {
 }
 
 impl Scope {
-    /// The project of `dir` (an absolute directory, as [`crate::input::project`] gives it).
+    /// The project of `dir` (an absolute directory, as [`reflect_store::input::project`] gives it).
     pub fn of(dir: &Path) -> Scope {
         Scope::at_root(repo_root(dir))
     }

@@ -36,9 +36,9 @@ use std::sync::LazyLock;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde_json::{Map, Value};
 
-use crate::error::{Error, IoContext, Result};
-use crate::fsutil::{self, LockWait, PRIVATE_FILE};
 use crate::jsonedit::{self, Step};
+use reflect_base::error::{Error, IoContext, Result};
+use reflect_base::fsutil::{self, LockWait, PRIVATE_FILE};
 
 /// One hook of ours: the event it listens to, its matcher, the binary it runs and its timeout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

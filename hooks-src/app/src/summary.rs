@@ -2,7 +2,7 @@
 //!
 //! The summary is also where what is not worth a signal of its own is counted, so a reviewer
 //! still sees how the session went: tool calls the user refused without a reason (by tool),
-//! protocol errors of Claude Code's tools (by kind, see [`crate::failure`]) and failing test
+//! protocol errors of Claude Code's tools (by kind, see [`reflect_detect::failure`]) and failing test
 //! runs.
 //!
 //! SessionEnd hooks share a 1.5 s budget, so the summary cannot read a long transcript from the
@@ -14,9 +14,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::detect::Counted;
-use crate::signal::{parse_time, Kind, Signal};
-use crate::transcript::{self, Event, EventKind};
+use reflect_detect::Counted;
+use reflect_store::signal::{parse_time, Kind, Signal};
+use reflect_transcript::{self as transcript, Event, EventKind};
 
 /// Files remembered by name (a summary lists them; more are only counted).
 const MAX_FILES: usize = 200;
@@ -145,7 +145,7 @@ impl Tally {
         }
         // The tally is saved in the session's cursor file: a secret in a path is redacted before
         // it gets there (and a redacted path is compared as kept).
-        let path = crate::redact::redact(path);
+        let path = reflect_store::redact::redact(path);
         if self.files.iter().any(|f| *f == path) {
             return;
         }
@@ -376,7 +376,7 @@ mod tests {
         EventKind::ToolUse {
             id: "t".into(),
             name: name.into(),
-            input: crate::transcript::ToolInput::from(&input),
+            input: reflect_transcript::ToolInput::from(&input),
         }
     }
 

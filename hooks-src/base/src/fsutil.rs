@@ -314,7 +314,7 @@ fn keep_owner(tmp: &File, original: &Metadata) -> io::Result<()> {
 
 /// A file name for `path` inside the backups dir: the full path flattened, so two projects'
 /// `CLAUDE.md` never share a name, kept short enough for any filesystem.
-pub(crate) fn backup_stem(path: &Path) -> String {
+pub fn backup_stem(path: &Path) -> String {
     let full = path.to_string_lossy();
     let flat: String = full
         .chars()
@@ -605,7 +605,7 @@ pub fn log_error(log_path: &Path, program: &str, message: &str) {
             .mode(PRIVATE_FILE)
             .open(log_path)?;
         give_to_dir_owner(&file, log_path);
-        let kept = crate::transcript::truncate(message, LOG_LINE_MAX);
+        let kept = crate::text::truncate(message, LOG_LINE_MAX);
         let mut one_line: String = kept
             .chars()
             .map(|c| if c == '\n' { ' ' } else { c })

@@ -22,15 +22,14 @@
 //!
 //! A stored failure's content is `<tool> failed: <error line>`; what was tried goes in the
 //! context. Failures that repeat (same tool, same error line) share a dedup key that ignores
-//! paths, numbers and ids (see [`crate::signal::dedup_key`]), so the store counts them as
+//! paths, numbers and ids (see [`reflect_store::signal::dedup_key`]), so the store counts them as
 //! recurrences of one signal whose confidence rises with them.
 
 use serde_json::Value;
 
-use crate::hookio::Payload;
-use crate::render::one_line;
-use crate::signal::{Kind, Signal};
-use crate::transcript;
+use reflect_base::text::one_line;
+use reflect_store::signal::{Kind, Signal};
+use reflect_transcript as transcript;
 
 /// Longest error text kept in a signal's context (Claude Code already caps errors at ~10,000).
 const ERROR_CONTEXT_CHARS: usize = 1500;
@@ -94,7 +93,7 @@ const PROTOCOL_CONTAINS: &[&str] = &[
 
 /// Judge a tool error (redacted, as the tool returned it).
 pub fn assess(error: &str) -> Assessment {
-    let error = crate::transcript::truncate(error, SCAN_BYTES);
+    let error = reflect_base::text::truncate(error, SCAN_BYTES);
     let trimmed = error.trim();
     if trimmed == "Warmup"
         || trimmed.starts_with("[Request interrupted by user")
@@ -559,7 +558,10 @@ pub fn input_summary(tool: &str, input: &Value) -> String {
         other => other.to_string(),
     });
     // Redact before cutting: a cut token no longer matches its rule and would leak its start.
-    one_line(&crate::redact::redact_prefix(&summary, SCAN_BYTES), 160)
+    one_line(
+        &reflect_store::redact::redact_prefix(&summary, SCAN_BYTES),
+        160,
+    )
 }
 
 /// A failure signal for `tool`'s error line; `tried` is the call's [`input_summary`], `error`
@@ -579,33 +581,46 @@ pub fn signal(tool: &str, line: &str, tried: &str, error: &str) -> Signal {
     sig
 }
 
-/// The signal for a PostToolUseFailure payload; `None` when [`assess`] finds nothing worth
-/// storing, or the payload names no tool.
-pub fn failure_signal(p: &Payload) -> Option<Signal> {
+/// A failed tool call, as the PostToolUseFailure hook reports it. The app fills it from the
+/// hook's wire payload; the detectors never see the payload itself.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ToolFailure<'a> {
+    pub session_id: Option<&'a str>,
+    pub cwd: Option<&'a str>,
+    pub tool_name: Option<&'a str>,
+    pub tool_input: Option<&'a Value>,
+    pub tool_use_id: Option<&'a str>,
+    pub error: Option<&'a str>,
+    pub is_interrupt: Option<bool>,
+    /// Set inside sub-agents; their failures belong to the parent session.
+    pub agent_id: Option<&'a str>,
+}
+
+/// The signal for a failed tool call; `None` when [`assess`] finds nothing worth storing, or the
+/// call names no tool.
+pub fn failure_signal(p: &ToolFailure) -> Option<Signal> {
     if p.is_interrupt == Some(true) {
         return None;
     }
-    let tool = p.tool_name.as_deref().filter(|t| !t.is_empty())?;
+    let tool = p.tool_name.filter(|t| !t.is_empty())?;
     // Redacted before the error line and the excerpt cut it (see `input_summary`).
-    let error = crate::redact::redact_prefix(p.error.as_deref().unwrap_or(""), SCAN_BYTES);
+    let error = reflect_store::redact::redact_prefix(p.error.unwrap_or(""), SCAN_BYTES);
     let Assessment::Error(line) = assess(&error) else {
         return None;
     };
     let tried = p
         .tool_input
-        .as_ref()
         .map(|i| input_summary(tool, i))
         .unwrap_or_default();
     let mut sig = signal(tool, &line, &tried, &error);
-    sig.session_id = p.session_id.clone();
-    sig.project = p.cwd.clone();
+    sig.session_id = p.session_id.map(str::to_string);
+    sig.project = p.cwd.map(str::to_string);
     sig.source.hook = Some("PostToolUseFailure".into());
-    if let Some(id) = p.tool_use_id.as_deref().filter(|id| !id.is_empty()) {
+    if let Some(id) = p.tool_use_id.filter(|id| !id.is_empty()) {
         sig.meta.insert("tool_use_id".into(), Value::from(id));
     }
-    if let Some(agent) = &p.agent_id {
-        sig.meta
-            .insert("agent_id".into(), Value::from(agent.as_str()));
+    if let Some(agent) = p.agent_id {
+        sig.meta.insert("agent_id".into(), Value::from(agent));
     }
     Some(sig)
 }
@@ -613,7 +628,28 @@ pub fn failure_signal(p: &Payload) -> Option<Signal> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hookio::parse_payload;
+
+    /// A hook payload as JSON (the app's wire types read the real one).
+    struct Payload(Value);
+
+    fn parse_payload(json: &[u8]) -> serde_json::Result<Payload> {
+        serde_json::from_slice(json).map(Payload)
+    }
+
+    /// [`super::failure_signal`] of the failure a payload reports.
+    fn failure_signal(p: &Payload) -> Option<Signal> {
+        let text = |key: &str| p.0.get(key).and_then(Value::as_str);
+        super::failure_signal(&ToolFailure {
+            session_id: text("session_id"),
+            cwd: text("cwd"),
+            tool_name: text("tool_name"),
+            tool_input: p.0.get("tool_input").filter(|v| !v.is_null()),
+            tool_use_id: text("tool_use_id"),
+            error: text("error"),
+            is_interrupt: p.0.get("is_interrupt").and_then(Value::as_bool),
+            agent_id: text("agent_id"),
+        })
+    }
 
     fn line(error: &str) -> Option<String> {
         error_line(error)

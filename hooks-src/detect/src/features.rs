@@ -20,7 +20,7 @@ use std::sync::LazyLock;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use super::text::{self, Reading, Situation};
-use crate::signal::Kind;
+use reflect_store::signal::Kind;
 
 /// A cue category: its name, phrases over normalized words (lowercase, apostrophes dropped,
 /// matched on word boundaries) and substrings for scripts written without spaces.
@@ -1070,8 +1070,8 @@ impl Features {
             .map(|(k, _)| k)
     }
 
-    #[cfg(test)]
-    pub(crate) fn from_bits(bits: [u64; 2]) -> Features {
+    /// The features whose bits are set in `bits` (tests, and the lab's training tests).
+    pub fn from_bits(bits: [u64; 2]) -> Features {
         Features(bits)
     }
     fn set(&mut self, i: usize) {

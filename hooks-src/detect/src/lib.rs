@@ -1,6 +1,9 @@
-//! Detectors: learning signals from a stream of transcript [`Event`]s.
+//! reflect-detect: the detectors, learning signals from a stream of transcript [`Event`]s.
 //!
-//! Pure and deterministic: no I/O. The hook feeds every event of the unread part of a
+//! It imports `reflect-base`, `reflect-transcript` and `reflect-store` (for the signal schema and
+//! redaction), never the application, the hooks' wire types (a failed tool call arrives as a
+//! [`failure::ToolFailure`]) or `reflect-lab`: evaluation and training are development tools
+//! the hooks do not link. Pure and deterministic: no I/O. The hook feeds every event of the unread part of a
 //! transcript, takes the signals from [`Detector::finish`], fills in session, project and hook
 //! name, and redacts. Each signal's `source.line`/`source.uuid` name the transcript entry that
 //! triggered it.
@@ -12,7 +15,7 @@
 //! * **correction, convention, preference, remember** ([`text`], decided by a learned [`model`]
 //!   over [`features`]): what the user typed, when it tells the assistant how to work. The content is the user's words; what they answered is
 //!   context. Paraphrases of one instruction fold into one signal with a count (the store's
-//!   dedup, [`crate::signal::same_instruction`]).
+//!   dedup, [`reflect_store::signal::same_instruction`]).
 //! * **correction from a refused tool call**: the reason the user typed when refusing it is
 //!   the strongest correction there is, so it is stored with confidence 2, its content the
 //!   reason, its context what was refused. A refusal without a reason (or with a one-word
@@ -29,7 +32,7 @@
 //! Streaks of edits of one file or of empty searches are not signals: they say the assistant
 //! worked step by step, not what to change, and no reviewer could act on them.
 
-pub mod eval;
+pub mod failure;
 pub mod features;
 pub mod model;
 pub mod text;
@@ -42,10 +45,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::failure::{self, input_summary, Assessment, SCAN_BYTES};
-use crate::render::one_line;
-use crate::signal::{Kind, Signal};
-use crate::transcript::{self, Event, EventKind, ToolInput};
+use crate::failure::{input_summary, Assessment, SCAN_BYTES};
+use reflect_base::text::one_line;
+use reflect_store::signal::{Kind, Signal};
+use reflect_transcript::{self as transcript, Event, EventKind, ToolInput};
 
 use text::Situation;
 
@@ -145,7 +148,7 @@ impl Detector {
                 let last = text.lines().rev().find(|l| !l.trim().is_empty());
                 match last {
                     Some(whole) => {
-                        let mut line = crate::transcript::truncate(whole, 200 * 4 + 64);
+                        let mut line = reflect_base::text::truncate(whole, 200 * 4 + 64);
                         if line.len() < whole.len() {
                             // Back to a blank, as `quote` cuts: a token cut in two would no
                             // longer be redacted when the line is quoted.
@@ -275,7 +278,7 @@ impl Detector {
         let name = self.call_name(tool_use_id);
         // Redacted before the error line and the excerpt cut it: a cut token no longer matches
         // its rule and would leak its start.
-        let redacted = crate::redact::redact_prefix(text, SCAN_BYTES);
+        let redacted = reflect_store::redact::redact_prefix(text, SCAN_BYTES);
         let text = &*redacted;
         let assessment = failure::assess(text);
         if failure::refusal_as_error(&name, text, &assessment) {
@@ -452,7 +455,10 @@ impl Turn {
 /// [`one_line`] of a text's head, redacted before it is cut (a cut token would leak its start):
 /// a 60 kB paste is not flattened or redacted whole to quote 600 characters.
 fn quote(text: &str, max: usize) -> String {
-    one_line(&crate::redact::redact_prefix(text, max * 4 + 64), max)
+    one_line(
+        &reflect_store::redact::redact_prefix(text, max * 4 + 64),
+        max,
+    )
 }
 
 fn set_source(sig: &mut Signal, event: &Event) {

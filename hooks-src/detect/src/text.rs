@@ -18,8 +18,8 @@ use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
-use crate::signal::Kind;
-use crate::transcript::{self, Event, EventKind};
+use reflect_store::signal::Kind;
+use reflect_transcript::{self as transcript, Event, EventKind};
 
 /// What the assistant did between the previous user message and this one.
 #[derive(Debug, Default, Clone, PartialEq)]

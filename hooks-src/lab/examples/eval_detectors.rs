@@ -20,11 +20,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use reflect_core::detect::eval::{
+use reflect_base::text::one_line;
+use reflect_lab::eval::{
     below, by_repository, evaluate, is_set_aside, leave_one_repository_out, load, score, set_aside,
     Counts, Evaluation, Miss, Prompt,
 };
-use reflect_core::render::one_line;
 
 const USAGE: &str = "usage: eval_detectors [--verbose] [--labels LABELS [TRANSCRIPTS]] [CORPUS]";
 

@@ -9,8 +9,8 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use reflect_core::detect::eval::{is_set_aside, load};
-use reflect_core::detect::model::Evidence;
+use reflect_detect::model::Evidence;
+use reflect_lab::eval::{is_set_aside, load};
 use serde_json::json;
 
 fn main() -> ExitCode {

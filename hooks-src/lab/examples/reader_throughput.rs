@@ -12,8 +12,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use reflect_core::detect::Detector;
-use reflect_core::transcript::{self, Position};
+use reflect_detect::Detector;
+use reflect_transcript::{self as transcript, Position};
 
 fn main() -> std::io::Result<()> {
     let mut file_arg = None;

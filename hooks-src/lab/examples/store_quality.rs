@@ -33,8 +33,8 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
-use reflect_core::capture::{capture, Request};
-use reflect_core::paths::Paths;
+use reflect_app::capture::{capture, Request};
+use reflect_base::paths::Paths;
 
 /// Words of failure (lowercased) a quoted error must hold to count as an error line.
 const ERROR_WORDS: &[&str] = &[

@@ -24,12 +24,12 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::model::Evidence;
-use super::model::{self, Example, Model};
-use super::text::Reading;
-use super::Detector;
-use crate::signal::Kind;
-use crate::transcript::{self, EventKind, Position};
+use crate::train::{self, Example};
+use reflect_detect::model::{self, Evidence, Model};
+use reflect_detect::text::Reading;
+use reflect_detect::Detector;
+use reflect_store::signal::Kind;
+use reflect_transcript::{self as transcript, EventKind, Position};
 
 /// The signal types that count as "learning moment" predictions.
 pub const SCORED: [&str; 4] = ["correction", "convention", "preference", "remember"];
@@ -362,8 +362,8 @@ pub const TRAIN_COMMAND: &str = "scripts/train-detector";
 /// corpora under `root`.
 pub fn shipped_source(root: &Path) -> io::Result<String> {
     let examples = examples(&load(root)?);
-    Ok(model::render(
-        &model::train(&examples),
+    Ok(train::render(
+        &train::train(&examples),
         TRAIN_COMMAND,
         examples.len(),
     ))
@@ -374,7 +374,7 @@ pub fn leave_one_repository_out(prompts: &[Prompt]) -> Vec<Vec<String>> {
     let repos: std::collections::BTreeSet<&str> = prompts.iter().map(|p| p.repo.as_str()).collect();
     let mut predicted = vec![Vec::new(); prompts.len()];
     for repo in repos {
-        let model = model::train(&examples(prompts.iter().filter(|p| p.repo != repo)));
+        let model = train::train(&examples(prompts.iter().filter(|p| p.repo != repo)));
         for (i, p) in prompts.iter().enumerate() {
             if p.repo == repo {
                 predicted[i] = predict(p, &model);

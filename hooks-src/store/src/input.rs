@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{Map, Value};
 
-use crate::error::{Error, Result};
 use crate::signal::{self, Kind, Signal, Status};
+use reflect_base::error::{Error, Result};
 
 /// A status given by a user (only known values).
 pub fn status(text: &str) -> Result<Status> {

@@ -190,7 +190,7 @@ impl Signal {
         Signal {
             id: String::new(),
             version: 1,
-            timestamp: crate::fsutil::now_rfc3339(),
+            timestamp: reflect_base::fsutil::now_rfc3339(),
             session_id: None,
             project: None,
             kind,

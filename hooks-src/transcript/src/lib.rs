@@ -34,6 +34,7 @@ use std::os::unix::fs::FileExt;
 use std::sync::{mpsc, Arc, LazyLock};
 
 use memchr::memmem;
+use reflect_base::text::truncate;
 use serde_json::Value;
 
 /// Lines longer than this are skipped: nothing a detector needs is that large, and the reader
@@ -893,18 +894,6 @@ fn strip_spans(text: &str, open: &str, close: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// The first `max` bytes of `text`, cut on a character boundary.
-pub fn truncate(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 // ---- the walker: a line's few needed fields, found by skipping over everything else ----
@@ -1896,9 +1885,6 @@ mod tests {
                 line: 3
             }
         );
-        // A cursor inside the giant line has no turn to go back to.
-        let file = File::open(&path).unwrap();
-        assert_eq!(crate::cursor::line_start(&file, past, 1).unwrap(), None);
     }
 
     /// Each event's line, uuid and kind, and the end position.

@@ -3,7 +3,7 @@
 //! languages, not from any corpus.
 //!
 //! A prompt is one when it has no letter or digit at all (punctuation, emoji), or when it is short
-//! and every word of it (as [`crate::detect::text::normalize`] spells words: lowercase, apostrophes
+//! and every word of it (as [`reflect_detect::text::normalize`] spells words: lowercase, apostrophes
 //! dropped) is a word of approval; a word of a script written without spaces may also be a run of
 //! such words ("好的继续" is "好的" + "继续"). Any other word keeps it: "no", "stop", "wait", "不",
 //! "not like that" are never approvals.
@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-use crate::detect::text::normalize;
+use reflect_detect::text::normalize;
 
 /// Longer prompts are never bare approvals.
 const MAX_WORDS: usize = 8;

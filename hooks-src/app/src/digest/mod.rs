@@ -50,17 +50,17 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 use crate::cursor::{self, Cursor, Reviewed};
-use crate::detect::model::{self, Evidence};
-use crate::detect::text::{Reading, Situation};
-use crate::error::{Error, IoContext, Result};
-use crate::fsutil::{self, LockWait};
-use crate::paths::{self, Paths};
-use crate::redact;
-use crate::render::one_line;
 use crate::scope::Scope;
-use crate::signal;
-use crate::store::Store;
-use crate::transcript::{self, Event, EventKind, Position};
+use reflect_base::error::{Error, IoContext, Result};
+use reflect_base::fsutil::{self, LockWait};
+use reflect_base::paths::{self, Paths};
+use reflect_base::text::one_line;
+use reflect_detect::model::{self, Evidence};
+use reflect_detect::text::{Reading, Situation};
+use reflect_store::redact;
+use reflect_store::signal;
+use reflect_store::store::Store;
+use reflect_transcript::{self as transcript, Event, EventKind, Position};
 
 /// What the listed prompts may take by default, in tokens (characters / 4).
 pub const DEFAULT_BUDGET_TOKENS: usize = 4000;
@@ -767,7 +767,7 @@ impl PromptReader {
             line: event.line,
             uuid: event.uuid.as_deref().map(str::to_string),
             timestamp: event.timestamp.as_deref().map(str::to_string),
-            head: transcript::truncate(text, HEAD_BYTES + 1).to_string(),
+            head: reflect_base::text::truncate(text, HEAD_BYTES + 1).to_string(),
             answering,
             probability,
             prose_chars: read.prose.chars().count(),
@@ -815,7 +815,7 @@ impl Stored {
 /// Every prompt of `sessions` that a signal or a sighting in the store or the archive points at.
 fn stored_prompts(store: &Store, sessions: &HashSet<&str>) -> Result<Stored> {
     let mut stored = Stored::default();
-    crate::store::sightings_of(store.paths(), sessions, |session, source, _| {
+    reflect_store::store::sightings_of(store.paths(), sessions, |session, source, _| {
         if let Some(line) = source.line {
             stored
                 .lines

@@ -2,7 +2,7 @@ use std::fs;
 use std::io::Write as _;
 
 use super::*;
-use crate::signal::{Kind, Signal};
+use reflect_store::signal::{Kind, Signal};
 
 /// A data dir, a config dir and a project, in a temp dir.
 struct World {

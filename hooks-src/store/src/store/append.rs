@@ -21,9 +21,9 @@ use super::line::Record;
 use super::read::{self, Read, Reader};
 use super::scan::{Key, Shape};
 use super::Store;
-use crate::error::{IoContext, Result};
-use crate::fsutil::{self, PRIVATE_FILE};
 use crate::signal::{self, Recurrence, Signal, Status, CONFIDENCE_VERIFIED};
+use reflect_base::error::{IoContext, Result};
+use reflect_base::fsutil::{self, PRIVATE_FILE};
 
 /// How much of the store's end an append reads (ids, dedup). About 100–150 signals.
 pub const TAIL_BYTES: u64 = 64 * 1024;

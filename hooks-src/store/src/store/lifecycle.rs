@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use super::snapshot::Snapshot;
 use super::Store;
-use crate::error::{Error, Result};
 use crate::signal::{self, Signal, Status, CONFIDENCE_VERIFIED};
+use reflect_base::error::{Error, Result};
 
 /// Unreviewed (`captured`) signals older than this are pruned.
 pub const CAPTURED_TTL_DAYS: i64 = 14;

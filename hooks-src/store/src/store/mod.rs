@@ -52,10 +52,10 @@ use std::path::{Path, PathBuf};
 use memchr::memmem::Finder;
 use serde_json::Value;
 
-use crate::error::{Error, IoContext, Result};
-use crate::fsutil::{self, LockWait, PRIVATE_FILE};
-use crate::paths::Paths;
 use crate::signal::{Signal, Status};
+use reflect_base::error::{Error, IoContext, Result};
+use reflect_base::fsutil::{self, LockWait, PRIVATE_FILE};
+use reflect_base::paths::Paths;
 
 pub use append::{prepare, AppendOutcome, TAIL_BYTES};
 pub use filter::{within, Filter, Selectable};

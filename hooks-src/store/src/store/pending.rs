@@ -25,10 +25,10 @@ use chrono::Utc;
 
 use super::append::{prepare, AppendOutcome};
 use super::{append_bytes, invalid_lines_path, Store};
-use crate::error::{Error, Result};
-use crate::fsutil::{self, PRIVATE_FILE};
-use crate::paths::Paths;
 use crate::signal::Signal;
+use reflect_base::error::{Error, Result};
+use reflect_base::fsutil::{self, PRIVATE_FILE};
+use reflect_base::paths::Paths;
 
 impl Store {
     /// [`Store::append`], or, when the lock stays busy longer than this store's wait, the batch

@@ -187,8 +187,23 @@ fn the_fast_path_accepts_every_line_reflect_writes() {
         tags: vec!["review".into()],
     };
     store.update(&first[..1], changes, &mut || {}).unwrap();
-    let target = dir.path().join("CLAUDE.md");
-    crate::promote::promote(&store, &first[4], &target, "Use \"pnpm\"", None, false).unwrap();
+    // A promotion's rewrite, as the app's `promote` makes it.
+    let target = dir.path().join("CLAUDE.md").display().to_string();
+    store
+        .rewrite(&mut || {}, |snap| {
+            let sig = snap.get_mut(&first[4]).unwrap();
+            sig.status = Status::Promoted;
+            sig.promoted_to = Some(target);
+            for (key, value) in [
+                ("promoted_section", "## Learned"),
+                ("promoted_at", "2026-11-22T10:00:00Z"),
+                ("promoted_content", "Use \"pnpm\""),
+            ] {
+                sig.meta.insert(key.into(), Value::from(value));
+            }
+            Ok(((), true))
+        })
+        .unwrap();
     store.dismiss(&first[5..6], &mut || {}).unwrap();
     let path = store.paths().store();
     let v2 = "{\"ts\":\"2026-02-11T10:23:00Z\",\"sid\":\"abc\",\"type\":\"correction\",\"context\":\"No, use pnpm\",\"turn\":4,\"x\":1}\n";
