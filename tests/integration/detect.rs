@@ -78,13 +78,13 @@ fn people_the_model_never_saw_keep_precision_and_recall_above_the_floor() {
 #[test]
 fn the_checked_in_weights_are_what_scripts_train_detector_writes() {
     let checked_in = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("hooks-src/core/src/detect/weights.rs"),
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("hooks-src/detect/src/weights.rs"),
     )
     .unwrap();
     let trained = shipped_source(&corpus()).unwrap();
     assert!(
         checked_in == trained,
-        "hooks-src/core/src/detect/weights.rs is stale: run scripts/train-detector"
+        "hooks-src/detect/src/weights.rs is stale: run scripts/train-detector"
     );
     assert_eq!(
         shipped_source(&corpus()).unwrap(),

@@ -1,5 +1,5 @@
 //! memory-store: the signal store's CLI. `cli.rs` declares the verbs and their flags; each verb's
-//! file wires its arguments to reflect-core and prints the result.
+//! file wires its arguments to reflect-app and prints the result.
 
 mod append;
 mod archive;

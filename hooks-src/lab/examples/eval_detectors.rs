@@ -1,6 +1,6 @@
 //! Score the detectors on the labelled corpora: precision and recall per type and overall.
 //!
-//! `cargo run -p reflect-core --example eval_detectors -- [--verbose] [--labels LABELS
+//! `cargo run -p reflect-lab --example eval_detectors -- [--verbose] [--labels LABELS
 //! [TRANSCRIPTS]] [CORPUS]` (default: the shared corpus next to the worktree).
 //! `scripts/eval-detectors` wraps this. It prints:
 //!

@@ -1,7 +1,7 @@
 //! Print every labelled prompt of the corpora with the features the classifier reads of it, one
 //! JSON object a line, for `scripts/detector-study` (which compares model families on them).
 //!
-//! `cargo run -p reflect-core --example export_prompts -- [CORPUS]` (default: the shared corpus
+//! `cargo run -p reflect-lab --example export_prompts -- [CORPUS]` (default: the shared corpus
 //! next to the worktree). The output holds the users' words: it goes to a pipe or a scratch
 //! file, never into the repository (the corpora may not be copied).
 

@@ -1,6 +1,6 @@
 //! Throughput of the transcript reader plus detectors, by hand:
 //!
-//! `cargo run --release -p reflect-core --example reader_throughput -- [FILE] [--mb N] [--no-detect] [--one-thread]`
+//! `cargo run --release -p reflect-lab --example reader_throughput -- [FILE] [--mb N] [--no-detect] [--one-thread]`
 //!
 //! Without FILE, a transcript of about N MB (default 100) is assembled in a temp directory from
 //! the shared corpus (never inside the repository) and removed afterwards. Prints bytes, events,

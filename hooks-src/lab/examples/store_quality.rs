@@ -1,6 +1,6 @@
 //! How much of what capture stores is worth a reviewer's attention, on a labelled corpus.
 //!
-//! `cargo run --release -p reflect-core --example store_quality -- [--verbose] [LABELS [TRANSCRIPTS]]`
+//! `cargo run --release -p reflect-lab --example store_quality -- [--verbose] [LABELS [TRANSCRIPTS]]`
 //! (default: the training corpus, `../shared/corpus/train`). `scripts/store-quality` wraps this,
 //! and with `--rev REV` runs this same program against the capture of another revision.
 //!

@@ -1,7 +1,7 @@
 //! Train the learned classifier of user messages on the labelled corpora and write its weights.
 //!
-//! `cargo run --release -p reflect-core --example train_detector -- [CORPUS]` (default: the
-//! shared corpus next to the worktree) rewrites `hooks-src/core/src/detect/weights.rs`.
+//! `cargo run --release -p reflect-lab --example train_detector -- [CORPUS]` (default: the
+//! shared corpus next to the worktree) rewrites `hooks-src/detect/src/weights.rs`.
 //! `scripts/train-detector` wraps this. Deterministic: the same corpus gives the same file.
 
 use std::path::PathBuf;
@@ -22,7 +22,7 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let out = manifest.join("src/detect/weights.rs");
+    let out = manifest.join("../detect/src/weights.rs");
     if let Err(e) = std::fs::write(&out, source) {
         eprintln!("train_detector: {}: {e}", out.display());
         return ExitCode::from(1);
