@@ -112,7 +112,7 @@ impl Reviewed {
 
 impl Cursor {
     /// This cursor if it still fits `file`, else a fresh one (another or a truncated transcript).
-    pub fn resume_for(self, file: &File) -> io::Result<Cursor> {
+    pub(crate) fn resume_for(self, file: &File) -> io::Result<Cursor> {
         if self.offset == 0 {
             return Ok(Cursor::default());
         }
@@ -226,7 +226,7 @@ fn lock_beside(cursor: &Path) -> PathBuf {
 /// Where a forgotten session's place is kept: `<data dir>/cursors/forgotten-<hash>.json`, named by
 /// a hash of its cursor's name so that nothing under the data dir names the session any more
 /// (see [`forget`]).
-pub fn forgotten_path(paths: &Paths, session: &str) -> PathBuf {
+pub(crate) fn forgotten_path(paths: &Paths, session: &str) -> PathBuf {
     tombstone_beside(&path(paths, session))
 }
 
@@ -236,7 +236,7 @@ fn tombstone_beside(cursor: &Path) -> PathBuf {
 }
 
 /// The session's cursor, or, when it has none, the place kept when it was forgotten.
-pub fn load_for(paths: &Paths, session: &str) -> Result<Option<Cursor>> {
+pub(crate) fn load_for(paths: &Paths, session: &str) -> Result<Option<Cursor>> {
     match load(&path(paths, session))? {
         Some(cursor) => Ok(Some(cursor)),
         None => load(&forgotten_path(paths, session)),
@@ -306,7 +306,7 @@ pub const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(30 *
 /// Remove the cursors idle for `max_age` whose transcript is gone or unknown, their lock files,
 /// and lock files idle that long with no cursor, none of them while a process holds its lock (see
 /// the module docs), so `cursors/` does not grow forever. Best effort; returns how many files went.
-pub fn prune_stale(paths: &Paths, max_age: std::time::Duration) -> usize {
+pub(crate) fn prune_stale(paths: &Paths, max_age: std::time::Duration) -> usize {
     let dir = paths.cursors();
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return 0;
@@ -359,7 +359,7 @@ pub fn prune_stale(paths: &Paths, max_age: std::time::Duration) -> usize {
 }
 
 /// Run `f` holding the session's cursor lock (bounded wait: a hook never blocks Claude for long).
-pub fn with_session_lock<T>(
+pub(crate) fn with_session_lock<T>(
     paths: &Paths,
     session: &str,
     wait: LockWait,

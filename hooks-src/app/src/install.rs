@@ -53,7 +53,7 @@ pub struct Installed {
 
 /// Copy the six binaries from `source` into `dest` (atomic replace, mode 0755), skipping those
 /// already identical. Every source must exist before anything is copied.
-pub fn install_binaries(source: &Path, dest: &Path, dry_run: bool) -> Result<Installed> {
+pub(crate) fn install_binaries(source: &Path, dest: &Path, dry_run: bool) -> Result<Installed> {
     for name in BINARIES {
         let src = source.join(name);
         if !src.is_file() {

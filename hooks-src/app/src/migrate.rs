@@ -139,7 +139,7 @@ fn fence(line: &[u8]) -> Option<(u8, usize, &[u8])> {
 
 /// Byte ranges of the v1 sections in `text`, each from its heading through the line before the next
 /// heading of level ≤ 2 (outside code fences) or the end of the text.
-pub fn v1_sections(text: &[u8]) -> Vec<Range<usize>> {
+pub(crate) fn v1_sections(text: &[u8]) -> Vec<Range<usize>> {
     let mut sections = Vec::new();
     let mut open: Option<usize> = None;
     let mut in_fence: Option<(u8, usize)> = None;
@@ -198,7 +198,7 @@ fn line_text(line: &[u8]) -> String {
 }
 
 /// `text` without what v1 wrote (see the module docs), or `None` when there is nothing of v1's.
-pub fn without_v1_sections(text: &[u8]) -> Option<Cut> {
+pub(crate) fn without_v1_sections(text: &[u8]) -> Option<Cut> {
     let sections = v1_sections(text);
     if sections.is_empty() {
         return None;
@@ -247,7 +247,11 @@ fn line_of(text: &[u8], at: usize) -> usize {
 
 /// Remove what v1 wrote from the CLAUDE.md at `path` (backed up to `backups` first). Returns the
 /// report, one line and then every line removed and kept, or `None` when there was nothing to do.
-pub fn migrate_claude_md(path: &Path, backups: &Path, dry_run: bool) -> Result<Option<String>> {
+pub(crate) fn migrate_claude_md(
+    path: &Path,
+    backups: &Path,
+    dry_run: bool,
+) -> Result<Option<String>> {
     let Some(text) = fsutil::read_regular(path)? else {
         return Ok(None);
     };
@@ -305,7 +309,7 @@ pub fn migrate_claude_md(path: &Path, backups: &Path, dry_run: bool) -> Result<O
 
 /// Convert the store's v2 lines to schema v1. Returns the number converted (in a dry run, the
 /// number that would be).
-pub fn migrate_store(
+pub(crate) fn migrate_store(
     paths: &Paths,
     store: &Store,
     dry_run: bool,

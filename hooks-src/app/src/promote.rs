@@ -51,7 +51,7 @@ pub struct Promotion {
 }
 
 /// The section a learning goes under when the caller names none.
-pub fn default_section(kind: &Kind) -> &'static str {
+pub(crate) fn default_section(kind: &Kind) -> &'static str {
     match kind {
         Kind::Correction | Kind::Convention => "Conventions",
         Kind::Preference => "Preferences",
@@ -95,7 +95,7 @@ fn as_block(text: &str) -> String {
 
 /// Insert `text` at the end of the `## section` of markdown `doc` (creating the section at the
 /// end when missing). `None` when the text is already in the document.
-pub fn insert_under_section(doc: &str, section: &str, text: &str) -> Option<String> {
+pub(crate) fn insert_under_section(doc: &str, section: &str, text: &str) -> Option<String> {
     let block = as_block(text);
     let present = |line: &str| {
         line.trim() == block.trim()
@@ -166,7 +166,7 @@ pub fn insert_under_section(doc: &str, section: &str, text: &str) -> Option<Stri
 }
 
 /// A minimal document for a target that does not exist yet.
-pub fn template_for(target: &Path) -> String {
+pub(crate) fn template_for(target: &Path) -> String {
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -191,7 +191,7 @@ pub fn template_for(target: &Path) -> String {
 /// see the module docs. Both names must be Markdown, neither may lie inside `.git/` (nor may the
 /// real directory of `target`, through a linked directory), and an existing target must be a
 /// regular file that is not an executable program.
-pub fn check_target(given: &Path, target: &Path) -> Result<()> {
+pub(crate) fn check_target(given: &Path, target: &Path) -> Result<()> {
     let refuse = |why: String| {
         Err(Error::msg(format!(
             "refusing to write a learning to {}: {why}; nothing was changed",
@@ -481,7 +481,7 @@ fn remove_entry(doc: &str, id: &str) -> String {
 
 /// Remove every trace of `ids` from the learnings index and topic files (for `forget`).
 /// Returns how many files changed.
-pub fn forget_learnings(paths: &Paths, ids: &[String]) -> Result<usize> {
+pub(crate) fn forget_learnings(paths: &Paths, ids: &[String]) -> Result<usize> {
     let dir = paths.learnings_dir();
     let Ok(entries) = fs::read_dir(&dir) else {
         return Ok(0);

@@ -33,7 +33,7 @@ fn holds_repository(dir: &Path) -> bool {
 
 /// The repository root of `dir`: the nearest directory at or above it holding a `.git`, else
 /// `dir` itself.
-pub fn repo_root(dir: &Path) -> PathBuf {
+pub(crate) fn repo_root(dir: &Path) -> PathBuf {
     dir.ancestors()
         .find(|d| holds_repository(d))
         .unwrap_or(dir)
@@ -55,7 +55,7 @@ impl Scope {
     }
 
     /// The project whose root is `root` (no lookup).
-    pub fn at_root(root: PathBuf) -> Scope {
+    pub(crate) fn at_root(root: PathBuf) -> Scope {
         Scope {
             root,
             belongs: RefCell::default(),
@@ -119,7 +119,7 @@ impl Names {
 }
 
 /// The first 8 characters of a session id (a uuid's first group), `-` when there is none.
-pub fn short_session(session: Option<&str>) -> &str {
+pub(crate) fn short_session(session: Option<&str>) -> &str {
     match session.filter(|s| !s.is_empty()) {
         Some(s) => s.char_indices().nth(8).map_or(s, |(at, _)| &s[..at]),
         None => "-",

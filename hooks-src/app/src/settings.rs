@@ -97,7 +97,7 @@ pub fn lock_path(settings: &Path) -> PathBuf {
 
 /// `path` quoted for `sh -c` (Claude Code runs a `command` without `args` through a shell, and a home
 /// dir may hold spaces): double quotes when nothing inside needs escaping there, else single quotes.
-pub fn shell_quote(path: &Path) -> String {
+pub(crate) fn shell_quote(path: &Path) -> String {
     let s = path.to_string_lossy();
     if !s.contains(['"', '\\', '$', '`']) {
         format!("\"{s}\"")
@@ -107,7 +107,7 @@ pub fn shell_quote(path: &Path) -> String {
 }
 
 /// The exact `command` string we register for `spec` with binaries in `bin_dir`.
-pub fn command_for(spec: &HookSpec, bin_dir: &Path) -> String {
+pub(crate) fn command_for(spec: &HookSpec, bin_dir: &Path) -> String {
     shell_quote(&bin_dir.join(spec.binary))
 }
 
@@ -209,7 +209,7 @@ fn shell_words(command: &str) -> Vec<String> {
 /// `command` and, for the exec form, each of `args` are split into words and every word is matched as
 /// a path: `"/home/u/.claude/reflections/bin/capture-failure"`, `python3 ~/x/capture-signals.py` and
 /// `bash /opt/self-reflect/hooks/x.sh` are ours; `my-capture-failure` or `capture-failure-v9` are not.
-pub fn recognize(handler: &Value) -> Option<Recognized> {
+pub(crate) fn recognize(handler: &Value) -> Option<Recognized> {
     let obj = handler.as_object()?;
     let mut words = Vec::new();
     if let Some(cmd) = obj.get("command").and_then(Value::as_str) {
@@ -712,7 +712,7 @@ impl Document {
 
 /// The copy of `path` that the last rewrite backed up into `backups` (for `off` right after `on`:
 /// the file as it was before `on`), when it can be read as a settings file.
-pub fn last_backup(path: &Path, backups: &Path) -> Option<Document> {
+pub(crate) fn last_backup(path: &Path, backups: &Path) -> Option<Document> {
     let copy = fsutil::newest_backup(path, backups)?;
     Document::load(&copy).ok()
 }
@@ -893,7 +893,7 @@ const EDIT_ATTEMPTS: usize = 5;
 /// Apply `edit` to the settings file at `path`: checked and planned on a first read (no lock, no
 /// write when nothing would change or in a dry run), then redone under the sidecar lock on a fresh
 /// read, backed up to `backups` and written atomically.
-pub fn edit_file(
+pub(crate) fn edit_file(
     path: &Path,
     backups: &Path,
     dry_run: bool,
@@ -946,7 +946,7 @@ pub fn edit_file(
 /// A read-only settings file, or one in a read-only directory, was made so on purpose (home-manager,
 /// a dotfiles checkout): refuse rather than replace it. Checked on the mode bits, so it holds for root
 /// too, who could write anyway.
-pub fn refuse_read_only(path: &Path) -> Result<()> {
+pub(crate) fn refuse_read_only(path: &Path) -> Result<()> {
     let target = fsutil::resolve_symlinks(path).ctx("cannot resolve", path)?;
     let read_only = |p: &Path| fs::metadata(p).is_ok_and(|m| m.permissions().readonly());
     if read_only(&target) {

@@ -156,7 +156,7 @@ impl Tally {
         }
     }
 
-    pub fn tool_calls(&self) -> u64 {
+    pub(crate) fn tool_calls(&self) -> u64 {
         self.tools.values().sum()
     }
 
@@ -174,7 +174,7 @@ impl Tally {
 }
 
 /// `path` relative to `project` when it lies inside it.
-pub fn relative_to(path: &str, project: Option<&str>) -> String {
+pub(crate) fn relative_to(path: &str, project: Option<&str>) -> String {
     let Some(project) = project
         .map(|p| p.trim_end_matches('/'))
         .filter(|p| !p.is_empty())
@@ -208,7 +208,7 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 }
 
 /// "42 min", "1 h 05 min", "30 s".
-pub fn human_duration(secs: i64) -> String {
+pub(crate) fn human_duration(secs: i64) -> String {
     match secs {
         s if s < 60 => format!("{s} s"),
         s if s < 3600 => format!("{} min", s / 60),

@@ -102,7 +102,7 @@ impl Paths {
 }
 
 /// The per-project opt-out marker: a project holding `.claude/reflect.off` is never captured.
-pub fn opt_out_marker(project: &Path) -> PathBuf {
+pub(crate) fn opt_out_marker(project: &Path) -> PathBuf {
     project.join(".claude").join("reflect.off")
 }
 

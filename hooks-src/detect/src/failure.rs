@@ -92,7 +92,7 @@ const PROTOCOL_CONTAINS: &[&str] = &[
 ];
 
 /// Judge a tool error (redacted, as the tool returned it).
-pub fn assess(error: &str) -> Assessment {
+pub(crate) fn assess(error: &str) -> Assessment {
     let error = reflect_base::text::truncate(error, SCAN_BYTES);
     let trimmed = error.trim();
     if trimmed == "Warmup"
@@ -124,7 +124,7 @@ pub fn assess(error: &str) -> Assessment {
 /// Whether a tool error (as [`assess`]ed) is the reason a user typed when refusing the call:
 /// some Claude Code versions (2.0.x) wrote it as the error of the refused edit or plan, with no
 /// refusal words around it.
-pub fn refusal_as_error(tool: &str, error: &str, assessed: &Assessment) -> bool {
+pub(crate) fn refusal_as_error(tool: &str, error: &str, assessed: &Assessment) -> bool {
     (transcript::edits_a_file(tool) || transcript::presents_a_plan(tool))
         && matches!(assessed, Assessment::Silent | Assessment::Error(_))
         && reads_like_user_words(error)
@@ -197,7 +197,7 @@ enum Tier {
 /// The first marker is the cause (a compiler's later errors follow from it); a Python
 /// traceback's frames are noise, so its exception line is the first marker. A marker line that
 /// says little by itself ("ERROR:", "regex parse error:") is joined with the line after it.
-pub fn error_line(error: &str) -> Option<String> {
+pub(crate) fn error_line(error: &str) -> Option<String> {
     let mut lines = error
         .lines()
         .map(str::trim)

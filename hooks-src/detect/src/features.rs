@@ -1045,7 +1045,7 @@ impl Features {
     /// ("No, use pnpm not npm"), or a convention that opens as a rule ("Always run the linter
     /// before committing"). Measured leave-one-repository-out, these add recall at the model's
     /// precision (`scripts/eval-detectors`, README).
-    pub fn explicit_request(&self) -> Option<Kind> {
+    pub(crate) fn explicit_request(&self) -> Option<Kind> {
         let says = |k: &Kind| {
             RULE_KINDS
                 .iter()
@@ -1163,7 +1163,7 @@ static SPACED: LazyLock<Cues> = LazyLock::new(|| Cues::build(true));
 static UNSPACED: LazyLock<Cues> = LazyLock::new(|| Cues::build(false));
 
 /// The features of the message `read`, typed after `situation`. `raw` is its prose lower-cased.
-pub fn extract(read: &Reading, raw: &str, situation: &Situation) -> Features {
+pub(crate) fn extract(read: &Reading, raw: &str, situation: &Situation) -> Features {
     let mut f = Features::default();
     let words = read.words.as_str();
     // The head ends after the space that follows its last word (`words` starts with a space).

@@ -78,7 +78,7 @@ pub fn verdict(evidence: &Evidence, model: &Model) -> Option<Verdict> {
 }
 
 /// Classify one user message typed after `situation`, with the shipped model.
-pub fn classify(read: &Reading, situation: &Situation) -> Option<Verdict> {
+pub(crate) fn classify(read: &Reading, situation: &Situation) -> Option<Verdict> {
     verdict(&evidence(read, situation), &SHIPPED)
 }
 

@@ -772,7 +772,7 @@ const PRAISE_OPENERS: &[&str] = &[
 const PRAISE_CJK: &[&str] = &["完璧", "素晴らしい", "いいね", "ばっちり", "完美", "太好了"];
 
 /// Praise for what the assistant just did, without a "but".
-pub fn is_praise(read: &Reading) -> bool {
+pub(crate) fn is_praise(read: &Reading) -> bool {
     let prose = read.prose;
     let words = read.words.as_str();
     let body = words.trim_start();
@@ -785,7 +785,7 @@ pub fn is_praise(read: &Reading) -> bool {
 
 /// A command the user shares for the assistant to run: bash mode (`!cmd`), or an imperative
 /// "run `…`" / "use `…`" naming it in backticks.
-pub fn shared_command(read: &Reading) -> Option<String> {
+pub(crate) fn shared_command(read: &Reading) -> Option<String> {
     if let Some(rest) = read.text.trim().strip_prefix("<bash-input>") {
         let cmd = rest.split("</bash-input>").next().unwrap_or("").trim();
         return (!cmd.is_empty()).then(|| cmd.to_string());

@@ -200,11 +200,6 @@ pub fn evaluate(labels: &Path, transcripts: &Path) -> io::Result<Evaluation> {
     Ok(eval)
 }
 
-/// Whether a kind is one the evaluation scores.
-pub fn is_scored(kind: &Kind) -> bool {
-    SCORED.contains(&kind.as_str())
-}
-
 /// One labelled prompt of a corpus and what the classifier reads of it.
 #[derive(Debug, Clone)]
 pub struct Prompt {
@@ -229,7 +224,7 @@ impl Prompt {
 
 /// The labelled prompts of `labels` over `transcripts`, each with its repository
 /// (`repo_of(file)`; files it does not know are an error).
-pub fn read_prompts(
+pub(crate) fn read_prompts(
     labels: &Path,
     transcripts: &Path,
     repo_of: impl Fn(&str) -> Option<String>,
@@ -302,7 +297,7 @@ pub fn load(root: &Path) -> io::Result<Vec<Prompt>> {
 
 /// The repository a corpus file comes from, by its name (`owner__repo__…`, as both corpora name
 /// their files).
-pub fn repository_of(file: &str) -> Option<String> {
+pub(crate) fn repository_of(file: &str) -> Option<String> {
     let mut parts = file.splitn(3, "__");
     let (owner, repo) = (parts.next()?, parts.next()?);
     parts.next()?;

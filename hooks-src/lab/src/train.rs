@@ -29,7 +29,7 @@ pub fn train(examples: &[Example]) -> Model {
 }
 
 /// [`train`] with the L2 penalty `lambda`.
-pub fn train_with(examples: &[Example], lambda: f64) -> Model {
+pub(crate) fn train_with(examples: &[Example], lambda: f64) -> Model {
     let mut bias = [0.0; COLUMNS];
     let mut weights = vec![[0.0; COLUMNS]; COUNT];
     let moments: Vec<(Features, bool)> = examples

@@ -220,14 +220,14 @@ pub fn redact_signal(sig: &mut Signal) {
 }
 
 /// Redact a string where it is, allocating only when something changes.
-pub fn redact_in_place(text: &mut String) {
+pub(crate) fn redact_in_place(text: &mut String) {
     if let Cow::Owned(s) = redact(text) {
         *text = s;
     }
 }
 
 /// Redact every string in a JSON value, recursively.
-pub fn redact_value(value: &mut Value) {
+pub(crate) fn redact_value(value: &mut Value) {
     match value {
         Value::String(s) => redact_in_place(s),
         Value::Array(items) => items.iter_mut().for_each(redact_value),
@@ -1139,7 +1139,7 @@ fn env_name(name: &str) -> EnvName {
 
 /// A key naming a secret in any case or style (`password`, `dbPassword`, `api-key`,
 /// `SecretAccessKey`, `auth_token`): it ends with one of [`SECRET_WORDS`].
-pub fn is_secret_name(key: &str) -> bool {
+pub(crate) fn is_secret_name(key: &str) -> bool {
     let lower = key.to_ascii_lowercase();
     let lower = lower.trim_matches(|c: char| !c.is_ascii_alphanumeric());
     SECRET_WORDS.iter().any(|w| lower.ends_with(w)) || env_name(key) == EnvName::Secret

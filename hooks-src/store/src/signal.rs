@@ -36,7 +36,7 @@ macro_rules! open_enum {
             pub fn parse(s: &str) -> Self {
                 match s { $($text => Self::$variant,)* other => Self::Other(other.to_string()) }
             }
-            pub fn is_known(&self) -> bool {
+            pub(crate) fn is_known(&self) -> bool {
                 !matches!(self, Self::Other(_))
             }
         }
@@ -242,7 +242,7 @@ impl Signal {
     }
 
     /// Fold `n` recurrence records (the newest at `last_seen`) into this signal.
-    pub fn fold_recurrences(&mut self, n: u64, last_seen: &str) {
+    pub(crate) fn fold_recurrences(&mut self, n: u64, last_seen: &str) {
         self.add_sightings(n);
         if !last_seen.is_empty() {
             self.meta.insert("last_seen".into(), Value::from(last_seen));
@@ -256,7 +256,7 @@ impl Signal {
 
     /// Convert a v2 line (`{"ts","sid","type","context","turn"}`) into schema v1. The id is derived
     /// from the line itself, so reading or migrating the same line twice gives the same id.
-    pub fn from_v2(mut fields: Map<String, Value>, raw: &[u8]) -> Option<Signal> {
+    pub(crate) fn from_v2(mut fields: Map<String, Value>, raw: &[u8]) -> Option<Signal> {
         let kind = Kind::parse(fields.remove("type")?.as_str()?);
         let ts = match fields.remove("ts") {
             Some(Value::String(s)) => s,
@@ -341,7 +341,7 @@ pub struct Recurrence {
 
 /// The confidence a signal has after `seen` sightings: 2 sightings earn medium, 3+ high; a
 /// verified signal stays verified and nothing lowers what was set before.
-pub fn confidence_after(confidence: u8, seen: u64) -> u8 {
+pub(crate) fn confidence_after(confidence: u8, seen: u64) -> u8 {
     let earned = match seen {
         0 | 1 => 1,
         2 => 2,
@@ -416,7 +416,7 @@ pub fn dedup_key(kind: &Kind, project: Option<&str>, content: &str) -> String {
 /// A failure's words without what changes from one occurrence to the next: a word holding a
 /// digit (line numbers, durations, ports, ids, hashes, versions) or a path separator (files,
 /// URLs) is dropped. "src/a.rs:3:5: error: x" and "src/b.rs:9:1: error: x" are one failure.
-pub fn failure_skeleton(content: &str) -> String {
+pub(crate) fn failure_skeleton(content: &str) -> String {
     content
         .split_whitespace()
         .filter(|w| !w.contains(|c: char| c.is_ascii_digit() || c == '/' || c == '\\'))
@@ -663,7 +663,7 @@ pub fn parse_time(text: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.and_utc())
 }
 
-pub fn format_time(t: DateTime<Utc>) -> String {
+pub(crate) fn format_time(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 

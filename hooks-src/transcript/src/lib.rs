@@ -863,7 +863,7 @@ const NOT_TYPED_PREFIXES: &[&str] = &[
 ];
 
 /// The part of a user message the human typed, or `None` when there is none.
-pub fn genuine_user_text(raw: &str) -> Option<String> {
+pub(crate) fn genuine_user_text(raw: &str) -> Option<String> {
     let mut text = Cow::Borrowed(raw);
     for (open, close) in INJECTED_SPANS {
         if text.contains(open) {

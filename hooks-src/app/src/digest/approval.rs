@@ -291,7 +291,7 @@ static VOCABULARY: LazyLock<HashSet<&'static str>> =
     LazyLock::new(|| WORDS.iter().copied().collect());
 
 /// Whether `text` (a prompt the user typed) only approves or continues.
-pub fn is_bare(text: &str) -> bool {
+pub(crate) fn is_bare(text: &str) -> bool {
     if !text.chars().any(char::is_alphanumeric) {
         return true;
     }

@@ -586,7 +586,7 @@ fn session_of(stem: &str, transcript: &Path) -> Option<String> {
 
 /// The transcript of `session` under `<config dir>/projects/`: in the folder of `cwd` first (the
 /// folder is the cwd with every character but letters and digits replaced by `-`), else in any.
-pub fn find_transcript(paths: &Paths, session: &str, cwd: &Path) -> Option<PathBuf> {
+pub(crate) fn find_transcript(paths: &Paths, session: &str, cwd: &Path) -> Option<PathBuf> {
     if cursor::file_stem(session) != session {
         return None;
     }
@@ -902,7 +902,7 @@ pub fn marks_named(paths: &Paths, arg: &str) -> Result<(Vec<Mark>, Option<PathBu
 
 /// Forget the saved marks that name a session whose cursor file is called one of `stems`
 /// ([`cursor::file_stem`]; for `forget`).
-pub fn forget_saved_marks(paths: &Paths, stems: &HashSet<String>) -> usize {
+pub(crate) fn forget_saved_marks(paths: &Paths, stems: &HashSet<String>) -> usize {
     let Ok(entries) = fs::read_dir(saved_marks_dir(paths)) else {
         return 0;
     };

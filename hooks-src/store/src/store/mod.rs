@@ -108,7 +108,7 @@ impl Store {
     }
 
     /// Read the archive file (no lock needed for a consistent view: it only changes by rename).
-    pub fn load_archive(&self) -> Result<Snapshot> {
+    pub(crate) fn load_archive(&self) -> Result<Snapshot> {
         Ok(Snapshot::parse(&view_unlocked(&self.paths.archive())?))
     }
 
@@ -357,7 +357,7 @@ fn spelled_as_is(s: &str) -> bool {
 /// The bytes of the store file at `path`, mapped when large; empty when there is no such file, an
 /// error at once when it is not a regular file ([`fsutil::open_regular`]). Without the lock, a
 /// line half-written by a concurrent append fails to parse and is skipped.
-pub fn view_unlocked(path: &Path) -> Result<StoreBytes> {
+pub(crate) fn view_unlocked(path: &Path) -> Result<StoreBytes> {
     match fsutil::open_regular(path)? {
         Some(file) => map_file(file).map_err(|e| Error::io("cannot read", path, e)),
         None => Ok(StoreBytes::Read(Vec::new())),

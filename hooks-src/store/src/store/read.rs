@@ -76,7 +76,7 @@ impl<'a> View<'a> {
     }
 
     /// The signal the line holds, if it holds one.
-    pub fn into_signal(self) -> Option<Signal> {
+    pub(crate) fn into_signal(self) -> Option<Signal> {
         match self.into_record() {
             Record::Signal(s) | Record::Legacy(s) => Some(*s),
             _ => None,
@@ -163,7 +163,7 @@ pub fn visit<'a>(
 }
 
 /// A triage that parses the lines `holds` says may matter and skips the others.
-pub fn parse_if(holds: impl Fn(&[u8]) -> bool) -> impl FnMut(&[u8]) -> Read {
+pub(crate) fn parse_if(holds: impl Fn(&[u8]) -> bool) -> impl FnMut(&[u8]) -> Read {
     move |line| if holds(line) { Read::Parse } else { Read::Skip }
 }
 
@@ -195,7 +195,7 @@ pub struct Pass {
 impl Pass {
     /// The fast path, in as many parts as a store of `len` bytes is worth: one per core (at
     /// most 4), or one below [`PARALLEL_MIN_BYTES`], where a thread costs more than it saves.
-    pub fn for_len(len: usize) -> Pass {
+    pub(crate) fn for_len(len: usize) -> Pass {
         let cores = || std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
         Pass {
             parts: if len < PARALLEL_MIN_BYTES { 1 } else { cores() },

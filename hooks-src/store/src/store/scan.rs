@@ -79,12 +79,12 @@ impl<'a> Fields<'a> {
     }
 
     /// Whether a field is present and a JSON string with escapes (needs the full parser).
-    pub fn is_escaped_str(&self, key: Key) -> bool {
+    pub(crate) fn is_escaped_str(&self, key: Key) -> bool {
         self.escaped & (1 << key as u32) != 0
     }
 
     /// A small non-negative integer field.
-    pub fn uint(&self, key: Key) -> Option<u64> {
+    pub(crate) fn uint(&self, key: Key) -> Option<u64> {
         self.raw(key).and_then(uint)
     }
 
@@ -472,7 +472,7 @@ impl Scanner {
 /// plain tokens (numbers, literals), up to the first field that is anything else. Nothing is
 /// validated beyond that prefix: a caller may only use these spans to decide that a line cannot
 /// be something, never that it is (the line may still turn out to be invalid further on).
-pub fn leading_fields(b: &[u8]) -> Fields<'_> {
+pub(crate) fn leading_fields(b: &[u8]) -> Fields<'_> {
     // Every string taken here ends at the first `"` or `\` after it opened: none has an escape.
     let mut fields = Fields::default();
     let plain_string_end = |from: usize| -> Option<usize> {

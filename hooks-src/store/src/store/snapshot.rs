@@ -27,7 +27,7 @@ impl Entry {
         }
     }
     /// Mutable access marks the line for re-serialization on rewrite.
-    pub fn signal_mut(&mut self) -> Option<&mut Signal> {
+    pub(crate) fn signal_mut(&mut self) -> Option<&mut Signal> {
         match &mut self.record {
             Record::Signal(s) | Record::Legacy(s) => {
                 self.dirty = true;
@@ -132,7 +132,7 @@ impl Snapshot {
     }
 
     /// Remove the matching signals and queue them for the archive file.
-    pub fn take_to_archive(&mut self, select: impl FnMut(&Signal) -> bool) -> usize {
+    pub(crate) fn take_to_archive(&mut self, select: impl FnMut(&Signal) -> bool) -> usize {
         let moved = self.remove_where(select);
         let n = moved.len();
         self.archive_out.extend(moved);
