@@ -1,4 +1,6 @@
-//! Streaming reader of the JSONL transcripts Claude Code writes (`transcript_path`).
+//! reflect-transcript: the streaming reader of the JSONL transcripts Claude Code writes
+//! (`transcript_path`). It imports only `reflect-base`: it knows nothing of signals, the store or
+//! the detectors, which consume its [`Event`]s.
 //!
 //! There is no official schema and it changed a lot between CC 1.0.11 and 2.1.x (see the corpus'
 //! SCHEMA.md): one API response is split over several `assistant` lines, user content is a string
@@ -16,8 +18,11 @@
 //! skips every value it does not need (tool output by quote search, the duplicate
 //! `toolUseResult` not at all) and decodes only bounded heads of the strings it keeps. Memory
 //! stays bounded: a line longer than [`MAX_LINE`] is skipped (still counted), never buffered
-//! whole, and a worker's lead is a bounded channel of batches; `examples/reader_throughput.rs`
-//! measures it by hand.
+//! whole, and a worker's lead is a bounded channel of batches; the lab's
+//! `examples/reader_throughput.rs` measures it by hand. The parallel read is what a cold 100 MB
+//! capture pays for: `scripts/bench` measures 1.67–2.47 GB/s for it on the 2-core bench host
+//! (target ≥ 1 GB/s; README, "Speed"); the hook's usual run reads a few kilobytes past its cursor
+//! and stays on the calling thread.
 //!
 //! Sub-agent traffic (`isSidechain`) is skipped whole: its prompts are not the user's, and its
 //! "Warmup" runs write refused calls that are not failures.
