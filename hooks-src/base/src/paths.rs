@@ -85,7 +85,7 @@ impl Paths {
     pub fn cursors(&self) -> PathBuf {
         self.data_dir.join("cursors")
     }
-    /// Signals a hook spooled because the store lock stayed busy (see [`crate::store`]).
+    /// Signals a hook spooled because the store lock stayed busy (see `reflect_store::store`).
     pub fn pending(&self) -> PathBuf {
         self.data_dir.join("pending")
     }

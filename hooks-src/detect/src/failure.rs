@@ -1,5 +1,5 @@
 //! Tool failures: which are worth a reviewer's attention, the line that says what went wrong, and
-//! the PostToolUseFailure signal. The transcript miner ([`crate::detect`]) and the failure hook
+//! the PostToolUseFailure signal. The transcript miner ([`crate::Detector`]) and the failure hook
 //! share [`assess`], so a failure is judged the same whichever path sees it first.
 //!
 //! **What makes a failure worth a reviewer's attention**: it says something about the project or

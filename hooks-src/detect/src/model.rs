@@ -83,8 +83,8 @@ pub(crate) fn classify(read: &Reading, situation: &Situation) -> Option<Verdict>
 }
 
 /// Weights per feature and column, and a bias per column. The weights are a slice, not an
-/// array of [`COUNT`] rows, so that a weights file left stale by a change of the features still
-/// compiles and the trainer can be built to rewrite it (a test catches it first).
+/// array of [`features::COUNT`] rows, so that a weights file left stale by a change of the
+/// features still compiles and the trainer can be built to rewrite it (a test catches it first).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
     pub bias: [f32; COLUMNS],
