@@ -9,6 +9,7 @@ mod first_use;
 mod fuzz_regressions;
 mod hooks;
 mod layout;
+mod left_behind;
 mod memory_store;
 mod redaction;
 mod redaction_shapes;

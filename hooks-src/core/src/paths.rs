@@ -91,12 +91,13 @@ impl Paths {
     }
     /// The directories reflect writes files into atomically (a temp file, then a rename): where a
     /// killed writer can leave a temp file behind.
-    pub fn atomic_dirs(&self) -> [PathBuf; 4] {
+    pub fn atomic_dirs(&self) -> [PathBuf; 5] {
         [
             self.data_dir.clone(),
             self.pending(),
             self.cursors(),
             self.learnings_dir(),
+            self.backups(),
         ]
     }
 }

@@ -900,6 +900,9 @@ pub fn edit_file(
     on_wait: &mut dyn FnMut(),
     mut edit: impl FnMut(&mut Document) -> Vec<Change>,
 ) -> Result<Outcome> {
+    if !dry_run {
+        sweep_leftovers(path);
+    }
     let mut planned = Document::load(path)?;
     let changes = edit(&mut planned);
     if changes.is_empty() || dry_run {
@@ -941,6 +944,13 @@ pub fn edit_file(
             format!("kept changing while we edited it ({EDIT_ATTEMPTS} attempts); try again"),
         ))
     })
+}
+
+/// Remove the temp files a killed rewrite of `path` left beside it (each a full copy of the
+/// settings, `env` tokens included): those of writers that are gone ([`fsutil::stale_temps_of`]).
+/// No lock is needed: a gone writer renames nothing.
+pub fn sweep_leftovers(path: &Path) -> usize {
+    fsutil::remove_stale_temps_of(path)
 }
 
 /// A read-only settings file, or one in a read-only directory, was made so on purpose (home-manager,
