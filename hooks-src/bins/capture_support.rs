@@ -72,14 +72,15 @@ fn run_hook(program: &str, hook_event: &str, summary: bool) {
                 .map(Some),
             None => Ok(None),
         });
+    let transcript = payload.transcript_path.as_deref();
     match outcome {
         Ok(Some(done)) => {
             for w in done.warnings {
-                hook::log(program, &w);
+                hook::log_about_transcript(program, transcript, &w);
             }
         }
         Ok(None) => {}
-        Err(e) => hook::log(program, &e.to_string()),
+        Err(e) => hook::log_about_transcript(program, transcript, &e.to_string()),
     }
 }
 

@@ -2,6 +2,7 @@
 //! runner could leave under the config dir or the data dir, and what `doctor` says of it.
 
 use std::fs;
+use std::path::Path;
 use std::process::Command as StdCommand;
 
 use crate::util::{stdout, Env};
@@ -83,4 +84,182 @@ fn regression_a_killed_backup_rewrite_is_reported_and_swept() {
     let out = env.cmd("reflect-toggle").arg("off").output().unwrap();
     assert!(out.status.success(), "{out:?}");
     assert!(!left.exists());
+}
+
+/// Claude Code's name for a project's transcript directory: the path with `/` and `.` as `-`.
+fn claude_project_dir(project: &Path) -> String {
+    project.display().to_string().replace(['/', '.'], "-")
+}
+
+/// Every file under `dir` (names and bytes) that holds `needle`.
+fn holding(dir: &Path, needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let bytes = fs::read(&p).unwrap_or_default();
+                if p.display().to_string().contains(needle)
+                    || String::from_utf8_lossy(&bytes).contains(needle)
+                {
+                    found.push(p.display().to_string());
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn hook(env: &Env, bin: &str, payload: &serde_json::Value) {
+    let out = env
+        .cmd(bin)
+        .write_stdin(payload.to_string())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && out.stdout.is_empty(),
+        "{bin}: {out:?}"
+    );
+}
+
+/// The trial found `forget --project` left the project in 8 files: torn archive lines,
+/// the quarantine, backups, the transcript path in errors.log. The whole data dir is searched for
+/// the project's path (as written and as Claude Code names its transcript dir) and for the text
+/// of each of its signals.
+#[test]
+fn regression_forget_project_leaves_no_trace_in_the_data_dir() {
+    let env = Env::new();
+    let p = env.dir.path().join("private.client-project");
+    let q = env.dir.path().join("other-project");
+    for d in [&p, &q] {
+        fs::create_dir_all(d).unwrap();
+    }
+    let transcripts = env.config.join("projects").join(claude_project_dir(&p));
+    fs::create_dir_all(&transcripts).unwrap();
+    let demo = fs::read(crate::hooks::demo_transcript()).unwrap();
+    let s = "5e1f0a2b-0000-4000-8000-00000000000a";
+    let t = transcripts.join(format!("{s}.jsonl"));
+    fs::write(&t, &demo).unwrap();
+    let payload = |session: &str, transcript: &Path, cwd: &Path| {
+        serde_json::json!({
+            "session_id": session, "transcript_path": transcript, "cwd": cwd,
+            "hook_event_name": "PreCompact", "trigger": "auto", "reason": "other",
+        })
+    };
+    let failure = |session: &str, cwd: &Path, call: &str, what: &str| {
+        let mut v = payload(session, &t, cwd);
+        v["hook_event_name"] = "PostToolUseFailure".into();
+        v["tool_name"] = "Bash".into();
+        v["tool_input"] = serde_json::json!({"command": "make widgets"});
+        v["tool_use_id"] = call.into();
+        v["error"] = format!("Exit code 1\nerror: {what}").into();
+        v
+    };
+    hook(&env, "capture-signals", &payload(s, &t, &p));
+    let private = "the zanzibar-widget cache of the client is cold";
+    hook(
+        &env,
+        "capture-failure",
+        &failure(s, &p, "toolu_p1", private),
+    );
+    hook(
+        &env,
+        "capture-failure",
+        &failure("q-keep", &q, "toolu_q1", "the other cache is cold"),
+    );
+    // A run whose transcript cannot be read: the error log names it.
+    let gone = transcripts.join("9f9f9f9f-0000-4000-8000-00000000000b.jsonl");
+    hook(&env, "capture-signals", &payload("9f9f9f9f", &gone, &p));
+
+    let store = env.store_lines();
+    let of_p: Vec<&serde_json::Value> = store
+        .iter()
+        .filter(|v| v["project"] == p.display().to_string())
+        .collect();
+    assert!(of_p.len() >= 2, "{store:?}");
+    let texts: Vec<String> = of_p
+        .iter()
+        .map(|v| v["content"].as_str().unwrap().to_string())
+        .collect();
+    let ids: Vec<String> = of_p
+        .iter()
+        .map(|v| v["id"].as_str().unwrap().to_string())
+        .collect();
+    // Promote one into the project's CLAUDE.md (learnings, a backup of the file).
+    fs::write(p.join("CLAUDE.md"), "# Project\n").unwrap();
+    let out = env
+        .cmd("memory-store")
+        .args(["promote", &ids[0], "--target"])
+        .arg(p.join("CLAUDE.md"))
+        .args(["--content", "Warm the widget cache before the tests"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    // Review: one to the archive, with torn copies in the archive and the store.
+    let out = env
+        .cmd("memory-store")
+        .args(["dismiss", &ids[1]])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let out = env.cmd("memory-store").arg("archive").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let line = fs::read_to_string(env.store())
+        .unwrap()
+        .lines()
+        .find(|l| l.contains(private))
+        .unwrap()
+        .to_string();
+    let torn = &line[..line.find(private).unwrap() + 12];
+    let append = |file: &Path, text: &str| {
+        use std::io::Write;
+        let mut f = fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(file)
+            .unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+    };
+    append(&env.store(), &format!("{torn}\n"));
+    let out = env.cmd("memory-store").arg("prune").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    append(&env.data.join("signals.archive.jsonl"), torn);
+    // A killed writer's copy of the store.
+    fs::copy(
+        env.store(),
+        env.data
+            .join(format!(".signals.jsonl.{}.1.0.tmp", dead_pid())),
+    )
+    .unwrap();
+
+    // reflect's backups are named after the file's whole path.
+    let backup_name = p.display().to_string().replace(['/', ' '], "-");
+    let backup_name = backup_name.trim_start_matches('-').to_string();
+    let needles: Vec<String> = [p.display().to_string(), claude_project_dir(&p), backup_name]
+        .into_iter()
+        .chain(texts.iter().cloned())
+        .chain([private.to_string()])
+        .collect();
+    assert!(
+        needles.iter().all(|n| !holding(&env.data, n).is_empty()),
+        "every needle is there before forget"
+    );
+    let out = env
+        .cmd("memory-store")
+        .args(["forget", "--project"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    for n in &needles {
+        assert_eq!(holding(&env.data, n), Vec::<String>::new(), "{n:?} is left");
+    }
+    assert!(
+        !holding(&env.data, "the other cache is cold").is_empty(),
+        "another project's signals stay"
+    );
 }

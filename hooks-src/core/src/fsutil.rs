@@ -410,6 +410,15 @@ pub fn newest_backup(path: &Path, backups_dir: &Path) -> Option<PathBuf> {
     Some(backups_dir.join(newest))
 }
 
+/// Every copy of `path` in `backups_dir` (made by [`backup`]), oldest first.
+pub fn backups_of(path: &Path, backups_dir: &Path) -> Vec<PathBuf> {
+    let source = resolve_symlinks(path).unwrap_or_else(|_| path.to_path_buf());
+    backup_names(backups_dir, &backup_stem(&source))
+        .into_iter()
+        .map(|n| backups_dir.join(n))
+        .collect()
+}
+
 /// The names of the backups of the file whose stem is `stem`, oldest first.
 fn backup_names(dir: &Path, stem: &str) -> Vec<String> {
     let prefix = format!("{stem}.");

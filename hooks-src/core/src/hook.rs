@@ -31,6 +31,25 @@ pub fn log(program: &str, message: &str) {
     }
 }
 
+/// [`log`] a problem with the capture of `transcript`, whose path is shown only by its file name
+/// (`…/<session id>.jsonl`): Claude Code keeps transcripts under a directory named after the
+/// project's path, and the error log must not keep what `forget --project` is asked to remove.
+pub fn log_about_transcript(program: &str, transcript: Option<&str>, message: &str) {
+    log(program, &hide_transcript_path(message, transcript));
+}
+
+/// `message` with every occurrence of `transcript` replaced by `…/<its file name>`.
+pub fn hide_transcript_path(message: &str, transcript: Option<&str>) -> String {
+    let Some(path) = transcript.filter(|t| t.contains('/')) else {
+        return message.to_string();
+    };
+    let name = Path::new(path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    message.replace(path, &format!("…/{name}"))
+}
+
 /// Make any panic a logged exit 0.
 pub fn install_panic_guard(program: &'static str) {
     std::panic::set_hook(Box::new(move |info| {
@@ -74,4 +93,18 @@ pub fn opted_out(payload: &Payload) -> bool {
         .cwd
         .as_deref()
         .is_some_and(|cwd| paths::project_opted_out(Path::new(cwd)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_transcript_path_is_logged_by_its_file_name_only() {
+        let path = "/home/u/.claude/projects/-home-u-secret-client/0b7d6f1e.jsonl";
+        let said =
+            hide_transcript_path(&format!("cannot read transcript {path}: gone"), Some(path));
+        assert_eq!(said, "cannot read transcript …/0b7d6f1e.jsonl: gone");
+        assert_eq!(hide_transcript_path("other", None), "other");
+    }
 }
