@@ -157,9 +157,17 @@ fn offline_request(args: &[OsString], summary: bool) -> Result<(Request, Format)
                 }
             }
             _ => {
-                return Err(Error::usage(format!(
-                    "unknown argument {text:?} (see --help)"
-                )))
+                // Named only when it reads as a flag: a value typed by mistake is not shown.
+                let shaped = flag.len() <= 32
+                    && flag.starts_with("--")
+                    && flag[2..]
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b == b'-');
+                return Err(Error::usage(if shaped {
+                    format!("unknown flag {flag} (see --help)")
+                } else {
+                    "unknown flag or extra argument (see --help)".to_string()
+                }));
             }
         }
     }

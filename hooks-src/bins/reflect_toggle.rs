@@ -51,7 +51,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = cli_support::parse(PROGRAM);
     finish(PROGRAM, run(cli))
 }
 

@@ -7,6 +7,7 @@ mod digest;
 mod docs;
 mod first_use;
 mod fuzz_regressions;
+mod hardening;
 mod hooks;
 mod layout;
 mod left_behind;

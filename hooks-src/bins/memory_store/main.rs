@@ -22,7 +22,6 @@ mod update;
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use reflect_core::error::Result;
 use reflect_core::fsutil::LockWait;
 use reflect_core::paths::Paths;
@@ -39,7 +38,7 @@ pub struct Ctx {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = cli_support::parse(PROGRAM);
     cli_support::finish(PROGRAM, run(cli.command))
 }
 

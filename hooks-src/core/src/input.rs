@@ -16,7 +16,7 @@ pub fn status(text: &str) -> Result<Status> {
         Ok(status)
     } else {
         Err(Error::usage(format!(
-            "unknown status '{text}' (one of: {})",
+            "unknown status (one of: {})",
             Status::KNOWN.join(", ")
         )))
     }
@@ -29,7 +29,7 @@ pub fn kind(text: &str) -> Result<Kind> {
         Ok(kind)
     } else {
         Err(Error::usage(format!(
-            "unknown type '{text}' (one of: {})",
+            "unknown type (one of: {})",
             Kind::KNOWN.join(", ")
         )))
     }
@@ -41,7 +41,7 @@ pub fn since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
     let text = text.trim();
     let bad = || {
         Error::usage(format!(
-            "invalid --since '{text}': use 30m, 12h, 7d, 2w or a date such as 2026-11-01"
+            "invalid --since: use 30m, 12h, 7d, 2w or a date such as 2026-11-01"
         ))
     };
     if let Some(unit) = text.chars().last().filter(|c| c.is_ascii_alphabetic()) {
@@ -124,6 +124,15 @@ fn objects(text: &str) -> Result<Vec<Map<String, Value>>> {
     Ok(objects)
 }
 
+/// `message` with what it quotes (serde names the value it could not take: `invalid type:
+/// string "…", expected …`) left out: a usage error never prints back what was typed.
+fn without_quoted(message: &str) -> String {
+    match (message.find('"'), message.rfind('"')) {
+        (Some(a), Some(b)) if a < b => format!("{}\"…\"{}", &message[..a], &message[b + 1..]),
+        _ => message.to_string(),
+    }
+}
+
 /// A signal from one object a user gave: its type, status and confidence checked, and what a
 /// person would expect filled in (the current dir as project, the Claude Code session, `cli`).
 fn signal_from(mut fields: Map<String, Value>) -> Result<Signal> {
@@ -147,7 +156,7 @@ fn signal_from(mut fields: Map<String, Value>) -> Result<Signal> {
         }
     }
     let mut sig: Signal = serde_json::from_value(Value::Object(fields))
-        .map_err(|e| Error::usage(format!("append: {e}")))?;
+        .map_err(|e| Error::usage(format!("append: {}", without_quoted(&e.to_string()))))?;
     if sig.content.trim().is_empty() {
         return Err(Error::usage("append: \"content\" is empty"));
     }

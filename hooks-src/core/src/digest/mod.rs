@@ -122,7 +122,7 @@ impl FromStr for Mark {
     fn from_str(text: &str) -> Result<Mark> {
         let bad = || {
             Error::usage(format!(
-                "invalid mark '{text}': expected SESSION:LINE:TURN, as the digest prints it"
+                "invalid mark: expected SESSION:LINE:TURN, as the digest prints it"
             ))
         };
         let mut parts = text.rsplitn(3, ':');
