@@ -30,7 +30,10 @@ fn regression_usage_errors_are_one_line_and_never_echo_the_value() {
         ("reflect-toggle", vec![TOKEN]),
         ("reflect-toggle", vec!["on", PEM]),
         ("capture-signals", vec!["--transcript", "t.jsonl", TOKEN]),
-        ("capture-session-summary", vec!["--transcript", "t.jsonl", PEM]),
+        (
+            "capture-session-summary",
+            vec!["--transcript", "t.jsonl", PEM],
+        ),
     ];
     for (bin, args) in &cases {
         let out = env.cmd(bin).args(args).output().unwrap();

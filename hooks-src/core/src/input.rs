@@ -39,11 +39,7 @@ pub fn kind(text: &str) -> Result<Kind> {
 /// RFC 3339).
 pub fn since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
     let text = text.trim();
-    let bad = || {
-        Error::usage(format!(
-            "invalid --since: use 30m, 12h, 7d, 2w or a date such as 2026-11-01"
-        ))
-    };
+    let bad = || Error::usage("invalid --since: use 30m, 12h, 7d, 2w or a date such as 2026-11-01");
     if let Some(unit) = text.chars().last().filter(|c| c.is_ascii_alphabetic()) {
         let number: i64 = text[..text.len() - 1].parse().map_err(|_| bad())?;
         let span = match unit {
