@@ -93,3 +93,43 @@ fn regression_append_type_errors_do_not_echo_the_value() {
         "{err}"
     );
 }
+
+/// `append -` stored a 50 MB content verbatim. Over its bounds (content 2,000 characters, context
+/// 4,000, a signal 16 KiB of JSON, the input 4 MiB) it now refuses, says why, and stores nothing.
+#[test]
+fn regression_append_refuses_a_huge_content() {
+    let env = Env::new();
+    let huge = format!(
+        r#"{{"type":"correction","content":"{}"}}"#,
+        "a".repeat(50 << 20)
+    );
+    let out = env
+        .cmd("memory-store")
+        .args(["append", "-"])
+        .write_stdin(huge)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{}", &err[..err.len().min(300)]);
+    assert_eq!(err.lines().count(), 1);
+    assert!(
+        err.contains("the input is") && err.contains("nothing stored"),
+        "{err}"
+    );
+    let long = format!(
+        r#"{{"type":"correction","content":"{}"}}"#,
+        "a".repeat(2_001)
+    );
+    let out = env
+        .cmd("memory-store")
+        .args(["append", &long])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("\"content\" is 2001 characters; at most 2000"),
+        "{err}"
+    );
+    assert!(env.store_lines().is_empty(), "nothing stored");
+}
