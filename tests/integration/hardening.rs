@@ -133,3 +133,23 @@ fn regression_append_refuses_a_huge_content() {
     );
     assert!(env.store_lines().is_empty(), "nothing stored");
 }
+
+/// A settings.json saved with a UTF-8 byte order mark (Claude Code reads it) was refused with a
+/// misleading position. It is read, and `on` then `off` give back its very bytes, BOM included.
+#[test]
+fn regression_a_settings_file_with_a_bom_is_edited_and_keeps_it() {
+    let env = Env::new();
+    let settings = env.config.join("settings.json");
+    let before = "\u{feff}{\n  \"model\": \"opus\"\n}\n";
+    fs::write(&settings, before).unwrap();
+    let out = env.cmd("reflect-toggle").arg("on").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let on = fs::read_to_string(&settings).unwrap();
+    assert!(
+        on.starts_with('\u{feff}') && on.contains("capture-signals"),
+        "{on}"
+    );
+    let out = env.cmd("reflect-toggle").arg("off").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(fs::read_to_string(&settings).unwrap(), before);
+}
