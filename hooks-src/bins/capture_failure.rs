@@ -24,7 +24,7 @@ fn main() {
     let Some(payload) = hook::read_payload(PROGRAM) else {
         return;
     };
-    if hook::opted_out(&payload) {
+    if hook::opted_out(&payload) || hook::plugin_uninstalled(PROGRAM) {
         return;
     }
     let Some(signal) = failure::failure_signal(&payload) else {

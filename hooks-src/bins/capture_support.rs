@@ -65,6 +65,9 @@ fn run_hook(program: &str, hook_event: &str, summary: bool) {
     let Some(payload) = hook::read_payload(program) else {
         return;
     };
+    if hook::plugin_uninstalled(program) {
+        return;
+    }
     let outcome =
         capture::request_from_payload(&payload, hook_event, summary).and_then(|req| match req {
             Some(req) => Paths::from_env()

@@ -28,7 +28,7 @@ fn main() {
     let Some(payload) = hook::read_payload(PROGRAM) else {
         return;
     };
-    if hook::opted_out(&payload) {
+    if hook::opted_out(&payload) || hook::plugin_uninstalled(PROGRAM) {
         return;
     }
     let Some(session) = payload.session_id.as_deref().filter(|s| !s.is_empty()) else {

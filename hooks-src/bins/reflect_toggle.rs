@@ -73,6 +73,10 @@ fn run(cli: Cli) -> Result<()> {
         settings,
         source_dir,
         dry_run: cli.dry_run,
+        // Set by the plugin's runner (skills/self-reflect-toggle/run-toggle) to its plugin root.
+        plugin_root: std::env::var_os("REFLECT_PLUGIN_ROOT")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from),
     };
     let lines = match cli.action {
         Some(Action::On) => install::on(&paths, &opts, &mut waiting)?,

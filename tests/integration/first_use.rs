@@ -526,3 +526,19 @@ fn regression_the_download_is_given_up_only_when_it_stalls() {
     assert!(given[at + 1].parse::<u32>().unwrap() >= 10, "{given:?}");
     assert!(given.iter().any(|a| a == "--speed-limit"), "{given:?}");
 }
+
+/// The runner names its plugin root to reflect-toggle: `on` from a plugin Claude Code installed
+/// leaves the marker that lets a hook notice the plugin's uninstall.
+#[test]
+fn the_runner_tells_reflect_toggle_its_plugin_root() {
+    let env = Env::new();
+    let root = plugin(&env, "0.2.0");
+    stand_ins(&root.join("dist"), "0.2.0", "dist");
+    exe(
+        &root.join("dist/reflect-toggle"),
+        "#!/bin/sh\necho \"root=$REFLECT_PLUGIN_ROOT\"\n",
+    );
+    let text = run(&env, &root, &["on"], &[]);
+    let canonical = root.canonicalize().unwrap();
+    assert_eq!(text, format!("root={}\n", canonical.display()));
+}

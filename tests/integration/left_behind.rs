@@ -263,3 +263,128 @@ fn regression_forget_project_leaves_no_trace_in_the_data_dir() {
         "another project's signals stay"
     );
 }
+
+/// Write Claude Code's record of installed plugins, listing `ids`, with an mtime of its own.
+fn write_record(env: &Env, ids: &[&str], tick: u64) {
+    let plugins: serde_json::Map<String, serde_json::Value> = ids
+        .iter()
+        .map(|id| {
+            (
+                id.to_string(),
+                serde_json::json!([{"scope": "user", "version": "0.1.0"}]),
+            )
+        })
+        .collect();
+    let path = env.config.join("plugins/installed_plugins.json");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(
+        &path,
+        serde_json::json!({"version": 2, "plugins": plugins}).to_string(),
+    )
+    .unwrap();
+    let at =
+        std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_800_000_000 + tick);
+    fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(at)
+        .unwrap();
+}
+
+fn failure_payload(env: &Env, call: &str) -> serde_json::Value {
+    serde_json::json!({
+        "session_id": "s-plugin", "transcript_path": env.dir.path().join("t.jsonl"),
+        "cwd": env.dir.path(), "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
+        "tool_input": {"command": "make"}, "tool_use_id": call,
+        "error": format!("Exit code 1\nerror: widget {call} broke"),
+    })
+}
+
+/// `/plugin uninstall` while capture was on left the four hooks registered, capturing silently.
+/// Capture turned on from an installed plugin is now turned off by the next hook once Claude
+/// Code's record no longer lists the plugin, exactly as `reflect-toggle off` would; the hook logs
+/// why and `doctor` says so. Capture turned on from a checkout is never touched.
+#[test]
+fn regression_an_uninstalled_plugin_turns_capture_off_at_the_next_hook() {
+    let env = Env::new();
+    let settings = env.config.join("settings.json");
+    let before = "{\n  \"model\": \"opus\"\n}\n";
+    fs::write(&settings, before).unwrap();
+    let root = env
+        .config
+        .join("plugins/cache/reflect-mkt/self-improvement/0.1.0");
+    fs::create_dir_all(&root).unwrap();
+    write_record(&env, &["self-improvement@reflect-mkt", "other@x"], 1);
+    let out = env
+        .cmd("reflect-toggle")
+        .arg("on")
+        .env("REFLECT_PLUGIN_ROOT", &root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(env.data.join("plugin.json").exists());
+    hook(&env, "capture-failure", &failure_payload(&env, "toolu_1"));
+    assert_eq!(env.store_lines().len(), 1, "installed: captured");
+    // Claude Code rewrites its record (another plugin installed): still listed, still captured.
+    write_record(
+        &env,
+        &["self-improvement@reflect-mkt", "other@x", "third@y"],
+        2,
+    );
+    hook(&env, "capture-failure", &failure_payload(&env, "toolu_2"));
+    assert_eq!(env.store_lines().len(), 2);
+
+    // `/plugin uninstall self-improvement@reflect-mkt`.
+    write_record(&env, &["other@x", "third@y"], 3);
+    hook(&env, "capture-failure", &failure_payload(&env, "toolu_3"));
+    assert_eq!(
+        env.store_lines().len(),
+        2,
+        "nothing captured once uninstalled"
+    );
+    assert_eq!(
+        fs::read_to_string(&settings).unwrap(),
+        before,
+        "the hooks are gone, as `reflect-toggle off` leaves the file"
+    );
+    let log = fs::read_to_string(env.data.join("errors.log")).unwrap();
+    assert!(
+        log.contains("self-improvement@reflect-mkt was uninstalled")
+            && log.contains("capture turned off"),
+        "{log}"
+    );
+    let report = doctor(&env);
+    assert!(
+        report.contains("capture was turned off at")
+            && report.contains("self-improvement@reflect-mkt was uninstalled"),
+        "{report}"
+    );
+    // Further hook runs (say, from a settings file left elsewhere) do not repeat it.
+    hook(&env, "capture-failure", &failure_payload(&env, "toolu_4"));
+    assert_eq!(
+        log,
+        fs::read_to_string(env.data.join("errors.log")).unwrap()
+    );
+}
+
+#[test]
+fn capture_turned_on_from_a_checkout_is_never_turned_off_by_the_plugin_record() {
+    let env = Env::new();
+    let checkout = env.dir.path().join("src/reflect");
+    fs::create_dir_all(&checkout).unwrap();
+    write_record(&env, &["other@x"], 1);
+    let out = env
+        .cmd("reflect-toggle")
+        .arg("on")
+        .env("REFLECT_PLUGIN_ROOT", &checkout)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(!env.data.join("plugin.json").exists());
+    write_record(&env, &[], 2);
+    hook(&env, "capture-failure", &failure_payload(&env, "toolu_1"));
+    assert_eq!(env.store_lines().len(), 1);
+    let text = fs::read_to_string(env.config.join("settings.json")).unwrap();
+    assert!(text.contains("capture-failure"), "{text}");
+}

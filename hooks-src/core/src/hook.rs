@@ -50,6 +50,43 @@ pub fn hide_transcript_path(message: &str, transcript: Option<&str>) -> String {
     message.replace(path, &format!("…/{name}"))
 }
 
+/// Whether capture was just turned off because the plugin it was turned on from is uninstalled
+/// (see [`crate::plugin`]): then the hook does nothing more. Two `stat`s while nothing changed.
+pub fn plugin_uninstalled(program: &str) -> bool {
+    let Ok(paths) = Paths::from_env() else {
+        return false;
+    };
+    let Some((marker, why)) = crate::plugin::uninstalled(&paths) else {
+        return false;
+    };
+    let message = match turn_off(&paths, &marker) {
+        Ok(()) => format!(
+            "the plugin {} was uninstalled ({why}): capture turned off (reflect-toggle off). \
+             Reinstall it and run /reflect-toggle on to capture again",
+            marker.id
+        ),
+        Err(e) => format!(
+            "the plugin {} was uninstalled ({why}), but turning capture off failed: {e}; \
+             run reflect-toggle off",
+            marker.id
+        ),
+    };
+    log(program, &message);
+    let _ = crate::plugin::note_turned_off(&paths, marker, &why);
+    true
+}
+
+/// `reflect-toggle off` on the settings file the marker names.
+fn turn_off(paths: &Paths, marker: &crate::plugin::Marker) -> crate::error::Result<()> {
+    let opts = crate::install::Options {
+        settings: marker.settings.clone(),
+        source_dir: crate::install::bin_dir(paths)?,
+        dry_run: false,
+        plugin_root: None,
+    };
+    crate::install::off(paths, &opts, &mut || {}).map(|_| ())
+}
+
 /// Make any panic a logged exit 0.
 pub fn install_panic_guard(program: &'static str) {
     std::panic::set_hook(Box::new(move |info| {
