@@ -76,15 +76,25 @@ pub fn plugin_uninstalled(program: &str) -> bool {
     true
 }
 
-/// `reflect-toggle off` on the settings file the marker names.
+/// Run the installed `reflect-toggle off` on the settings file the marker names: the very code a
+/// user runs, in its own process (linking the settings editor into every hook would double its size).
 fn turn_off(paths: &Paths, marker: &crate::plugin::Marker) -> crate::error::Result<()> {
-    let opts = crate::install::Options {
-        settings: marker.settings.clone(),
-        source_dir: crate::install::bin_dir(paths)?,
-        dry_run: false,
-        plugin_root: None,
-    };
-    crate::install::off(paths, &opts, &mut || {}).map(|_| ())
+    let toggle = paths.bin_dir().join("reflect-toggle");
+    let out = process::Command::new(&toggle)
+        .arg("off")
+        .arg("--settings")
+        .arg(&marker.settings)
+        .env_remove("REFLECT_PLUGIN_ROOT")
+        .stdin(process::Stdio::null())
+        .stdout(process::Stdio::null())
+        .stderr(process::Stdio::piped())
+        .output()
+        .map_err(|e| crate::error::Error::io("cannot run", &toggle, e))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    Err(crate::error::Error::msg(said.trim().to_string()))
 }
 
 /// Make any panic a logged exit 0.
