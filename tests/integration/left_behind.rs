@@ -388,3 +388,44 @@ fn capture_turned_on_from_a_checkout_is_never_turned_off_by_the_plugin_record() 
     let text = fs::read_to_string(env.config.join("settings.json")).unwrap();
     assert!(text.contains("capture-failure"), "{text}");
 }
+
+/// The trial's own case: `reflect-toggle` SIGKILLed mid-rewrite, again and again. What the kills
+/// left beside settings.json (full copies of it), the next toggle run removes, and settings.json
+/// is whole.
+#[test]
+fn sigkilled_toggles_leave_no_copy_of_settings_after_the_next_run() {
+    let env = Env::new();
+    let settings = env.config.join("settings.json");
+    // A large file widens the window between the temp file's creation and its rename.
+    let big = "x".repeat(4 << 20);
+    fs::write(&settings, format!("{{\"env\":{{\"PAD\":\"{big}\"}}}}\n")).unwrap();
+    let temps = || -> Vec<String> {
+        fs::read_dir(&env.config)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".settings.json.") && n.ends_with(".tmp"))
+            .collect()
+    };
+    // Each run is killed the moment its temp file appears (between its creation and its rename).
+    let mut seen = 0;
+    for i in 0..6u64 {
+        let action = if i % 2 == 0 { "on" } else { "off" };
+        let mut child = env.std_cmd("reflect-toggle").arg(action).spawn().unwrap();
+        while child.try_wait().unwrap().is_none() {
+            if !temps().is_empty() {
+                let _ = child.kill();
+            }
+        }
+        // (Each run sweeps what the run before it left: counted here, after each kill.)
+        seen += temps().len();
+    }
+    assert!(seen > 0, "no kill landed in the window");
+    let out = env.cmd("reflect-toggle").arg("status").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let out = env.cmd("reflect-toggle").arg("on").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(temps(), Vec::<String>::new(), "{seen} left by the kills");
+    let v: serde_json::Value = serde_json::from_slice(&fs::read(&settings).unwrap()).unwrap();
+    assert_eq!(v["env"]["PAD"].as_str().map(str::len), Some(4 << 20));
+}
