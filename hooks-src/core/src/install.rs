@@ -162,7 +162,12 @@ pub fn on(paths: &Paths, opts: &Options, on_wait: &mut dyn FnMut()) -> Result<Ve
         lines.extend(outcome.changes.iter().map(|c| format!("  {}", c.line())));
     }
     if !dry {
-        remember_plugin(paths, opts)?;
+        if let Err(e) = remember_plugin(paths, opts) {
+            lines.push(format!(
+                "note: {e}: uninstalling the plugin will not turn capture off by itself; \
+                 run /reflect-toggle off before you uninstall it"
+            ));
+        }
     }
     let default_data = paths.config_dir.join("reflections");
     if paths.data_dir != default_data {
@@ -206,7 +211,8 @@ pub fn off(paths: &Paths, opts: &Options, on_wait: &mut dyn FnMut()) -> Result<V
         doc.disable_after(before_on.as_ref(), &bin)
     })?;
     if !dry {
-        crate::plugin::remember(paths, None)?;
+        // The hooks are gone: a marker that cannot be removed only makes doctor say more.
+        let _ = crate::plugin::remember(paths, None);
     }
     let mut lines = vec![if dry {
         "reflect: would be off"
