@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use reflect_core::error::Error;
+use reflect_base::error::Error;
 
 /// Parse the command line into `C`. `--help` and `--version` print and exit 0 as clap does; any
 /// other error is [`usage_line`] on stderr and exit 2.
