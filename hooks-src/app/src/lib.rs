@@ -14,7 +14,7 @@
 //! * second look: the cursors' record of sessions → transcript prompts → the detectors' model
 //!   (for the order) → redaction → [`digest`]. Its atomic work queue (threads over sessions) is
 //!   what brings the bench's digest of 200 sessions (194 MB of transcripts) to 94–100 ms on two
-//!   cores (target ≤ 300 ms; README, "Speed").
+//!   cores (target ≤ 300 ms; docs/speed.md).
 
 pub mod capture;
 pub mod cursor;
