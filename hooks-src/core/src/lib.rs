@@ -29,6 +29,7 @@ pub mod paths;
 pub mod promote;
 pub mod redact;
 pub mod render;
+pub mod sanitize;
 pub mod scope;
 pub mod settings;
 pub mod signal;

@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use crate::sanitize;
 use crate::signal::{Kind, Signal, Status, CONFIDENCE_VERIFIED};
 use crate::store::Stats;
 
@@ -15,8 +16,10 @@ pub enum ListFormat {
     Csv,
 }
 
-/// One line, at most `max` characters, newlines and tabs flattened; `…` marks a cut.
+/// One line, at most `max` characters, newlines and tabs flattened, escapes, controls and
+/// invisible characters removed ([`sanitize::clean`]); `…` marks a cut.
 pub fn one_line(text: &str, max: usize) -> String {
+    let text = &*sanitize::clean(text);
     let mut flat = String::with_capacity(text.len().min(max.saturating_mul(4) + 8));
     let mut chars = 0;
     for word in text.split_whitespace() {
