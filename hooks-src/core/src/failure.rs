@@ -29,7 +29,7 @@ use serde_json::Value;
 
 use crate::hookio::Payload;
 use crate::render::one_line;
-use crate::signal::{Kind, Signal};
+use crate::signal::{Kind, Origin, Signal};
 use crate::transcript;
 
 /// Longest error text kept in a signal's context (Claude Code already caps errors at ~10,000).
@@ -574,6 +574,7 @@ pub fn signal(tool: &str, line: &str, tried: &str, error: &str) -> Signal {
         format!("Tried: {tried}\nError: {excerpt}")
     };
     sig.category = Some("tool-failure".into());
+    sig.source.origin = Some(Origin::Tool);
     sig.tags = vec![tool.to_ascii_lowercase()];
     sig.meta.insert("tool".into(), Value::from(tool));
     sig

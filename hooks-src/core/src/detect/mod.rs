@@ -44,7 +44,7 @@ use serde_json::Value;
 
 use crate::failure::{self, input_summary, Assessment, SCAN_BYTES};
 use crate::render::one_line;
-use crate::signal::{Kind, Signal};
+use crate::signal::{Kind, Origin, Signal};
 use crate::transcript::{self, Event, EventKind, ToolInput};
 
 use text::Situation;
@@ -216,6 +216,7 @@ impl Detector {
                 _ => quote(text, CONTENT_CHARS),
             };
             let mut sig = Signal::new(verdict.kind, content);
+            sig.source.origin = Some(Origin::User);
             sig.confidence = verdict.confidence;
             sig.context = user_context(text, &answered);
             sig.tags = self.turn_tags();
@@ -225,6 +226,7 @@ impl Detector {
             // The user's words only: what they approved is in them; the assistant's last line
             // (usually "Done! …") goes in the context.
             let mut sig = Signal::new(Kind::Pattern, quote(text, CONTENT_CHARS));
+            sig.source.origin = Some(Origin::User);
             sig.context = user_context(text, &answered);
             sig.tags = self.turn_tags();
             set_source(&mut sig, event);
@@ -232,6 +234,7 @@ impl Detector {
         }
         if let Some(command) = command {
             let mut sig = Signal::new(Kind::Command, command);
+            sig.source.origin = Some(Origin::User);
             sig.context = user_context(text, &answered);
             sig.category = Some("command".into());
             set_source(&mut sig, event);
@@ -309,15 +312,13 @@ impl Detector {
             let tool = if name.is_empty() { "tool" } else { &*name };
             *self.counted.refused.entry(tool.to_string()).or_default() += 1;
         }
-        if !says_something(reason) {
-            // "Not now" is no lesson: the session summary counts refusals by tool.
+        if !says_something(reason) || name.is_empty() {
+            // "Not now" is no lesson: the session summary counts refusals by tool. Nor is the
+            // refusal of a call the assistant was not seen to make: a result is the user's
+            // refusal only as the answer to a call.
             return;
         }
-        let tool = if name.is_empty() {
-            "a tool call"
-        } else {
-            &*name
-        };
+        let tool = &*name;
         let refused = if transcript::presents_a_plan(tool) {
             // A plan is pages of the assistant's text: the reason is what matters.
             "the plan".to_string()
@@ -330,6 +331,9 @@ impl Detector {
             }
         };
         let mut sig = Signal::new(Kind::Correction, quote(reason, CONTENT_CHARS));
+        // Claude Code's refusal, known by its place (see `transcript::refusal_reason`): the
+        // reason is what the user typed.
+        sig.source.origin = Some(Origin::User);
         sig.confidence = REFUSAL_CONFIDENCE;
         sig.context = format!(
             "User refused {refused}, saying: '{}'",
