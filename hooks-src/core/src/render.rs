@@ -94,20 +94,19 @@ pub fn free_text(s: &Signal, max: usize) -> String {
 pub const TOOL_MARK: &str = "[tool output]";
 
 /// What a capture dry run finds, for a person to read: one line per signal with its type,
-/// confidence, transcript line, how often it was seen and its content.
+/// confidence, transcript line and content (and how often it was seen, when more than once).
+/// The README shows this table as it is; unlike the listings the model reads, the count comes
+/// after the content here.
 pub fn capture_table(signals: &[&Signal]) -> String {
-    let mut out = format!(
-        "{:<12}{:>4}{:>6}{:>5}  content\n",
-        "type", "conf", "line", "seen"
-    );
+    let mut out = format!("{:<12}{:>4}{:>6}  content\n", "type", "conf", "line");
     for s in signals {
         let line = s.source.line.map_or("-".to_string(), |l| l.to_string());
-        let (kind, seen, content) = (s.kind.as_str(), s.seen(), free_text(s, 100));
-        let _ = writeln!(
-            out,
-            "{kind:<12}{:>4}{line:>6}{seen:>5}  {content}",
-            s.confidence
-        );
+        let (kind, content) = (s.kind.as_str(), free_text(s, 100));
+        let _ = write!(out, "{kind:<12}{:>4}{line:>6}  {content}", s.confidence);
+        if s.seen() > 1 {
+            let _ = write!(out, "  (seen {} times)", s.seen());
+        }
+        out.push('\n');
     }
     out
 }
@@ -190,7 +189,11 @@ pub fn stats_text(st: &Stats) -> String {
             ("type", &st.by_type),
             ("confidence", &st.by_confidence),
         ] {
-            let counts: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            // A type or status from a future version (or a hand-edited line) is shown escaped.
+            let counts: Vec<String> = counts
+                .iter()
+                .map(|(k, v)| format!("{} {v}", sanitize::visible(k)))
+                .collect();
             let _ = writeln!(out, "by {what}: {}", counts.join(", "));
         }
     }

@@ -212,6 +212,13 @@ fn clean_map(map: &mut Map<String, Value>) {
 
 /// [`clean`] every text of a signal: what it says, where it came from, its tags and meta.
 pub fn clean_signal(sig: &mut Signal) {
+    use crate::signal::{Kind, Status};
+    if let Kind::Other(kind) = &mut sig.kind {
+        clean_in_place(kind);
+    }
+    if let Status::Other(status) = &mut sig.status {
+        clean_in_place(status);
+    }
     for text in [&mut sig.id, &mut sig.timestamp, &mut sig.content, &mut sig.context] {
         clean_in_place(text);
     }

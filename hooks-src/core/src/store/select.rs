@@ -101,6 +101,8 @@ impl Selection<'_> {
             Hit::Parsed(s) => (**s).clone(),
         };
         self.sightings.fold(&mut sig);
+        // What is printed is clean, whatever an older version stored.
+        crate::sanitize::clean_signal(&mut sig);
         Some(sig)
     }
 
@@ -109,7 +111,8 @@ impl Selection<'_> {
         self.hits.iter().filter_map(|h| self.whole(h)).collect()
     }
 
-    /// The hits as JSON lines: stored lines verbatim where nothing needs filling or folding.
+    /// The hits as JSON lines: stored lines verbatim where nothing needs filling, folding or
+    /// cleaning.
     pub fn jsonl(&self) -> Vec<u8> {
         let size = |hit: &Hit| match hit {
             Hit::Raw { line, .. } => line.len() + 1,
@@ -118,7 +121,7 @@ impl Selection<'_> {
         let mut out = Vec::with_capacity(self.hits.iter().map(size).sum());
         for hit in &self.hits {
             match hit {
-                Hit::Raw { line, id } if !self.sightings.contains(id) => {
+                Hit::Raw { line, id } if !self.sightings.contains(id) && printable(line) => {
                     out.extend_from_slice(line)
                 }
                 _ => match self.whole(hit) {
@@ -130,4 +133,12 @@ impl Selection<'_> {
         }
         out
     }
+}
+
+/// Whether a stored line may be printed as it is: UTF-8 with nothing [`crate::sanitize`] would
+/// remove, and no `\u` escape (which may spell a control character; serde_json writes one only
+/// for those, so a clean store rarely has any).
+fn printable(line: &[u8]) -> bool {
+    memchr::memmem::find(line, b"\\u").is_none()
+        && std::str::from_utf8(line).is_ok_and(crate::sanitize::is_clean)
 }
