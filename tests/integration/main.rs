@@ -10,6 +10,7 @@ mod fuzz_regressions;
 mod hooks;
 mod layout;
 mod memory_store;
+mod provenance;
 mod redaction;
 mod redaction_shapes;
 mod skills;

@@ -346,7 +346,9 @@ pub fn promote(
             .insert("promoted_at".into(), Value::from(fsutil::now_rfc3339()));
         sig.meta
             .insert("promoted_content".into(), Value::from(content.clone()));
-        // A signal stored before a redaction rule existed is cleaned when it is promoted.
+        // A signal stored before a redaction rule (or cleaning) existed is cleaned when it is
+        // promoted.
+        crate::sanitize::clean_signal(sig);
         crate::redact::redact_signal(sig);
         Ok(((sig.clone(), true), true))
     })?;

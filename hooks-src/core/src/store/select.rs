@@ -136,9 +136,10 @@ impl Selection<'_> {
 }
 
 /// Whether a stored line may be printed as it is: UTF-8 with nothing [`crate::sanitize`] would
-/// remove, and no `\u` escape (which may spell a control character; serde_json writes one only
-/// for those, so a clean store rarely has any).
+/// remove, and no escape that may spell a control character (`\u…`, `\b`, `\f`, `\r`; a
+/// clean store has none but in text quoting a backslash, which then takes the slower way).
 fn printable(line: &[u8]) -> bool {
-    memchr::memmem::find(line, b"\\u").is_none()
-        && std::str::from_utf8(line).is_ok_and(crate::sanitize::is_clean)
+    let escapes = memchr::memchr_iter(b'\\', line)
+        .any(|at| matches!(line.get(at + 1), Some(b'u' | b'b' | b'f' | b'r')));
+    !escapes && std::str::from_utf8(line).is_ok_and(crate::sanitize::is_clean)
 }
