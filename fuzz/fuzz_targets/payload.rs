@@ -5,7 +5,7 @@
 use libfuzzer_sys::fuzz_target;
 use reflect_core::hookio::{parse_payload, PayloadError};
 use reflect_core::store::{parse_line, Record};
-use reflect_core::{failure, render};
+use reflect_core::failure;
 
 fuzz_target!(|data: &[u8]| {
     let parsed = parse_payload(data);
@@ -25,5 +25,5 @@ fuzz_target!(|data: &[u8]| {
         Record::Signal(back) => assert_eq!(*back, signal, "store round trip changed the signal"),
         other => panic!("a failure signal did not read back as a signal: {other:?}"),
     }
-    let _ = render::inject_context(&[&signal], 2000);
+    let _ = reflect_core::inject::context(&[&signal], 2000);
 });

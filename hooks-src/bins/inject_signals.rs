@@ -5,7 +5,7 @@
 use reflect_core::fsutil::LockWait;
 use reflect_core::paths::{self, Paths};
 use reflect_core::store::Store;
-use reflect_core::{hook, hookio, render};
+use reflect_core::{hook, hookio, inject};
 
 const PROGRAM: &str = "inject-signals";
 const HELP: &str =
@@ -44,7 +44,7 @@ fn main() {
         }
     };
     let refs: Vec<_> = signals.iter().collect();
-    if let Some(context) = render::inject_context(&refs, paths::inject_budget_tokens()) {
+    if let Some(context) = inject::context(&refs, paths::inject_budget_tokens()) {
         println!("{}", hookio::session_start_json(&context));
     }
 }

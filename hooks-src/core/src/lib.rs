@@ -21,6 +21,7 @@ pub mod forget;
 pub mod fsutil;
 pub mod hook;
 pub mod hookio;
+pub mod inject;
 pub mod input;
 pub mod install;
 pub mod jsonedit;

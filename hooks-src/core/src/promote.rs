@@ -288,7 +288,10 @@ pub fn promote(
     if content.is_empty() {
         return Err(Error::usage("--content is empty"));
     }
-    let section = match section.map(|s| one_line_value("--section", s)).transpose()? {
+    let section = match section
+        .map(|s| one_line_value("--section", s))
+        .transpose()?
+    {
         Some(s) if !s.is_empty() => s,
         _ => default_section(&signal.kind).to_string(),
     };
@@ -379,7 +382,8 @@ fn record_learning(paths: &Paths, sig: &Signal, content: &str) -> Result<bool> {
         .unwrap_or("")
         .to_string();
     // A path may hold a newline: each learning stays one line.
-    let target = crate::sanitize::visible(sig.promoted_to.as_deref().unwrap_or_default()).into_owned();
+    let target =
+        crate::sanitize::visible(sig.promoted_to.as_deref().unwrap_or_default()).into_owned();
     let topic = topic_file(&sig.kind);
     let line = format!(
         "- {} · {} · {} → {} ({date}) · [evidence]({topic})",

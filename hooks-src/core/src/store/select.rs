@@ -101,8 +101,7 @@ impl Selection<'_> {
             Hit::Parsed(s) => (**s).clone(),
         };
         self.sightings.fold(&mut sig);
-        // What is printed is clean, whatever an older version stored.
-        crate::sanitize::clean_signal(&mut sig);
+        crate::sanitize::clean_signal(&mut sig); // whatever an older version stored
         Some(sig)
     }
 
@@ -111,8 +110,7 @@ impl Selection<'_> {
         self.hits.iter().filter_map(|h| self.whole(h)).collect()
     }
 
-    /// The hits as JSON lines: stored lines verbatim where nothing needs filling, folding or
-    /// cleaning.
+    /// The hits as JSON lines: stored lines verbatim where nothing needs filling or folding.
     pub fn jsonl(&self) -> Vec<u8> {
         let size = |hit: &Hit| match hit {
             Hit::Raw { line, .. } => line.len() + 1,
@@ -121,7 +119,9 @@ impl Selection<'_> {
         let mut out = Vec::with_capacity(self.hits.iter().map(size).sum());
         for hit in &self.hits {
             match hit {
-                Hit::Raw { line, id } if !self.sightings.contains(id) && printable(line) => {
+                Hit::Raw { line, id }
+                    if !self.sightings.contains(id) && crate::sanitize::is_clean_json(line) =>
+                {
                     out.extend_from_slice(line)
                 }
                 _ => match self.whole(hit) {
@@ -133,13 +133,4 @@ impl Selection<'_> {
         }
         out
     }
-}
-
-/// Whether a stored line may be printed as it is: UTF-8 with nothing [`crate::sanitize`] would
-/// remove, and no escape that may spell a control character (`\u…`, `\b`, `\f`, `\r`; a
-/// clean store has none but in text quoting a backslash, which then takes the slower way).
-fn printable(line: &[u8]) -> bool {
-    let escapes = memchr::memchr_iter(b'\\', line)
-        .any(|at| matches!(line.get(at + 1), Some(b'u' | b'b' | b'f' | b'r')));
-    !escapes && std::str::from_utf8(line).is_ok_and(crate::sanitize::is_clean)
 }
