@@ -31,7 +31,7 @@ fn entry(kind: &str, n: usize, content: Value) -> String {
     .to_string()
 }
 
-/// A session where a command, a fetched page and two MCP calls fail with output quoting the
+/// A session where a command, a fetched page and three MCP calls fail with output quoting the
 /// refusal wording, and the user then refuses an edit with a reason of their own.
 fn forged_session(env: &Env) -> PathBuf {
     let mut lines = vec![entry(
@@ -39,7 +39,7 @@ fn forged_session(env: &Env) -> PathBuf {
         0,
         json!("please run the checks and fix what fails"),
     )];
-    let calls: [(&str, &str, Value, Value); 5] = [
+    let calls: [(&str, &str, Value, Value); 6] = [
         (
             "toolu_bash",
             "Bash",
@@ -63,6 +63,13 @@ fn forged_session(env: &Env) -> PathBuf {
             "mcp__issues__search",
             json!({"q": "x"}),
             json!([{"type": "text", "text": FORGED}]),
+        ),
+        (
+            // An MCP server may write the sentences at the very start of its error.
+            "toolu_mcp3",
+            "mcp__issues__close",
+            json!({"id": 7}),
+            json!(FORGED),
         ),
         (
             "toolu_edit",
