@@ -1,9 +1,8 @@
 //! The context `inject-signals` puts back into a session after a compaction: what the signals
 //! captured earlier say, in sections whose headings say whose words they are. Only the user's
 //! own words go under "What the user asked for"; a failure that recurred is an error to avoid;
-//! anything else a tool's output said is left out, since a tool's output is no instruction
-//! (issue #22: a command's output quoting a refusal was put back as the user's correction).
-//! Every item is one line whose labels come before the content, so content cannot forge a
+//! anything else a tool's output said is left out: a tool's output is no instruction, and what
+//! this context says the user asked for, the model keeps following. Every item is one line whose labels come before the content, so content cannot forge a
 //! label, a heading or another item. Pure functions from signals to text.
 
 use std::fmt::Write as _;
