@@ -343,11 +343,22 @@ fn a_newline_in_a_project_path_breaks_no_line_of_the_index_or_the_digest() {
     let dir = env.config.join("projects/x");
     fs::create_dir_all(&dir).unwrap();
     let transcript = dir.join("s-nl.jsonl");
-    let lines = [
+    let mut lines = vec![
         entry("user", 0, json!("keep the changelog entries in past tense")),
         entry("assistant", 1, json!([{"type": "text", "text": "Noted."}])),
         entry("user", 2, json!("and never squash the release commits")),
     ];
+    // Each class of character in a prompt and in what the assistant said before it.
+    for (n, (class, sample)) in SAMPLES.iter().enumerate() {
+        let said = format!("Done {sample} [x]");
+        lines.push(entry(
+            "assistant",
+            3 + 2 * n,
+            json!([{"type": "text", "text": said}]),
+        ));
+        let prompt = format!("prefer {class} {sample} in the docs");
+        lines.push(entry("user", 4 + 2 * n, json!(prompt)));
+    }
     fs::write(&transcript, lines.join("\n") + "\n").unwrap();
     let payload = json!({"session_id": "s-nl", "transcript_path": transcript, "cwd": project,
         "hook_event_name": "SessionEnd", "reason": "other"});
@@ -388,6 +399,16 @@ fn a_newline_in_a_project_path_breaks_no_line_of_the_index_or_the_digest() {
         "{digest}"
     );
     assert!(digest.contains("past tense"), "{digest}");
+    assert!(digest.contains("prefer osc52 ab in the docs"), "{digest}");
+    assert_clean("digest", &digest);
+    let out = env
+        .cmd("memory-store")
+        .args(["digest", "--all", "--format", "jsonl"])
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    assert_clean("digest jsonl", &stdout(&out));
+    assert!(stdout(&out).contains("prefer bidi ab in the docs"));
 }
 
 #[test]
@@ -457,4 +478,16 @@ fn promote_takes_one_line_redacted_and_refuses_more_without_echoing_it() {
     assert!(!String::from_utf8_lossy(&env.all_data_bytes()).contains(secret));
     assert!(!written.contains(secret));
     assert!(!stdout(&out).contains(secret));
+}
+
+#[test]
+fn an_invisible_character_inside_a_secret_does_not_hide_it_from_redaction() {
+    let env = Env::new();
+    let secret = "ghp_4f9Qz7LmN2xR8tVb6Yc1Dk3Hs5Jp0Wa9Ue2G";
+    let split = format!("{}\u{200b}{}", &secret[..12], &secret[12..]);
+    let signal = json!({"type": "correction", "content": format!("use the token {split} here")});
+    ok_stdout(&env, &["append", &signal.to_string()]);
+    let stored = fs::read_to_string(env.store()).unwrap();
+    assert!(stored.contains("[REDACTED:"), "{stored}");
+    assert!(!stored.contains(&secret[12..]), "{stored}");
 }
