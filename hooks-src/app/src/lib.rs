@@ -8,7 +8,7 @@
 //! * capture: payload bytes → [`hookio`] → transcript events → detectors → redaction → store,
 //!   resumed where the [`cursor`] left off, with the session [`summary`]
 //! * toggle: paths → [`settings`] (edits through [`jsonedit`]; + [`migrate`]) → atomic write,
-//!   checked by [`doctor`], set up by [`install`]
+//!   checked by [`doctor`], set up by [`install`]; an uninstalled [`plugin`] turns it off
 //! * review: flag values and `append` input → the store → [`render`] / [`promote`] / [`forget`],
 //!   scoped to a project by [`scope`]
 //! * second look: the cursors' record of sessions → transcript prompts → the detectors' model
@@ -26,6 +26,7 @@ pub mod inject;
 pub mod install;
 pub mod jsonedit;
 pub mod migrate;
+pub mod plugin;
 pub mod promote;
 pub mod render;
 pub mod scope;
