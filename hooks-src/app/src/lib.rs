@@ -22,6 +22,7 @@ pub mod digest;
 pub mod doctor;
 pub mod forget;
 pub mod hookio;
+pub mod inject;
 pub mod install;
 pub mod jsonedit;
 pub mod migrate;
