@@ -96,7 +96,7 @@ pub struct Reviewed {
 impl Reviewed {
     /// Whether this mark still fits `file`: as long, a line starting at the offset, the same
     /// first line. A transcript replaced since is read from the top.
-    pub fn fits(&self, file: &File) -> io::Result<bool> {
+    pub(crate) fn fits(&self, file: &File) -> io::Result<bool> {
         if self.offset == 0 {
             return Ok(true);
         }
@@ -154,7 +154,7 @@ const TURN_CONTEXT_BYTES: u64 = 256 * 1024;
 /// Where 1-based line `target` starts, given that `at` (just after a newline) starts line
 /// `at.line + 1`: found by reading at most [`TURN_CONTEXT_BYTES`] backwards. `None` when the line
 /// is further back than that, or `target` is not before `at`.
-pub fn line_start(file: &File, at: Position, target: u64) -> io::Result<Option<Position>> {
+pub(crate) fn line_start(file: &File, at: Position, target: u64) -> io::Result<Option<Position>> {
     if target == 0 || target > at.line {
         return Ok(None);
     }
@@ -301,7 +301,7 @@ pub fn save(path: &Path, cursor: &Cursor) -> Result<()> {
 
 /// How long a cursor must have been idle before it may go (see the module docs: it also needs
 /// its transcript gone).
-pub const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
+pub(crate) const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
 
 /// Remove the cursors idle for `max_age` whose transcript is gone or unknown, their lock files,
 /// and lock files idle that long with no cursor, none of them while a process holds its lock (see

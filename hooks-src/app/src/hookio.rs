@@ -31,13 +31,13 @@ use std::path::Path;
 /// by Claude Code, so anything near this size is not a real payload.
 pub const MAX_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;
 /// Longest id kept whole (Claude Code's session ids are 36-byte uuids, tool call ids ~30 bytes).
-pub const MAX_ID: usize = 128;
+pub(crate) const MAX_ID: usize = 128;
 /// Longest path kept: the system's `PATH_MAX`; no system call accepts a longer one.
-pub const MAX_PATH: usize = libc::PATH_MAX as usize;
+pub(crate) const MAX_PATH: usize = libc::PATH_MAX as usize;
 /// Longest name kept (a tool, an event, a reason: an MCP tool's name is well under this).
-pub const MAX_NAME: usize = 128;
+pub(crate) const MAX_NAME: usize = 128;
 /// Longest error text kept.
-pub const MAX_ERROR: usize = 64 * 1024;
+pub(crate) const MAX_ERROR: usize = 64 * 1024;
 
 /// A string field that may be missing, `null`, or of another type (then treated as missing).
 fn lenient_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
@@ -216,13 +216,13 @@ pub fn parse_payload(bytes: &[u8]) -> Result<Payload, PayloadError> {
 
 /// The SessionStart output that puts text back into the model's context.
 #[derive(Debug, Serialize)]
-pub struct SessionStartOutput<'a> {
+pub(crate) struct SessionStartOutput<'a> {
     #[serde(rename = "hookSpecificOutput")]
     pub hook_specific_output: SessionStartContext<'a>,
 }
 
 #[derive(Debug, Serialize)]
-pub struct SessionStartContext<'a> {
+pub(crate) struct SessionStartContext<'a> {
     #[serde(rename = "hookEventName")]
     pub hook_event_name: &'a str,
     #[serde(rename = "additionalContext")]

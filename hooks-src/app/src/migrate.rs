@@ -29,7 +29,7 @@ use reflect_store::signal::fnv1a;
 use reflect_store::store::{Snapshot, Store};
 
 /// The heading v1 wrote.
-pub const V1_HEADING: &str = "Self-Improvement";
+pub(crate) const V1_HEADING: &str = "Self-Improvement";
 
 /// The lines v1's template wrote under its heading, as fingerprints of [`v1_normal`] text (FNV-1a):
 /// what is needed to tell them from the user's own lines, without carrying v1's text around.
@@ -182,7 +182,7 @@ pub(crate) fn v1_sections(text: &[u8]) -> Vec<Range<usize>> {
 
 /// What cutting v1's lines out of a text did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Cut {
+pub(crate) struct Cut {
     /// The text afterwards.
     pub text: Vec<u8>,
     /// The lines removed (without their line ending; blank lines left out).

@@ -50,12 +50,12 @@ pub struct TurnedOff {
 }
 
 /// `<data dir>/plugin.json`.
-pub fn marker_path(paths: &Paths) -> PathBuf {
+pub(crate) fn marker_path(paths: &Paths) -> PathBuf {
     paths.data_dir.join("plugin.json")
 }
 
 /// Claude Code's record of installed plugins: `<config dir>/plugins/installed_plugins.json`.
-pub fn record_path(paths: &Paths) -> PathBuf {
+pub(crate) fn record_path(paths: &Paths) -> PathBuf {
     paths
         .config_dir
         .join("plugins")
@@ -64,7 +64,7 @@ pub fn record_path(paths: &Paths) -> PathBuf {
 
 /// The marker for a plugin whose root is `root`, when Claude Code installed it: the root lies under
 /// `<config dir>/plugins/cache/<marketplace>/<plugin>/<version>`. `None` for a checkout.
-pub fn marker_for(paths: &Paths, root: &Path, settings: &Path) -> Option<Marker> {
+pub(crate) fn marker_for(paths: &Paths, root: &Path, settings: &Path) -> Option<Marker> {
     let cache = paths.config_dir.join("plugins").join("cache");
     let cache = cache.canonicalize().ok()?;
     let root = root.canonicalize().ok()?;
@@ -118,7 +118,7 @@ pub fn load(paths: &Paths) -> Option<Marker> {
 
 /// Why the plugin of `marker` is known to be uninstalled, or `None` while it is installed or when
 /// that cannot be told for sure (see the module docs).
-pub fn gone_why(marker: &Marker) -> Option<String> {
+pub(crate) fn gone_why(marker: &Marker) -> Option<String> {
     let record = match fsutil::read_regular(&marker.record) {
         Ok(Some(bytes)) => bytes,
         Ok(None) => {

@@ -34,7 +34,7 @@ use reflect_store::signal::{Kind, Signal, Status};
 use reflect_store::store::Store;
 
 /// Copies of each user file kept in `backups/`.
-pub const USER_BACKUPS_KEPT: usize = 20;
+pub(crate) const USER_BACKUPS_KEPT: usize = 20;
 
 /// What a promotion did.
 #[derive(Debug, Clone, PartialEq, Eq)]

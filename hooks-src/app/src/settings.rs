@@ -83,10 +83,10 @@ pub const HOOKS: [HookSpec; 4] = [
 ];
 
 /// How many backups of settings.json are kept in `<data dir>/backups/`.
-pub const SETTINGS_BACKUPS_KEPT: usize = 20;
+pub(crate) const SETTINGS_BACKUPS_KEPT: usize = 20;
 
 /// The sidecar lock of a settings file: `settings.json.lock` next to it.
-pub fn lock_path(settings: &Path) -> PathBuf {
+pub(crate) fn lock_path(settings: &Path) -> PathBuf {
     let mut name = settings
         .file_name()
         .map(|n| n.to_os_string())
@@ -965,7 +965,7 @@ pub(crate) fn edit_file(
 /// Remove the temp files a killed rewrite of `path` left beside it (each a full copy of the
 /// settings, `env` tokens included): those of writers that are gone ([`fsutil::stale_temps_of`]).
 /// No lock is needed: a gone writer renames nothing.
-pub fn sweep_leftovers(path: &Path) -> usize {
+pub(crate) fn sweep_leftovers(path: &Path) -> usize {
     fsutil::remove_stale_temps_of(path)
 }
 

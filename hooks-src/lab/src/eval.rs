@@ -32,7 +32,7 @@ use reflect_store::signal::Kind;
 use reflect_transcript::{self as transcript, EventKind, Position};
 
 /// The signal types that count as "learning moment" predictions.
-pub const SCORED: [&str; 4] = ["correction", "convention", "preference", "remember"];
+pub(crate) const SCORED: [&str; 4] = ["correction", "convention", "preference", "remember"];
 
 #[derive(Debug, Deserialize)]
 struct Label {
@@ -351,7 +351,7 @@ pub fn predict(prompt: &Prompt, model: &Model) -> Vec<String> {
 }
 
 /// The command that writes the shipped weights (`examples/train_detector.rs`).
-pub const TRAIN_COMMAND: &str = "scripts/train-detector";
+pub(crate) const TRAIN_COMMAND: &str = "scripts/train-detector";
 
 /// The source of the shipped weights file: the model trained on every labelled prompt of the
 /// corpora under `root`.

@@ -68,11 +68,11 @@ pub fn project(dir: &Path) -> PathBuf {
 
 /// Longest `content` `append` takes, in characters: a learning is a sentence or two (capture
 /// stores at most a few hundred).
-pub const APPEND_CONTENT_MAX: usize = 2_000;
+pub(crate) const APPEND_CONTENT_MAX: usize = 2_000;
 /// Longest `context` `append` takes, in characters (capture keeps at most 1,500 of an error).
-pub const APPEND_CONTEXT_MAX: usize = 4_000;
+pub(crate) const APPEND_CONTEXT_MAX: usize = 4_000;
 /// Largest signal `append` takes, in bytes of JSON, whatever its fields (tags, meta…).
-pub const APPEND_SIGNAL_MAX_BYTES: usize = 16 * 1024;
+pub(crate) const APPEND_SIGNAL_MAX_BYTES: usize = 16 * 1024;
 /// Largest input `append -` reads: many signals at once, never a file dumped by mistake.
 pub const APPEND_INPUT_MAX_BYTES: usize = 4 << 20;
 

@@ -11,7 +11,7 @@ pub use reflect_base::sanitize::*;
 use crate::signal::Signal;
 
 /// [`clean`] every string of a JSON value (keys too), recursively.
-pub fn clean_value(value: &mut Value) {
+pub(crate) fn clean_value(value: &mut Value) {
     match value {
         Value::String(s) => clean_in_place(s),
         Value::Array(items) => items.iter_mut().for_each(clean_value),

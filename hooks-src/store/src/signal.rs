@@ -344,7 +344,7 @@ impl Signal {
 }
 
 /// The top-level keys of a v1 signal, in schema order (what `extra` must never hold).
-pub const V1_FIELDS: [&str; 16] = [
+pub(crate) const V1_FIELDS: [&str; 16] = [
     "id",
     "version",
     "timestamp",

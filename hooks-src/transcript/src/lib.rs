@@ -39,6 +39,7 @@ use std::os::unix::fs::FileExt;
 use std::sync::{mpsc, Arc, LazyLock};
 
 use memchr::memmem;
+use reflect_base::json::{is_high_surrogate, skip_string, skip_value, skip_ws, unescape};
 use reflect_base::text::truncate;
 use serde_json::Value;
 
@@ -49,10 +50,10 @@ pub const MAX_LINE: usize = 8 << 20;
 /// How much of a failed tool result's text an event carries: the line that says what went
 /// wrong is often near the end of a long output (a traceback's last line, a build's last step).
 /// Claude Code cuts tool output at about 30,000 characters; errors are rare, so this costs little.
-pub const TOOL_RESULT_TEXT_MAX: usize = 16 * 1024;
+pub(crate) const TOOL_RESULT_TEXT_MAX: usize = 16 * 1024;
 /// How much of a successful tool result's text an event carries: enough to tell an empty search
 /// from a hit; the output itself teaches nothing and is most of a transcript's bytes.
-pub const TOOL_OUTPUT_TEXT_MAX: usize = 256;
+pub(crate) const TOOL_OUTPUT_TEXT_MAX: usize = 256;
 
 /// Most bytes one [`read`] goes through. A run makes progress on a transcript of any size (many
 /// gigabytes, or no newline at all) well within a hook's timeout, and the next run goes on from
@@ -125,7 +126,7 @@ pub fn presents_a_plan(name: &str) -> bool {
 
 /// Unread ranges at least this large are read by several threads (see [`read`]); a smaller read
 /// (a hook's repeat run) stays on the calling thread.
-pub const PARALLEL_MIN: u64 = 8 << 20;
+pub(crate) const PARALLEL_MIN: u64 = 8 << 20;
 /// At most this many threads read one range.
 const MAX_THREADS: usize = 4;
 /// A parallel read cuts its range into segments of about this size, claimed one at a time by
@@ -1272,68 +1273,6 @@ fn decode_str(raw: &[u8]) -> Cow<'_, str> {
     }
 }
 
-/// The inside of a JSON string with its escapes decoded, as serde_json decodes it; `None` for
-/// anything unusual (a bad escape, a lone surrogate, a control character, invalid UTF-8), which
-/// [`decode_str`] leaves to serde_json. Copies the runs between backslashes whole.
-fn unescape(inner: &[u8]) -> Option<String> {
-    let mut out = Vec::with_capacity(inner.len());
-    let mut rest = inner;
-    // A min over the run (vectorized) instead of an early exit per byte.
-    let plain = |run: &[u8]| run.iter().fold(u8::MAX, |low, &b| low.min(b)) >= 0x20;
-    while let Some(at) = memchr::memchr(b'\\', rest) {
-        if !plain(&rest[..at]) {
-            return None;
-        }
-        out.extend_from_slice(&rest[..at]);
-        let escape = *rest.get(at + 1)?;
-        rest = &rest[at + 2..];
-        let byte = match escape {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => {
-                let first = hex4(rest)?;
-                rest = &rest[4..];
-                let code = match first {
-                    0xD800..=0xDBFF => {
-                        let second = rest.strip_prefix(b"\\u").and_then(hex4)?;
-                        if !(0xDC00..=0xDFFF).contains(&second) {
-                            return None;
-                        }
-                        rest = &rest[6..];
-                        0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
-                    }
-                    0xDC00..=0xDFFF => return None,
-                    _ => first,
-                };
-                let mut utf8 = [0u8; 4];
-                out.extend_from_slice(char::from_u32(code)?.encode_utf8(&mut utf8).as_bytes());
-                continue;
-            }
-            _ => return None,
-        };
-        out.push(byte);
-    }
-    if !plain(rest) {
-        return None;
-    }
-    out.extend_from_slice(rest);
-    String::from_utf8(out).ok()
-}
-
-/// The value of four hex digits at the start of `raw`.
-fn hex4(raw: &[u8]) -> Option<u32> {
-    let digits = raw.get(..4)?;
-    digits
-        .iter()
-        .try_fold(0u32, |acc, &d| Some(acc * 16 + char::from(d).to_digit(16)?))
-}
-
 /// The first `max` or so bytes of a JSON string, decoded: the raw text is cut first (never
 /// inside an escape or a character), so a megabyte of tool output costs no more than its head.
 fn decode_bounded(raw: &[u8], max: usize) -> String {
@@ -1462,15 +1401,6 @@ fn elements_at(raw: &[u8], at: usize, mut f: impl FnMut(usize) -> Option<usize>)
     }
 }
 
-/// Whether `raw` starts with a `\uD800`–`\uDBFF` escape followed by another escape.
-fn is_high_surrogate(raw: &[u8]) -> bool {
-    raw.len() >= 8
-        && matches!(raw[2], b'd' | b'D')
-        && matches!(raw[3], b'8' | b'9' | b'a' | b'b' | b'A' | b'B')
-        && raw[6] == b'\\'
-        && raw[7] == b'u'
-}
-
 /// Call `f(key, value)` for each member of the JSON object `raw` (values as raw spans) until it
 /// returns false.
 fn members<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8], &'a [u8]) -> bool) -> Option<()> {
@@ -1493,68 +1423,6 @@ fn elements<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) -> Option<()> {
         Some(end)
     })
     .map(|_| ())
-}
-
-fn skip_ws(raw: &[u8], mut i: usize) -> usize {
-    while matches!(raw.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
-    }
-    i
-}
-
-/// The index just past the string that starts (with its quote) at `i`. Searching for quotes
-/// alone and checking the backslashes before one is faster than stopping at every escape:
-/// tool output is full of `\n`.
-#[inline]
-fn skip_string(raw: &[u8], i: usize) -> Option<usize> {
-    let mut at = i + 1;
-    loop {
-        at += memchr::memchr(b'"', raw.get(at..)?)?;
-        let backslashes = raw[..at].iter().rev().take_while(|&&b| b == b'\\').count();
-        if backslashes % 2 == 0 {
-            return Some(at + 1);
-        }
-        at += 1;
-    }
-}
-
-/// The index just past the value that starts at `i`.
-fn skip_value(raw: &[u8], i: usize) -> Option<usize> {
-    match raw.get(i)? {
-        b'"' => skip_string(raw, i),
-        &open @ (b'{' | b'[') => {
-            // In well-formed JSON the other kind of bracket nests evenly inside, so counting
-            // one kind (and skipping strings) finds the end with one memchr3 per stop.
-            let close = if open == b'{' { b'}' } else { b']' };
-            let mut depth = 0usize;
-            let mut at = i;
-            loop {
-                at += memchr::memchr3(b'"', open, close, raw.get(at..)?)?;
-                match raw[at] {
-                    b'"' => {
-                        at = skip_string(raw, at)?;
-                        continue;
-                    }
-                    b if b == open => depth += 1,
-                    _ => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(at + 1);
-                        }
-                    }
-                }
-                at += 1;
-            }
-        }
-        _ => {
-            // A number or a literal: up to the next delimiter.
-            let len = raw[i..]
-                .iter()
-                .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t'))
-                .unwrap_or(raw.len() - i);
-            (len > 0).then_some(i + len)
-        }
-    }
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ pub fn rotated_log(log_path: &Path) -> PathBuf {
 }
 
 /// Largest size of `errors.log` before it is rotated to `errors.log.1` (one old copy is kept).
-pub const ERROR_LOG_MAX: u64 = 256 * 1024;
+pub(crate) const ERROR_LOG_MAX: u64 = 256 * 1024;
 /// Longest message one line of the error log keeps. With it the log and its old copy each stay
 /// within [`ERROR_LOG_MAX`] plus one line, whatever a message quotes (a 10 MB path once made a
 /// single 10 MB line, which rotation then kept whole).

@@ -11,7 +11,7 @@ use super::owner::as_root;
 
 /// Age past which a temp file of [`super::atomic_write`] is taken as left by a crash even though a
 /// process of the id in its name is alive (ids are reused): no write takes this long.
-pub const TEMP_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
+pub(crate) const TEMP_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
 
 /// Whether `name` (in `dir`) is a temp file of [`super::atomic_write`] whose writer is gone: a SIGKILL
 /// between its creation and its rename left it. Its name carries the writer's process id; the

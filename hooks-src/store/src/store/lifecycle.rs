@@ -19,7 +19,7 @@ use reflect_base::error::{Error, Result};
 /// Unreviewed (`captured`) signals older than this are pruned.
 pub const CAPTURED_TTL_DAYS: i64 = 14;
 /// `analyzed` signals older than this are flagged for review (`meta.needs_review`).
-pub const ANALYZED_REVIEW_DAYS: i64 = 30;
+pub(crate) const ANALYZED_REVIEW_DAYS: i64 = 30;
 
 /// What `update` changes in a signal; tags are added to its own.
 #[derive(Debug, Clone, Default)]

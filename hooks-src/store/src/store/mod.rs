@@ -59,7 +59,7 @@ use reflect_base::paths::Paths;
 
 pub use append::{prepare, AppendOutcome, TAIL_BYTES};
 pub use filter::{within, Filter, Selectable};
-pub use lifecycle::{review_since, Changes, ANALYZED_REVIEW_DAYS, CAPTURED_TTL_DAYS};
+pub use lifecycle::{review_since, Changes, CAPTURED_TTL_DAYS};
 pub use line::{parse_line, Record};
 pub use pending::spooled;
 pub use read::{Pass, Read, Sightings, View};
@@ -69,7 +69,7 @@ pub use snapshot::{Entry, Health, Snapshot};
 pub use stats::{stats, stats_with, Stats};
 
 /// Store backups kept in `backups/` (hard links, so they cost little until the store changes).
-pub const STORE_BACKUPS_KEPT: usize = 10;
+pub(crate) const STORE_BACKUPS_KEPT: usize = 10;
 
 /// The store in one data dir.
 #[derive(Debug, Clone)]

@@ -280,7 +280,7 @@ impl Sightings {
     }
 
     /// Add the sightings counted over a later part of the store, as if one pass had seen both.
-    pub fn merge(&mut self, later: Sightings) {
+    pub(crate) fn merge(&mut self, later: Sightings) {
         for (target, (n, at)) in later.0 {
             self.add_n(&target, n, &at);
         }

@@ -6,6 +6,13 @@
 //! UTF-8), and returns the byte spans of the schema's top-level fields. It is strict: whenever it
 //! is unsure (a key with an escape, a duplicate schema key, anything malformed) it answers `None`
 //! and the reader falls back to the full parser, so the two agree on what a line is.
+//!
+//! The walk is its own, not `reflect_base::json`'s trusting one: it validates as it goes and skips
+//! strings by stepping through an index of every `"` and `\` built in one SIMD pass per line. The
+//! grammar of an escape (and whitespace) it takes from `reflect_base::json`, as the transcript
+//! reader does.
+
+use reflect_base::json::{escape, skip_ws};
 
 macro_rules! keys {
     ($($key:ident $name:literal)*) => {
@@ -103,13 +110,6 @@ fn uint(raw: &[u8]) -> Option<u64> {
 /// Past the byte `c` at `i`; `None` when another byte (or none) is there.
 fn after(b: &[u8], i: usize, c: u8) -> Option<usize> {
     (b.get(i) == Some(&c)).then_some(i + 1)
-}
-
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n') {
-        i += 1;
-    }
-    i
 }
 
 /// Append the position of every `"` and `\` in `b` (shorter than 4 GiB) to `marks`. In JSON
@@ -210,25 +210,7 @@ impl<'b> Walk<'b, '_> {
                 return Some(m + 1);
             }
             self.escapes = true;
-            from = match *self.b.get(m + 1)? {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => m + 2,
-                b'u' => match hex4(self.b.get(m + 2..m + 6)?)? {
-                    // serde_json refuses a lone surrogate: a high one must be followed at once by
-                    // an escaped low one, and a low one may not stand alone.
-                    0xD800..=0xDBFF => {
-                        let low = self.b.get(m + 6..m + 12)?;
-                        if !low.starts_with(b"\\u")
-                            || !(0xDC00..=0xDFFF).contains(&hex4(&low[2..])?)
-                        {
-                            return None;
-                        }
-                        m + 12
-                    }
-                    0xDC00..=0xDFFF => return None,
-                    _ => m + 6,
-                },
-                _ => return None,
-            };
+            from = escape(self.b, m)?.1;
         }
     }
 
@@ -391,14 +373,6 @@ impl<'b> Walk<'b, '_> {
     }
 }
 
-/// The value of four hex digits.
-fn hex4(digits: &[u8]) -> Option<u16> {
-    let digits: [u8; 4] = digits.try_into().ok()?;
-    digits
-        .iter()
-        .try_fold(0, |n, &d| Some(n << 4 | (d as char).to_digit(16)? as u16))
-}
-
 /// End of a literal (number, true, false, null) starting at `i`.
 fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
     let ends = |at: usize| {
@@ -431,7 +405,7 @@ fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
 
 /// Scratch space reused from line to line (the mark index).
 #[derive(Default)]
-pub struct Scanner {
+pub(crate) struct Scanner {
     marks: Vec<u32>,
 }
 
