@@ -17,8 +17,6 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
-
 use super::text::{self, Reading, Situation};
 use reflect_store::signal::Kind;
 
@@ -1117,50 +1115,37 @@ fn span(b: usize, buckets: usize) -> String {
     }
 }
 
-/// Every category phrase in one automaton, each pattern with the categories it belongs to.
-struct Cues {
-    automaton: AhoCorasick,
-    categories: Vec<u32>,
-}
+/// Every category phrase, each pattern with the categories it belongs to (a mask).
+type Cues = crate::cues::Cues<u32>;
 
 const _: () = assert!(CUES <= 32, "a pattern's categories are a u32 mask");
 
-impl Cues {
-    fn build(spaced: bool) -> Cues {
-        let mut patterns: Vec<String> = Vec::new();
-        let mut categories: Vec<u32> = Vec::new();
-        let mut index: HashMap<String, usize> = HashMap::new();
-        for (c, (_, words, unspaced)) in CATEGORIES.iter().enumerate() {
-            let phrases = if spaced { *words } else { *unspaced };
-            for phrase in phrases {
-                let pattern = if spaced {
-                    format!(" {phrase} ")
-                } else {
-                    phrase.to_string()
-                };
-                let at = *index.entry(pattern.clone()).or_insert_with(|| {
-                    patterns.push(pattern);
-                    categories.push(0);
-                    patterns.len() - 1
-                });
-                categories[at] |= 1 << c;
-            }
-        }
-        // As in `text`: an NFA is built faster than a DFA and a run reads few short messages.
-        let automaton = AhoCorasick::builder()
-            .kind(Some(AhoCorasickKind::ContiguousNFA))
-            .build(&patterns)
-            .expect("cue phrases are plain literals");
-        Cues {
-            automaton,
-            categories,
+/// The spaced (over normalized words) or unspaced (over raw text) phrases of the categories, a
+/// phrase in several categories one pattern.
+fn cues(spaced: bool) -> Cues {
+    let mut entries: Vec<(String, u32)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (c, (_, words, unspaced)) in CATEGORIES.iter().enumerate() {
+        let phrases = if spaced { *words } else { *unspaced };
+        for phrase in phrases {
+            let pattern = if spaced {
+                format!(" {phrase} ")
+            } else {
+                phrase.to_string()
+            };
+            let at = *index.entry(pattern.clone()).or_insert_with(|| {
+                entries.push((pattern, 0));
+                entries.len() - 1
+            });
+            entries[at].1 |= 1 << c;
         }
     }
+    Cues::build(entries)
 }
 
-static SPACED: LazyLock<Cues> = LazyLock::new(|| Cues::build(true));
+static SPACED: LazyLock<Cues> = LazyLock::new(|| cues(true));
 /// Built only when a message is not all ASCII.
-static UNSPACED: LazyLock<Cues> = LazyLock::new(|| Cues::build(false));
+static UNSPACED: LazyLock<Cues> = LazyLock::new(|| cues(false));
 
 /// The features of the message `read`, typed after `situation`. `raw` is its prose lower-cased.
 pub(crate) fn extract(read: &Reading, raw: &str, situation: &Situation) -> Features {
@@ -1171,13 +1156,13 @@ pub(crate) fn extract(read: &Reading, raw: &str, situation: &Situation) -> Featu
         .nth(HEAD_WORDS)
         .map_or(words.len(), |at| at + 1);
     for found in SPACED.automaton.find_overlapping_iter(words) {
-        let mask = SPACED.categories[found.pattern().as_usize()];
+        let mask = SPACED.meta[found.pattern().as_usize()];
         set_categories(&mut f, mask, found.end() <= head_end);
     }
     if !raw.is_ascii() {
         let start = raw.len() - raw.trim_start().len();
         for found in UNSPACED.automaton.find_overlapping_iter(raw) {
-            let mask = UNSPACED.categories[found.pattern().as_usize()];
+            let mask = UNSPACED.meta[found.pattern().as_usize()];
             set_categories(&mut f, mask, found.start() == start);
         }
     }

@@ -34,6 +34,7 @@
 //! Streaks of edits of one file or of empty searches are not signals: they say the assistant
 //! worked step by step, not what to change, and no reviewer could act on them.
 
+mod cues;
 pub mod failure;
 pub mod features;
 pub mod model;

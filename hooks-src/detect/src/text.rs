@@ -16,8 +16,6 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
-
 use reflect_store::signal::Kind;
 use reflect_transcript::{self as transcript, Event, EventKind};
 
@@ -515,35 +513,19 @@ enum Cue {
     Remember,
 }
 
-/// Every cue phrase in one automaton (one pass over a message instead of one `contains` per
-/// phrase), with the kind and weight of each pattern.
-struct Cues {
-    automaton: AhoCorasick,
-    meta: Vec<(Cue, i32)>,
-}
+/// Every cue phrase of the tables, with the kind and weight of each pattern.
+type Cues = crate::cues::Cues<(Cue, i32)>;
 
-impl Cues {
-    fn build(tables: &[(Cue, &[(&str, i32)])]) -> Cues {
-        let mut patterns = Vec::new();
-        let mut meta = Vec::new();
-        for (cue, table) in tables {
-            for (phrase, weight) in *table {
-                patterns.push(*phrase);
-                meta.push((*cue, *weight));
-            }
-        }
-        // A DFA (what the builder picks for a few dozen patterns) takes longer to build than a
-        // run's few hundred short messages take to search; the automata find the same matches.
-        let automaton = AhoCorasick::builder()
-            .kind(Some(AhoCorasickKind::ContiguousNFA))
-            .build(&patterns)
-            .expect("cue phrases are plain literals");
-        Cues { automaton, meta }
-    }
+fn cues(tables: &[(Cue, &[(&'static str, i32)])]) -> Cues {
+    Cues::build(tables.iter().flat_map(|(cue, table)| {
+        table
+            .iter()
+            .map(move |(phrase, weight)| (*phrase, (*cue, *weight)))
+    }))
 }
 
 static SPACED_CUES: LazyLock<Cues> = LazyLock::new(|| {
-    Cues::build(&[
+    cues(&[
         (Cue::Correction, CORRECTION),
         (Cue::Convention, CONVENTION),
         (Cue::Preference, PREFERENCE),
@@ -553,7 +535,7 @@ static SPACED_CUES: LazyLock<Cues> = LazyLock::new(|| {
 
 /// Built only when a message is not all ASCII.
 static UNSPACED_CUES: LazyLock<Cues> = LazyLock::new(|| {
-    Cues::build(&[
+    cues(&[
         (Cue::Correction, CORRECTION_CJK),
         (Cue::Convention, CONVENTION_CJK),
         (Cue::Preference, PREFERENCE_CJK),
