@@ -44,6 +44,8 @@ use serde_json::{Map, Value};
 use crate::signal::Signal;
 
 mod flags;
+mod generic;
+mod rules;
 mod view;
 
 use view::View;
@@ -111,35 +113,63 @@ struct Found {
     kind: &'static str,
 }
 
-/// The secrets of `text`. The rules run in [`KINDS`] order, each on the text with what the rules
-/// before it found already replaced by placeholders (a redacted token is not read again as a
-/// password); where each find lies in `text` is tracked through those replacements.
+/// The secrets of `text`. The rules run in [`KINDS`] order, then the rule sets kept as data (the
+/// `rules` module) and the generic rules (the `generic` module), each on the text with what the
+/// rules before it found already replaced by placeholders (a redacted token is not read again as
+/// a password); where each find lies in `text` is tracked through those replacements.
 fn find(text: &str) -> Vec<Found> {
     let probe = Probe::new(text);
     let due: Vec<&Rule> = RULES.iter().filter(|r| (r.may_match)(&probe)).collect();
     drop(probe);
-    let mut current: Cow<[u8]> = Cow::Borrowed(text.as_bytes());
-    // `origin[i]`: the bytes of `text` (start, end) that byte `i` of `current` stands for; built
-    // at the first find, as most texts have none.
-    let mut origin: Option<Vec<(usize, usize)>> = None;
-    let mut found = Vec::new();
+    let mut finds = Finds {
+        current: Cow::Borrowed(text.as_bytes()),
+        origin: None,
+        found: Vec::new(),
+    };
     for rule in due {
-        let spans = (rule.scan)(&current);
+        let spans = (rule.scan)(&finds.current);
+        finds.apply(spans.into_iter().map(|s| (s, rule.kind)).collect());
+    }
+    let data_due = rules::due(&finds.current);
+    if !data_due.is_empty() {
+        let spans = rules::find(&finds.current, &data_due);
+        finds.apply(ordered_kinds(spans));
+    }
+    let spans = generic::find(&finds.current);
+    finds.apply(ordered_kinds(spans));
+    finds.found
+}
+
+/// The text as the rules so far left it, and what they found.
+struct Finds<'t> {
+    current: Cow<'t, [u8]>,
+    /// `origin[i]`: the bytes of the text (start, end) that byte `i` of `current` stands for;
+    /// built at the first find, as most texts have none.
+    origin: Option<Vec<(usize, usize)>>,
+    found: Vec<Found>,
+}
+
+impl Finds<'_> {
+    /// Record `spans` (in order, not overlapping) and replace them by their placeholders.
+    fn apply(&mut self, spans: Vec<(Range<usize>, &'static str)>) {
         if spans.is_empty() {
-            continue;
+            return;
         }
-        let from = origin.get_or_insert_with(|| (0..current.len()).map(|i| (i, i + 1)).collect());
-        let placeholder = placeholder(rule.kind);
-        let mut next = Vec::with_capacity(current.len() + spans.len() * placeholder.len());
+        let current = &self.current;
+        let from = self
+            .origin
+            .get_or_insert_with(|| (0..current.len()).map(|i| (i, i + 1)).collect());
+        let mut next = Vec::with_capacity(current.len() + spans.len() * 24);
         let mut next_origin = Vec::with_capacity(next.capacity());
         let mut kept = 0;
-        for span in spans.into_iter().filter(|s| !s.is_empty()) {
+        for (span, kind) in spans.into_iter().filter(|(s, _)| !s.is_empty()) {
+            let placeholder = placeholder(kind);
             next.extend_from_slice(&current[kept..span.start]);
             next_origin.extend_from_slice(&from[kept..span.start]);
             let source = (from[span.start].0, from[span.end - 1].1);
-            found.push(Found {
+            self.found.push(Found {
                 span: source.0..source.1,
-                kind: rule.kind,
+                kind,
             });
             next.extend_from_slice(placeholder.as_bytes());
             next_origin.extend(std::iter::repeat_n(source, placeholder.len()));
@@ -147,10 +177,23 @@ fn find(text: &str) -> Vec<Found> {
         }
         next.extend_from_slice(&current[kept..]);
         next_origin.extend_from_slice(&from[kept..]);
-        current = Cow::Owned(next);
+        self.current = Cow::Owned(next);
         *from = next_origin;
     }
-    found
+}
+
+/// Sorted by start (the longer first), and of two overlapping finds the earlier kept.
+fn ordered_kinds(
+    mut found: Vec<(Range<usize>, &'static str)>,
+) -> Vec<(Range<usize>, &'static str)> {
+    found.sort_by_key(|(r, _)| (r.start, std::cmp::Reverse(r.end)));
+    let mut spans: Vec<(Range<usize>, &'static str)> = Vec::with_capacity(found.len());
+    for f in found {
+        if spans.last().is_none_or(|(last, _)| f.0.start >= last.end) {
+            spans.push(f);
+        }
+    }
+    spans
 }
 
 /// `text` with each found secret replaced by its placeholder. Finds that overlap become one: a
@@ -158,7 +201,8 @@ fn find(text: &str) -> Vec<Found> {
 /// (the first when sorted by start, longest first) names the kind; of two finds of the same
 /// bytes (in the text and in its view), the more specific kind (the earlier in [`KINDS`]).
 fn replace(text: &[u8], mut found: Vec<Found>) -> Vec<u8> {
-    let rank = |kind: &str| KINDS.iter().position(|k| *k == kind);
+    // The hand-written kinds first, in order; the data and generic kinds after them.
+    let rank = |kind: &str| KINDS.iter().position(|k| *k == kind).unwrap_or(KINDS.len());
     found.sort_by_key(|f| (f.span.start, std::cmp::Reverse(f.span.end), rank(f.kind)));
     let mut merged: Vec<Found> = Vec::with_capacity(found.len());
     for f in found {
