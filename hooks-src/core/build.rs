@@ -166,6 +166,13 @@ fn valid(pattern: &str) -> Result<String, String> {
             .parse(p)
             .map(|_| ())
     };
+    // reflect reads an `_` before a token as a separator (`ERR_ghp_…`, `x_AKIA…`): a rule whose
+    // secret starts at a word boundary starts after an `_` too.
+    let pattern = match pattern.strip_prefix("\\b(") {
+        Some(rest) => format!("(?:\\b|_)({rest}"),
+        None => pattern.to_string(),
+    };
+    let pattern = pattern.as_str();
     match parse(pattern) {
         Ok(()) => Ok(pattern.to_string()),
         Err(first) => {

@@ -20,7 +20,7 @@ use std::sync::LazyLock;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use super::rules::entropy;
-use super::{is_path, is_placeholder, PLACEHOLDER_PREFIX};
+use super::{is_code, is_path, is_placeholder, PLACEHOLDER_PREFIX};
 
 /// Every secret of `text` the generic rules find, with its kind.
 pub(super) fn find(text: &[u8]) -> Vec<(Range<usize>, &'static str)> {
@@ -109,7 +109,7 @@ fn prose_secrets(text: &[u8]) -> Vec<Range<usize>> {
         if ascii && text.get(m.end()).is_some_and(|b| b.is_ascii_alphanumeric()) {
             continue;
         }
-        if let Some(value) = linked_value(text, m.end()) {
+        if let Some(value) = linked_value(text, m.end(), ascii) {
             if looks_secret(&text[value.clone()], strength) {
                 found.push(value);
             }
@@ -119,7 +119,9 @@ fn prose_secrets(text: &[u8]) -> Vec<Range<usize>> {
 }
 
 /// The value after a link at `at` (blanks around the link, an optional quote before the value).
-fn linked_value(text: &[u8], at: usize) -> Option<Range<usize>> {
+/// An ASCII word linked by `:` or `=` is an assignment, which `secret-assignment` and
+/// `env-secret` judge with more context: only a word's link (`is`, `ist`, `est`, `—`) counts here.
+fn linked_value(text: &[u8], at: usize, ascii_word: bool) -> Option<Range<usize>> {
     let blanks = |from: usize| super::run(text, from, |b| b == b' ' || b == b'\t');
     let mut i = at + blanks(at);
     // A closing quote of a quoted key (`"token" is`).
@@ -129,6 +131,9 @@ fn linked_value(text: &[u8], at: usize) -> Option<Range<usize>> {
         .iter()
         .find(|l| text[i..].starts_with(l.as_bytes()))?;
     let ascii_word_link = link.bytes().all(|b| b.is_ascii_alphabetic());
+    if ascii_word && link.is_ascii() && !ascii_word_link {
+        return None;
+    }
     i += link.len();
     if ascii_word_link && text.get(i).is_some_and(|b| b.is_ascii_alphanumeric()) {
         return None;
@@ -161,6 +166,8 @@ fn looks_secret(value: &[u8], strength: Word) -> bool {
     };
     if is_placeholder(text)
         || is_path(text)
+        || is_code(text)
+        || text.contains(['(', ')', '{', '}', '[', ']', '='])
         || text.contains("://")
         || text.contains(PLACEHOLDER_PREFIX)
         || value.len() > 200
