@@ -236,6 +236,144 @@ const SHAPES: &[Shape] = &[
         Text,
         |s| format!("define( 'WP_FS__demo_SECRET_KEY', '{s}' );"),
     ),
+    // The kinds issue 22 found never redacted (made up, of the shape each service issues).
+    (
+        "slack app token",
+        "xapp-",
+        "1-A0123BCDEFG-1234567890123-0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b",
+        Token,
+        |s| format!("SLACK_APP {s}"),
+    ),
+    (
+        "huggingface",
+        "hf_",
+        "QwErTyUiOpAsDfGhJkLzXcVbNmQwErTyUi",
+        Token,
+        |s| format!("login with {s} now"),
+    ),
+    (
+        "context7",
+        "ctx7sk-",
+        "4f1c2d3e-5a6b-7c8d-9e0f-a1b2c3d4e5f6",
+        Token,
+        |s| format!("--api-key {s}"),
+    ),
+    (
+        "sendgrid",
+        "SG.",
+        "aB3dE6gH9jK2mN5pQ8sT1v.wX4yZ7bC0eF2hJ5kL8nP1rS4uV7xA0cD3fG6iJ9lM2o",
+        Token,
+        |s| format!("sendgrid {s}"),
+    ),
+    (
+        "azure AccountKey",
+        "",
+        "Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2FsZG8xMjM0NTY3OA==",
+        Text,
+        |s| format!("DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={s};EndpointSuffix=core.windows.net"),
+    ),
+    ("azure SAS sig", "", "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z", Text, |s| {
+        format!("GET https://acme.blob.core.windows.net/c/b.txt?sv=2022-11-02&sr=b&sig={s} 403")
+    }),
+    (
+        "twilio",
+        "SK",
+        "0123456789abcdef0123456789abcdef",
+        Token,
+        |s| format!("twilio api key {s} used"),
+    ),
+    (
+        "authorization token",
+        "",
+        "7a9f3c2e1b0d4f6a8c5e3b1d9f7a5c3e1b0d2f4a",
+        Text,
+        |s| format!("curl -H \"Authorization: token {s}\" https://api.example.com"),
+    ),
+    ("my token is", "", "Tk9xQ2mV8pL4rZ7wN3bY6cF1", Text, |s| {
+        format!("my token is {s} so use it")
+    }),
+    ("the api key is", "", "Hq2Lm9Xc4Vb8Nz3Kp6Rt1Ws7Jd", Text, |s| {
+        format!("the api key is {s}.")
+    }),
+    ("API키는", "", "Q7mX2pL9vK4rN8tZ3wB6cY1d", Text, |s| {
+        format!("API키는 {s} 입니다")
+    }),
+    ("password is", "", "Tr0ub4dor&3x", Text, |s| {
+        format!("the password is {s}, don't share")
+    }),
+    (
+        "discord bot token",
+        "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.",
+        "ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+        Token,
+        |s| format!("bot.run('{s}')"),
+    ),
+    (
+        "telegram bot token",
+        "123456789:AA",
+        "HdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        Token,
+        |s| format!("https://api.telegram.org/bot{s}/getMe"),
+    ),
+    (
+        "mailgun",
+        "key-",
+        "3ax6xnjp29jd6fds4gc373sgvjxteol0",
+        Token,
+        |s| format!("curl --user api:{s} https://api.mailgun.net"),
+    ),
+    (
+        "shopify",
+        "shpat_",
+        "0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+        Token,
+        |s| format!("X-Shopify-Access-Token: {s}"),
+    ),
+    (
+        "digitalocean",
+        "dop_v1_",
+        "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9",
+        Token,
+        |s| format!("doctl auth init -t {s}"),
+    ),
+    (
+        "vault",
+        "hvs.",
+        "CAESIJ0q1W2e3R4t5Y6u7I8o9P0aSdFgHjKl",
+        Token,
+        |s| format!("VAULT_TOKEN {s}"),
+    ),
+    (
+        "groq",
+        "gsk_",
+        "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb3dEf6hIj9kLm2nOp5q",
+        Token,
+        |s| format!("client = Groq(api_key={s})"),
+    ),
+    (
+        "xai",
+        "xai-",
+        "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb3dEf6hIj9kLm2n",
+        Token,
+        |s| format!("export KEY {s}"),
+    ),
+    (
+        "age",
+        "AGE-SECRET-KEY-1",
+        "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE",
+        Token,
+        |s| format!("# secret: {s}"),
+    ),
+    (
+        "gcp private_key_id",
+        "",
+        "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567",
+        Text,
+        |s| format!("{{\"type\": \"service_account\", \"private_key_id\": \"{s}\"}}"),
+    ),
+    ("url password with a percent-escape", "", "%40Sx9pQ2wE7", Text, |s| {
+        format!("git clone https://deploy:{s}@git.example.com/r.git")
+    }),
 ];
 
 fn percent_encode(text: &str) -> String {
@@ -256,11 +394,15 @@ fn json_escape(text: &str) -> String {
 }
 
 /// `body` with its letters and digits moved on by `by` in their class: a secret of the same
-/// shape, different for every row, so a leak names the row it came from.
+/// shape, different for every row, so a leak names the row it came from. A lowercase hex body
+/// stays hex.
 fn rotate(body: &str, by: u8) -> String {
     let shift = |c: u8, first: u8, len: u8| char::from(first + (c - first + by) % len);
+    let hex = body.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'));
     body.bytes()
         .map(|c| match c {
+            b'0'..=b'9' if hex => char::from(b"0123456789abcdef"[usize::from(c - b'0' + by) % 16]),
+            b'a'..=b'f' if hex => char::from(b"0123456789abcdef"[usize::from(c - b'a' + 10 + by) % 16]),
             b'a'..=b'z' => shift(c, b'a', 26),
             b'A'..=b'Z' => shift(c, b'A', 26),
             b'0'..=b'9' => shift(c, b'0', 10),

@@ -1022,7 +1022,8 @@ const MIN_BARE_SECRET: usize = 4;
 fn is_placeholder(value: &str) -> bool {
     let v = value.trim();
     if v.is_empty()
-        || v.starts_with(['$', '<', '{', '%', '[', '*'])
+        || v.starts_with(['$', '<', '{', '[', '*'])
+        || (v.starts_with('%') && !starts_with_percent_escape(v))
         || v.starts_with("REDACTED")
         || v.chars()
             .all(|c| matches!(c, '*' | 'x' | 'X' | '.' | '…' | '•' | '-' | '_'))
@@ -1034,6 +1035,19 @@ fn is_placeholder(value: &str) -> bool {
     NOT_SECRETS.contains(&lower.as_str())
         || lower.starts_with("your_")
         || lower.starts_with("your-")
+}
+
+/// Whether `v` starts with a percent-escape (`%40pass`: a value, encoded) rather than a
+/// Windows variable (`%DB_PASS%`) or a format (`%s`).
+fn starts_with_percent_escape(v: &str) -> bool {
+    let b = v.as_bytes();
+    let escape = b.len() >= 3 && b[1].is_ascii_hexdigit() && b[2].is_ascii_hexdigit();
+    let variable = b.len() >= 3
+        && b.ends_with(b"%")
+        && b[1..b.len() - 1]
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'_');
+    escape && !variable
 }
 
 /// Values an assignment to a secret-named key takes that are not secrets: placeholders, type

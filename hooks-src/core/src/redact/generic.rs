@@ -89,12 +89,59 @@ const LINKS: &[&str] = &[
     "—", "–", "は", "는", "은", "是", "为", "為", "это",
 ];
 
+/// A non-ASCII word or link as written, percent-encoded (`%ED%82%A4`) and `\u`-escaped
+/// (`\ud0a4`): the view decodes only ASCII escapes, so the encoded forms are searched as such.
+fn spellings(word: &str) -> Vec<String> {
+    if word.is_ascii() {
+        return vec![word.to_string()];
+    }
+    let percent: String = word
+        .chars()
+        .map(|c| match c {
+            ' ' => " ".to_string(),
+            c if c.is_ascii() => c.to_string(),
+            c => c
+                .to_string()
+                .bytes()
+                .map(|b| format!("%{b:02X}"))
+                .collect(),
+        })
+        .collect();
+    let unicode: String = word
+        .chars()
+        .map(|c| match c {
+            c if c.is_ascii() => c.to_string(),
+            c => c
+                .encode_utf16(&mut [0; 2])
+                .iter()
+                .map(|u| format!("\\u{u:04x}"))
+                .collect(),
+        })
+        .collect();
+    vec![word.to_string(), percent, unicode]
+}
+
+/// Every spelling of every word, with the strength of the word it spells.
+static WORD_SPELLINGS: LazyLock<Vec<(String, Word)>> = LazyLock::new(|| {
+    WORDS
+        .iter()
+        .flat_map(|&(w, strength)| spellings(w).into_iter().map(move |s| (s, strength)))
+        .collect()
+});
+
+/// Every spelling of every link, the longer first.
+static LINK_SPELLINGS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let mut links: Vec<String> = LINKS.iter().flat_map(|l| spellings(l)).collect();
+    links.sort_by_key(|l| std::cmp::Reverse(l.len()));
+    links
+});
+
 static WORD_SEARCH: LazyLock<AhoCorasick> = LazyLock::new(|| {
     AhoCorasick::builder()
         .ascii_case_insensitive(true)
         .match_kind(MatchKind::LeftmostLongest)
         .kind(Some(AhoCorasickKind::ContiguousNFA))
-        .build(WORDS.iter().map(|(w, _)| w))
+        .build(WORD_SPELLINGS.iter().map(|(w, _)| w))
         .expect("words build an automaton")
 });
 
@@ -102,8 +149,9 @@ static WORD_SEARCH: LazyLock<AhoCorasick> = LazyLock::new(|| {
 fn prose_secrets(text: &[u8]) -> Vec<Range<usize>> {
     let mut found = Vec::new();
     for m in WORD_SEARCH.find_iter(text) {
-        let (word, strength) = WORDS[m.pattern().as_usize()];
-        let ascii = word.is_ascii();
+        let (word, strength) = &WORD_SPELLINGS[m.pattern().as_usize()];
+        let ascii = word.is_ascii() && WORDS.iter().any(|(w, _)| w == word);
+        let strength = *strength;
         // An ASCII word stands alone (`tokens`, `tokenizer`, `mytoken` are other words), but a
         // name may end with it (`api_token is`); a CJK word has no blanks around it.
         if ascii && text.get(m.end()).is_some_and(|b| b.is_ascii_alphanumeric()) {
@@ -127,7 +175,7 @@ fn linked_value(text: &[u8], at: usize, ascii_word: bool) -> Option<Range<usize>
     // A closing quote of a quoted key (`"token" is`).
     i += usize::from(matches!(text.get(i), Some(b'"' | b'\'' | b'`')));
     i += blanks(i);
-    let link = LINKS
+    let link = LINK_SPELLINGS
         .iter()
         .find(|l| text[i..].starts_with(l.as_bytes()))?;
     let ascii_word_link = link.bytes().all(|b| b.is_ascii_alphabetic());
@@ -293,7 +341,8 @@ fn discord_bot_tokens(text: &[u8]) -> Vec<Range<usize>> {
         if text.get(dot + 7) != Some(&b'.') || !text[dot + 1..dot + 7].iter().all(|&b| b64(b)) {
             continue;
         }
-        let id_len = super::run_back(text, dot, b64);
+        // A numeric id's base64 holds letters and digits only: an `_` before it separates.
+        let id_len = super::run_back(text, dot, |b| b.is_ascii_alphanumeric());
         let mac_len = super::run(text, dot + 8, b64);
         let start = dot - id_len;
         if !(24..=28).contains(&id_len)
