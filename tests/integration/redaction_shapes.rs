@@ -774,3 +774,121 @@ fn append_promote_and_export_leak_no_secret_of_any_shape_or_encoding() {
         }
     }
 }
+
+/// `memory-store ARGS…` run in `cwd`: its stdout, after checking it succeeded.
+fn store_out(env: &Env, cwd: &std::path::Path, args: &[&str]) -> Vec<u8> {
+    let out = env
+        .cmd("memory-store")
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Issue 22's "in every output path": each shape (written plain) planted in a signal and in a
+/// session's prompts, then read back through every way reflect shows or writes it: the store,
+/// `get`, `query` (jsonl, table, index), `export` (jsonl, csv), `inject-signals`, `digest` (text,
+/// jsonl), `promote` into a CLAUDE.md and the learnings, and the error log.
+#[test]
+fn no_output_path_leaks_a_secret_of_any_shape() {
+    let rows: Vec<Row> = rows()
+        .into_iter()
+        .filter(|r| r.encoding == "plain")
+        .collect();
+    let env = Env::new();
+    let app = env.dir.path().join("app");
+    fs::create_dir_all(app.join(".git")).unwrap();
+    let project = app.to_str().unwrap();
+
+    let mut ids = Vec::new();
+    for row in &rows {
+        let signal = json!({"type": "correction", "content": format!("Deploy with {}", row.text),
+            "context": row.text, "session_id": "s-out", "project": project, "confidence": 4});
+        let out = store_out(&env, &app, &["append", &signal.to_string()]);
+        ids.push(String::from_utf8(out).unwrap().trim().to_string());
+    }
+    let data = env.all_data_bytes();
+    assert_redacted(&data, "the store");
+    assert_no_leak(&rows, &data, "the store");
+
+    let mut shown: Vec<(String, Vec<u8>)> = Vec::new();
+    for id in &ids {
+        shown.push((format!("get {id}"), store_out(&env, &app, &["get", id])));
+    }
+    for format in ["jsonl", "table", "index"] {
+        let out = store_out(&env, &app, &["query", "--format", format]);
+        shown.push((format!("query --format {format}"), out));
+    }
+    for format in ["jsonl", "csv"] {
+        let out = store_out(&env, &app, &["export", "--format", format]);
+        shown.push((format!("export --format {format}"), out));
+    }
+    let payload = json!({"session_id": "s-out", "cwd": app, "hook_event_name": "SessionStart",
+        "source": "compact"});
+    let (out, _) = run_hook(&env, "inject-signals", payload.to_string().as_bytes());
+    assert!(out.status.success());
+    shown.push(("inject-signals".into(), out.stdout));
+
+    // The digest reads the session's prompts from its transcript.
+    let dir = env.config.join("projects/x");
+    fs::create_dir_all(&dir).unwrap();
+    let transcript = dir.join("s-dig.jsonl");
+    let prompts: String = rows
+        .iter()
+        .enumerate()
+        .map(|(n, row)| {
+            entry("user", 2 * n + 1, json!(format!("Use {} for it", row.text)))
+                + &entry("assistant", 2 * n + 2, json!([{"type": "text", "text": "Done."}]))
+        })
+        .collect();
+    fs::write(&transcript, prompts.replace("s-shapes", "s-dig")).unwrap();
+    let end = json!({"session_id": "s-dig", "transcript_path": transcript, "cwd": app,
+        "hook_event_name": "SessionEnd", "reason": "other"});
+    let (out, _) = run_hook(&env, "capture-session-summary", end.to_string().as_bytes());
+    assert_silent_success("capture-session-summary", &out, "the digest's session");
+    for format in ["text", "jsonl"] {
+        let out = store_out(&env, &app, &["digest", "--format", format]);
+        shown.push((format!("digest --format {format}"), out));
+    }
+
+    let target = app.join("CLAUDE.md");
+    for (id, row) in ids.iter().zip(&rows) {
+        let content = format!("--content=Deploy with {}", row.text.replace('\n', " "));
+        let out = store_out(
+            &env,
+            &app,
+            &["promote", id, "--target", target.to_str().unwrap(), &content],
+        );
+        shown.push((format!("promote {id}"), out));
+    }
+    shown.push(("CLAUDE.md".into(), fs::read(&target).unwrap()));
+    let mut learnings = Vec::new();
+    for file in fs::read_dir(env.data.join("learnings")).unwrap().flatten() {
+        learnings.extend(fs::read(file.path()).unwrap());
+    }
+    shown.push(("the learnings".into(), learnings));
+
+    // A hook logs the arguments it ignores: every text reaches the error log that way.
+    let args: Vec<String> = rows.iter().map(|r| format!("at {}", r.text)).collect();
+    let out = env.cmd("capture-signals").args(&args).output().unwrap();
+    assert!(out.status.success());
+    shown.push((
+        "errors.log".into(),
+        fs::read(env.data.join("errors.log")).unwrap(),
+    ));
+
+    for (place, out) in &shown {
+        assert_no_leak(&rows, out, place);
+    }
+    // Each output read the texts (nothing was dropped on the way): a placeholder is in each.
+    for (place, out) in shown.iter().filter(|(p, _)| !p.starts_with("promote ")) {
+        assert_redacted(out, place);
+    }
+    assert_no_leak(&rows, &env.all_data_bytes(), "the data dir");
+}
