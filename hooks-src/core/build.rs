@@ -137,6 +137,23 @@ fn main() {
         }
     }
     let _ = writeln!(out, "pub(super) static DATA_RULES: &[DataRule] = &[\n{rules}];");
+    // Every distinct keyword once, with the rules (indices into DATA_RULES) it lets run.
+    let mut keywords: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
+    for (i, line) in rules.lines().enumerate() {
+        let list = &line[line.find("keywords: &[").expect("keywords") + 12..];
+        let list = &list[..list.find(']').expect("end of keywords")];
+        for word in list.split(", ").map(|w| w.trim_matches('"')) {
+            keywords.entry(word.to_string()).or_default().push(i);
+        }
+    }
+    let keywords: String = keywords
+        .iter()
+        .map(|(word, rules)| format!("({word:?}, &{rules:?}),"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "pub(super) static KEYWORD_RULES: &[(&str, &[usize])] = &[{keywords}];"
+    );
     let _ = writeln!(
         out,
         "pub(super) static GLOBAL_ALLOW_REGEXES: &[&str] = &{:?};",

@@ -45,6 +45,7 @@ use crate::signal::Signal;
 
 mod flags;
 mod generic;
+mod needles;
 mod rules;
 mod view;
 

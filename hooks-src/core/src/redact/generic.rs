@@ -11,14 +11,14 @@
 //!   stay too.
 //! - `discord-bot-token`: `<base64 of a numeric id>.<6>.<27+>`, Discord's bot token.
 //!
-//! Speed: one Aho-Corasick search for the words (built on first use), one pass over the bytes for
+//! Speed: one literal search for the words (the `needles` module), one pass over the bytes for
 //! the key shape, one `memchr` for the dots of a Discord token. No regex.
 
 use std::ops::Range;
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
+use super::needles::Needles;
 use super::rules::entropy;
 use super::{is_code, is_path, is_placeholder, PLACEHOLDER_PREFIX};
 
@@ -136,28 +136,24 @@ static LINK_SPELLINGS: LazyLock<Vec<String>> = LazyLock::new(|| {
     links
 });
 
-static WORD_SEARCH: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    AhoCorasick::builder()
-        .ascii_case_insensitive(true)
-        .match_kind(MatchKind::LeftmostLongest)
-        .kind(Some(AhoCorasickKind::ContiguousNFA))
-        .build(WORD_SPELLINGS.iter().map(|(w, _)| w))
-        .expect("words build an automaton")
-});
+static WORD_SEARCH: LazyLock<Needles<'static>> =
+    LazyLock::new(|| Needles::new(WORD_SPELLINGS.iter().map(|(w, _)| w.as_str())));
 
 /// `prose-secret`: each value linked to a secret-naming word.
 fn prose_secrets(text: &[u8]) -> Vec<Range<usize>> {
     let mut found = Vec::new();
-    for m in WORD_SEARCH.find_iter(text) {
-        let (word, strength) = &WORD_SPELLINGS[m.pattern().as_usize()];
+    // Every occurrence, overlapping ones too: in "secret key is X" both `secret` and
+    // `secret key` are tried, and only the second has a link after it.
+    for (_, end, i) in WORD_SEARCH.find_all(text) {
+        let (word, strength) = &WORD_SPELLINGS[i];
         let ascii = word.is_ascii() && WORDS.iter().any(|(w, _)| w == word);
         let strength = *strength;
         // An ASCII word stands alone (`tokens`, `tokenizer`, `mytoken` are other words), but a
         // name may end with it (`api_token is`); a CJK word has no blanks around it.
-        if ascii && text.get(m.end()).is_some_and(|b| b.is_ascii_alphanumeric()) {
+        if ascii && text.get(end).is_some_and(|b| b.is_ascii_alphanumeric()) {
             continue;
         }
-        if let Some(value) = linked_value(text, m.end(), ascii) {
+        if let Some(value) = linked_value(text, end, ascii) {
             if looks_secret(&text[value.clone()], strength) {
                 found.push(value);
             }

@@ -3,7 +3,7 @@
 //! (`rules/reflect.toml`), turned into static tables by `build.rs`.
 //!
 //! Rules: a rule runs only on a text holding one of its keywords (any case), found by one
-//! Aho-Corasick search over every rule's keywords; only then is its regex compiled (once a
+//! literal search over every rule's keywords (the `needles` module); only then is its regex compiled (once a
 //! process, kept). A text with no keyword, the common case in a hook, compiles nothing. A find
 //! is kept when its secret (the rule's `secretGroup`, or the first non-empty group, or the whole
 //! match) clears the rule's entropy bound and no allowlist (gitleaks' global one, the rule's own)
@@ -13,8 +13,9 @@
 use std::ops::Range;
 use std::sync::{LazyLock, OnceLock};
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex::bytes::{Regex, RegexBuilder};
+
+use super::needles::Needles;
 
 /// One rule of a rule set.
 pub(super) struct DataRule {
@@ -52,36 +53,9 @@ pub(super) enum Target {
 
 include!(concat!(env!("OUT_DIR"), "/secret_rules.rs"));
 
-/// The keyword search: one automaton over every distinct keyword, and the rules of each.
-struct Keywords {
-    automaton: AhoCorasick,
-    rules_of: Vec<Vec<usize>>,
-}
-
-static KEYWORDS: LazyLock<Keywords> = LazyLock::new(|| {
-    let mut words: Vec<&str> = Vec::new();
-    let mut rules_of: Vec<Vec<usize>> = Vec::new();
-    for (i, rule) in DATA_RULES.iter().enumerate() {
-        for word in rule.keywords {
-            match words.iter().position(|w| w == word) {
-                Some(at) => rules_of[at].push(i),
-                None => {
-                    words.push(word);
-                    rules_of.push(vec![i]);
-                }
-            }
-        }
-    }
-    let automaton = AhoCorasick::builder()
-        .ascii_case_insensitive(true)
-        .kind(Some(AhoCorasickKind::ContiguousNFA))
-        .build(&words)
-        .expect("keywords build an automaton");
-    Keywords {
-        automaton,
-        rules_of,
-    }
-});
+/// The keyword search over [`KEYWORD_RULES`] (every distinct keyword, with its rules).
+static KEYWORDS: LazyLock<Needles<'static>> =
+    LazyLock::new(|| Needles::new(KEYWORD_RULES.iter().map(|(word, _)| *word)));
 
 /// A rule's regex and its allowlists' regexes, each compiled on first need.
 struct Compiled {
@@ -108,11 +82,10 @@ fn compile(pattern: &str) -> Option<Regex> {
 
 /// The rules whose keywords `text` holds, in table order.
 pub(super) fn due(text: &[u8]) -> Vec<usize> {
-    let keywords = &*KEYWORDS;
-    let mut due: Vec<usize> = keywords
-        .automaton
-        .find_overlapping_iter(text)
-        .flat_map(|m| keywords.rules_of[m.pattern().as_usize()].iter().copied())
+    let mut due: Vec<usize> = KEYWORDS
+        .find_all(text)
+        .into_iter()
+        .flat_map(|(_, _, word)| KEYWORD_RULES[word].1.iter().copied())
         .collect();
     due.sort_unstable();
     due.dedup();
@@ -258,5 +231,35 @@ mod tests {
         assert_eq!(entropy(b"aaaa"), 0.0);
         assert!((entropy(b"ab") - 1.0).abs() < 1e-9);
         assert!((entropy(b"0123456789abcdef") - 4.0).abs() < 1e-9);
+    }
+}
+#[cfg(test)]
+mod timing {
+    #[test]
+    #[ignore]
+    fn print_setup_costs() {
+        let t = std::time::Instant::now();
+        let _ = super::due(b"x");
+        eprintln!("keyword automaton: {:?}", t.elapsed());
+        let t = std::time::Instant::now();
+        let _ = crate::redact::redact("Exit code 1\n\nnpm ERR! missing script: test\nnpm ERR! A complete log is in /tmp/x");
+        eprintln!("first redact: {:?}", t.elapsed());
+        let t = std::time::Instant::now();
+        for _ in 0..100 { let _ = crate::redact::redact("Exit code 1\n\nnpm ERR! missing script: test\nnpm ERR! A complete log is in /tmp/x"); }
+        eprintln!("redact x100: {:?}", t.elapsed());
+        for text in ["npm test", "Run the tests", "toolu_bench_00000001", "the api key is wrong", "curl -H 'Authorization: Bearer abc'"] {
+            let due: Vec<&str> = super::due(text.as_bytes()).iter().map(|&i| super::DATA_RULES[i].id).collect();
+            eprintln!("{text:?}: {due:?}");
+        }
+        let mut times: Vec<(std::time::Duration, &str, String)> = super::DATA_RULES.iter().map(|r| {
+            let t = std::time::Instant::now();
+            let _ = super::compile(r.regex);
+            (t.elapsed(), r.id, r.keywords.join(","))
+        }).collect();
+        times.sort();
+        let total: std::time::Duration = times.iter().map(|t| t.0).sum();
+        eprintln!("compile all: {total:?}");
+        for t in times.iter().rev().take(12) { eprintln!("{:?} {} [{}]", t.0, t.1, t.2); }
+        for t in times.iter().filter(|t| t.2.split(',').any(|k| k.len() <= 3)) { eprintln!("short kw: {:?} {} [{}]", t.0, t.1, t.2); }
     }
 }
