@@ -270,11 +270,19 @@ const SHAPES: &[Shape] = &[
         "",
         "Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2FsZG8xMjM0NTY3OA==",
         Text,
-        |s| format!("DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={s};EndpointSuffix=core.windows.net"),
+        |s| {
+            format!("DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={s};EndpointSuffix=core.windows.net")
+        },
     ),
-    ("azure SAS sig", "", "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z", Text, |s| {
-        format!("GET https://acme.blob.core.windows.net/c/b.txt?sv=2022-11-02&sr=b&sig={s} 403")
-    }),
+    (
+        "azure SAS sig",
+        "",
+        "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z",
+        Text,
+        |s| {
+            format!("GET https://acme.blob.core.windows.net/c/b.txt?sv=2022-11-02&sr=b&sig={s} 403")
+        },
+    ),
     (
         "twilio",
         "SK",
@@ -292,9 +300,13 @@ const SHAPES: &[Shape] = &[
     ("my token is", "", "Tk9xQ2mV8pL4rZ7wN3bY6cF1", Text, |s| {
         format!("my token is {s} so use it")
     }),
-    ("the api key is", "", "Hq2Lm9Xc4Vb8Nz3Kp6Rt1Ws7Jd", Text, |s| {
-        format!("the api key is {s}.")
-    }),
+    (
+        "the api key is",
+        "",
+        "Hq2Lm9Xc4Vb8Nz3Kp6Rt1Ws7Jd",
+        Text,
+        |s| format!("the api key is {s}."),
+    ),
     ("API키는", "", "Q7mX2pL9vK4rN8tZ3wB6cY1d", Text, |s| {
         format!("API키는 {s} 입니다")
     }),
@@ -371,9 +383,13 @@ const SHAPES: &[Shape] = &[
         Text,
         |s| format!("{{\"type\": \"service_account\", \"private_key_id\": \"{s}\"}}"),
     ),
-    ("url password with a percent-escape", "", "%40Sx9pQ2wE7", Text, |s| {
-        format!("git clone https://deploy:{s}@git.example.com/r.git")
-    }),
+    (
+        "url password with a percent-escape",
+        "",
+        "%40Sx9pQ2wE7",
+        Text,
+        |s| format!("git clone https://deploy:{s}@git.example.com/r.git"),
+    ),
 ];
 
 fn percent_encode(text: &str) -> String {
@@ -402,7 +418,9 @@ fn rotate(body: &str, by: u8) -> String {
     body.bytes()
         .map(|c| match c {
             b'0'..=b'9' if hex => char::from(b"0123456789abcdef"[usize::from(c - b'0' + by) % 16]),
-            b'a'..=b'f' if hex => char::from(b"0123456789abcdef"[usize::from(c - b'a' + 10 + by) % 16]),
+            b'a'..=b'f' if hex => {
+                char::from(b"0123456789abcdef"[usize::from(c - b'a' + 10 + by) % 16])
+            }
             b'a'..=b'z' => shift(c, b'a', 26),
             b'A'..=b'Z' => shift(c, b'A', 26),
             b'0'..=b'9' => shift(c, b'0', 10),
@@ -844,7 +862,11 @@ fn no_output_path_leaks_a_secret_of_any_shape() {
         .enumerate()
         .map(|(n, row)| {
             entry("user", 2 * n + 1, json!(format!("Use {} for it", row.text)))
-                + &entry("assistant", 2 * n + 2, json!([{"type": "text", "text": "Done."}]))
+                + &entry(
+                    "assistant",
+                    2 * n + 2,
+                    json!([{"type": "text", "text": "Done."}]),
+                )
         })
         .collect();
     fs::write(&transcript, prompts.replace("s-shapes", "s-dig")).unwrap();
@@ -863,7 +885,13 @@ fn no_output_path_leaks_a_secret_of_any_shape() {
         let out = store_out(
             &env,
             &app,
-            &["promote", id, "--target", target.to_str().unwrap(), &content],
+            &[
+                "promote",
+                id,
+                "--target",
+                target.to_str().unwrap(),
+                &content,
+            ],
         );
         shown.push((format!("promote {id}"), out));
     }

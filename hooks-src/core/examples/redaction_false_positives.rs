@@ -18,7 +18,11 @@ use serde_json::Value;
 const SAMPLES: usize = 12;
 
 fn main() {
-    let dirs: Vec<PathBuf> = match std::env::args().skip(1).map(PathBuf::from).collect::<Vec<_>>() {
+    let dirs: Vec<PathBuf> = match std::env::args()
+        .skip(1)
+        .map(PathBuf::from)
+        .collect::<Vec<_>>()
+    {
         d if !d.is_empty() => d,
         _ => {
             let shared = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
@@ -61,7 +65,10 @@ fn main() {
         }
     }
     println!("texts read: {texts} ({} MB)", bytes / 1_000_000);
-    println!("{:<34} {:>6}  {:>5} {:>5} {:>5}  samples (first 4 … last 4, length)", "kind", "finds", "user", "tool", "asst");
+    println!(
+        "{:<34} {:>6}  {:>5} {:>5} {:>5}  samples (first 4 … last 4, length)",
+        "kind", "finds", "user", "tool", "asst"
+    );
     for (kind, (n, samples)) in &by_kind {
         let of = |s| by_source.get(&(*kind, s)).copied().unwrap_or(0);
         println!(
@@ -97,7 +104,11 @@ fn texts_of(entry: &Value) -> Vec<(&'static str, String)> {
             for b in blocks {
                 match b["type"].as_str() {
                     Some("text") => {
-                        let source = if role == "assistant" { "assistant" } else { "user" };
+                        let source = if role == "assistant" {
+                            "assistant"
+                        } else {
+                            "user"
+                        };
                         out.push((source, b["text"].as_str().unwrap_or("").to_string()));
                     }
                     Some("tool_result") => match &b["content"] {

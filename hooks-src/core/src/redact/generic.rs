@@ -17,7 +17,6 @@
 use std::ops::Range;
 use std::sync::LazyLock;
 
-
 use super::needles::Needles;
 use super::rules::entropy;
 use super::{is_code, is_path, is_placeholder, PLACEHOLDER_PREFIX};
@@ -28,8 +27,16 @@ pub(super) fn find(text: &[u8]) -> Vec<(Range<usize>, &'static str)> {
         .into_iter()
         .map(|r| (r, "prose-secret"))
         .collect();
-    found.extend(key_shaped(text).into_iter().map(|r| (r, "key-shaped-token")));
-    found.extend(discord_bot_tokens(text).into_iter().map(|r| (r, "discord-bot-token")));
+    found.extend(
+        key_shaped(text)
+            .into_iter()
+            .map(|r| (r, "key-shaped-token")),
+    );
+    found.extend(
+        discord_bot_tokens(text)
+            .into_iter()
+            .map(|r| (r, "discord-bot-token")),
+    );
     found
 }
 
@@ -100,11 +107,7 @@ fn spellings(word: &str) -> Vec<String> {
         .map(|c| match c {
             ' ' => " ".to_string(),
             c if c.is_ascii() => c.to_string(),
-            c => c
-                .to_string()
-                .bytes()
-                .map(|b| format!("%{b:02X}"))
-                .collect(),
+            c => c.to_string().bytes().map(|b| format!("%{b:02X}")).collect(),
         })
         .collect();
     let unicode: String = word
@@ -197,7 +200,12 @@ fn linked_value(text: &[u8], at: usize, ascii_word: bool) -> Option<Range<usize>
         b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b'`' | b'<' | b'>')
     });
     let mut end = i + len;
-    while end > i && matches!(text[end - 1], b'.' | b',' | b';' | b':' | b'!' | b'?' | b')' | b']' | b'}') {
+    while end > i
+        && matches!(
+            text[end - 1],
+            b'.' | b',' | b';' | b':' | b'!' | b'?' | b')' | b']' | b'}'
+        )
+    {
         end -= 1;
     }
     (end > i).then_some(i..end)
@@ -220,14 +228,13 @@ fn looks_secret(value: &[u8], strength: Word) -> bool {
     }
     let letters = value.iter().filter(|b| b.is_ascii_alphabetic()).count();
     let digits = value.iter().filter(|b| b.is_ascii_digit()).count();
-    let symbols = value.len() - letters - digits;
     match strength {
+        // Letters with a digit or a symbol (`hunter2`, `P@ss`), or six digits and more.
         Word::Password => {
-            value.len() >= 6
-                && ((letters > 0 && digits > 0)
-                    || (letters > 0 && value.iter().any(|b| !b.is_ascii_alphanumeric() && !b"-_.".contains(b)))
-                    || (digits == value.len() && digits >= 6))
-                && !(symbols == 0 && digits == 0)
+            let symbol = value
+                .iter()
+                .any(|b| !b.is_ascii_alphanumeric() && !b"-_.".contains(b));
+            value.len() >= 6 && ((letters > 0 && (digits > 0 || symbol)) || digits == value.len())
         }
         Word::Key => value.len() >= 16 && letters > 0 && digits > 0 && entropy(value) >= 3.0,
     }
@@ -239,8 +246,8 @@ const ID_PREFIXES: &[&str] = &[
     "toolu", "srvtoolu", "msg", "req", "call", "chatcmpl", "run", "thread", "asst", "file", "evt",
     "cus", "ch", "pi", "sub", "acct", "sess", "session", "user", "org", "resp", "batch", "ft",
     "txn", "in", "price", "prod", "seti", "src", "pm", "job", "task", "trace", "span", "img",
-    "doc", "id", "node", "item", "step", "conv", "chat", "cmpl", "vs", "fc", "rs", "agent",
-    "tool", "block", "att", "sha", "sha1", "sha256", "sha384", "sha512", "md5",
+    "doc", "id", "node", "item", "step", "conv", "chat", "cmpl", "vs", "fc", "rs", "agent", "tool",
+    "block", "att", "sha", "sha1", "sha256", "sha384", "sha512", "md5",
 ];
 
 /// `key-shaped-token`: in each run of `[A-Za-z0-9_-]` that stands alone, a lowercase prefix of
@@ -267,7 +274,8 @@ fn key_shaped(text: &[u8]) -> Vec<Range<usize>> {
         if matches!(before, Some(b'/' | b'+' | b'.' | b'\\' | b'@'))
             || matches!(after, Some(b'/' | b'+' | b'\\' | b'@'))
             || (after == Some(b'.') && after2.is_some_and(|b| b.is_ascii_alphanumeric()))
-            || (after == Some(b'=') && after2.is_some_and(|b| b == b'=' || b.is_ascii_alphanumeric()))
+            || (after == Some(b'=')
+                && after2.is_some_and(|b| b == b'=' || b.is_ascii_alphanumeric()))
         {
             continue;
         }
@@ -284,7 +292,9 @@ fn key_shaped(text: &[u8]) -> Vec<Range<usize>> {
 /// ended by `_` or `-`, the first starting with a letter and not an id's prefix.
 fn key_body_start(token: &[u8]) -> Option<usize> {
     let segment = |from: usize| {
-        let len = super::run(token, from, |b| b.is_ascii_lowercase() || b.is_ascii_digit());
+        let len = super::run(token, from, |b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit()
+        });
         ((1..=12).contains(&len) && matches!(token.get(from + len), Some(b'_' | b'-')))
             .then_some(from + len + 1)
     };
@@ -322,10 +332,13 @@ fn random_base62(body: &[u8]) -> bool {
     for &b in body {
         seen[class(b)] += 1;
     }
-    if seen.iter().any(|&n| n == 0) {
+    if seen.contains(&0) {
         return false;
     }
-    let switches = body.windows(2).filter(|w| class(w[0]) != class(w[1])).count();
+    let switches = body
+        .windows(2)
+        .filter(|w| class(w[0]) != class(w[1]))
+        .count();
     switches * 100 >= (body.len() - 1) * 45 && entropy(body) >= 4.0
 }
 
@@ -369,7 +382,10 @@ fn decodes_to_digits(b64: &[u8]) -> bool {
         let Some(v) = c.iter().map(|&b| value(b)).collect::<Option<Vec<u8>>>() else {
             return false;
         };
-        let n = (u32::from(v[0]) << 18) | (u32::from(v[1]) << 12) | (u32::from(v[2]) << 6) | u32::from(v[3]);
+        let n = (u32::from(v[0]) << 18)
+            | (u32::from(v[1]) << 12)
+            | (u32::from(v[2]) << 6)
+            | u32::from(v[3]);
         [(n >> 16) as u8, (n >> 8) as u8, n as u8]
             .iter()
             .all(u8::is_ascii_digit)

@@ -50,7 +50,10 @@ impl<'n> Needles<'n> {
             let from = self.sorted.partition_point(|(q, _, _)| *q < p);
             for (_, needle, i) in self.sorted[from..].iter().take_while(|(q, _, _)| *q == p) {
                 let end = at + needle.len();
-                if text.get(at..end).is_some_and(|t| t.eq_ignore_ascii_case(needle)) {
+                if text
+                    .get(at..end)
+                    .is_some_and(|t| t.eq_ignore_ascii_case(needle))
+                {
                     found.push((at, end, *i));
                 }
             }

@@ -28,7 +28,9 @@ pub(super) struct DataRule {
     pub secret_group: usize,
     /// A secret's Shannon entropy (bits a byte) must exceed this; 0: no bound.
     pub entropy: f64,
-    /// Lowercase; the rule runs only on a text holding one of them.
+    /// Lowercase; the rule runs only on a text holding one of them (searched through
+    /// [`KEYWORD_RULES`], which lists them once each).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub keywords: &'static [&'static str],
     pub allow: &'static [Allow],
 }
@@ -73,8 +75,12 @@ static COMPILED: LazyLock<Vec<Compiled>> = LazyLock::new(|| {
         .collect()
 });
 
-static GLOBAL_ALLOW: LazyLock<Vec<Regex>> =
-    LazyLock::new(|| GLOBAL_ALLOW_REGEXES.iter().filter_map(|p| compile(p)).collect());
+static GLOBAL_ALLOW: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    GLOBAL_ALLOW_REGEXES
+        .iter()
+        .filter_map(|p| compile(p))
+        .collect()
+});
 
 fn compile(pattern: &str) -> Option<Regex> {
     RegexBuilder::new(pattern).unicode(false).build().ok()
@@ -222,7 +228,8 @@ mod tests {
 
     #[test]
     fn a_text_without_keywords_has_no_rule_due() {
-        let text = b"Exit code 1\nnpm ERR! missing script: test\n5 passed, 1 failed at src/app.ts:12:5";
+        let text =
+            b"Exit code 1\nnpm ERR! missing script: test\n5 passed, 1 failed at src/app.ts:12:5";
         assert_eq!(due(text), Vec::<usize>::new());
     }
 
@@ -242,24 +249,47 @@ mod timing {
         let _ = super::due(b"x");
         eprintln!("keyword automaton: {:?}", t.elapsed());
         let t = std::time::Instant::now();
-        let _ = crate::redact::redact("Exit code 1\n\nnpm ERR! missing script: test\nnpm ERR! A complete log is in /tmp/x");
+        let _ = crate::redact::redact(
+            "Exit code 1\n\nnpm ERR! missing script: test\nnpm ERR! A complete log is in /tmp/x",
+        );
         eprintln!("first redact: {:?}", t.elapsed());
         let t = std::time::Instant::now();
-        for _ in 0..100 { let _ = crate::redact::redact("Exit code 1\n\nnpm ERR! missing script: test\nnpm ERR! A complete log is in /tmp/x"); }
+        for _ in 0..100 {
+            let _ = crate::redact::redact("Exit code 1\n\nnpm ERR! missing script: test\nnpm ERR! A complete log is in /tmp/x");
+        }
         eprintln!("redact x100: {:?}", t.elapsed());
-        for text in ["npm test", "Run the tests", "toolu_bench_00000001", "the api key is wrong", "curl -H 'Authorization: Bearer abc'"] {
-            let due: Vec<&str> = super::due(text.as_bytes()).iter().map(|&i| super::DATA_RULES[i].id).collect();
+        for text in [
+            "npm test",
+            "Run the tests",
+            "toolu_bench_00000001",
+            "the api key is wrong",
+            "curl -H 'Authorization: Bearer abc'",
+        ] {
+            let due: Vec<&str> = super::due(text.as_bytes())
+                .iter()
+                .map(|&i| super::DATA_RULES[i].id)
+                .collect();
             eprintln!("{text:?}: {due:?}");
         }
-        let mut times: Vec<(std::time::Duration, &str, String)> = super::DATA_RULES.iter().map(|r| {
-            let t = std::time::Instant::now();
-            let _ = super::compile(r.regex);
-            (t.elapsed(), r.id, r.keywords.join(","))
-        }).collect();
+        let mut times: Vec<(std::time::Duration, &str, String)> = super::DATA_RULES
+            .iter()
+            .map(|r| {
+                let t = std::time::Instant::now();
+                let _ = super::compile(r.regex);
+                (t.elapsed(), r.id, r.keywords.join(","))
+            })
+            .collect();
         times.sort();
         let total: std::time::Duration = times.iter().map(|t| t.0).sum();
         eprintln!("compile all: {total:?}");
-        for t in times.iter().rev().take(12) { eprintln!("{:?} {} [{}]", t.0, t.1, t.2); }
-        for t in times.iter().filter(|t| t.2.split(',').any(|k| k.len() <= 3)) { eprintln!("short kw: {:?} {} [{}]", t.0, t.1, t.2); }
+        for t in times.iter().rev().take(12) {
+            eprintln!("{:?} {} [{}]", t.0, t.1, t.2);
+        }
+        for t in times
+            .iter()
+            .filter(|t| t.2.split(',').any(|k| k.len() <= 3))
+        {
+            eprintln!("short kw: {:?} {} [{}]", t.0, t.1, t.2);
+        }
     }
 }
