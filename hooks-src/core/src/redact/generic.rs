@@ -96,67 +96,81 @@ const LINKS: &[&str] = &[
     "—", "–", "は", "는", "은", "是", "为", "為", "это",
 ];
 
-/// A non-ASCII word or link as written, percent-encoded (`%ED%82%A4`) and `\u`-escaped
-/// (`\ud0a4`): the view decodes only ASCII escapes, so the encoded forms are searched as such.
-fn spellings(word: &str) -> Vec<String> {
+/// A non-ASCII word or link percent-encoded (`%ED%82%A4`) and `\u`-escaped (`\ud0a4`): the
+/// view decodes only ASCII escapes, so a text holding a `%` or a `\` is searched for these
+/// spellings too. An ASCII word has none.
+fn encodings(word: &str) -> Vec<String> {
     if word.is_ascii() {
-        return vec![word.to_string()];
+        return Vec::new();
     }
-    let percent: String = word
-        .chars()
-        .map(|c| match c {
-            ' ' => " ".to_string(),
-            c if c.is_ascii() => c.to_string(),
-            c => c.to_string().bytes().map(|b| format!("%{b:02X}")).collect(),
-        })
-        .collect();
-    let unicode: String = word
-        .chars()
-        .map(|c| match c {
-            c if c.is_ascii() => c.to_string(),
-            c => c
-                .encode_utf16(&mut [0; 2])
-                .iter()
-                .map(|u| format!("\\u{u:04x}"))
-                .collect(),
-        })
-        .collect();
-    vec![word.to_string(), percent, unicode]
+    let spell = |escape: &dyn Fn(char) -> String| -> String {
+        word.chars()
+            .map(|c| {
+                if c.is_ascii() {
+                    c.to_string()
+                } else {
+                    escape(c)
+                }
+            })
+            .collect()
+    };
+    let percent = spell(&|c| c.to_string().bytes().map(|b| format!("%{b:02X}")).collect());
+    let unicode = spell(&|c| {
+        c.encode_utf16(&mut [0; 2])
+            .iter()
+            .map(|u| format!("\\u{u:04x}"))
+            .collect()
+    });
+    vec![percent, unicode]
 }
 
-/// Every spelling of every word, with the strength of the word it spells.
-static WORD_SPELLINGS: LazyLock<Vec<(String, Word)>> = LazyLock::new(|| {
-    WORDS
-        .iter()
-        .flat_map(|&(w, strength)| spellings(w).into_iter().map(move |s| (s, strength)))
-        .collect()
-});
-
-/// Every spelling of every link, the longer first.
-static LINK_SPELLINGS: LazyLock<Vec<String>> = LazyLock::new(|| {
-    let mut links: Vec<String> = LINKS.iter().flat_map(|l| spellings(l)).collect();
-    links.sort_by_key(|l| std::cmp::Reverse(l.len()));
-    links
-});
-
+/// The words as written: searched in every text.
 static WORD_SEARCH: LazyLock<Needles<'static>> =
-    LazyLock::new(|| Needles::new(WORD_SPELLINGS.iter().map(|(w, _)| w.as_str())));
+    LazyLock::new(|| Needles::new(WORDS.iter().map(|(w, _)| *w)));
+
+/// The encoded spellings of the non-ASCII words and links, with the strength of each word's.
+struct Encoded {
+    words: Vec<(String, Word)>,
+    links: Vec<String>,
+}
+
+static ENCODED: LazyLock<Encoded> = LazyLock::new(|| Encoded {
+    words: WORDS
+        .iter()
+        .flat_map(|&(w, strength)| encodings(w).into_iter().map(move |e| (e, strength)))
+        .collect(),
+    links: LINKS.iter().flat_map(|l| encodings(l)).collect(),
+});
+
+static ENCODED_WORD_SEARCH: LazyLock<Needles<'static>> =
+    LazyLock::new(|| Needles::new(ENCODED.words.iter().map(|(w, _)| w.as_str())));
 
 /// `prose-secret`: each value linked to a secret-naming word.
 fn prose_secrets(text: &[u8]) -> Vec<Range<usize>> {
     let mut found = Vec::new();
+    let encoded = memchr::memchr2(b'%', b'\\', text).is_some();
     // Every occurrence, overlapping ones too: in "secret key is X" both `secret` and
     // `secret key` are tried, and only the second has a link after it.
-    for (_, end, i) in WORD_SEARCH.find_all(text) {
-        let (word, strength) = &WORD_SPELLINGS[i];
-        let ascii = word.is_ascii() && WORDS.iter().any(|(w, _)| w == word);
-        let strength = *strength;
+    let written = WORD_SEARCH
+        .find_all(text)
+        .into_iter()
+        .map(|(_, end, i)| (end, WORDS[i].0.is_ascii(), WORDS[i].1));
+    let spelled: Vec<(usize, bool, Word)> = if encoded {
+        ENCODED_WORD_SEARCH
+            .find_all(text)
+            .into_iter()
+            .map(|(_, end, i)| (end, false, ENCODED.words[i].1))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for (end, ascii, strength) in written.chain(spelled) {
         // An ASCII word stands alone (`tokens`, `tokenizer`, `mytoken` are other words), but a
         // name may end with it (`api_token is`); a CJK word has no blanks around it.
         if ascii && text.get(end).is_some_and(|b| b.is_ascii_alphanumeric()) {
             continue;
         }
-        if let Some(value) = linked_value(text, end, ascii) {
+        if let Some(value) = linked_value(text, end, ascii, encoded) {
             if looks_secret(&text[value.clone()], strength) {
                 found.push(value);
             }
@@ -168,15 +182,26 @@ fn prose_secrets(text: &[u8]) -> Vec<Range<usize>> {
 /// The value after a link at `at` (blanks around the link, an optional quote before the value).
 /// An ASCII word linked by `:` or `=` is an assignment, which `secret-assignment` and
 /// `env-secret` judge with more context: only a word's link (`is`, `ist`, `est`, `—`) counts here.
-fn linked_value(text: &[u8], at: usize, ascii_word: bool) -> Option<Range<usize>> {
+fn linked_value(text: &[u8], at: usize, ascii_word: bool, encoded: bool) -> Option<Range<usize>> {
     let blanks = |from: usize| super::run(text, from, |b| b == b' ' || b == b'\t');
     let mut i = at + blanks(at);
     // A closing quote of a quoted key (`"token" is`).
     i += usize::from(matches!(text.get(i), Some(b'"' | b'\'' | b'`')));
     i += blanks(i);
-    let link = LINK_SPELLINGS
+    let rest = &text[i..];
+    let written = LINKS
         .iter()
-        .find(|l| text[i..].starts_with(l.as_bytes()))?;
+        .copied()
+        .find(|l| rest.starts_with(l.as_bytes()));
+    let link = match written {
+        Some(link) => link,
+        None if encoded => ENCODED
+            .links
+            .iter()
+            .find(|l| rest.starts_with(l.as_bytes()))?
+            .as_str(),
+        None => return None,
+    };
     let ascii_word_link = link.bytes().all(|b| b.is_ascii_alphabetic());
     if ascii_word && link.is_ascii() && !ascii_word_link {
         return None;
