@@ -6,11 +6,18 @@
 //! A text is redacted before it is cut ([`redact_prefix`]): a cut token no longer matches its
 //! rule and would leak its start.
 //!
-//! Each secret is replaced by `[REDACTED:<kind>]` (the kinds are [`KINDS`]); for assignments,
-//! URLs, headers and command-line flags only the secret part goes, so
-//! `DATABASE_PASSWORD=[REDACTED:env-secret]` still says what was set. `<private>…</private>`
-//! spans (any case, across lines; an unclosed one runs to the end of the text) are dropped
-//! entirely, tags included.
+//! Each secret is replaced by `[REDACTED:<kind>]`; for assignments, URLs, headers and
+//! command-line flags only the secret part goes, so `DATABASE_PASSWORD=[REDACTED:env-secret]`
+//! still says what was set. Three layers find secrets, each on what the one before left:
+//! - the hand-written rules ([`KINDS`]): the shapes that need care (keys in assignments, flags,
+//!   URLs, headers, PEM blocks) and the commonest tokens;
+//! - the rule sets kept as data (the `rules` module): gitleaks' maintained rules and reflect's
+//!   own in the same format, each kind named by its rule's id (`huggingface-access-token`);
+//! - the generic rules (the `generic` module): `prose-secret` ("my token is X", "API키는 X"),
+//!   `key-shaped-token` (a prefix and a random base62 body) and `discord-bot-token`.
+//!
+//! `<private>…</private>` spans (any case, across lines; an unclosed one runs to the end of the
+//! text) are dropped entirely, tags included.
 //!
 //! No secret hides behind an encoding: the rules read the text as written and, when it holds
 //! escapes, its normalized view too (the `view` module: backslash and percent escapes decoded),
@@ -27,11 +34,13 @@
 //! file paths, commit hashes, UUIDs and base64 that no rule ties to a credential.
 //!
 //! Speed: `capture-failure` redacts on every failed tool call and must stay close to the cost
-//! of starting a process. Every rule has a literal pre-check (a substring, or a short scan for
-//! `keyword=`) that decides whether it can match at all, and the rules themselves are
-//! hand-written byte scans, not regexes (see [`Rule`] for why). Text without a trigger costs a
-//! few substring searches and comes back as `Cow::Borrowed`; only text holding a `\` or a `%`
-//! builds a view, and only a `-` that starts a flag-like word runs the flag scan.
+//! of starting a process. Every hand-written rule has a literal pre-check (a substring, or a
+//! short scan for `keyword=`) that decides whether it can match at all, and is a byte scan, not
+//! a regex (see [`Rule`] for why). The data rules run behind one search for all their keywords
+//! and compile a regex only for a rule whose keyword the text holds; the generic rules are byte
+//! scans. Text without a trigger costs a few substring searches and comes back as
+//! `Cow::Borrowed`; only text holding a `\` or a `%` builds a view, and only a `-` that starts a
+//! flag-like word runs the flag scan.
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -54,7 +63,9 @@ use view::View;
 /// How every placeholder starts; a value that already starts with it is never redacted again.
 pub const PLACEHOLDER_PREFIX: &str = "[REDACTED:";
 
-/// The kind names, in the order the rules run (a more specific kind first).
+/// The kinds of the hand-written rules, in the order they run (a more specific kind first). The
+/// data rules' kinds are their ids; the generic rules' are `prose-secret`, `key-shaped-token`
+/// and `discord-bot-token`.
 pub const KINDS: &[&str] = &[
     "private-key",
     "jwt",
@@ -439,9 +450,10 @@ static SECRET_WORD_FINDERS: LazyLock<Vec<memmem::Finder<'static>>> =
 /// One kind of secret: a cheap pre-check, and the scan that finds its secrets once the check
 /// fired (their byte ranges, in order, not overlapping).
 ///
-/// The scans are hand-written rather than regexes: linking the `regex` crate into the hooks costs
-/// ~35 page faults at every start (its Unicode tables are relocated on load), and compiling the
-/// patterns a hit needs cost up to a few milliseconds; either is more than a hook's whole budget.
+/// The scans are hand-written rather than regexes: compiling the patterns a hit needs cost up to a
+/// few milliseconds, more than a hook's whole budget, and these rules fire on common text
+/// (`password=`, `Bearer`, `://`). (The data rules link `regex` without its Unicode tables, which
+/// cost ~35 page faults at every start, and compile only the rare rule whose keyword occurs.)
 struct Rule {
     kind: &'static str,
     may_match: fn(&Probe) -> bool,
