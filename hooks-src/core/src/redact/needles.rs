@@ -3,34 +3,39 @@
 //!
 //! An Aho-Corasick automaton over the rule sets' ~300 keywords took about 1 ms to build, as much
 //! as a hook's whole run, and a hook builds it anew in every process. This search is built in
-//! microseconds: a bitmap of the needles' first two bytes (lowercased) marks where a needle may
-//! start, and only there are the needles with those two bytes compared. Text that holds none of
+//! microseconds: a bitmap of the hashes of the needles' first two bytes (case folded) marks where
+//! a needle may start, and only there are the needles of that hash compared. The rule sets' keywords
+//! are searched the same way with tables build.rs writes (the `rules` module). Text that holds none of
 //! the pairs costs one bitmap test a byte.
 
 /// Needles of at least two bytes, ASCII case-insensitive.
 pub(super) struct Needles<'n> {
-    /// Bit `(a << 8) | b` is set when some needle starts with the bytes `a`, `b` (lowercase).
-    starts: Box<[u64; 1024]>,
-    /// Every needle with its index in the list it was built from, sorted by its
-    /// first two bytes.
+    /// Bit [`pair_hash`] of its first two bytes is set for every needle.
+    starts: [u64; 64],
+    /// Every needle with its index in the list it was built from, sorted by that hash.
     sorted: Vec<(u16, &'n [u8], usize)>,
 }
 
-/// The first two bytes of `bytes`, lowercase, as one number.
-fn pair(a: u8, b: u8) -> u16 {
-    (u16::from(a.to_ascii_lowercase()) << 8) | u16::from(b.to_ascii_lowercase())
+/// Where a needle's first two bytes (ASCII case folded) fall in a 4,096-bit map. build.rs
+/// computes the same for the rule sets' keywords.
+pub(super) fn pair_hash(a: u8, b: u8) -> u16 {
+    let (a, b) = (
+        u32::from(a.to_ascii_lowercase()),
+        u32::from(b.to_ascii_lowercase()),
+    );
+    ((a * 131 + b) & 4095) as u16
 }
 
 impl<'n> Needles<'n> {
     /// The search for `needles` (each at least two bytes; shorter ones are left out).
     pub fn new(needles: impl IntoIterator<Item = &'n str>) -> Needles<'n> {
-        let mut starts = Box::new([0u64; 1024]);
+        let mut starts = [0u64; 64];
         let mut sorted: Vec<(u16, &[u8], usize)> = needles
             .into_iter()
             .map(str::as_bytes)
             .enumerate()
             .filter(|(_, n)| n.len() >= 2)
-            .map(|(i, n)| (pair(n[0], n[1]), n, i))
+            .map(|(i, n)| (pair_hash(n[0], n[1]), n, i))
             .collect();
         sorted.sort_unstable_by_key(|(p, _, _)| *p);
         for (p, _, _) in &sorted {
@@ -43,7 +48,7 @@ impl<'n> Needles<'n> {
     pub fn find_all(&self, text: &[u8]) -> Vec<(usize, usize, usize)> {
         let mut found = Vec::new();
         for (at, w) in text.windows(2).enumerate() {
-            let p = pair(w[0], w[1]);
+            let p = pair_hash(w[0], w[1]);
             if self.starts[usize::from(p >> 6)] & (1 << (p & 63)) == 0 {
                 continue;
             }

@@ -15,49 +15,73 @@ use std::sync::{LazyLock, OnceLock};
 
 use regex::bytes::{Regex, RegexBuilder};
 
-use super::needles::Needles;
+use super::needles::pair_hash;
+
+/// A string of the tables: its start and length in the one text they all live in.
+#[derive(Clone, Copy)]
+pub(super) struct Str(u32, u32);
+
+/// A list of the tables: its start and length in the flat array it lives in.
+#[derive(Clone, Copy)]
+pub(super) struct List(u32, u32);
 
 /// One rule of a rule set.
-pub(super) struct DataRule {
+pub(super) struct RuleData {
     /// The kind its secrets are shown as.
-    pub id: &'static str,
-    /// `gitleaks` or `reflect` (read by the tests that count the rules).
+    id: Str,
+    /// 0: reflect's rules, 1: gitleaks' (counted by the tests).
     #[cfg_attr(not(test), allow(dead_code))]
-    pub source: &'static str,
-    pub regex: &'static str,
-    pub secret_group: usize,
+    source: u8,
+    regex: Str,
+    secret_group: usize,
     /// A secret's Shannon entropy (bits a byte) must exceed this; 0: no bound.
-    pub entropy: f64,
+    entropy: f64,
     /// Lowercase; the rule runs only on a text holding one of them (searched through
-    /// [`KEYWORD_RULES`], which lists them once each).
+    /// [`KEYWORDS`], which lists each once).
     #[cfg_attr(not(test), allow(dead_code))]
-    pub keywords: &'static [&'static str],
-    pub allow: &'static [Allow],
+    keywords: List,
+    /// Into [`ALLOWS`].
+    allow: List,
 }
 
-/// One allowlist: a find whose target matches one of `regexes`, or whose secret holds one of
-/// `stopwords`, is no secret.
-pub(super) struct Allow {
-    pub target: Target,
-    pub regexes: &'static [&'static str],
-    pub stopwords: &'static [&'static str],
+/// One allowlist: a find whose target (0: the secret, 1: the whole match, 2: its line) matches
+/// one of `regexes`, or whose secret holds one of `stopwords`, is no secret.
+struct AllowData {
+    target: u8,
+    regexes: List,
+    stopwords: List,
 }
 
-/// What an allowlist's regexes read. Today's gitleaks rules that run here use `Secret` only
-/// (the others belong to the rules left out), but the format has all three.
-#[derive(Clone, Copy)]
-#[allow(dead_code)]
-pub(super) enum Target {
-    Secret,
-    Match,
-    Line,
+/// A keyword of the search: the hash of its first two bytes, itself, its rules (into
+/// [`KEYWORD_RULES`]).
+struct Keyword {
+    hash: u16,
+    word: Str,
+    rules: List,
 }
 
 include!(concat!(env!("OUT_DIR"), "/secret_rules.rs"));
 
-/// The keyword search over [`KEYWORD_RULES`] (every distinct keyword, with its rules).
-static KEYWORDS: LazyLock<Needles<'static>> =
-    LazyLock::new(|| Needles::new(KEYWORD_RULES.iter().map(|(word, _)| *word)));
+fn str_of(s: Str) -> &'static str {
+    &TEXT[s.0 as usize..(s.0 + s.1) as usize]
+}
+
+/// The strings of a list of [`STRS`].
+fn strs(list: List) -> impl Iterator<Item = &'static str> {
+    STRS[list.0 as usize..(list.0 + list.1) as usize]
+        .iter()
+        .map(|&s| str_of(s))
+}
+
+impl RuleData {
+    pub fn id(&self) -> &'static str {
+        str_of(self.id)
+    }
+
+    fn allows(&self) -> &'static [AllowData] {
+        &ALLOWS[self.allow.0 as usize..(self.allow.0 + self.allow.1) as usize]
+    }
+}
 
 /// A rule's regex and its allowlists' regexes, each compiled on first need.
 struct Compiled {
@@ -66,7 +90,7 @@ struct Compiled {
 }
 
 static COMPILED: LazyLock<Vec<Compiled>> = LazyLock::new(|| {
-    DATA_RULES
+    RULES
         .iter()
         .map(|_| Compiled {
             regex: OnceLock::new(),
@@ -75,24 +99,35 @@ static COMPILED: LazyLock<Vec<Compiled>> = LazyLock::new(|| {
         .collect()
 });
 
-static GLOBAL_ALLOW: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    GLOBAL_ALLOW_REGEXES
-        .iter()
-        .filter_map(|p| compile(p))
-        .collect()
-});
+static GLOBAL_ALLOW: LazyLock<Vec<Regex>> =
+    LazyLock::new(|| strs(GLOBAL_REGEXES).filter_map(compile).collect());
 
 fn compile(pattern: &str) -> Option<Regex> {
     RegexBuilder::new(pattern).unicode(false).build().ok()
 }
 
-/// The rules whose keywords `text` holds, in table order.
-pub(super) fn due(text: &[u8]) -> Vec<usize> {
-    let mut due: Vec<usize> = KEYWORDS
-        .find_all(text)
-        .into_iter()
-        .flat_map(|(_, _, word)| KEYWORD_RULES[word].1.iter().copied())
-        .collect();
+/// The rules whose keywords `text` holds, in table order: where the bitmap says a keyword may
+/// start, the keywords of that hash are compared (see the `needles` module, which searches the
+/// same way with tables built at run time).
+pub(super) fn due(text_bytes: &[u8]) -> Vec<usize> {
+    let mut due = Vec::new();
+    for (at, w) in text_bytes.windows(2).enumerate() {
+        let hash = pair_hash(w[0], w[1]);
+        if KEYWORD_BITS[usize::from(hash >> 6)] & (1 << (hash & 63)) == 0 {
+            continue;
+        }
+        let from = KEYWORDS.partition_point(|k| k.hash < hash);
+        for k in KEYWORDS[from..].iter().take_while(|k| k.hash == hash) {
+            let word = str_of(k.word).as_bytes();
+            if text_bytes
+                .get(at..at + word.len())
+                .is_some_and(|t| t.eq_ignore_ascii_case(word))
+            {
+                let rules = &KEYWORD_RULES[k.rules.0 as usize..(k.rules.0 + k.rules.1) as usize];
+                due.extend(rules.iter().map(|&r| usize::from(r)));
+            }
+        }
+    }
     due.sort_unstable();
     due.dedup();
     due
@@ -102,9 +137,9 @@ pub(super) fn due(text: &[u8]) -> Vec<usize> {
 pub(super) fn find(text: &[u8], due: &[usize]) -> Vec<(Range<usize>, &'static str)> {
     let mut found = Vec::new();
     for &i in due {
-        let rule = &DATA_RULES[i];
+        let rule = &RULES[i];
         let compiled = &COMPILED[i];
-        let Some(regex) = compiled.regex.get_or_init(|| compile(rule.regex)) else {
+        let Some(regex) = compiled.regex.get_or_init(|| compile(str_of(rule.regex))) else {
             continue;
         };
         for caps in regex.captures_iter(text) {
@@ -118,7 +153,7 @@ pub(super) fn find(text: &[u8], due: &[usize]) -> Vec<(Range<usize>, &'static st
             if secret.is_empty() || !keeps(rule, compiled, text, whole.range(), secret.range()) {
                 continue;
             }
-            found.push((whole_chars(text, secret.range()), rule.id));
+            found.push((whole_chars(text, secret.range()), rule.id()));
         }
     }
     found
@@ -127,7 +162,7 @@ pub(super) fn find(text: &[u8], due: &[usize]) -> Vec<(Range<usize>, &'static st
 /// Whether the find of `rule` is a secret: above its entropy bound, no placeholder, and claimed
 /// by no allowlist.
 fn keeps(
-    rule: &DataRule,
+    rule: &RuleData,
     compiled: &Compiled,
     text: &[u8],
     whole: Range<usize>,
@@ -142,18 +177,16 @@ fn keeps(
         return false;
     }
     let lower = value.to_ascii_lowercase();
-    let holds = |words: &[&str]| {
-        words
-            .iter()
-            .any(|w| memchr::memmem::find(&lower, w.as_bytes()).is_some())
-    };
+    let holds =
+        |words: List| strs(words).any(|w| memchr::memmem::find(&lower, w.as_bytes()).is_some());
     if holds(GLOBAL_STOPWORDS) || GLOBAL_ALLOW.iter().any(|r| r.is_match(value)) {
         return false;
     }
+    let allows = rule.allows();
     let allow = compiled.allow.get_or_init(|| {
-        rule.allow
+        allows
             .iter()
-            .map(|a| a.regexes.iter().filter_map(|p| compile(p)).collect())
+            .map(|a| strs(a.regexes).filter_map(compile).collect())
             .collect()
     });
     let line = || {
@@ -161,11 +194,11 @@ fn keeps(
         let end = memchr::memchr(b'\n', &text[whole.end..]).map_or(text.len(), |i| whole.end + i);
         &text[start..end]
     };
-    !rule.allow.iter().zip(allow).any(|(a, regexes)| {
+    !allows.iter().zip(allow).any(|(a, regexes)| {
         let target = match a.target {
-            Target::Secret => value,
-            Target::Match => &text[whole.clone()],
-            Target::Line => line(),
+            0 => value,
+            1 => &text[whole.clone()],
+            _ => line(),
         };
         holds(a.stopwords) || regexes.iter().any(|r| r.is_match(target))
     })
@@ -211,18 +244,29 @@ mod tests {
 
     #[test]
     fn every_rule_compiles_and_the_skipped_are_counted() {
-        let failed: Vec<&str> = DATA_RULES
+        let failed: Vec<&str> = RULES
             .iter()
-            .filter(|r| compile(r.regex).is_none())
-            .map(|r| r.id)
+            .filter(|r| compile(str_of(r.regex)).is_none())
+            .map(RuleData::id)
             .collect();
         assert!(failed.is_empty(), "{failed:?}");
-        let gitleaks = DATA_RULES.iter().filter(|r| r.source == "gitleaks").count();
+        let gitleaks = RULES.iter().filter(|r| r.source == 1).count();
         // gitleaks b58d3f1 has 222 rules; what build.rs left out is listed with its reason.
         assert_eq!(gitleaks + SKIPPED.len(), 222, "{SKIPPED:?}");
         assert!(SKIPPED.len() <= 8, "{SKIPPED:?}");
-        for rule in DATA_RULES {
-            assert!(!rule.keywords.is_empty(), "{}", rule.id);
+        for rule in &RULES {
+            assert!(strs(rule.keywords).count() > 0, "{}", rule.id());
+        }
+    }
+
+    #[test]
+    fn the_keyword_tables_agree_with_the_rules() {
+        // Every keyword of every rule makes that rule due, through the tables build.rs wrote.
+        for (i, rule) in RULES.iter().enumerate() {
+            for word in strs(rule.keywords) {
+                let text = format!("x {} y", word.to_ascii_uppercase());
+                assert!(due(text.as_bytes()).contains(&i), "{} {word}", rule.id());
+            }
         }
     }
 
@@ -238,58 +282,5 @@ mod tests {
         assert_eq!(entropy(b"aaaa"), 0.0);
         assert!((entropy(b"ab") - 1.0).abs() < 1e-9);
         assert!((entropy(b"0123456789abcdef") - 4.0).abs() < 1e-9);
-    }
-}
-#[cfg(test)]
-mod timing {
-    #[test]
-    #[ignore]
-    fn print_setup_costs() {
-        let t = std::time::Instant::now();
-        let _ = super::due(b"x");
-        eprintln!("keyword automaton: {:?}", t.elapsed());
-        let t = std::time::Instant::now();
-        let _ = crate::redact::redact(
-            "Exit code 1\n\nnpm ERR! missing script: test\nnpm ERR! A complete log is in /tmp/x",
-        );
-        eprintln!("first redact: {:?}", t.elapsed());
-        let t = std::time::Instant::now();
-        for _ in 0..100 {
-            let _ = crate::redact::redact("Exit code 1\n\nnpm ERR! missing script: test\nnpm ERR! A complete log is in /tmp/x");
-        }
-        eprintln!("redact x100: {:?}", t.elapsed());
-        for text in [
-            "npm test",
-            "Run the tests",
-            "toolu_bench_00000001",
-            "the api key is wrong",
-            "curl -H 'Authorization: Bearer abc'",
-        ] {
-            let due: Vec<&str> = super::due(text.as_bytes())
-                .iter()
-                .map(|&i| super::DATA_RULES[i].id)
-                .collect();
-            eprintln!("{text:?}: {due:?}");
-        }
-        let mut times: Vec<(std::time::Duration, &str, String)> = super::DATA_RULES
-            .iter()
-            .map(|r| {
-                let t = std::time::Instant::now();
-                let _ = super::compile(r.regex);
-                (t.elapsed(), r.id, r.keywords.join(","))
-            })
-            .collect();
-        times.sort();
-        let total: std::time::Duration = times.iter().map(|t| t.0).sum();
-        eprintln!("compile all: {total:?}");
-        for t in times.iter().rev().take(12) {
-            eprintln!("{:?} {} [{}]", t.0, t.1, t.2);
-        }
-        for t in times
-            .iter()
-            .filter(|t| t.2.split(',').any(|k| k.len() <= 3))
-        {
-            eprintln!("short kw: {:?} {} [{}]", t.0, t.1, t.2);
-        }
     }
 }
