@@ -153,10 +153,15 @@ fn main() {
             }
             let allow = format!("List({}, {})", t.allows.len(), allows.len());
             t.allows.extend(allows);
+            let need = match (prefixes(&regex), assigns_after(&regex, &keywords)) {
+                (Some(literals), _) => format!("Need::Prefix({})", t.list(&literals)),
+                (None, true) => "Need::Assignment".to_string(),
+                (None, false) => "Need::Keyword".to_string(),
+            };
             let (id, regex, keywords) = (t.str(&rule.id), t.str(&regex), t.list(&keywords));
             t.rules.push(format!(
                 "RuleData {{ id: {id}, source: {source}, regex: {regex}, secret_group: {}, \
-                 entropy: {:?}, keywords: {keywords}, allow: {allow} }},",
+                 entropy: {:?}, keywords: {keywords}, allow: {allow}, need: {need} }},",
                 rule.secret_group, rule.entropy
             ));
         }
@@ -262,6 +267,68 @@ impl Tables {
     }
 }
 
+/// The literals, case kept, one of which starts every match of `regex`, when there are a few
+/// and each says more than a keyword (`SK` for Twilio's `SK[0-9a-f]{32}`, where the keyword `sk`
+/// is in every "task"): a rule whose keyword occurs runs only if one of them occurs too.
+fn prefixes(regex: &str) -> Option<Vec<String>> {
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    let hir = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(regex)
+        .ok()?;
+    let seq = Extractor::new().kind(ExtractKind::Prefix).extract(&hir);
+    let literals = seq.literals()?;
+    let strings: Vec<String> = literals
+        .iter()
+        .map(|l| String::from_utf8(l.as_bytes().to_vec()))
+        .collect::<Result<_, _>>()
+        .ok()?;
+    let mut lower: Vec<String> = strings.iter().map(|s| s.to_ascii_lowercase()).collect();
+    lower.sort();
+    lower.dedup();
+    // Case variants of one word (`(?i)` expanded) say no more than the keyword search did.
+    let useful = !strings.is_empty()
+        && strings.len() <= 8
+        && strings.iter().all(|s| s.len() >= 2)
+        && lower.len() == strings.len();
+    useful.then_some(strings)
+}
+
+/// Whether `regex` is gitleaks' service-rule shape: `(?i)`, a group whose every match is one of
+/// the rule's keywords (`(?:discord)`, `(?:(?-i:ETSY|[Ee]tsy))`), then up to 20 name bytes, up to
+/// 3 blanks or quotes and an assignment operator. Then a keyword not followed by such an
+/// assignment cannot start a match.
+fn assigns_after(regex: &str, keywords: &[String]) -> bool {
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    const AFTER: &str = r#"(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)"#;
+    let Some(rest) = regex.strip_prefix("(?i)") else {
+        return false;
+    };
+    let Some(at) = rest.find(AFTER) else {
+        return false;
+    };
+    let Ok(group) = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(&format!("(?i){}", &rest[..at]))
+    else {
+        return false;
+    };
+    let seq = Extractor::new().kind(ExtractKind::Prefix).extract(&group);
+    seq.literals().is_some_and(|literals| {
+        !literals.is_empty()
+            && literals.iter().all(|l| {
+                l.is_exact()
+                    && keywords
+                        .iter()
+                        .any(|k| k.as_bytes() == l.as_bytes().to_ascii_lowercase().as_slice())
+            })
+    })
+}
+
 /// Where a needle's first two bytes (lowercase) fall in a 4,096-bit map; the `needles` module
 /// computes the same.
 fn pair_hash(a: u8, b: u8) -> u16 {
@@ -283,6 +350,11 @@ fn valid(pattern: &str) -> Result<String, String> {
         Some(rest) => format!("(?:\\b|_)({rest}"),
         None => pattern.to_string(),
     };
+    // gitleaks' service rules open with `[\w.-]{0,50}?`, the name the keyword ends (`MY_DISCORD`
+    // in `MY_DISCORD_TOKEN=`): it matches nothing that the rest needs, the secret group does not
+    // move without it, and its fifty copies of a class made each such regex cost ~0.2 ms to
+    // compile. It only ever stands first.
+    let pattern = pattern.replace("[\\w.-]{0,50}?", "");
     regex_syntax::ParserBuilder::new()
         .unicode(false)
         .utf8(false)

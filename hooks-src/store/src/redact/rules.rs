@@ -42,6 +42,19 @@ pub(super) struct RuleData {
     keywords: List,
     /// Into [`ALLOWS`].
     allow: List,
+    /// What, beside a keyword, a text must hold for the rule to run.
+    need: Need,
+}
+
+/// A rule's second pre-check, after its keyword: what build.rs found every match needs.
+pub(super) enum Need {
+    /// The keyword is all.
+    Keyword,
+    /// One of these literals (case kept, in [`STRS`]), which start every match.
+    Prefix(List),
+    /// A keyword followed by an assignment: up to 20 name bytes (`[ \t\w.-]`), up to 3
+    /// blanks or quotes, and `=`, `>`, `:`, `|` or `,` (gitleaks' service rules, `discord… =`).
+    Assignment,
 }
 
 /// One allowlist: a find whose target (0: the secret, 1: the whole match, 2: its line) matches
@@ -119,18 +132,56 @@ pub(super) fn due(text_bytes: &[u8]) -> Vec<usize> {
         let from = KEYWORDS.partition_point(|k| k.hash < hash);
         for k in KEYWORDS[from..].iter().take_while(|k| k.hash == hash) {
             let word = str_of(k.word).as_bytes();
-            if text_bytes
-                .get(at..at + word.len())
+            let end = at + word.len();
+            if !text_bytes
+                .get(at..end)
                 .is_some_and(|t| t.eq_ignore_ascii_case(word))
             {
-                let rules = &KEYWORD_RULES[k.rules.0 as usize..(k.rules.0 + k.rules.1) as usize];
-                due.extend(rules.iter().map(|&r| usize::from(r)));
+                continue;
+            }
+            let rules = &KEYWORD_RULES[k.rules.0 as usize..(k.rules.0 + k.rules.1) as usize];
+            for rule in rules.iter().map(|&r| usize::from(r)) {
+                let needed = match RULES[rule].need {
+                    Need::Assignment => assignment_at(text_bytes, end),
+                    Need::Keyword | Need::Prefix(_) => true,
+                };
+                if needed {
+                    due.push(rule);
+                }
             }
         }
     }
     due.sort_unstable();
     due.dedup();
+    due.retain(|&rule| match RULES[rule].need {
+        Need::Prefix(literals) => {
+            strs(literals).any(|l| memchr::memmem::find(text_bytes, l.as_bytes()).is_some())
+        }
+        Need::Keyword | Need::Assignment => true,
+    });
     due
+}
+
+/// Whether an assignment follows `at`: up to 20 bytes of `[ \t\w.-]`, up to 3 of `[\s'"]`, then
+/// one of `=`, `>`, `:`, `|`, `,` (the start of every operator gitleaks' service rules take).
+fn assignment_at(text: &[u8], at: usize) -> bool {
+    let name = |b: u8| b.is_ascii_alphanumeric() || b"_ \t.-".contains(&b);
+    let blank = |b: u8| b.is_ascii_whitespace() || b"'\"".contains(&b);
+    // Any split of the name run and the blanks (a blank is both): try every end of the name.
+    (0..=20).any(|n| {
+        let Some(name_part) = text.get(at..at + n) else {
+            return false;
+        };
+        if !name_part.iter().all(|&b| name(b)) {
+            return false;
+        }
+        (0..=3).any(|q| {
+            let from = at + n;
+            text.get(from..from + q)
+                .is_some_and(|part| part.iter().all(|&b| blank(b)))
+                && text.get(from + q).is_some_and(|b| b"=>:|,".contains(b))
+        })
+    })
 }
 
 /// The secrets the rules `due` find in `text`, with their kinds, as found (maybe overlapping).
@@ -261,13 +312,45 @@ mod tests {
 
     #[test]
     fn the_keyword_tables_agree_with_the_rules() {
-        // Every keyword of every rule makes that rule due, through the tables build.rs wrote.
+        // Every keyword of every rule, in any case, makes that rule due through the tables
+        // build.rs wrote, once the rule's second pre-check holds.
         for (i, rule) in RULES.iter().enumerate() {
             for word in strs(rule.keywords) {
-                let text = format!("x {} y", word.to_ascii_uppercase());
-                assert!(due(text.as_bytes()).contains(&i), "{} {word}", rule.id());
+                let text = match rule.need {
+                    Need::Keyword => format!("x {} y", word.to_ascii_uppercase()),
+                    Need::Assignment => format!("x {}_ID = y", word.to_ascii_uppercase()),
+                    Need::Prefix(literals) => {
+                        format!("x {word} {}", strs(literals).next().unwrap())
+                    }
+                };
+                assert!(due(text.as_bytes()).contains(&i), "{} {text:?}", rule.id());
             }
         }
+    }
+
+    #[test]
+    fn second_pre_checks_keep_rules_from_prose() {
+        let due_ids = |text: &str| -> Vec<&str> {
+            due(text.as_bytes())
+                .into_iter()
+                .map(|i| RULES[i].id())
+                .collect()
+        };
+        // `sk` is in "task", but Twilio's keys start `SK`; `discord` in prose assigns nothing.
+        let prose = due_ids("ask the task runner about the discord server");
+        assert!(
+            !prose
+                .iter()
+                .any(|id| *id == "twilio-api-key" || id.starts_with("discord-")),
+            "{prose:?}"
+        );
+        assert!(due_ids("key SK0123456789abcdef0123456789abcdef").contains(&"twilio-api-key"));
+        assert!(due_ids("DISCORD_BOT_TOKEN = 'x'").contains(&"discord-client-secret"));
+        let counts = |n: fn(&Need) -> bool| RULES.iter().filter(|r| n(&r.need)).count();
+        // How many rules each second check guards (it changes only with the rule sets).
+        let assignment = counts(|n| matches!(n, Need::Assignment));
+        let prefix = counts(|n| matches!(n, Need::Prefix(_)));
+        assert!(assignment >= 50 && prefix >= 90, "{assignment} {prefix}");
     }
 
     #[test]
