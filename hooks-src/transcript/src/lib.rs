@@ -14,11 +14,11 @@
 //! unread range is split at line starts over the cores: worker threads parse the later segments
 //! ahead while the calling thread parses the first and runs the caller's callback. The parser
 //! drops most lines (progress, snapshots, titles …) by a look at the first kilobyte, and records
-//! already seen by a look at the last; it walks the rest once with a byte-level walker that
-//! skips every value it does not need (tool output by quote search, the duplicate
-//! `toolUseResult` not at all) and decodes only bounded heads of the strings it keeps. Memory
-//! stays bounded: a line longer than [`MAX_LINE`] is skipped (still counted), never buffered
-//! whole, and a worker's lead is a bounded channel of batches; the lab's
+//! already seen by a look at the last; it walks the rest once with a byte-level walker
+//! (`reflect_base::json`'s trusting walk) that skips every value it does not need (tool output
+//! by quote search, the duplicate `toolUseResult` not at all) and decodes only bounded heads of
+//! the strings it keeps. Memory stays bounded: a line longer than [`MAX_LINE`] is skipped (still
+//! counted), never buffered whole, and a worker's lead is a bounded channel of batches; the lab's
 //! `examples/reader_throughput.rs` measures it by hand. The parallel read is what a cold 100 MB
 //! capture pays for: `scripts/bench` measures 1.67–2.47 GB/s for it on the 2-core bench host
 //! (target ≥ 1 GB/s; docs/speed.md); the hook's usual run reads a few kilobytes past its cursor
