@@ -125,7 +125,7 @@ impl Cursor {
 }
 
 /// The fingerprint of a transcript: a hash of its first line (bounded), `None` when it is empty.
-pub fn fingerprint(file: &File) -> io::Result<Option<String>> {
+pub(crate) fn fingerprint(file: &File) -> io::Result<Option<String>> {
     let mut buf = vec![0u8; FINGERPRINT_BYTES];
     let mut filled = 0;
     // Positional reads leave the file's cursor where the transcript reader expects it.
@@ -191,7 +191,7 @@ pub(crate) fn line_start(file: &File, at: Position, target: u64) -> io::Result<O
 /// A file name for a session id: the id itself when it is a plain token (Claude's session ids are
 /// uuids), otherwise its safe characters plus a hash, so `../x`, `a/b` or an empty id can never
 /// leave the cursors dir or collide with another session.
-pub fn file_stem(session: &str) -> String {
+pub(crate) fn file_stem(session: &str) -> String {
     let plain = !session.is_empty()
         && session.len() <= MAX_NAME
         && !session.starts_with('.')
@@ -291,7 +291,7 @@ pub fn load(path: &Path) -> Result<Option<Cursor>> {
 }
 
 /// Write the cursor atomically (a crash leaves the old or the new one, never half of one).
-pub fn save(path: &Path, cursor: &Cursor) -> Result<()> {
+pub(crate) fn save(path: &Path, cursor: &Cursor) -> Result<()> {
     if let Some(dir) = path.parent() {
         fsutil::ensure_private_dir(dir)?;
     }

@@ -76,7 +76,7 @@ fn node_at<'n, 'a>(root: &'n Node<'a>, path: &[Step<'_>]) -> Option<&'n Node<'a>
 }
 
 /// The keys of the object at `path`, in file order, repeats included; `None` when there is none.
-pub fn keys(text: &str, path: &[Step<'_>]) -> Option<Vec<String>> {
+pub(crate) fn keys(text: &str, path: &[Step<'_>]) -> Option<Vec<String>> {
     let root = parse(text).ok()??;
     match node_at(&root, path)? {
         Node::Object(o) => Some(o.properties.iter().map(|p| key_of(&p.name)).collect()),
@@ -136,7 +136,7 @@ fn splice(text: &str, from: usize, to: usize, with: &str) -> String {
 
 /// `text` without the item at `path` (a member or an element), or `None` when there is no such
 /// item. See the module docs for what goes with it.
-pub fn remove(text: &str, path: &[Step<'_>]) -> Option<String> {
+pub(crate) fn remove(text: &str, path: &[Step<'_>]) -> Option<String> {
     let (&last, parent) = path.split_last()?;
     let root = parse(text).ok()??;
     let node = node_at(&root, parent)?;

@@ -67,7 +67,7 @@ impl Scope {
     }
 
     /// Whether a session whose cwd was `project` belongs to this project (see the module docs).
-    pub fn holds(&self, project: &str) -> bool {
+    pub(crate) fn holds(&self, project: &str) -> bool {
         if let Some(&known) = self.belongs.borrow().get(project) {
             return known;
         }

@@ -800,7 +800,7 @@ pub enum Overall {
 }
 
 impl Overall {
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Overall::On => "on",
             Overall::Off => "off",
@@ -818,7 +818,7 @@ pub struct Status {
 }
 
 impl Status {
-    pub fn overall(&self) -> Overall {
+    pub(crate) fn overall(&self) -> Overall {
         let registered = self.hooks.iter().filter(|h| h.current.is_some()).count();
         let stale = self.hooks.iter().map(|h| h.stale.len()).sum::<usize>() + self.other.len();
         let binaries = self.hooks.iter().all(|h| h.binary_ok);
@@ -832,7 +832,7 @@ impl Status {
     }
 
     /// What is wrong, one item per problem (empty when on or cleanly off).
-    pub fn problems(&self) -> Vec<String> {
+    pub(crate) fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
         if self.overall() == Overall::Off {
             return out;

@@ -161,7 +161,7 @@ impl Tally {
     }
 
     /// Seconds between the first and the last timestamped event, when both can be read.
-    pub fn duration_secs(&self) -> Option<i64> {
+    pub(crate) fn duration_secs(&self) -> Option<i64> {
         let first = parse_time(self.first_timestamp.as_deref()?)?;
         let last = parse_time(self.last_timestamp.as_deref()?)?;
         Some((last - first).num_seconds().max(0))

@@ -74,7 +74,7 @@ pub fn clean_signal(sig: &mut Signal) {
 /// no escape that may spell a control character (`\u…`, `\b`, `\f`, `\r`; serde_json writes
 /// none but for those, so a clean store holds them only in text quoting a backslash, which then
 /// takes the slower way: parsed and cleaned).
-pub fn is_clean_json(line: &[u8]) -> bool {
+pub(crate) fn is_clean_json(line: &[u8]) -> bool {
     let escapes = memchr::memchr_iter(b'\\', line)
         .any(|at| matches!(line.get(at + 1), Some(b'u' | b'b' | b'f' | b'r')));
     !escapes && std::str::from_utf8(line).is_ok_and(is_clean)

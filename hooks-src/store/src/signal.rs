@@ -225,7 +225,7 @@ impl Signal {
     }
 
     /// When the signal was captured, if its timestamp can be read.
-    pub fn time(&self) -> Option<DateTime<Utc>> {
+    pub(crate) fn time(&self) -> Option<DateTime<Utc>> {
         parse_time(&self.timestamp)
     }
 

@@ -149,7 +149,7 @@ impl Reader {
 
 /// Pass over every line of `bytes` once, in order: `triage` says what each line needs, and `f`
 /// gets the view of each line not skipped, with its 1-based line number.
-pub fn visit<'a>(
+pub(crate) fn visit<'a>(
     bytes: &'a [u8],
     mut triage: impl FnMut(&'a [u8]) -> Read,
     mut f: impl FnMut(usize, View<'a>),
@@ -301,7 +301,7 @@ impl Sightings {
     }
 
     /// The confidence of signal `id` (confidence `confidence`, seen `seen` times) once folded.
-    pub fn confidence(&self, id: &str, confidence: u8, seen: u64) -> u8 {
+    pub(crate) fn confidence(&self, id: &str, confidence: u8, seen: u64) -> u8 {
         let folded = |(n, _): &(u64, String)| signal::confidence_after(confidence, seen + n);
         self.0.get(id).map_or(confidence, folded)
     }

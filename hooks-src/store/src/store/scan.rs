@@ -64,7 +64,7 @@ impl<'a> Fields<'a> {
         self.spans[key as usize]
     }
 
-    pub fn has(&self, key: Key) -> bool {
+    pub(crate) fn has(&self, key: Key) -> bool {
         self.raw(key).is_some()
     }
 
