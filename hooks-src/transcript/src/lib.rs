@@ -833,7 +833,7 @@ const CLARIFY: &str = "The user wants to clarify these questions";
 /// The reason the user gave when `text` is Claude Code's refusal of a tool call (empty when they
 /// gave none), `None` when it is not one. `text` is the whole content of an error result that
 /// was one string (see [`REFUSED`]).
-pub fn refusal_reason(text: &str) -> Option<&str> {
+pub(crate) fn refusal_reason(text: &str) -> Option<&str> {
     let refused = REFUSED.iter().find(|p| text.starts_with(**p))?;
     if *refused != REFUSED_PROCEED {
         return Some("");
