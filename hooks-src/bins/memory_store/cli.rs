@@ -265,4 +265,8 @@ pub struct Digest {
     /// SESSION:LINE:TURN (repeatable); lists nothing
     #[arg(long = "mark", value_name = "NAME")]
     pub marks: Vec<String>,
+    /// Print one prompt in full, redacted: SESSION:LINE, the session of a digest's heading and
+    /// the line of its L<line> (repeatable); lists nothing
+    #[arg(long = "show", value_name = "SESSION:LINE", conflicts_with = "marks")]
+    pub show: Vec<String>,
 }
