@@ -234,14 +234,48 @@ fn query_formats() {
     };
     let json: Value = serde_json::from_str(&run("json")).unwrap();
     assert_eq!(json.as_array().unwrap().len(), 3);
+    // Seen as often and as sure: the newest first.
     let index = run("index");
     assert_eq!(index.lines().count(), 3);
-    for (line, id) in index.lines().zip(&ids) {
+    for (line, id) in index.lines().zip(ids.iter().rev()) {
         assert!(line.starts_with(id.as_str()), "{line}");
     }
     assert!(
-        index.lines().next().unwrap().contains("correction") && index.contains("Use pnpm, not npm")
+        index
+            .lines()
+            .last()
+            .unwrap()
+            .contains("correction       seen 1  conf 1")
+            && index.contains("Use pnpm, not npm")
     );
+    // Seen again, a signal goes first; a budget of one line says what it left out.
+    append(
+        &env,
+        json!({"type": "correction", "content": "Use pnpm, not npm", "session_id": "s3", "project": "/work/app"}),
+    );
+    let index = run("index");
+    assert!(
+        index.starts_with(&format!("{}  correction       seen 2  conf 2", ids[0])),
+        "{index}"
+    );
+    let one = stdout(
+        &env.cmd("memory-store")
+            .args(["query", "--format", "index", "--budget-tokens", "40"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(one.lines().count(), 2, "{one}");
+    assert!(
+        one.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("… 2 more signal(s) not shown"),
+        "{one}"
+    );
+    env.cmd("memory-store")
+        .args(["query", "--budget-tokens", "40"])
+        .assert()
+        .code(2);
     let table = run("table");
     assert!(table.starts_with("ID "), "{table}");
     assert!(table.contains("3 signals"));

@@ -110,10 +110,15 @@ pub struct Query {
     /// Keep only the N newest matches
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
-    /// jsonl (as stored), json, table, or index: one short line per signal (id, type,
-    /// confidence, project/session, first 80 chars)
+    /// jsonl (as stored), json, table, or index: one short line per signal (id, type, episodes
+    /// seen, confidence, project/session, first 80 chars of the lesson and its evidence), most
+    /// often seen first, then most confident, then newest
     #[arg(long, value_enum, default_value = "jsonl")]
     pub format: QueryFormat,
+    /// With --format index: how much it may take, in tokens (characters / 4; default 2000); it
+    /// ends saying how many it left out
+    #[arg(long, value_name = "N")]
+    pub budget_tokens: Option<usize>,
 }
 
 #[derive(Args)]

@@ -774,11 +774,12 @@ impl PromptReader {
     fn feed(&mut self, event: Event) {
         match &event.kind {
             EventKind::UserText { text } => {
-                // Harness output and wrappers start a turn but are not listed.
+                // Harness output and wrappers are not listed, and what the next prompt answers
+                // is still what the assistant said before them.
                 if !noise::is_not_a_prompt(text) {
                     self.prompts.push(self.typed(&event, text));
+                    self.reset();
                 }
-                self.reset();
             }
             // What Claude Code wrote in the model's place is not what the prompt answered.
             EventKind::AssistantText { text } if noise::is_harness_reply(text) => {}
@@ -830,10 +831,21 @@ impl PromptReader {
             answering,
             probability,
             prose_chars: read.prose.chars().count(),
-            key: signal::normalize(text),
+            key: repeat_key(text),
             bare: approval::is_bare(text),
         }
     }
+}
+
+/// What the same text typed again has in common: its words ([`signal::normalize`]), and for a
+/// long text, whose words are kept only so far, a hash of the whole (two long prompts that
+/// start alike are two prompts).
+fn repeat_key(text: &str) -> String {
+    let mut key = signal::normalize(text);
+    if key.len() >= 200 {
+        let _ = write!(key, "#{:016x}", signal::fnv1a(text.trim().as_bytes()));
+    }
+    key
 }
 
 /// The last `max` bytes of `text` or so, starting at a word (a cut token could leak a secret's
