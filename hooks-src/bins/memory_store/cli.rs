@@ -55,6 +55,10 @@ pub enum Command {
     Migrate(Migrate),
     /// Check the install, the hooks and the store; say what is wrong and how to fix it.
     Doctor(Doctor),
+    /// Set an approved Claude Code setting in settings.json (backed up, written atomically, every
+    /// other byte kept): KEY dotted from the top level (attribution.commit), VALUE a JSON scalar
+    /// (false, 90, '""'). Keys that run commands or grant permissions are refused.
+    Setting(Setting),
     /// The second look: what the user typed in the project's sessions that capture did not
     /// store and /reflect has not looked at yet, the likeliest learning moments first within a
     /// budget, grouped by session; it ends with the command that marks them read (--mark).
@@ -65,6 +69,18 @@ pub enum Command {
 pub struct Append {
     /// A JSON object such as '{"type":"correction","content":"Use pnpm, not npm"}', or -
     pub json: String,
+}
+
+#[derive(Args)]
+pub struct Setting {
+    /// The setting, dotted from the top level: includeCoAuthoredBy, attribution.commit
+    pub key: String,
+    /// Its value as JSON: true, false, a number or a quoted string ('""' for an empty one)
+    pub value: String,
+    /// The settings file (default: <config dir>/settings.json; a project's is
+    /// .claude/settings.json)
+    #[arg(long, value_name = "FILE")]
+    pub settings: Option<PathBuf>,
 }
 
 #[derive(Args)]

@@ -17,6 +17,7 @@ mod migrate;
 mod promote;
 mod prune;
 mod query;
+mod setting;
 mod stats;
 mod update;
 
@@ -61,6 +62,7 @@ fn run(command: Command) -> Result<()> {
         Command::Export(c) => c.run(&ctx),
         Command::Migrate(c) => c.run(&ctx),
         Command::Doctor(c) => c.run(&ctx),
+        Command::Setting(c) => c.run(&ctx),
         Command::Digest(c) => c.run(&ctx),
     }
 }

@@ -457,6 +457,57 @@ impl Document {
         self.text = edited;
     }
 
+    /// Set the member at `keys` (from the top level down) to `value`, making the objects on the
+    /// way when missing: `/reflect`'s proposal of a Claude Code setting, once approved. A member
+    /// already there with another value is removed and appended again to its object. No change
+    /// when it already holds `value`; an error naming the key when one on the way is not an object.
+    pub fn set_member(&mut self, keys: &[&str], value: &Value) -> Result<Vec<Change>> {
+        let Some((last, parents)) = keys.split_last() else {
+            return Ok(Vec::new());
+        };
+        let change = || {
+            vec![Change::Set {
+                key: keys.join("."),
+                value: value.to_string(),
+            }]
+        };
+        let mut node = &self.root;
+        for (i, key) in parents.iter().enumerate() {
+            match node.get(*key) {
+                Some(Value::Object(inner)) => node = inner,
+                Some(_) => {
+                    return Err(Error::usage(format!(
+                        "{} is set, and not to an object: nothing changed",
+                        keys[..=i].join(".")
+                    )))
+                }
+                None => {
+                    // The rest of the way is new: one member holding it all.
+                    let mut made = value.clone();
+                    for k in keys[i + 1..].iter().rev() {
+                        made = Value::Object(Map::from_iter([(k.to_string(), made)]));
+                    }
+                    let at: Vec<Step> = parents[..i].iter().map(|k| Step::Key(k)).collect();
+                    self.append(&at, Some(key), made);
+                    return Ok(change());
+                }
+            }
+        }
+        let at: Vec<Step> = parents.iter().map(|k| Step::Key(k)).collect();
+        match node.get(*last) {
+            Some(old) if old == value => return Ok(Vec::new()),
+            Some(_) => {
+                let mut path = at.clone();
+                path.push(Step::Key(last));
+                let removed = jsonedit::remove(&self.text, &path);
+                self.set_text(removed);
+            }
+            None => {}
+        }
+        self.append(&at, Some(last), value.clone());
+        Ok(change())
+    }
+
     /// Append `value` to the container at `path` (as member `key` of an object, or as an element).
     fn append(&mut self, path: &[Step], key: Option<&str>, value: Value) {
         if self.text.trim().is_empty() {
@@ -751,8 +802,19 @@ pub struct Found {
 /// One edit to the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
-    Added { event: String, command: String },
-    Removed { event: String, command: String },
+    Added {
+        event: String,
+        command: String,
+    },
+    Removed {
+        event: String,
+        command: String,
+    },
+    /// A setting set (`key` dotted from the top level; `value` as JSON).
+    Set {
+        key: String,
+        value: String,
+    },
 }
 
 impl Change {
@@ -760,6 +822,7 @@ impl Change {
         match self {
             Change::Added { event, command } => format!("add    {event}: {command}"),
             Change::Removed { event, command } => format!("remove {event}: {command}"),
+            Change::Set { key, value } => format!("set    {key}: {value}"),
         }
     }
 }
