@@ -658,3 +658,50 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         .expect("the fact");
     assert_eq!(fact["tags"], serde_json::json!(["fact"]));
 }
+
+/// Right after `/reflect-toggle on` nothing was captured, but the project's history in Claude
+/// Code's own transcripts reaches the model: the first `/reflect` has something to propose.
+#[test]
+fn the_first_gather_after_install_shows_the_projects_history() {
+    let env = Env::new();
+    let root = fake_plugin(&env, "skills/self-reflect/gather");
+    fs::copy(
+        repo().join("skills/self-reflect/memory-store"),
+        root.join("skills/self-reflect/memory-store"),
+    )
+    .unwrap();
+    install_memory_store(&env);
+    let gather = root.join("skills/self-reflect/gather");
+    let app = env.dir.path().join("app");
+    fs::create_dir_all(app.join(".git")).unwrap();
+    let slug: String = app
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let folder = env.config.join("projects").join(slug);
+    fs::create_dir_all(&folder).unwrap();
+    let lines = [
+        serde_json::json!({"type": "user", "uuid": "h1", "cwd": app,
+            "message": {"role": "user", "content": "set up the release workflow"}}),
+        serde_json::json!({"type": "assistant", "uuid": "h2", "cwd": app,
+            "message": {"id": "m1", "role": "assistant",
+                "content": [{"type": "text", "text": "I pushed the tag to main."}]}}),
+        serde_json::json!({"type": "user", "uuid": "h3", "cwd": app,
+            "message": {"role": "user", "content": "no, we never push tags by hand, the CI does it"}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(folder.join("old-session.jsonl"), text).unwrap();
+    let out = sh_in(&env, &gather, &app, &["sid-now"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(
+        text.contains("Also looked at 1 session(s) from before capture was on"),
+        "{text}"
+    );
+    assert!(
+        text.contains("## session old-session")
+            && text.contains("[after: I pushed the tag to main.] no, we never push tags by hand"),
+        "{text}"
+    );
+}

@@ -6,7 +6,9 @@
 //! **Sessions** are found through what capture recorded: each session's cursor
 //! (`cursors/<session>.json`) names its transcript and project. The session `/reflect` runs in
 //! (`--current`) may not have a cursor yet (it never compacted); its transcript is found under
-//! `<config dir>/projects/`. `--transcript FILE` reads given files instead. A session whose
+//! `<config dir>/projects/`. So are the project's sessions capture never recorded (it was off,
+//! or just turned on: [`history`]), so the first `/reflect` has something to review.
+//! `--transcript FILE` reads given files instead. A session whose
 //! transcript is gone (Claude Code deletes them after `cleanupPeriodDays`, 30 by default) is
 //! counted and named, never an error. Nothing of what the user typed is kept by reflect for
 //! this: the digest reads Claude Code's transcripts while they exist, and a weekly `/reflect`
@@ -14,13 +16,18 @@
 //!
 //! **Prompts** are read as capture reads them ([`transcript::read`]: no tool results, meta lines,
 //! command output, reminders, compaction summaries or sub-agent traffic), each with the end of
-//! the assistant's last words before it. Left out: prompts a signal already points at (by
-//! `source.line` or `source.uuid`, any status, store and archive), approvals and bare continues
-//! ([`approval`]), and the same text typed again (listed once, with how often).
+//! the assistant's last words before it (never what Claude Code wrote in its place). Left out:
+//! what Claude Code or the shell wrote as a prompt ([`noise`]), prompts a signal already points
+//! at (by `source.line` or `source.uuid`, any status, store and archive), approvals and bare
+//! continues ([`approval`]), the same text typed again (listed once, with how often), and a
+//! prompt read before under the same uuid (a resumed session's file repeats what it resumed).
+//! A long prompt is listed as its likeliest sentence ([`excerpt`]); `--show` prints it whole
+//! ([`show`]).
 //!
 //! **Budget.** Within `budget_tokens` (characters / 4) the prompts most likely to be learning
 //! moments come first: the learned classifier's probability ([`model::SHIPPED`], read from the
-//! prompt in the situation it answered, as the detector reads it), then the longer prose. They
+//! prompt in the situation it answered, as the detector reads it), then the longer prose;
+//! pasted logs and documents after everything else. They
 //! are listed grouped by session, newest session first, each session's prompts in the order
 //! typed. What did not fit is counted.
 //!
