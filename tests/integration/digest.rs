@@ -370,9 +370,10 @@ fn query_project_is_the_repository_and_with_global_adds_preferences_from_elsewhe
     let jsonl = query(&["--project", "vendor/lib"]);
     assert_eq!(read_ids(&jsonl), std::slice::from_ref(&nested));
     let everything = query(&["--format", "index"]);
+    // What the user said first.
     assert_eq!(
         ids(&everything),
-        [pref, theirs, nested, ids(&with)[1].clone(), root]
+        [pref, theirs, ids(&with)[1].clone(), root, nested]
     );
     let out = env
         .cmd("memory-store")

@@ -234,16 +234,16 @@ fn query_formats() {
     };
     let json: Value = serde_json::from_str(&run("json")).unwrap();
     assert_eq!(json.as_array().unwrap().len(), 3);
-    // Seen as often and as sure: the newest first.
+    // What the user said first; seen as often and as sure, the newest first.
     let index = run("index");
     assert_eq!(index.lines().count(), 3);
-    for (line, id) in index.lines().zip(ids.iter().rev()) {
+    for (line, id) in index.lines().zip([&ids[2], &ids[0], &ids[1]]) {
         assert!(line.starts_with(id.as_str()), "{line}");
     }
     assert!(
         index
             .lines()
-            .last()
+            .nth(1)
             .unwrap()
             .contains("correction       seen 1  conf 1")
             && index.contains("Use pnpm, not npm")

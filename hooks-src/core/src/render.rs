@@ -68,13 +68,16 @@ pub const INDEX_BUDGET_TOKENS: usize = 2000;
 /// Longest part of a signal's content in the index.
 const INDEX_CONTENT_CHARS: usize = 80;
 /// Longest part of its evidence.
-const INDEX_EVIDENCE_CHARS: usize = 90;
+const INDEX_EVIDENCE_CHARS: usize = 70;
 
 /// The index, one line per signal: id, type, episodes (`seen N`: how often it was seen),
 /// confidence, where it was captured (`place`), and the first words of the lesson with its
 /// evidence (what the user said, or the error and what fixed it: `content → resolution`).
-/// Most often seen first, then most confident, then newest; within `budget_tokens` (characters /
-/// 4), with a last line that says how many were left out and how to see them.
+/// What the user said comes first (corrections, conventions, preferences, remember-requests:
+/// a failure that recurs in one session is often one error retried, and would crowd them out
+/// of the budget), then the rest; in each, most often seen first, then most confident, then
+/// newest. Within `budget_tokens` (characters / 4), with a last line that says how many were
+/// left out and how to see them.
 pub fn index(
     signals: &[&Signal],
     place: impl Fn(&Signal) -> String,
@@ -83,8 +86,10 @@ pub fn index(
     let mut ordered: Vec<&Signal> = signals.iter().rev().copied().collect();
     // Stable: among equals the later in the store (the newer) stays first.
     ordered.sort_by(|a, b| {
-        b.seen()
-            .cmp(&a.seen())
+        b.kind
+            .is_learning()
+            .cmp(&a.kind.is_learning())
+            .then(b.seen().cmp(&a.seen()))
             .then(b.confidence.cmp(&a.confidence))
             .then(b.timestamp.cmp(&a.timestamp))
     });
@@ -399,14 +404,23 @@ mod tests {
     fn index_orders_by_episodes_then_confidence_then_newest_within_its_budget() {
         let mut twice = sig(Kind::Convention, "seen twice", 1);
         twice.add_sightings(1);
+        let mut retried = sig(Kind::Failure, "a failure retried", 1);
+        retried.add_sightings(5);
         let sure = sig(Kind::Correction, "sure once", 3);
         let mut old = sig(Kind::Correction, "older low", 1);
         old.timestamp = "2026-11-01T00:00:00Z".into();
         let mut new = sig(Kind::Correction, "newer low", 1);
         new.timestamp = "2026-11-02T00:00:00Z".into();
-        let all = [&old, &sure, &new, &twice];
+        let all = [&old, &retried, &sure, &new, &twice];
         let text = index(&all, |_| place(None, None, false), INDEX_BUDGET_TOKENS);
-        let order: Vec<&str> = ["seen twice", "sure once", "newer low", "older low"].to_vec();
+        let order: Vec<&str> = [
+            "seen twice",
+            "sure once",
+            "newer low",
+            "older low",
+            "a failure retried",
+        ]
+        .to_vec();
         let at: Vec<usize> = order.iter().map(|n| text.find(n).unwrap()).collect();
         assert!(at.windows(2).all(|w| w[0] < w[1]), "{text}");
         assert!(text.contains("seen 2  conf 2"), "{text}");
@@ -422,7 +436,7 @@ mod tests {
             cut.lines()
                 .last()
                 .unwrap()
-                .starts_with("… 2 more signal(s) not shown"),
+                .starts_with("… 3 more signal(s) not shown"),
             "{cut}"
         );
     }
