@@ -1,6 +1,7 @@
 //! `memory-store query`: the signals matching every given filter, oldest first.
 
 use reflect_core::error::{Error, Result};
+use reflect_core::index;
 use reflect_core::input;
 use reflect_core::render::{self, ListFormat};
 use reflect_core::scope::{self, Names, Scope};
@@ -47,7 +48,7 @@ impl Query {
                 "--budget-tokens bounds the index: use it with --format index",
             ));
         }
-        let budget = self.budget_tokens.unwrap_or(render::INDEX_BUDGET_TOKENS);
+        let budget = self.budget_tokens.unwrap_or(index::INDEX_BUDGET_TOKENS);
         let bytes = ctx.store.view_bytes()?;
         let mut selection = store::select(&bytes, &filter);
         let Some(scope) = scope else {
@@ -98,7 +99,7 @@ fn render_list(
         QueryFormat::Table => ListFormat::Table,
         QueryFormat::Index => {
             let names = Names::default();
-            return render::index(
+            return index::index(
                 signals,
                 |s| {
                     let global = scope.is_some_and(|scope| !scope.holds_signal(s));

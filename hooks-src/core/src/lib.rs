@@ -5,8 +5,8 @@
 //!
 //! * capture: payload bytes → [`hookio`] → [`transcript`] events → [`detect`] → [`redact`] → [`store`]
 //! * toggle: [`paths`] → [`settings`] (edits through [`jsonedit`]; + [`migrate`]) → [`fsutil::atomic_write`]
-//! * review: flag values and `append` input → [`input`] → [`store`] → [`render`] / [`promote`],
-//!   scoped to a project by [`scope`]
+//! * review: flag values and `append` input → [`input`] → [`store`] → [`render`] / [`index`] /
+//!   [`promote`], scoped to a project by [`scope`]
 //! * second look: the cursors' record of sessions → [`transcript`] prompts → [`detect`]'s model
 //!   (for the order) → [`redact`] → [`digest`]
 
@@ -21,6 +21,7 @@ pub mod forget;
 pub mod fsutil;
 pub mod hook;
 pub mod hookio;
+pub mod index;
 pub mod input;
 pub mod install;
 pub mod jsonedit;
