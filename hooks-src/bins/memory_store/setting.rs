@@ -5,13 +5,13 @@
 //! and never a key that runs a command, sets the environment or grants permissions: those are
 //! for the user to write.
 
-use reflect_core::error::{Error, Result};
-use reflect_core::settings;
+use reflect_app::settings;
+use reflect_base::error::{Error, Result};
 use serde_json::Value;
 
 use crate::cli::Setting;
-use crate::cli_support::emit;
 use crate::Ctx;
+use reflect::cli_support::emit;
 
 /// Top-level keys this verb never sets.
 const REFUSED: &[&str] = &[
@@ -64,16 +64,7 @@ impl Setting {
             .settings
             .map(|f| std::path::absolute(&f).unwrap_or(f))
             .unwrap_or_else(|| ctx.paths.settings());
-        let mut problem = None;
-        let done = settings::edit_file(&file, &ctx.paths.backups(), false, &mut || {}, |doc| {
-            doc.set_member(&keys, &value).unwrap_or_else(|e| {
-                problem = Some(e);
-                Vec::new()
-            })
-        })?;
-        if let Some(e) = problem {
-            return Err(e);
-        }
+        let done = settings::set_member(&file, &ctx.paths.backups(), &keys, &value)?;
         if !done.written {
             emit(&format!(
                 "{} already sets {} to {value}; nothing changed\n",
