@@ -7,8 +7,9 @@
 //! root's slug, and those started in a subdirectory in folders whose name goes on from it
 //! (`-home-me-app-src`). Such a folder may also be another project's (`-home-me-app-2`): a
 //! session there counts only when the cwd its transcript records lies in the project
-//! ([`Scope::holds`]); the root's own folder is taken as the project's. Only the newest [`HISTORY_MAX`] files are read (by modification time),
-//! only read, and a session whose cwd opted out (`reflect.off`) is left alone like any other.
+//! ([`Scope::holds`]); the root's own folder is taken as the project's. Only the newest
+//! [`HISTORY_MAX`] files (by modification time) are read, and only read; a session whose cwd
+//! opted out (`reflect.off`) is left alone like any other.
 
 use std::collections::HashSet;
 use std::fs;
@@ -20,8 +21,10 @@ use crate::cursor;
 use crate::scope::Scope;
 use reflect_base::paths::Paths;
 
-/// Most sessions read from before capture was on.
-pub const HISTORY_MAX: usize = 200;
+/// Most sessions read from before capture was on: the newest, enough for a first review whose
+/// budget lists a few dozen prompts, and what keeps a heavy user's month within the digest's
+/// time (each session costs a full read).
+pub const HISTORY_MAX: usize = 60;
 /// Bytes of a transcript's start searched for the cwd it records.
 const CWD_BYTES: usize = 64 << 10;
 /// The longest slug Claude Code writes whole; longer ones are cut and hashed.
@@ -184,5 +187,34 @@ mod tests {
             .collect();
         found.sort();
         assert_eq!(found, ["s-bare", "s-root", "s-sub"]);
+    }
+
+    #[test]
+    fn only_the_newest_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
+        let root = dir.path().join("app");
+        fs::create_dir_all(root.join(".git")).unwrap();
+        let folder = paths.config_dir.join("projects").join(slug(&root));
+        fs::create_dir_all(&folder).unwrap();
+        let now = SystemTime::now();
+        for i in 0..HISTORY_MAX + 3 {
+            let file = folder.join(format!("s{i:03}.jsonl"));
+            fs::write(&file, "{}\n").unwrap();
+            let age = std::time::Duration::from_secs(60 * i as u64);
+            fs::File::options()
+                .write(true)
+                .open(&file)
+                .unwrap()
+                .set_modified(now - age)
+                .unwrap();
+        }
+        let found = sessions(&paths, &Scope::of(&root), &HashSet::new());
+        assert_eq!(found.len(), HISTORY_MAX);
+        assert_eq!(found[0].session, "s000");
+        assert_eq!(
+            found[HISTORY_MAX - 1].session,
+            format!("s{:03}", HISTORY_MAX - 1)
+        );
     }
 }
