@@ -29,7 +29,7 @@ fn main() {
     let Some(payload) = hook::read_payload(PROGRAM) else {
         return;
     };
-    if payload.opted_out() {
+    if payload.opted_out() || hook::plugin_uninstalled(PROGRAM) {
         return;
     }
     let Some(session) = payload.session_id.as_deref().filter(|s| !s.is_empty()) else {

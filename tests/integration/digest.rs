@@ -237,7 +237,7 @@ fn the_digest_refuses_a_since_it_cannot_read_with_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{bad}: {out:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains(&format!("invalid --since '{bad}'")) && err.contains("7d"),
+            err.contains("invalid --since") && !err.contains(bad) && err.contains("7d"),
             "{err}"
         );
         assert!(out.stdout.is_empty());

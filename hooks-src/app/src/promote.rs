@@ -13,8 +13,9 @@
 //!
 //! A target is written only when it is a Markdown file ([`check_target`]): named `.md` or
 //! `.markdown`, both as given and once links are followed; not inside a `.git` directory (a hook
-//! script, a git config); not an executable program (a `#!` script or a binary: the execute bit alone
-//! is no sign, every file on a WSL-mounted Windows drive has it); a regular file or absent. A CLAUDE.md linked to `~/.bashrc`
+//! script, a git config); not executable (a shell runs an executable file without `#!` as a
+//! script, so a learning written there could be run; on a Windows drive mounted in WSL, where every
+//! file has the bit, the refusal says how to clear it); a regular file or absent. A CLAUDE.md linked to `~/.bashrc`
 //! or into `.git/` is refused before anything is read or written, so the learning never lands in a
 //! shell profile or a hook. A CLAUDE.md linked into a dotfiles repository is followed: the file it
 //! names is rewritten atomically, the link stays, and so do the file's mode and owner.
@@ -229,12 +230,20 @@ pub(crate) fn check_target(given: &Path, target: &Path) -> Result<()> {
     }
     match fs::metadata(target) {
         Ok(meta) if !meta.is_file() => Err(fsutil::not_regular(target, &meta)),
-        Ok(meta) if meta.permissions().mode() & 0o111 != 0 && is_program(target) => {
-            refuse(format!(
-                "{} is an executable program (mode {:o}), not notes",
-                target.display(),
-                meta.permissions().mode() & 0o7777
-            ))
+        Ok(meta) if meta.permissions().mode() & 0o111 != 0 => {
+            let mode = meta.permissions().mode() & 0o7777;
+            if is_program(target) {
+                refuse(format!(
+                    "{} is an executable program (mode {mode:o}), not notes",
+                    target.display()
+                ))
+            } else {
+                refuse(format!(
+                    "{} is executable (mode {mode:o}) and a shell would run what is written into it; \
+                     `chmod -x` it first (on a Windows drive in WSL: mount it with the metadata option)",
+                    target.display()
+                ))
+            }
         }
         _ => Ok(()),
     }

@@ -7,7 +7,7 @@
 //! hooks. The store's speed code stays behind this boundary: `store::read` splits a large store
 //! over the cores and `store::scan` reads lines without a full parse (two `unsafe` blocks and the
 //! mapped read in `store/mod.rs`, each with its SAFETY comment), which is what makes `memory-store
-//! query` 21x faster than the Python original (README, "Speed").
+//! query` 21x faster than the Python original (docs/speed.md).
 
 pub mod input;
 pub mod redact;

@@ -21,7 +21,7 @@
 //! whole, and a worker's lead is a bounded channel of batches; the lab's
 //! `examples/reader_throughput.rs` measures it by hand. The parallel read is what a cold 100 MB
 //! capture pays for: `scripts/bench` measures 1.67–2.47 GB/s for it on the 2-core bench host
-//! (target ≥ 1 GB/s; README, "Speed"); the hook's usual run reads a few kilobytes past its cursor
+//! (target ≥ 1 GB/s; docs/speed.md); the hook's usual run reads a few kilobytes past its cursor
 //! and stays on the calling thread.
 //!
 //! Sub-agent traffic (`isSidechain`) is skipped whole: its prompts are not the user's, and its

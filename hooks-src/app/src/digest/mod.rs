@@ -132,11 +132,8 @@ impl fmt::Display for Mark {
 impl FromStr for Mark {
     type Err = Error;
     fn from_str(text: &str) -> Result<Mark> {
-        let bad = || {
-            Error::usage(format!(
-                "invalid mark '{text}': expected SESSION:LINE:TURN, as the digest prints it"
-            ))
-        };
+        let bad =
+            || Error::usage("invalid mark: expected SESSION:LINE:TURN, as the digest prints it");
         let mut parts = text.rsplitn(3, ':');
         let turn: u64 = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
         let line: u64 = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
