@@ -298,7 +298,7 @@ fn prompts_already_stored_approvals_and_repeats_are_not_listed() {
     );
     let text = stdout(&digest(&env, &app, &[]));
     assert!(
-        text.contains("L11 [after: Thanks.] rename the module to parser (typed 2 times)"),
+        text.contains("L11 (typed 2 times) [after: Thanks.] rename the module to parser"),
         "{text}"
     );
 }

@@ -12,6 +12,7 @@ mod hooks;
 mod layout;
 mod left_behind;
 mod memory_store;
+mod provenance;
 mod redaction;
 mod redaction_shapes;
 mod review;

@@ -67,9 +67,10 @@ impl Report {
                 Level::Warn => "warn",
                 Level::Fail => "FAIL",
             };
-            let _ = writeln!(out, "{tag}  {}", c.what);
+            // A path may hold a newline or an escape: each check stays one line.
+            let _ = writeln!(out, "{tag}  {}", reflect_base::sanitize::visible(&c.what));
             if let Some(fix) = &c.fix {
-                let _ = writeln!(out, "      fix: {fix}");
+                let _ = writeln!(out, "      fix: {}", reflect_base::sanitize::visible(fix));
             }
         }
         let problems = self

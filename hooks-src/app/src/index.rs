@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use crate::render::free_text;
 use reflect_base::text::one_line;
 use reflect_store::signal::Signal;
 
@@ -72,7 +73,7 @@ fn lesson(s: &Signal) -> String {
         .or_else(|| s.meta.get("resolution"))
         .and_then(serde_json::Value::as_str)
         .filter(|r| !r.trim().is_empty());
-    let content = one_line(&s.content, INDEX_CONTENT_CHARS);
+    let content = free_text(s, INDEX_CONTENT_CHARS);
     if let Some(fix) = resolution {
         return format!("{content} → {}", one_line(fix, INDEX_EVIDENCE_CHARS));
     }

@@ -23,6 +23,7 @@ pub mod doctor;
 pub mod forget;
 pub mod hookio;
 pub mod index;
+pub mod inject;
 pub mod install;
 pub mod jsonedit;
 pub mod migrate;

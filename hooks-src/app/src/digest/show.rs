@@ -9,6 +9,7 @@ use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil;
 use reflect_base::paths::Paths;
 use reflect_store::redact;
+use reflect_store::sanitize;
 use reflect_transcript::{self as transcript, EventKind, Position};
 
 use super::{find_transcript, line_starts, load_cursor};
@@ -76,7 +77,8 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
         let _ = write!(out, " · {t}");
     }
     out.push('\n');
-    out.push_str(redact::redact(&text).trim_end());
+    // Cleaned before redaction: a zero-width character inside a token would hide it.
+    out.push_str(redact::redact(&sanitize::clean(&text)).trim_end());
     out.push('\n');
     Ok(out)
 }
