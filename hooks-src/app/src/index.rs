@@ -32,9 +32,8 @@ pub fn index(
     let mut ordered: Vec<&Signal> = signals.iter().rev().copied().collect();
     // Stable: among equals the later in the store (the newer) stays first.
     ordered.sort_by(|a, b| {
-        b.kind
-            .is_learning()
-            .cmp(&a.kind.is_learning())
+        said(b)
+            .cmp(&said(a))
             .then(b.seen().cmp(&a.seen()))
             .then(b.confidence.cmp(&a.confidence))
             .then(b.timestamp.cmp(&a.timestamp))
@@ -62,6 +61,12 @@ pub fn index(
         );
     }
     out
+}
+
+/// Whether a signal is what the user said: a correction, convention, preference or remember
+/// request in the user's own words (not a tool's output quoted).
+fn said(s: &Signal) -> bool {
+    s.kind.is_learning() && s.is_users_words()
 }
 
 /// The first words of a signal's lesson and its evidence, on one line: `content → resolution`
