@@ -203,7 +203,7 @@ fn the_digest_of_a_gone_transcript_an_empty_project_and_a_torn_line_is_clear_and
     assert!(out.status.success());
     assert_eq!(
         stdout(&out),
-        "No session to look at: capture has recorded none here yet.\n"
+        "No session to look at: capture has recorded none here yet, and Claude Code keeps no transcript of this project.\n"
     );
     // With no data dir at all, too.
     let fresh = Env::new();
@@ -352,15 +352,16 @@ fn query_project_is_the_repository_and_with_global_adds_preferences_from_elsewhe
             .map(|l| l.split_whitespace().next().unwrap().to_string())
             .collect()
     };
+    // Seen as often and as sure: the newest first.
     let index = query(&["--project", "src", "--format", "index"]);
-    assert_eq!(ids(&index), [root.clone(), sub.clone()], "{index}");
+    assert_eq!(ids(&index), [sub.clone(), root.clone()], "{index}");
     assert!(index.contains("  app/11111111  use pnpm in app"), "{index}");
     assert!(
         index.contains("  app/s2  tests live beside the code"),
         "{index}"
     );
     let with = query(&["--project", ".", "--with-global", "--format", "index"]);
-    assert_eq!(ids(&with), [root.clone(), sub, pref.clone()], "{with}");
+    assert_eq!(ids(&with), [pref.clone(), sub, root.clone()], "{with}");
     assert!(
         with.contains("  other/s5 (global)  keep answers short"),
         "{with}"
@@ -369,9 +370,10 @@ fn query_project_is_the_repository_and_with_global_adds_preferences_from_elsewhe
     let jsonl = query(&["--project", "vendor/lib"]);
     assert_eq!(read_ids(&jsonl), std::slice::from_ref(&nested));
     let everything = query(&["--format", "index"]);
+    // What the user said first.
     assert_eq!(
         ids(&everything),
-        [root, ids(&with)[1].clone(), nested, theirs, pref]
+        [pref, theirs, ids(&with)[1].clone(), root, nested]
     );
     let out = env
         .cmd("memory-store")

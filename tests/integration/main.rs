@@ -15,6 +15,7 @@ mod memory_store;
 mod provenance;
 mod redaction;
 mod redaction_shapes;
+mod review;
 mod skills;
 mod store_rules;
 mod stress;

@@ -234,14 +234,48 @@ fn query_formats() {
     };
     let json: Value = serde_json::from_str(&run("json")).unwrap();
     assert_eq!(json.as_array().unwrap().len(), 3);
+    // What the user said first; seen as often and as sure, the newest first.
     let index = run("index");
     assert_eq!(index.lines().count(), 3);
-    for (line, id) in index.lines().zip(&ids) {
+    for (line, id) in index.lines().zip([&ids[2], &ids[0], &ids[1]]) {
         assert!(line.starts_with(id.as_str()), "{line}");
     }
     assert!(
-        index.lines().next().unwrap().contains("correction") && index.contains("Use pnpm, not npm")
+        index
+            .lines()
+            .nth(1)
+            .unwrap()
+            .contains("correction       seen 1  conf 1")
+            && index.contains("Use pnpm, not npm")
     );
+    // Seen again, a signal goes first; a budget of one line says what it left out.
+    append(
+        &env,
+        json!({"type": "correction", "content": "Use pnpm, not npm", "session_id": "s3", "project": "/work/app"}),
+    );
+    let index = run("index");
+    assert!(
+        index.starts_with(&format!("{}  correction       seen 2  conf 2", ids[0])),
+        "{index}"
+    );
+    let one = stdout(
+        &env.cmd("memory-store")
+            .args(["query", "--format", "index", "--budget-tokens", "40"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(one.lines().count(), 2, "{one}");
+    assert!(
+        one.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("… 2 more signal(s) not shown"),
+        "{one}"
+    );
+    env.cmd("memory-store")
+        .args(["query", "--budget-tokens", "40"])
+        .assert()
+        .code(2);
     let table = run("table");
     assert!(table.starts_with("ID "), "{table}");
     assert!(table.contains("3 signals"));
@@ -1392,4 +1426,73 @@ fn a_hostile_store_is_read_and_rewritten_without_loss() {
         quarantine.windows(2).any(|w| w == b"\xff\xfe"),
         "bytes kept exactly"
     );
+}
+
+#[test]
+fn setting_sets_an_approved_claude_code_setting_and_keeps_the_rest() {
+    let env = Env::new();
+    let settings = env.config.join("settings.json");
+    let before =
+        "{\n  \"model\": \"opus\",\n  \"hooks\": {},\n  \"includeCoAuthoredBy\": true\n}\n";
+    fs::write(&settings, before).unwrap();
+    let set = |args: &[&str]| {
+        env.cmd("memory-store")
+            .arg("setting")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = set(&["attribution.commit", "\"\""]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).starts_with("set attribution.commit to \"\" in "),
+        "{out:?}"
+    );
+    let out = set(&["includeCoAuthoredBy", "false"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = fs::read_to_string(&settings).unwrap();
+    let now: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(now["attribution"], json!({"commit": ""}));
+    assert_eq!(now["includeCoAuthoredBy"], json!(false));
+    assert_eq!(now["model"], "opus");
+    assert!(
+        text.starts_with("{\n  \"model\": \"opus\",\n  \"hooks\": {},\n"),
+        "{text}"
+    );
+    // Backed up before each write; a second run changes nothing.
+    let backups = fs::read_dir(env.data.join("backups")).unwrap().count();
+    assert!(backups >= 1, "no backup");
+    let again = set(&["attribution.commit", "\"\""]);
+    assert!(stdout(&again).contains("nothing changed"), "{again:?}");
+    assert_eq!(fs::read_to_string(&settings).unwrap(), text);
+    // What runs commands or grants permissions, a value that is not a scalar, a key under a
+    // scalar: refused with exit 2, the file untouched.
+    for bad in [
+        &["hooks.Stop", "true"][..],
+        &["env.TOKEN", "\"x\""],
+        &["permissions.defaultMode", "\"bypassPermissions\""],
+        &["model", "{\"a\":1}"],
+        &["model", "not json"],
+        &["includeCoAuthoredBy.x", "true"],
+        &["a..b", "true"],
+    ] {
+        assert_eq!(set(bad).status.code(), Some(2), "{bad:?}");
+    }
+    assert_eq!(fs::read_to_string(&settings).unwrap(), text);
+    // A settings file that is not JSON is refused (exit 1) and left as it was.
+    fs::write(&settings, "{ not json").unwrap();
+    assert_eq!(set(&["includeCoAuthoredBy", "true"]).status.code(), Some(1));
+    assert_eq!(fs::read_to_string(&settings).unwrap(), "{ not json");
+    // --settings names a project's file.
+    let project = env.dir.path().join("app/.claude/settings.json");
+    fs::create_dir_all(project.parent().unwrap()).unwrap();
+    let out = set(&[
+        "--settings",
+        project.to_str().unwrap(),
+        "attribution.pr",
+        "\"\"",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let made: Value = serde_json::from_slice(&fs::read(&project).unwrap()).unwrap();
+    assert_eq!(made, json!({"attribution": {"pr": ""}}));
 }

@@ -926,3 +926,85 @@ fn no_output_path_leaks_a_secret_of_any_shape() {
     }
     assert_no_leak(&rows, &env.all_data_bytes(), "the data dir");
 }
+
+#[test]
+fn the_digest_and_show_leak_no_secret_of_any_shape_or_encoding() {
+    let rows = rows();
+    let env = Env::new();
+    // Each text in what the assistant said, in a short prompt, and in the likeliest sentence of
+    // a long one (the digest cuts that one to an excerpt).
+    let filler =
+        "We looked at the deploy pipeline and the release notes together today. ".repeat(4);
+    let mut t = String::new();
+    let mut prompts = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        t += &entry(
+            "assistant",
+            t.lines().count() + 1,
+            json!([{"type": "text", "text": format!("Check {i} ran with {}", row.text)}]),
+        );
+        prompts.push(t.lines().count() + 1);
+        t += &entry(
+            "user",
+            t.lines().count() + 1,
+            json!(format!("No, use {} for check {i}", row.text)),
+        );
+        prompts.push(t.lines().count() + 1);
+        t += &entry(
+            "user",
+            t.lines().count() + 1,
+            json!(format!(
+                "{filler}From now on always run check {i} with {} and never without it. {filler}",
+                row.text
+            )),
+        );
+    }
+    let dir = env.config.join("projects").join("x");
+    fs::create_dir_all(&dir).unwrap();
+    let transcript = dir.join("s-shapes.jsonl");
+    fs::write(&transcript, t).unwrap();
+    for format in ["text", "jsonl"] {
+        let out = env
+            .cmd("memory-store")
+            .args(["digest", "--budget-tokens", "10000000", "--format", format])
+            .arg("--transcript")
+            .arg(&transcript)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        // Every prompt is listed (by its line: a long prompt shows only its likeliest sentence,
+        // which for a text holding a full stop need not be the one naming its check).
+        let listed = stdout(&out);
+        for line in &prompts {
+            let mark = match format {
+                "text" => format!("L{line} "),
+                _ => format!("\"line\":{line},"),
+            };
+            assert!(
+                listed.contains(&mark),
+                "prompt at line {line} listed in {format}"
+            );
+        }
+        assert_redacted(&out.stdout, format);
+        assert_no_leak(&rows, &out.stdout, &format!("digest --format {format}"));
+        assert_no_leak(
+            &rows,
+            &out.stderr,
+            &format!("digest --format {format}, stderr"),
+        );
+    }
+    let mut show = env.cmd("memory-store");
+    show.arg("digest");
+    for line in &prompts {
+        show.arg("--show").arg(format!("s-shapes:{line}"));
+    }
+    let out = show.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        stdout(&out).matches("## session s-shapes").count(),
+        prompts.len()
+    );
+    assert_redacted(&out.stdout, "--show");
+    assert_no_leak(&rows, &out.stdout, "digest --show");
+    assert_no_leak(&rows, &env.all_data_bytes(), "digest");
+}

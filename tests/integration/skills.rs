@@ -591,3 +591,117 @@ fn memory_store_launcher_runs_the_real_binary() {
     let out = sh(&env, &launcher, &["no-such-subcommand"], &vars);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The section of SKILL.md under `## <number>.`, up to the next `## `.
+fn skill_step(text: &str, number: &str) -> String {
+    let start = text
+        .find(&format!("\n## {number}. "))
+        .unwrap_or_else(|| panic!("no step {number}"));
+    let rest = &text[start + 1..];
+    let end = rest[3..].find("\n## ").map_or(rest.len(), |e| e + 3);
+    rest[..end].to_string()
+}
+
+#[test]
+fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() {
+    let text = read("skills/self-reflect/SKILL.md");
+    // Classify decides only: no memory-store call there (the category is recorded at promote).
+    let classify = skill_step(&text, "3");
+    assert!(
+        memory_store_mentions(&classify).is_empty(),
+        "step 3 writes before approval:\n{classify}"
+    );
+    let write = skill_step(&text, "5");
+    let subs: Vec<String> = memory_store_mentions(&write)
+        .into_iter()
+        .map(|(s, _)| s)
+        .collect();
+    for needed in ["promote", "update", "setting"] {
+        assert!(subs.iter().any(|s| s == needed), "step 5 lacks {needed}");
+    }
+    // The new categories and targets.
+    for needle in [
+        "**fact**",
+        "AGENTS.md",
+        "| Environment |",
+        "| Gotchas |",
+        "multi-step procedure",
+        "took back",
+        "--show SESSION:LINE",
+    ] {
+        assert!(text.contains(needle), "SKILL.md lacks {needle}");
+    }
+    // The heredoc example of `append -` is what memory-store takes, quotes and all.
+    let example: Vec<String> = text
+        .split("append - <<'EOF'\n")
+        .nth(1)
+        .expect("an append - heredoc")
+        .lines()
+        .map(str::trim)
+        .take_while(|l| *l != "EOF")
+        .map(|l| l.replace("\"SESSION\"", "\"s-1\"").replace("LINE", "1"))
+        .collect();
+    assert_eq!(example.len(), 2, "{example:?}");
+    let env = Env::new();
+    let out = env
+        .cmd("memory-store")
+        .args(["append", "-"])
+        .write_stdin(example.join("\n"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(stdout(&out).lines().count(), 2, "{out:?}");
+    let fact = env
+        .store_lines()
+        .into_iter()
+        .find(|s| s["type"] == "discovery")
+        .expect("the fact");
+    assert_eq!(fact["tags"], serde_json::json!(["fact"]));
+}
+
+/// Right after `/reflect-toggle on` nothing was captured, but the project's history in Claude
+/// Code's own transcripts reaches the model: the first `/reflect` has something to propose.
+#[test]
+fn the_first_gather_after_install_shows_the_projects_history() {
+    let env = Env::new();
+    let root = fake_plugin(&env, "skills/self-reflect/gather");
+    fs::copy(
+        repo().join("skills/self-reflect/memory-store"),
+        root.join("skills/self-reflect/memory-store"),
+    )
+    .unwrap();
+    install_memory_store(&env);
+    let gather = root.join("skills/self-reflect/gather");
+    let app = env.dir.path().join("app");
+    fs::create_dir_all(app.join(".git")).unwrap();
+    let slug: String = app
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let folder = env.config.join("projects").join(slug);
+    fs::create_dir_all(&folder).unwrap();
+    let lines = [
+        serde_json::json!({"type": "user", "uuid": "h1", "cwd": app,
+            "message": {"role": "user", "content": "set up the release workflow"}}),
+        serde_json::json!({"type": "assistant", "uuid": "h2", "cwd": app,
+            "message": {"id": "m1", "role": "assistant",
+                "content": [{"type": "text", "text": "I pushed the tag to main."}]}}),
+        serde_json::json!({"type": "user", "uuid": "h3", "cwd": app,
+            "message": {"role": "user", "content": "no, we never push tags by hand, the CI does it"}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(folder.join("old-session.jsonl"), text).unwrap();
+    let out = sh_in(&env, &gather, &app, &["sid-now"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(
+        text.contains("Also looked at 1 session(s) from before capture was on"),
+        "{text}"
+    );
+    assert!(
+        text.contains("## session old-session")
+            && text.contains("[after: I pushed the tag to main.] no, we never push tags by hand"),
+        "{text}"
+    );
+}

@@ -80,7 +80,8 @@ fn inject_section(s: &Signal) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::{capture_table, index, list, place, ListFormat};
+    use crate::index::{index, INDEX_BUDGET_TOKENS};
+    use crate::render::{capture_table, list, place, ListFormat};
 
     fn sig(kind: Kind, content: &str, conf: u8) -> Signal {
         let mut s = Signal::new(kind, content);
@@ -141,7 +142,11 @@ mod tests {
         vec![
             (
                 "index",
-                index(signals, |_| place(Some("p\nq"), None, false)),
+                index(
+                    signals,
+                    |_| place(Some("p\nq"), None, false),
+                    INDEX_BUDGET_TOKENS,
+                ),
             ),
             ("table", list(signals, ListFormat::Table)),
             ("capture table", capture_table(signals)),
@@ -213,7 +218,7 @@ mod tests {
         assert!(at(INJECT_HEADINGS[1]) < at("the assistant's finding"));
         assert!(context(&[&quoted], 2000).is_none());
         // The index shows it, marked; a signal stored before origins were recorded is the user's.
-        let listed = index(&[&quoted, &said], |_| "-/-".into());
+        let listed = index(&[&quoted, &said], |_| "-/-".into(), INDEX_BUDGET_TOKENS);
         assert!(listed.contains("[tool output] Always run curl"), "{listed}");
         assert!(
             !listed.contains("[tool output] what the user said"),

@@ -9,8 +9,8 @@
 //!   resumed where the [`cursor`] left off, with the session [`summary`]
 //! * toggle: paths → [`settings`] (edits through [`jsonedit`]; + [`migrate`]) → atomic write,
 //!   checked by [`doctor`], set up by [`install`]; an uninstalled [`plugin`] turns it off
-//! * review: flag values and `append` input → the store → [`render`] / [`promote`] / [`forget`],
-//!   scoped to a project by [`scope`]
+//! * review: flag values and `append` input → the store → [`render`] / [`index`] / [`promote`] /
+//!   [`forget`], scoped to a project by [`scope`]
 //! * second look: the cursors' record of sessions → transcript prompts → the detectors' model
 //!   (for the order) → redaction → [`digest`]. Its atomic work queue (threads over sessions) is
 //!   what brings the bench's digest of 200 sessions (194 MB of transcripts) to 94–100 ms on two
@@ -22,6 +22,7 @@ pub mod digest;
 pub mod doctor;
 pub mod forget;
 pub mod hookio;
+pub mod index;
 pub mod inject;
 pub mod install;
 pub mod jsonedit;

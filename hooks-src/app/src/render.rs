@@ -37,17 +37,6 @@ pub fn list(signals: &[&Signal], format: ListFormat) -> String {
     out
 }
 
-/// The index, one line per signal: id, type, confidence, where it was captured (`place`), and
-/// its content cut to 80 characters ([`free_text`]).
-pub fn index(signals: &[&Signal], place: impl Fn(&Signal) -> String) -> String {
-    let mut out = String::new();
-    for s in signals {
-        let (id, kind, place, content) = (&s.id, &s.kind, place(s), free_text(s, 80));
-        let _ = writeln!(out, "{id}  {kind:<16} {}  {place}  {content}", s.confidence);
-    }
-    out
-}
-
 /// A signal's content as the last column of a listing (labels first, so it forges none): one
 /// clean line, marked `[tool output]` when it quotes a tool (a failure's type says so already).
 pub fn free_text(s: &Signal, max: usize) -> String {
@@ -196,18 +185,6 @@ mod tests {
         s.id = format!("SIG-20261122-{:010x}", content.len());
         s.confidence = conf;
         s
-    }
-
-    #[test]
-    fn index_is_one_short_line_per_signal() {
-        let long = format!("Use pnpm\nnot npm {}", "word ".repeat(40));
-        let s = sig(Kind::Correction, &long, 3);
-        let text = index(&[&s], |_| place(None, None, false));
-        assert_eq!(text.lines().count(), 1);
-        let start = "correction       3  -/-  Use pnpm not npm";
-        assert!(text.contains(start), "{text}");
-        assert!(text.trim_end().ends_with('…'), "{text}");
-        assert!(text.chars().count() < 150, "{text}");
     }
 
     #[test]

@@ -473,6 +473,57 @@ impl Document {
         self.text = edited;
     }
 
+    /// Set the member at `keys` (from the top level down) to `value`, making the objects on the
+    /// way when missing: `/reflect`'s proposal of a Claude Code setting, once approved. A member
+    /// already there with another value is removed and appended again to its object. No change
+    /// when it already holds `value`; an error naming the key when one on the way is not an object.
+    pub fn set_member(&mut self, keys: &[&str], value: &Value) -> Result<Vec<Change>> {
+        let Some((last, parents)) = keys.split_last() else {
+            return Ok(Vec::new());
+        };
+        let change = || {
+            vec![Change::Set {
+                key: keys.join("."),
+                value: value.to_string(),
+            }]
+        };
+        let mut node = &self.root;
+        for (i, key) in parents.iter().enumerate() {
+            match node.get(*key) {
+                Some(Value::Object(inner)) => node = inner,
+                Some(_) => {
+                    return Err(Error::usage(format!(
+                        "{} is set, and not to an object: nothing changed",
+                        keys[..=i].join(".")
+                    )))
+                }
+                None => {
+                    // The rest of the way is new: one member holding it all.
+                    let mut made = value.clone();
+                    for k in keys[i + 1..].iter().rev() {
+                        made = Value::Object(Map::from_iter([(k.to_string(), made)]));
+                    }
+                    let at: Vec<Step> = parents[..i].iter().map(|k| Step::Key(k)).collect();
+                    self.append(&at, Some(key), made);
+                    return Ok(change());
+                }
+            }
+        }
+        let at: Vec<Step> = parents.iter().map(|k| Step::Key(k)).collect();
+        match node.get(*last) {
+            Some(old) if old == value => return Ok(Vec::new()),
+            Some(_) => {
+                let mut path = at.clone();
+                path.push(Step::Key(last));
+                let removed = jsonedit::remove(&self.text, &path);
+                self.set_text(removed);
+            }
+            None => {}
+        }
+        self.append(&at, Some(last), value.clone());
+        Ok(change())
+    }
+
     /// Append `value` to the container at `path` (as member `key` of an object, or as an element).
     fn append(&mut self, path: &[Step], key: Option<&str>, value: Value) {
         if self.text.trim().is_empty() {
@@ -767,8 +818,19 @@ pub struct Found {
 /// One edit to the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
-    Added { event: String, command: String },
-    Removed { event: String, command: String },
+    Added {
+        event: String,
+        command: String,
+    },
+    Removed {
+        event: String,
+        command: String,
+    },
+    /// A setting set (`key` dotted from the top level; `value` as JSON).
+    Set {
+        key: String,
+        value: String,
+    },
 }
 
 impl Change {
@@ -776,6 +838,7 @@ impl Change {
         match self {
             Change::Added { event, command } => format!("add    {event}: {command}"),
             Change::Removed { event, command } => format!("remove {event}: {command}"),
+            Change::Set { key, value } => format!("set    {key}: {value}"),
         }
     }
 }
@@ -905,6 +968,22 @@ pub struct Outcome {
 
 /// How many times the edit is redone when the file moves under us between read and write.
 const EDIT_ATTEMPTS: usize = 5;
+
+/// Set the member at `keys` of the settings file at `path` to `value` (see
+/// [`Document::set_member`]), backed up to `backups`: a setting the user approved in `/reflect`.
+pub fn set_member(path: &Path, backups: &Path, keys: &[&str], value: &Value) -> Result<Outcome> {
+    let mut problem = None;
+    let done = edit_file(path, backups, false, &mut || {}, |doc| {
+        doc.set_member(keys, value).unwrap_or_else(|e| {
+            problem = Some(e);
+            Vec::new()
+        })
+    })?;
+    match problem {
+        Some(e) => Err(e),
+        None => Ok(done),
+    }
+}
 
 /// Apply `edit` to the settings file at `path`: checked and planned on a first read (no lock, no
 /// write when nothing would change or in a dry run), then redone under the sidecar lock on a fresh

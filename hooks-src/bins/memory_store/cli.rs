@@ -55,6 +55,10 @@ pub enum Command {
     Migrate(Migrate),
     /// Check the install, the hooks and the store; say what is wrong and how to fix it.
     Doctor(Doctor),
+    /// Set an approved Claude Code setting in settings.json (backed up, written atomically, every
+    /// other byte kept): KEY dotted from the top level (attribution.commit), VALUE a JSON scalar
+    /// (false, 90, '""'). Keys that run commands or grant permissions are refused.
+    Setting(Setting),
     /// The second look: what the user typed in the project's sessions that capture did not
     /// store and /reflect has not looked at yet, the likeliest learning moments first within a
     /// budget, grouped by session; it ends with the command that marks them read (--mark).
@@ -65,6 +69,18 @@ pub enum Command {
 pub struct Append {
     /// A JSON object such as '{"type":"correction","content":"Use pnpm, not npm"}', or -
     pub json: String,
+}
+
+#[derive(Args)]
+pub struct Setting {
+    /// The setting, dotted from the top level: includeCoAuthoredBy, attribution.commit
+    pub key: String,
+    /// Its value as JSON: true, false, a number or a quoted string ('""' for an empty one)
+    pub value: String,
+    /// The settings file (default: <config dir>/settings.json; a project's is
+    /// .claude/settings.json)
+    #[arg(long, value_name = "FILE")]
+    pub settings: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -110,10 +126,15 @@ pub struct Query {
     /// Keep only the N newest matches
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
-    /// jsonl (as stored), json, table, or index: one short line per signal (id, type,
-    /// confidence, project/session, first 80 chars)
+    /// jsonl (as stored), json, table, or index: one short line per signal (id, type, episodes
+    /// seen, confidence, project/session, first 80 chars of the lesson and its evidence), most
+    /// often seen first, then most confident, then newest
     #[arg(long, value_enum, default_value = "jsonl")]
     pub format: QueryFormat,
+    /// With --format index: how much it may take, in tokens (characters / 4; default 2000); it
+    /// ends saying how many it left out
+    #[arg(long, value_name = "N")]
+    pub budget_tokens: Option<usize>,
 }
 
 #[derive(Args)]
@@ -266,4 +287,8 @@ pub struct Digest {
     /// SESSION:LINE:TURN (repeatable); lists nothing
     #[arg(long = "mark", value_name = "NAME")]
     pub marks: Vec<String>,
+    /// Print one prompt in full, redacted: SESSION:LINE, the session of a digest's heading and
+    /// the line of its L<line> (repeatable); lists nothing
+    #[arg(long = "show", value_name = "SESSION:LINE", conflicts_with = "marks")]
+    pub show: Vec<String>,
 }

@@ -13,6 +13,15 @@ impl Digest {
     pub fn run(self, ctx: &Ctx) -> Result<()> {
         let cwd = std::env::current_dir()
             .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
+        if !self.show.is_empty() {
+            let mut out = Vec::new();
+            for arg in &self.show {
+                let (session, line) = digest::show::parse(arg)?;
+                out.push(digest::show::show(&ctx.paths, &session, line, &cwd)?);
+            }
+            emit(&out.join("\n"));
+            return Ok(());
+        }
         if !self.marks.is_empty() {
             let mut marks: Vec<Mark> = Vec::new();
             let mut saved = Vec::new();

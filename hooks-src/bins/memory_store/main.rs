@@ -14,6 +14,7 @@ mod migrate;
 mod promote;
 mod prune;
 mod query;
+mod setting;
 mod stats;
 mod update;
 
@@ -57,6 +58,7 @@ fn run(command: Command) -> Result<()> {
         Command::Export(c) => c.run(&ctx),
         Command::Migrate(c) => c.run(&ctx),
         Command::Doctor(c) => c.run(&ctx),
+        Command::Setting(c) => c.run(&ctx),
         Command::Digest(c) => c.run(&ctx),
     }
 }

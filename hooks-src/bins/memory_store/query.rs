@@ -1,5 +1,6 @@
 //! `memory-store query`: the signals matching every given filter, oldest first.
 
+use reflect_app::index;
 use reflect_app::render::{self, ListFormat};
 use reflect_app::scope::{self, Names, Scope};
 use reflect_base::error::{Error, Result};
@@ -42,6 +43,12 @@ impl Query {
             tags: self.tags,
             since: self.since.as_deref().map(input::since_now).transpose()?,
         };
+        if self.budget_tokens.is_some() && !matches!(self.format, QueryFormat::Index) {
+            return Err(Error::usage(
+                "--budget-tokens bounds the index: use it with --format index",
+            ));
+        }
+        let budget = self.budget_tokens.unwrap_or(index::INDEX_BUDGET_TOKENS);
         let bytes = ctx.store.view_bytes()?;
         let mut selection = store::select(&bytes, &filter);
         let Some(scope) = scope else {
@@ -57,6 +64,7 @@ impl Query {
                 &signals.iter().collect::<Vec<_>>(),
                 self.format,
                 None,
+                budget,
             ));
             return Ok(());
         };
@@ -71,28 +79,38 @@ impl Query {
             &signals.iter().collect::<Vec<_>>(),
             self.format,
             Some(&scope),
+            budget,
         ));
         Ok(())
     }
 }
 
-/// The signals in `format`. The index names each signal's project and session, and marks a
-/// preference that came from outside `scope` as global.
-fn render_list(signals: &[&Signal], format: QueryFormat, scope: Option<&Scope>) -> String {
+/// The signals in `format`. The index names each signal's project and session, marks a
+/// preference that came from outside `scope` as global, and keeps within `budget_tokens`.
+fn render_list(
+    signals: &[&Signal],
+    format: QueryFormat,
+    scope: Option<&Scope>,
+    budget_tokens: usize,
+) -> String {
     let format = match format {
         QueryFormat::Jsonl => ListFormat::Jsonl,
         QueryFormat::Json => ListFormat::Json,
         QueryFormat::Table => ListFormat::Table,
         QueryFormat::Index => {
             let names = Names::default();
-            return render::index(signals, |s| {
-                let global = scope.is_some_and(|scope| !scope.holds_signal(s));
-                render::place(
-                    Some(&names.of(s.project.as_deref())),
-                    s.session_id.as_deref(),
-                    global,
-                )
-            });
+            return index::index(
+                signals,
+                |s| {
+                    let global = scope.is_some_and(|scope| !scope.holds_signal(s));
+                    render::place(
+                        Some(&names.of(s.project.as_deref())),
+                        s.session_id.as_deref(),
+                        global,
+                    )
+                },
+                budget_tokens,
+            );
         }
     };
     render::list(signals, format)

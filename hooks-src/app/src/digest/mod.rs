@@ -6,7 +6,9 @@
 //! **Sessions** are found through what capture recorded: each session's cursor
 //! (`cursors/<session>.json`) names its transcript and project. The session `/reflect` runs in
 //! (`--current`) may not have a cursor yet (it never compacted); its transcript is found under
-//! `<config dir>/projects/`. `--transcript FILE` reads given files instead. A session whose
+//! `<config dir>/projects/`. So are the project's sessions capture never recorded (it was off,
+//! or just turned on: [`history`]), so the first `/reflect` has something to review.
+//! `--transcript FILE` reads given files instead. A session whose
 //! transcript is gone (Claude Code deletes them after `cleanupPeriodDays`, 30 by default) is
 //! counted and named, never an error. Nothing of what the user typed is kept by reflect for
 //! this: the digest reads Claude Code's transcripts while they exist, and a weekly `/reflect`
@@ -14,13 +16,18 @@
 //!
 //! **Prompts** are read as capture reads them ([`transcript::read`]: no tool results, meta lines,
 //! command output, reminders, compaction summaries or sub-agent traffic), each with the end of
-//! the assistant's last words before it. Left out: prompts a signal already points at (by
-//! `source.line` or `source.uuid`, any status, store and archive), approvals and bare continues
-//! ([`approval`]), and the same text typed again (listed once, with how often).
+//! the assistant's last words before it (never what Claude Code wrote in its place). Left out:
+//! what Claude Code or the shell wrote as a prompt ([`noise`]), prompts a signal already points
+//! at (by `source.line` or `source.uuid`, any status, store and archive), approvals and bare
+//! continues ([`approval`]), the same text typed again (listed once, with how often), and a
+//! prompt read before under the same uuid (a resumed session's file repeats what it resumed).
+//! A long prompt is listed as its likeliest sentence ([`excerpt`]); `--show` prints it whole
+//! ([`show`]).
 //!
 //! **Budget.** Within `budget_tokens` (characters / 4) the prompts most likely to be learning
 //! moments come first: the learned classifier's probability ([`model::SHIPPED`], read from the
-//! prompt in the situation it answered, as the detector reads it), then the longer prose. They
+//! prompt in the situation it answered, as the detector reads it), then the longer prose;
+//! pasted logs and documents after everything else. They
 //! are listed grouped by session, newest session first, each session's prompts in the order
 //! typed. What did not fit is counted.
 //!
@@ -36,6 +43,10 @@
 //! were read.
 
 mod approval;
+mod excerpt;
+pub mod history;
+mod noise;
+pub mod show;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::{self, Write as _};
@@ -51,6 +62,7 @@ use serde_json::{json, Value};
 
 use crate::cursor::{self, Cursor, Reviewed};
 use crate::scope::Scope;
+use excerpt::{excerpt, EXCERPT_BYTES};
 use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil::{self, LockWait};
 use reflect_base::paths::{self, Paths};
@@ -71,10 +83,10 @@ pub const TEXT_CHARS: usize = 200;
 pub const ANSWERING_CHARS: usize = 80;
 /// A prompt this long says what it means by itself: the text format leaves out what it answered.
 const SELF_CONTAINED_CHARS: usize = 150;
-/// How much of a prompt is kept while reading: enough to redact and cut it to [`TEXT_CHARS`].
-const HEAD_BYTES: usize = TEXT_CHARS * 4 + 64;
 /// How much of the assistant's last line is kept while reading.
 const TAIL_BYTES: usize = 2048;
+/// The shortest a listed prompt's line can be: with less budget left, nothing more is weighed.
+const SHORTEST_LINE: usize = 12;
 /// Threads reading transcripts at once.
 const MAX_THREADS: usize = 4;
 
@@ -185,6 +197,8 @@ pub struct Digest {
     pub stored: usize,
     /// Sessions whose transcript is gone.
     pub gone: Vec<String>,
+    /// Sessions read that capture never recorded (from before it was on, or while it was off).
+    pub history: usize,
     /// Sessions whose transcript could not be read, and why.
     pub failed: Vec<(String, String)>,
     /// Where to mark each session read to.
@@ -203,6 +217,8 @@ struct Candidate {
     /// The session /reflect runs in: before its first reply Claude Code may not have written
     /// its transcript yet, which is no loss to report.
     live: bool,
+    /// Found in Claude Code's transcripts of the project, not through capture ([`history`]).
+    history: bool,
 }
 
 /// A prompt as read, before the digest decides about it.
@@ -211,8 +227,12 @@ struct Typed {
     line: u64,
     uuid: Option<String>,
     timestamp: Option<String>,
-    /// The prompt's first [`HEAD_BYTES`] or so.
+    /// The prompt's first [`EXCERPT_BYTES`] or so: what its excerpt is cut from.
     head: String,
+    /// What the assistant had done before it: how its sentences are weighed for the excerpt.
+    situation: Situation,
+    /// A pasted log or document: listed after everything else.
+    paste: bool,
     /// The end of the assistant's last line before it (unredacted), or the tools it called.
     answering: String,
     probability: f64,
@@ -281,6 +301,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
             Outcome::Read(r) => {
                 if r.end.line > r.through {
                     out.sessions_read += 1;
+                    out.history += usize::from(candidate.history);
                 }
                 read.push((candidate, r));
             }
@@ -293,9 +314,12 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
     read.sort_by_key(|(_, r)| std::cmp::Reverse(r.modified));
 
     // Keep what is worth a look, in listing order; the first of a repeated text stands for all.
+    // A prompt read before under the same uuid is a copy (a resumed session's file repeats the
+    // conversation it resumed, a transcript may be on disk twice): it counts once.
     let mut kept: Vec<(usize, &Typed, usize)> = Vec::new(); // (session, prompt, typed)
     let mut fates: Vec<Vec<Fate>> = Vec::with_capacity(read.len());
     let mut by_key: HashMap<&str, usize> = HashMap::new();
+    let mut uuids: HashSet<&str> = HashSet::new();
     for (k, (candidate, r)) in read.iter().enumerate() {
         let mut session_fates = Vec::with_capacity(r.prompts.len());
         for p in &r.prompts {
@@ -306,10 +330,12 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
                     .and_then(signal::parse_time)
                     .is_some_and(|t| t < since)
             });
-            let is_stored = stored.holds(sid, p);
+            let copy = p.uuid.as_deref().is_some_and(|u| !uuids.insert(u));
             let fate = if before_since {
                 Fate::Skipped
-            } else if is_stored {
+            } else if copy {
+                Fate::Settled
+            } else if stored.holds(sid, p) {
                 out.stored += 1;
                 Fate::Settled
             } else if p.bare {
@@ -329,38 +355,29 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
         fates.push(session_fates);
     }
 
-    // Render each, then take the likeliest within the budget.
-    let shown: Vec<Shown> = kept
-        .iter()
-        .map(|&(_, p, typed)| Shown {
-            line: p.line,
-            uuid: p.uuid.clone(),
-            timestamp: p.timestamp.clone(),
-            // Cleaned before redaction: a zero-width character inside a token would hide it.
-            text: one_line(
-                &redact::redact_prefix(&sanitize::clean(&p.head), HEAD_BYTES),
-                TEXT_CHARS,
-            ),
-            answering: answering_quote(&p.answering),
-            probability: p.probability,
-            typed,
-        })
-        .collect();
+    // The likeliest first, pastes last; each rendered (redacted, cut) only when it is weighed
+    // against what the budget has left.
     let mut order: Vec<usize> = (0..kept.len()).collect();
     order.sort_by(|&a, &b| {
         let (pa, pb) = (kept[a].1, kept[b].1);
-        pb.probability
-            .total_cmp(&pa.probability)
+        pa.paste
+            .cmp(&pb.paste)
+            .then(pb.probability.total_cmp(&pa.probability))
             .then(pb.prose_chars.min(400).cmp(&pa.prose_chars.min(400)))
             .then(a.cmp(&b))
     });
     let budget = req.budget_tokens.saturating_mul(4);
     let mut used = 0;
-    let mut chosen = vec![false; kept.len()];
+    let mut shown: Vec<Option<Shown>> = vec![None; kept.len()];
     let mut session_shown = vec![false; read.len()];
     for i in order {
-        let k = kept[i].0;
-        let mut cost = prompt_line(&shown[i]).chars().count();
+        if budget.saturating_sub(used) < SHORTEST_LINE {
+            out.left_out += 1;
+            continue;
+        }
+        let (k, p, typed) = kept[i];
+        let line = render(p, typed);
+        let mut cost = prompt_line(&line).chars().count();
         if !session_shown[k] {
             let (candidate, r) = &read[k];
             let last_active = r.modified.map(time_text);
@@ -377,9 +394,10 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
             continue;
         }
         used += cost;
-        chosen[i] = true;
+        shown[i] = Some(line);
         session_shown[k] = true;
     }
+    let chosen: Vec<bool> = shown.iter().map(Option::is_some).collect();
     for (k, ((candidate, r), session_fates)) in read.iter().zip(&fates).enumerate() {
         if let Some(mark) = mark_of(candidate, r, session_fates, &chosen) {
             out.marks.push(mark);
@@ -389,10 +407,9 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
         }
         let prompts: Vec<Shown> = kept
             .iter()
-            .zip(&shown)
-            .enumerate()
-            .filter(|(i, ((session, _, _), _))| *session == k && chosen[*i])
-            .map(|(_, (_, s))| s.clone())
+            .zip(&mut shown)
+            .filter(|((session, _, _), _)| *session == k)
+            .filter_map(|(_, s)| s.take())
             .collect();
         out.sessions.push(Listed {
             session: candidate.session.clone(),
@@ -459,6 +476,31 @@ fn mark_of(c: &Candidate, r: &SessionRead, fates: &[Fate], chosen: &[bool]) -> O
     })
 }
 
+/// A prompt as listed: its excerpt and what it answered, redacted.
+fn render(p: &Typed, typed: usize) -> Shown {
+    Shown {
+        line: p.line,
+        uuid: p.uuid.clone(),
+        timestamp: p.timestamp.clone(),
+        // Cleaned before redaction: a zero-width character inside a token would hide it.
+        text: excerpt(&sanitize::clean(&p.head), TEXT_CHARS, |sentence| {
+            likelihood(&Reading::of(sentence), &p.situation)
+        }),
+        answering: answering_quote(&p.answering),
+        probability: p.probability,
+        typed,
+    }
+}
+
+/// The classifier's probability that `read`, typed after `situation`, is a learning moment.
+fn likelihood(read: &Reading, situation: &Situation) -> f64 {
+    match model::evidence(read, situation) {
+        Evidence::Memory => 1.0,
+        Evidence::Nothing => 0.0,
+        Evidence::Features(f) => model::SHIPPED.probability(&f),
+    }
+}
+
 fn time_text(t: SystemTime) -> String {
     DateTime::<Utc>::from(t)
         .format("%Y-%m-%d %H:%M")
@@ -503,6 +545,7 @@ fn candidates(paths: &Paths, req: &Request) -> Result<Vec<Candidate>> {
                     project: cursor.project,
                     reviewed: cursor.reviewed,
                     live: false,
+                    history: false,
                 }
             })
             .collect());
@@ -543,6 +586,7 @@ fn candidates(paths: &Paths, req: &Request) -> Result<Vec<Candidate>> {
                 transcript: Some(transcript),
                 project: cursor.project,
                 reviewed: cursor.reviewed,
+                history: false,
             });
         }
     }
@@ -560,7 +604,23 @@ fn candidates(paths: &Paths, req: &Request) -> Result<Vec<Candidate>> {
                 .or_else(|| Some(req.cwd.display().to_string())),
             reviewed: cursor.reviewed,
             live: req.current.as_ref() == Some(session),
+            history: false,
         });
+    }
+    // Day one: the project's sessions capture never recorded, from Claude Code's transcripts.
+    if let (Some(scope), None) = (&req.scope, &req.session) {
+        let known: HashSet<String> = out.iter().map(|c| c.session.clone()).collect();
+        for found in history::sessions(paths, scope, &known) {
+            let cursor = load_cursor(paths, &found.session).unwrap_or_default();
+            out.push(Candidate {
+                session: found.session,
+                transcript: Some(found.transcript),
+                project: Some(found.project),
+                reviewed: cursor.reviewed,
+                live: false,
+                history: true,
+            });
+        }
     }
     // Sorted for a stable order among sessions last active at the same time.
     out.sort_by(|a, b| a.session.cmp(&b.session));
@@ -720,9 +780,15 @@ impl PromptReader {
     fn feed(&mut self, event: Event) {
         match &event.kind {
             EventKind::UserText { text } => {
-                self.prompts.push(self.typed(&event, text));
-                self.reset();
+                // Harness output and wrappers are not listed, and what the next prompt answers
+                // is still what the assistant said before them.
+                if !noise::is_not_a_prompt(text) {
+                    self.prompts.push(self.typed(&event, text));
+                    self.reset();
+                }
             }
+            // What Claude Code wrote in the model's place is not what the prompt answered.
+            EventKind::AssistantText { text } if noise::is_harness_reply(text) => {}
             EventKind::CompactBoundary => self.reset(),
             EventKind::AssistantText { text } => {
                 self.situation.observe(&event);
@@ -751,11 +817,7 @@ impl PromptReader {
 
     fn typed(&self, event: &Event, text: &str) -> Typed {
         let read = Reading::of(text);
-        let probability = match model::evidence(&read, &self.situation) {
-            Evidence::Memory => 1.0,
-            Evidence::Nothing => 0.0,
-            Evidence::Features(f) => model::SHIPPED.probability(&f),
-        };
+        let probability = likelihood(&read, &self.situation);
         let mut answering = self.last_line.clone().unwrap_or_default();
         if !self.tools.is_empty() {
             let called = format!("(then called {})", self.tools.join(", "));
@@ -769,14 +831,27 @@ impl PromptReader {
             line: event.line,
             uuid: event.uuid.as_deref().map(str::to_string),
             timestamp: event.timestamp.as_deref().map(str::to_string),
-            head: reflect_base::text::truncate(text, HEAD_BYTES + 1).to_string(),
+            head: reflect_base::text::truncate(text, EXCERPT_BYTES + 1).to_string(),
+            situation: self.situation.clone(),
+            paste: noise::is_paste(text),
             answering,
             probability,
             prose_chars: read.prose.chars().count(),
-            key: signal::normalize(text),
+            key: repeat_key(text),
             bare: approval::is_bare(text),
         }
     }
+}
+
+/// What the same text typed again has in common: its words ([`signal::normalize`]), and for a
+/// long text, whose words are kept only so far, a hash of the whole (two long prompts that
+/// start alike are two prompts).
+fn repeat_key(text: &str) -> String {
+    let mut key = signal::normalize(text);
+    if key.len() >= 200 {
+        let _ = write!(key, "#{:016x}", signal::fnv1a(text.trim().as_bytes()));
+    }
+    key
 }
 
 /// The last `max` bytes of `text` or so, starting at a word (a cut token could leak a secret's
@@ -798,19 +873,18 @@ fn tail(text: &str, max: usize) -> &str {
 
 // ---- what is stored ----
 
-/// The prompts signals point at, per session: by line and by uuid.
+/// The prompts signals point at: by session and line, and by uuid (in whichever session: a
+/// resumed session's file holds the prompts it resumed under their uuids).
 #[derive(Default)]
 struct Stored {
     lines: HashMap<String, HashSet<u64>>,
-    uuids: HashMap<String, HashSet<String>>,
+    uuids: HashSet<String>,
 }
 
 impl Stored {
     fn holds(&self, session: &str, p: &Typed) -> bool {
         self.lines.get(session).is_some_and(|l| l.contains(&p.line))
-            || p.uuid
-                .as_ref()
-                .is_some_and(|u| self.uuids.get(session).is_some_and(|us| us.contains(u)))
+            || p.uuid.as_ref().is_some_and(|u| self.uuids.contains(u))
     }
 }
 
@@ -826,11 +900,7 @@ fn stored_prompts(store: &Store, sessions: &HashSet<&str>) -> Result<Stored> {
                 .insert(line);
         }
         if let Some(uuid) = &source.uuid {
-            stored
-                .uuids
-                .entry(session.to_string())
-                .or_default()
-                .insert(uuid.clone());
+            stored.uuids.insert(uuid.clone());
         }
     })?;
     Ok(stored)
@@ -1100,7 +1170,7 @@ impl Digest {
         let mut out = String::new();
         let listed: usize = self.sessions.iter().map(|s| s.prompts.len()).sum();
         if self.sessions_found == 0 {
-            out.push_str("No session to look at: capture has recorded none here yet.\n");
+            out.push_str("No session to look at: capture has recorded none here yet, and Claude Code keeps no transcript of this project.\n");
         } else if self.sessions_read == 0 {
             let _ = writeln!(
                 out,
@@ -1118,6 +1188,13 @@ impl Digest {
                 out,
                 "{listed} prompt(s) not yet looked at, in {} session(s), newest first. L<line> (typed N times) [after: the assistant's last words] prompt, the count and the quote when they apply:",
                 self.sessions.len()
+            );
+        }
+        if self.history > 0 {
+            let _ = writeln!(
+                out,
+                "Also looked at {} session(s) from before capture was on (Claude Code's own transcripts of this project).",
+                self.history
             );
         }
         for s in &self.sessions {
@@ -1243,6 +1320,13 @@ impl Digest {
             "{listed} prompt(s) listed from {} session(s) read; left out: {} over the budget, {} stored, {} approvals, {} repeats; {} session(s) gone",
             self.sessions_read, self.left_out, self.stored, self.bare, self.repeats, self.gone.len()
         );
+        if self.history > 0 {
+            let _ = write!(
+                out,
+                "; {} session(s) from before capture was on",
+                self.history
+            );
+        }
         if let Some(mark) = self.mark_arguments() {
             let _ = write!(out, "; mark read: {program} digest {mark}");
         }

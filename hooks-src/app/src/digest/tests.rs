@@ -81,10 +81,10 @@ fn transcript_text(session: &str, first: usize, turns: &[(&str, &str)]) -> Strin
     for (k, (prompt, reply)) in turns.iter().enumerate() {
         let n = first + k;
         let user = serde_json::json!({"type": "user", "isSidechain": false, "sessionId": session,
-            "uuid": format!("u{n}"), "timestamp": format!("2026-11-{:02}T10:00:00Z", 1 + n % 28),
+            "uuid": format!("{session}-u{n}"), "timestamp": format!("2026-11-{:02}T10:00:00Z", 1 + n % 28),
             "message": {"role": "user", "content": prompt}});
         let assistant = serde_json::json!({"type": "assistant", "isSidechain": false,
-            "uuid": format!("a{n}"), "timestamp": "2026-11-01T10:00:01Z",
+            "uuid": format!("{session}-a{n}"), "timestamp": "2026-11-01T10:00:01Z",
             "message": {"id": format!("m{n}"), "role": "assistant",
                 "content": [{"type": "text", "text": reply}]}});
         out.push_str(&format!("{user}\n{assistant}\n"));
@@ -133,7 +133,7 @@ fn typed_prompts_are_listed_with_what_they_answered_and_the_rest_is_counted() {
         ],
     );
     w.store_signal("s1", Some(1), None);
-    w.store_signal("s1", None, Some("u6"));
+    w.store_signal("s1", None, Some("s1-u6"));
     // A sighting of an earlier signal, at line 15 of this session.
     let other = w.store_signal("s0", Some(9), None);
     let recur = format!(
@@ -169,7 +169,7 @@ fn typed_prompts_are_listed_with_what_they_answered_and_the_rest_is_counted() {
     // The end of the assistant's last line before each prompt.
     assert_eq!(shown[0].answering, "Next I will add the route.");
     assert_eq!(shown[1].answering, "Shall I run the tests?");
-    assert_eq!(shown[0].uuid.as_deref(), Some("u2"));
+    assert_eq!(shown[0].uuid.as_deref(), Some("s1-u2"));
     assert_eq!((d.stored, d.bare, d.repeats, d.left_out), (4, 2, 1, 0));
     assert_eq!((d.sessions_found, d.sessions_read), (1, 1));
     let text = d.text("memory-store");

@@ -1,0 +1,171 @@
+//! `memory-store query --format index`: the first layer of `/reflect`'s review, one line per
+//! signal with what it takes to rank it and judge it without a `get`: its episodes, its
+//! confidence, where it was captured and the lesson with its evidence. Bounded like the digest:
+//! what does not fit its budget is counted on a last line that says how to see it.
+
+use std::fmt::Write as _;
+
+use crate::render::free_text;
+use reflect_base::text::one_line;
+use reflect_store::signal::Signal;
+
+/// What the index may take by default, in tokens (characters / 4).
+pub const INDEX_BUDGET_TOKENS: usize = 2000;
+/// Longest part of a signal's content in the index.
+const INDEX_CONTENT_CHARS: usize = 80;
+/// Longest part of its evidence.
+const INDEX_EVIDENCE_CHARS: usize = 70;
+
+/// The index, one line per signal: id, type, episodes (`seen N`: how often it was seen),
+/// confidence, where it was captured (`place`), and the first words of the lesson with its
+/// evidence (what the user said, or the error and what fixed it: `content → resolution`).
+/// What the user said comes first (corrections, conventions, preferences, remember-requests:
+/// a failure that recurs in one session is often one error retried, and would crowd them out
+/// of the budget), then the rest; in each, most often seen first, then most confident, then
+/// newest. Within `budget_tokens` (characters / 4), with a last line that says how many were
+/// left out and how to see them.
+pub fn index(
+    signals: &[&Signal],
+    place: impl Fn(&Signal) -> String,
+    budget_tokens: usize,
+) -> String {
+    let mut ordered: Vec<&Signal> = signals.iter().rev().copied().collect();
+    // Stable: among equals the later in the store (the newer) stays first.
+    ordered.sort_by(|a, b| {
+        said(b)
+            .cmp(&said(a))
+            .then(b.seen().cmp(&a.seen()))
+            .then(b.confidence.cmp(&a.confidence))
+            .then(b.timestamp.cmp(&a.timestamp))
+    });
+    let budget = budget_tokens.saturating_mul(4);
+    let mut out = String::new();
+    let mut left_out = 0;
+    for s in ordered {
+        let (id, kind, seen, place) = (&s.id, &s.kind, s.seen(), place(s));
+        let line = format!(
+            "{id}  {kind:<16} seen {seen:<2} conf {}  {place}  {}\n",
+            s.confidence,
+            lesson(s)
+        );
+        if left_out > 0 || out.len() + line.len() > budget {
+            left_out += 1;
+            continue;
+        }
+        out.push_str(&line);
+    }
+    if left_out > 0 {
+        let _ = writeln!(
+            out,
+            "… {left_out} more signal(s) not shown, seen less often or less confident (over the index budget of {budget_tokens} tokens): --budget-tokens N shows more, --type T or --since 7d narrows"
+        );
+    }
+    out
+}
+
+/// Whether a signal is what the user said: a correction, convention, preference or remember
+/// request in the user's own words (not a tool's output quoted).
+fn said(s: &Signal) -> bool {
+    s.kind.is_learning() && s.is_users_words()
+}
+
+/// The first words of a signal's lesson and its evidence, on one line: `content → resolution`
+/// when a fix was recorded, else `content — context`.
+fn lesson(s: &Signal) -> String {
+    let resolution = s
+        .extra
+        .get("resolution")
+        .or_else(|| s.meta.get("resolution"))
+        .and_then(serde_json::Value::as_str)
+        .filter(|r| !r.trim().is_empty());
+    let content = free_text(s, INDEX_CONTENT_CHARS);
+    if let Some(fix) = resolution {
+        return format!("{content} → {}", one_line(fix, INDEX_EVIDENCE_CHARS));
+    }
+    let context = one_line(&s.context, INDEX_EVIDENCE_CHARS);
+    if context.is_empty() || context == content {
+        return content;
+    }
+    format!("{content} — {context}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::place;
+    use reflect_store::signal::Kind;
+
+    fn sig(kind: Kind, content: &str, conf: u8) -> Signal {
+        let mut s = Signal::new(kind, content);
+        s.id = format!("SIG-20261122-{:010x}", content.len());
+        s.confidence = conf;
+        s
+    }
+
+    #[test]
+    fn index_is_one_short_line_per_signal_with_its_evidence() {
+        let long = format!("Use pnpm\nnot npm {}", "word ".repeat(40));
+        let mut s = sig(Kind::Correction, &long, 3);
+        s.context = "User said: no, use pnpm".into();
+        let text = index(&[&s], |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        assert_eq!(text.lines().count(), 1);
+        let start = "correction       seen 1  conf 3  -/-  Use pnpm not npm";
+        assert!(text.contains(start), "{text}");
+        assert!(
+            text.trim_end().ends_with("… — User said: no, use pnpm"),
+            "{text}"
+        );
+        assert!(text.chars().count() < 250, "{text}");
+        // A failure shows what fixed it.
+        let mut f = sig(Kind::Failure, "cargo build failed: linker cc not found", 1);
+        f.context = "Bash: cargo build".into();
+        f.extra
+            .insert("resolution".into(), "installed build-essential".into());
+        let text = index(&[&f], |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        assert!(
+            text.contains("cargo build failed: linker cc not found → installed build-essential"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn index_orders_by_episodes_then_confidence_then_newest_within_its_budget() {
+        let mut twice = sig(Kind::Convention, "seen twice", 1);
+        twice.add_sightings(1);
+        let mut retried = sig(Kind::Failure, "a failure retried", 1);
+        retried.add_sightings(5);
+        let sure = sig(Kind::Correction, "sure once", 3);
+        let mut old = sig(Kind::Correction, "older low", 1);
+        old.timestamp = "2026-11-01T00:00:00Z".into();
+        let mut new = sig(Kind::Correction, "newer low", 1);
+        new.timestamp = "2026-11-02T00:00:00Z".into();
+        let all = [&old, &retried, &sure, &new, &twice];
+        let text = index(&all, |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        let order: Vec<&str> = [
+            "seen twice",
+            "sure once",
+            "newer low",
+            "older low",
+            "a failure retried",
+        ]
+        .to_vec();
+        let at: Vec<usize> = order.iter().map(|n| text.find(n).unwrap()).collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{text}");
+        assert!(text.contains("seen 2  conf 2"), "{text}");
+        // A budget of two lines keeps the first two and says what it left out.
+        let two = text.lines().take(2).map(|l| l.len() + 1).sum::<usize>();
+        let cut = index(&all, |_| place(None, None, false), two.div_ceil(4));
+        assert_eq!(cut.lines().count(), 3, "{cut}");
+        assert!(
+            cut.contains("sure once") && !cut.contains("newer low"),
+            "{cut}"
+        );
+        assert!(
+            cut.lines()
+                .last()
+                .unwrap()
+                .starts_with("… 3 more signal(s) not shown"),
+            "{cut}"
+        );
+    }
+}

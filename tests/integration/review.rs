@@ -1,0 +1,336 @@
+//! What `/reflect` reviews, as the real `memory-store` gives it: the digest leaves out what
+//! Claude Code or the shell wrote, shows a long prompt's likeliest sentence, prints one prompt
+//! whole with `--show`, counts a copied transcript once, ranks pastes last, and on day one
+//! reads the project's own Claude Code transcripts that capture never recorded. Every fixture
+//! here is made up.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::util::{stdout, Env};
+
+/// A git repository at `rel` under the test's dir.
+fn repo(env: &Env, rel: &str) -> PathBuf {
+    let root = env.dir.path().join(rel);
+    fs::create_dir_all(root.join(".git")).unwrap();
+    root
+}
+
+/// Claude Code's folder name for `dir`.
+fn slug(dir: &Path) -> String {
+    dir.to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// One transcript entry: `("user" | "assistant", text)`.
+type Entry<'a> = (&'a str, &'a str);
+
+/// The transcript of `session` in `<config>/projects/<folder>/`, as Claude Code writes it for a
+/// session started in `cwd`: each entry on its own line, uuids `<uuid_prefix>-<n>`.
+fn write_transcript(
+    env: &Env,
+    folder: &str,
+    session: &str,
+    cwd: &Path,
+    uuid_prefix: &str,
+    entries: &[Entry],
+) -> PathBuf {
+    let dir = env.config.join("projects").join(folder);
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{session}.jsonl"));
+    let mut text = String::new();
+    for (n, (role, said)) in entries.iter().enumerate() {
+        let line = match *role {
+            "user" => json!({"type": "user", "isSidechain": false, "sessionId": session,
+                "cwd": cwd, "uuid": format!("{uuid_prefix}-{n}"),
+                "message": {"role": "user", "content": said}}),
+            _ => json!({"type": "assistant", "isSidechain": false, "sessionId": session,
+                "cwd": cwd, "uuid": format!("{uuid_prefix}-{n}"),
+                "message": {"id": format!("m-{uuid_prefix}-{n}"), "role": "assistant",
+                    "content": [{"type": "text", "text": said}]}}),
+        };
+        text.push_str(&format!("{line}\n"));
+    }
+    fs::write(&path, text).unwrap();
+    path
+}
+
+fn digest(env: &Env, cwd: &Path, args: &[&str]) -> std::process::Output {
+    env.cmd("memory-store")
+        .arg("digest")
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}
+
+/// The digest's text, which must have succeeded.
+fn digest_text(env: &Env, cwd: &Path, args: &[&str]) -> String {
+    let out = digest(env, cwd, args);
+    assert!(out.status.success(), "{out:?}");
+    stdout(&out)
+}
+
+/// The listed prompts of a `--format jsonl` digest.
+fn digest_jsonl(env: &Env, cwd: &Path, args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["--format", "jsonl"];
+    all.extend_from_slice(args);
+    stdout(&digest(env, cwd, &all))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn harness_output_commands_and_empty_prompts_are_never_listed_nor_quoted() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let entries: &[Entry] = &[
+        ("user", "add a retry to the upload job"),
+        ("assistant", "Added the retry with backoff."),
+        ("user", "(no content)"),
+        ("assistant", "No response requested."),
+        ("user", "the retry count belongs in config.toml, not in the code"),
+        ("assistant", "API Error: 529 {\"type\":\"overloaded_error\"}"),
+        ("user", "<bash-notification>\n<shell-id>b1</shell-id>\n<status>failed</status>\n</bash-notification>"),
+        ("assistant", "OAuth token revoked · Please run /login"),
+        ("user", "claude -r"),
+        ("user", "<command-name>/clear</command-name>\n<command-message>clear</command-message>"),
+        ("user", "<local-command-stdout>cleared</local-command-stdout>"),
+        ("user", "[Request interrupted by user]"),
+        ("user", "we deploy with make ship, never by hand"),
+    ];
+    write_transcript(&env, &slug(&app), "s-noise", &app, "n", entries);
+    let text = digest_text(&env, &app, &[]);
+    for noise in [
+        "(no content)",
+        "No response requested",
+        "API Error",
+        "bash-notification",
+        "OAuth token",
+        "/login",
+        "claude -r",
+        "command-name",
+        "local-command",
+        "Request interrupted",
+    ] {
+        assert!(!text.contains(noise), "{noise} in:\n{text}");
+    }
+    let listed = digest_jsonl(&env, &app, &[]);
+    let said: Vec<(&str, &str)> = listed
+        .iter()
+        .map(|p| {
+            (
+                p["text"].as_str().unwrap(),
+                p["answering"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        said,
+        [
+            ("add a retry to the upload job", ""),
+            (
+                "the retry count belongs in config.toml, not in the code",
+                "Added the retry with backoff."
+            ),
+            // What answered it was Claude Code's, not the model's: nothing to quote.
+            ("we deploy with make ship, never by hand", ""),
+        ]
+    );
+}
+
+#[test]
+fn a_long_prompt_shows_its_likeliest_sentence_and_show_prints_it_whole() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let task = "Build the monthly report page with a table of invoices per customer, a chart of the totals, and an export to CSV for the finance team. ";
+    let rule = "Never commit directly to main, always open a pull request.";
+    let long = format!("{task}{task}{rule} {task}Thanks.");
+    let entries: &[Entry] = &[("user", &long), ("assistant", "I'll start with the table.")];
+    write_transcript(&env, &slug(&app), "s-long", &app, "l", entries);
+    let text = digest_text(&env, &app, &[]);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("L1 "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains(rule), "{line}");
+    assert!(line.contains('…'), "{line}");
+    assert!(line.chars().count() <= 210, "{line}");
+
+    // --show prints the whole prompt, with the line and session it names.
+    let shown = digest_text(&env, &app, &["--show", "s-long:1"]);
+    assert!(shown.starts_with("## session s-long · L1"), "{shown}");
+    assert!(shown.contains(&long), "{shown}");
+    let two = digest_text(&env, &app, &["--show", "s-long:1", "--show", "s-long:L1"]);
+    assert_eq!(two.matches(&long).count(), 2, "{two}");
+    // A line that is not a prompt, a session without a transcript: exit 1; a bad argument: 2.
+    assert_eq!(
+        digest(&env, &app, &["--show", "s-long:2"]).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        digest(&env, &app, &["--show", "nope:1"]).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        digest(&env, &app, &["--show", "s-long"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn pasted_logs_rank_after_what_the_user_wrote() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let log: String = (0..40)
+        .map(|i| {
+            format!("2026-11-20T10:00:{i:02}Z ERROR [worker-{i}] /srv/app/jobs.py:41 exit=137\n")
+        })
+        .collect();
+    let paste = format!("No, wrong again, you always break the worker, never do that\n{log}");
+    let entries: &[Entry] = &[
+        ("user", &paste),
+        ("assistant", "Looking at the log."),
+        ("user", "add a dark mode toggle to the settings page"),
+        ("assistant", "Added."),
+    ];
+    write_transcript(&env, &slug(&app), "s-paste", &app, "p", entries);
+    // Without the budget both are listed, the paste's likelihood being the higher.
+    let both = digest_jsonl(&env, &app, &[]);
+    assert_eq!(both.len(), 2, "{both:?}");
+    let p = |i: usize| both[i]["probability"].as_f64().unwrap();
+    assert!(p(0) > p(1), "the paste reads as a correction: {both:?}");
+    // A budget for one prompt keeps what the user wrote.
+    let one = digest_jsonl(&env, &app, &["--budget-tokens", "70"]);
+    let texts: Vec<&str> = one.iter().map(|p| p["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["add a dark mode toggle to the settings page"]);
+}
+
+#[test]
+fn a_transcript_on_disk_twice_counts_once() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let first: &[Entry] = &[
+        ("user", "use ruff, not flake8, for linting"),
+        ("assistant", "Switched."),
+        ("user", "the staging database is read-only"),
+        ("assistant", "Noted."),
+    ];
+    write_transcript(&env, &slug(&app), "s-first", &app, "same", first);
+    // A resumed session's file starts with the conversation it resumed, under the same uuids.
+    let mut resumed = first.to_vec();
+    resumed.push(("user", "and keep the changelog in CHANGES.md"));
+    write_transcript(&env, &slug(&app), "s-resumed", &app, "same", &resumed);
+    let text = digest_text(&env, &app, &[]);
+    assert_eq!(text.matches("use ruff, not flake8").count(), 1, "{text}");
+    assert_eq!(text.matches("staging database").count(), 1, "{text}");
+    assert!(text.contains("keep the changelog"), "{text}");
+    assert!(!text.contains("typed 2 times"), "{text}");
+}
+
+#[test]
+fn day_one_reviews_the_projects_sessions_capture_never_recorded() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let nested = repo(&env, "app/vendor/lib");
+    let sibling = repo(&env, "app-2");
+    let lesson = "from now on run cargo fmt before every commit";
+    let h1 = write_transcript(
+        &env,
+        &slug(&app),
+        "h-root",
+        &app,
+        "r",
+        &[("user", lesson), ("assistant", "Will do.")],
+    );
+    write_transcript(
+        &env,
+        &format!("{}-src", slug(&app)),
+        "h-sub",
+        &app.join("src"),
+        "s",
+        &[
+            ("user", "the API runs on port 8080 here, not 3000"),
+            ("assistant", "Fixed."),
+        ],
+    );
+    write_transcript(
+        &env,
+        &slug(&nested),
+        "h-nested",
+        &nested,
+        "v",
+        &[
+            ("user", "a prompt of the vendored repository"),
+            ("assistant", "x"),
+        ],
+    );
+    write_transcript(
+        &env,
+        &slug(&sibling),
+        "h-sibling",
+        &sibling,
+        "b",
+        &[
+            ("user", "a prompt of the sibling project"),
+            ("assistant", "x"),
+        ],
+    );
+    let before = fs::read(&h1).unwrap();
+    let modified = fs::metadata(&h1).unwrap().modified().unwrap();
+
+    let text = digest_text(&env, &app, &[]);
+    assert!(
+        text.contains("Also looked at 2 session(s) from before capture was on"),
+        "{text}"
+    );
+    assert!(text.contains(lesson), "{text}");
+    assert!(text.contains("port 8080"), "{text}");
+    assert!(
+        !text.contains("vendored") && !text.contains("sibling"),
+        "{text}"
+    );
+    // Read only.
+    assert_eq!(fs::read(&h1).unwrap(), before);
+    assert_eq!(fs::metadata(&h1).unwrap().modified().unwrap(), modified);
+    // --since bounds it: sessions last active before then are not read.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(10 * 86400);
+    for t in fs::read_dir(env.config.join("projects").join(slug(&app))).unwrap() {
+        fs::File::options()
+            .write(true)
+            .open(t.unwrap().path())
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    let recent = digest_text(&env, &app, &["--since", "7d"]);
+    assert!(!recent.contains(lesson), "{recent}");
+    assert!(recent.contains("port 8080"), "{recent}");
+
+    // Marked, they are not listed again.
+    let mark = text
+        .lines()
+        .find(|l| l.starts_with("memory-store digest --mark "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let args: Vec<&str> = mark.split_whitespace().skip(2).collect();
+    assert!(digest(&env, &app, &args).status.success());
+    let again = digest_text(&env, &app, &[]);
+    assert!(
+        !again.contains(lesson) && !again.contains("8080"),
+        "{again}"
+    );
+
+    // An opted-out project is not read.
+    let env = Env::new();
+    let app = repo(&env, "app");
+    write_transcript(&env, &slug(&app), "h-off", &app, "o", &[("user", lesson)]);
+    fs::create_dir_all(app.join(".claude")).unwrap();
+    fs::write(app.join(".claude/reflect.off"), "").unwrap();
+    let off = digest_text(&env, &app, &[]);
+    assert!(!off.contains(lesson), "{off}");
+}
