@@ -18,7 +18,6 @@
 
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
@@ -27,6 +26,8 @@ use std::time::{Duration, Instant};
 use chrono::{SecondsFormat, Utc};
 
 use crate::error::{Error, IoContext, Result};
+use crate::platform::modes::{self, CreateMode};
+use crate::platform::{file_id, lock, owner, process, replace, special};
 
 /// Mode of every file reflect creates for itself (the store, cursors, logs, backups).
 pub const PRIVATE_FILE: u32 = 0o600;
@@ -52,18 +53,19 @@ pub fn create_dirs(dir: &Path, mode: u32) -> Result<()> {
         return Ok(());
     }
     let existing = dir.ancestors().skip(1).find(|a| a.is_dir());
-    fs::DirBuilder::new()
+    modes::dir_builder(mode)
         .recursive(true)
-        .mode(mode)
         .create(dir)
         .ctx("cannot create directory", dir)?;
     if let Some(owner) = existing
         .filter(|_| as_root())
         .and_then(|a| fs::metadata(a).ok())
     {
-        for created in dir.ancestors().take_while(|a| Some(*a) != existing) {
-            let _ = std::os::unix::fs::lchown(created, Some(owner.uid()), Some(owner.gid()));
-        }
+        let created: Vec<&Path> = dir
+            .ancestors()
+            .take_while(|a| Some(*a) != existing)
+            .collect();
+        owner::give_dirs(&created, &owner);
     }
     Ok(())
 }
@@ -71,7 +73,7 @@ pub fn create_dirs(dir: &Path, mode: u32) -> Result<()> {
 /// Whether this process runs as root, the one case in which what it creates can end up owned by
 /// someone other than the user whose files these are.
 fn as_root() -> bool {
-    rustix::process::geteuid().is_root()
+    owner::as_root()
 }
 
 /// Run as root, give `file` (just created at `path`, so owned by root) to the owner of its
@@ -84,28 +86,18 @@ pub fn give_to_dir_owner(file: &File, path: &Path) {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let (Ok(dir), Ok(own)) = (fs::metadata(dir), file.metadata()) else {
-        return;
-    };
-    if own.uid() == 0 && dir.uid() != 0 {
-        let _ = std::os::unix::fs::fchown(file, Some(dir.uid()), Some(dir.gid()));
+    if let Ok(dir) = fs::metadata(dir) {
+        owner::give_file(file, &dir);
     }
 }
 
 /// Why `meta` is not a file we read or replace: "… is a FIFO, not a regular file".
 pub fn not_regular(path: &Path, meta: &Metadata) -> Error {
-    let t = meta.file_type();
-    let kind = if t.is_dir() {
-        "a directory"
-    } else if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_char_device() || t.is_block_device() {
-        "a device"
-    } else if t.is_socket() {
-        "a socket"
-    } else {
-        "a special file"
-    };
+    not_regular_as(path, special::kind(meta))
+}
+
+/// Why the file at `path`, which is `kind` ("a FIFO"), is not one we read or replace.
+fn not_regular_as(path: &Path, kind: &str) -> Error {
     Error::msg(format!(
         "{} is {kind}, not a regular file (nothing was read or changed)",
         path.display()
@@ -113,13 +105,12 @@ pub fn not_regular(path: &Path, meta: &Metadata) -> Error {
 }
 
 /// Open `path` (links followed) for reading, without blocking: `O_NONBLOCK` so a FIFO with no
-/// writer does not wait, then `fstat` on the open file, so what is checked is what is read.
+/// writer does not wait, then `fstat` on the open file, so what is checked is what is read (on
+/// Windows, `GetFileType` on the handle: a named pipe, `CON` or `NUL` is refused the same way).
+/// See [`crate::platform::special`].
 /// `Ok(None)` when there is no such file; an error naming the kind when it is not a regular file.
 pub fn open_regular(path: &Path) -> Result<Option<File>> {
-    let opened = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path);
+    let opened = special::open_read(path);
     let file = match opened {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -131,9 +122,8 @@ pub fn open_regular(path: &Path) -> Result<Option<File>> {
             });
         }
     };
-    let meta = file.metadata().ctx("cannot read", path)?;
-    if !meta.is_file() {
-        return Err(not_regular(path, &meta));
+    if let Some(kind) = special::not_regular_kind(&file).ctx("cannot read", path)? {
+        return Err(not_regular_as(path, kind));
     }
     Ok(Some(file))
 }
@@ -197,14 +187,16 @@ pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
     let mode = match &existing {
         Some(meta) if !meta.is_file() => return Err(not_regular(&target, meta)),
         Some(meta) if meta.permissions().readonly() => {
+            let mode = modes::mode_of(meta)
+                .map(|m| format!(" (mode {m:o})"))
+                .unwrap_or_default();
             return Err(Error::msg(format!(
-                "{} is read-only (mode {:o}); make it writable first",
+                "{} is read-only{mode}; make it writable first",
                 target.display(),
-                meta.permissions().mode() & 0o7777
-            )))
+            )));
         }
-        Some(meta) => meta.permissions().mode() & 0o7777,
-        None => new_mode,
+        Some(meta) => modes::mode_of(meta),
+        None => Some(new_mode),
     };
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -219,18 +211,20 @@ pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
         let mut file = OpenOptions::new()
             .write(true)
             .create_new(true)
-            .mode(mode)
+            .create_mode(mode.unwrap_or(PRIVATE_FILE))
             .open(&tmp)?;
         file.write_all(bytes)?;
         match &existing {
-            Some(meta) => keep_owner(&file, meta)?,
+            Some(meta) => owner::keep(&file, meta)?,
             None => give_to_dir_owner(&file, &target),
         }
         // umask may have narrowed the mode at creation (and chown may clear set-id bits); the
         // target's own mode wins.
-        file.set_permissions(fs::Permissions::from_mode(mode))?;
+        modes::set(&file, mode, existing.as_ref())?;
         file.sync_all()?;
-        fs::rename(&tmp, &target)
+        // Closed before the rename: Windows refuses to rename a file open without share-delete.
+        drop(file);
+        replace::rename_over(&tmp, &target)
     })();
     if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
@@ -261,14 +255,13 @@ pub fn stale_temp(dir: &Path, name: &str) -> bool {
         return false;
     };
     let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    let Some(pid) = pid.parse().ok().and_then(rustix::process::Pid::from_raw) else {
+    let Some(pid) = pid.parse::<u32>().ok().filter(|&p| p > 0) else {
         return false;
     };
     if !(number(counter) && number(nanos)) {
         return false;
     }
-    // Signal 0 only asks whether the process exists; nothing is sent.
-    let gone = rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH);
+    let gone = process::alive(pid) == Some(false);
     gone || fs::symlink_metadata(dir.join(name))
         .and_then(|m| m.modified())
         .ok()
@@ -296,20 +289,6 @@ pub fn remove_stale_temps(dir: &Path) -> usize {
         .iter()
         .filter(|n| fs::remove_file(dir.join(n)).is_ok())
         .count()
-}
-
-/// Give the temp file that replaces a file the original's uid and gid. Root must manage it (else
-/// the user's file would become root's); anyone else keeps what the system allows, as an editor
-/// saving by rename would.
-fn keep_owner(tmp: &File, original: &Metadata) -> io::Result<()> {
-    let own = tmp.metadata()?;
-    if (own.uid(), own.gid()) == (original.uid(), original.gid()) {
-        return Ok(());
-    }
-    match std::os::unix::fs::fchown(tmp, Some(original.uid()), Some(original.gid())) {
-        Err(e) if as_root() => Err(e),
-        _ => Ok(()),
-    }
 }
 
 /// A file name for `path` inside the backups dir: the full path flattened, so two projects'
@@ -464,7 +443,7 @@ fn locked_by<T>(
             .write(true)
             .create(true)
             .truncate(false)
-            .mode(PRIVATE_FILE)
+            .create_mode(PRIVATE_FILE)
             .open(lock_path)
             .ctx("cannot open lock", lock_path)?;
         give_to_dir_owner(&file, lock_path);
@@ -512,10 +491,7 @@ fn locked_by<T>(
 /// holding it ([`remove_lock_file`]); a waiter that then gets the lock of the removed file must
 /// lock the file now at the path instead, or two processes would each hold "the" lock.
 fn still_at(held: &File, path: &Path) -> bool {
-    match (held.metadata(), fs::metadata(path)) {
-        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
-        _ => false,
-    }
+    file_id::is_at(held, path)
 }
 
 /// Remove the lock file at `path` unless a process holds it: it is locked without waiting, `then`
@@ -538,8 +514,7 @@ pub fn remove_lock_file(path: &Path, then: impl FnOnce() -> bool) -> Option<bool
 /// flock's answers for "this file system does not lock" (the errno values differ between
 /// platforms: ENOTSUP and EOPNOTSUPP are one on Linux, two on macOS).
 fn locking_unsupported(e: &io::Error) -> bool {
-    e.raw_os_error()
-        .is_some_and(|c| c == libc::ENOTSUP || c == libc::EOPNOTSUPP || c == libc::ENOSYS)
+    lock::unsupported(e)
 }
 
 /// Marker beside the error log: the lock-less file system has been noted already.
@@ -555,7 +530,7 @@ fn note_no_locking(log: &Path, lock_path: &Path, e: &io::Error) {
     let first = OpenOptions::new()
         .write(true)
         .create_new(true)
-        .mode(PRIVATE_FILE)
+        .create_mode(PRIVATE_FILE)
         .open(&marker)
         .is_ok();
     if first {
@@ -602,7 +577,7 @@ pub fn log_error(log_path: &Path, program: &str, message: &str) {
         let mut file = OpenOptions::new()
             .create(true)
             .append(true)
-            .mode(PRIVATE_FILE)
+            .create_mode(PRIVATE_FILE)
             .open(log_path)?;
         give_to_dir_owner(&file, log_path);
         let kept = crate::transcript::truncate(message, LOG_LINE_MAX);
@@ -620,7 +595,11 @@ pub fn log_error(log_path: &Path, program: &str, message: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(unix)]
+    use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 
+    /// Windows has no modes, and making a symlink there takes a privilege a user lacks.
+    #[cfg(unix)]
     #[test]
     fn atomic_write_keeps_mode_and_follows_symlink() {
         let dir = tempfile::tempdir().unwrap();
@@ -650,7 +629,11 @@ mod tests {
     #[test]
     fn temp_files_of_dead_writers_are_stale_and_live_ones_are_not() {
         let dir = tempfile::tempdir().unwrap();
-        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .arg("--list")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
         let dead = child.id();
         child.wait().unwrap();
         let live = std::process::id();
@@ -689,12 +672,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("ro.json");
         fs::write(&file, "keep").unwrap();
-        fs::set_permissions(&file, fs::Permissions::from_mode(0o444)).unwrap();
+        let mut read_only = fs::metadata(&file).unwrap().permissions();
+        read_only.set_readonly(true);
+        fs::set_permissions(&file, read_only).unwrap();
         let err = atomic_write(&file, b"new", PRIVATE_FILE).unwrap_err();
         assert!(err.to_string().contains("read-only"), "{err}");
         assert_eq!(fs::read_to_string(&file).unwrap(), "keep");
     }
 
+    #[cfg(unix)] // FIFOs, device nodes and uids are Unix's; see the Windows twin below
     fn mkfifo(path: &Path) {
         use rustix::fs::{mknodat, FileType, Mode, CWD};
         mknodat(CWD, path, FileType::Fifo, Mode::from_raw_mode(0o600), 0).unwrap();
@@ -702,12 +688,14 @@ mod tests {
 
     /// A character device node like /dev/null (1, 3), made in a temp dir so that replacing it by
     /// mistake harms nothing. Needs root; `None` otherwise.
+    #[cfg(unix)] // FIFOs, device nodes and uids are Unix's; see the Windows twin below
     fn mknod_null(path: &Path) -> Option<()> {
         use rustix::fs::{makedev, mknodat, FileType, Mode, CWD};
         let mode = Mode::from_raw_mode(0o666);
         mknodat(CWD, path, FileType::CharacterDevice, mode, makedev(1, 3)).ok()
     }
 
+    #[cfg(unix)] // FIFOs, device nodes and uids are Unix's; see the Windows twin below
     #[test]
     fn regression_symlink_to_a_device_or_fifo_is_not_replaced() {
         let dir = tempfile::tempdir().unwrap();
@@ -733,6 +721,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)] // FIFOs, device nodes and uids are Unix's; see the Windows twin below
     #[test]
     fn regression_a_fifo_is_refused_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
@@ -754,6 +743,7 @@ mod tests {
         assert_eq!(read_regular(&dir.path().join("f")).unwrap().unwrap(), b"x");
     }
 
+    #[cfg(unix)] // FIFOs, device nodes and uids are Unix's; see the Windows twin below
     #[test]
     fn regression_root_keeps_the_users_ownership() {
         if !as_root() {
@@ -915,17 +905,19 @@ mod tests {
     fn unsupported(
         _: &mut fd_lock::RwLock<File>,
     ) -> io::Result<fd_lock::RwLockWriteGuard<'_, File>> {
-        Err(io::Error::from_raw_os_error(libc::ENOTSUP))
+        Err(io::Error::from_raw_os_error(lock::UNSUPPORTED[0]))
     }
 
     fn no_such_call(
         _: &mut fd_lock::RwLock<File>,
     ) -> io::Result<fd_lock::RwLockWriteGuard<'_, File>> {
-        Err(io::Error::from_raw_os_error(libc::ENOSYS))
+        Err(io::Error::from_raw_os_error(
+            lock::UNSUPPORTED[lock::UNSUPPORTED.len() - 1],
+        ))
     }
 
     fn broken(_: &mut fd_lock::RwLock<File>) -> io::Result<fd_lock::RwLockWriteGuard<'_, File>> {
-        Err(io::Error::from_raw_os_error(libc::EIO))
+        Err(io::Error::from(io::ErrorKind::PermissionDenied))
     }
 
     /// A file system without flock (ENOTSUP) used to fail every append: now the write goes

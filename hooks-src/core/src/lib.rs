@@ -26,6 +26,7 @@ pub mod install;
 pub mod jsonedit;
 pub mod migrate;
 pub mod paths;
+pub mod platform;
 pub mod promote;
 pub mod redact;
 pub mod render;

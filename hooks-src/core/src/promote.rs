@@ -20,7 +20,6 @@
 //! names is rewritten atomically, the link stays, and so do the file's mode and owner.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -229,11 +228,15 @@ pub fn check_target(given: &Path, target: &Path) -> Result<()> {
     }
     match fs::metadata(target) {
         Ok(meta) if !meta.is_file() => Err(fsutil::not_regular(target, &meta)),
-        Ok(meta) if meta.permissions().mode() & 0o111 != 0 && is_program(target) => {
+        Ok(meta)
+            if crate::platform::modes::is_program_file(target, &meta) && is_program(target) =>
+        {
+            let mode = crate::platform::modes::mode_of(&meta)
+                .map(|m| format!(" (mode {m:o})"))
+                .unwrap_or_default();
             refuse(format!(
-                "{} is an executable program (mode {:o}), not notes",
+                "{} is an executable program{mode}, not notes",
                 target.display(),
-                meta.permissions().mode() & 0o7777
             ))
         }
         _ => Ok(()),
@@ -254,6 +257,7 @@ fn is_program(path: &Path) -> bool {
         || head == b"\x7fELF"
         || head == [0xcf, 0xfa, 0xed, 0xfe]
         || head == [0xca, 0xfe, 0xba, 0xbe]
+        || head.starts_with(b"MZ")
 }
 
 /// Promote signal `id`: write `content` under `## section` of `target`, mark the signal
