@@ -506,7 +506,7 @@ pub fn remove_lock_file(path: &Path, then: impl FnOnce() -> bool) -> Option<bool
         return None;
     }
     let done = then();
-    let unlinked = fs::remove_file(path).is_ok();
+    let unlinked = replace::remove_open(path).is_ok();
     drop(guard);
     Some(done && unlinked)
 }
@@ -854,7 +854,7 @@ mod tests {
         with_lock(&lock, LockWait::HOOK, &mut || {}, || {
             tx.send(()).unwrap();
             thread::sleep(Duration::from_millis(100));
-            fs::remove_file(&lock).unwrap();
+            replace::remove_open(&lock).unwrap();
             Ok(())
         })
         .unwrap();

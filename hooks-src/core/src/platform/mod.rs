@@ -8,10 +8,12 @@
 //! | [`owner`]   | uid/gid kept on rewrite, root gives files to the dir's owner | nothing to keep: a rewrite keeps the user's ACL, there is no root |
 //! | [`special`] | `O_NONBLOCK` open, then `fstat`: FIFOs, devices, sockets refused | `GetFileType` on the open handle: named pipes, `CON`, `NUL` and other character devices refused |
 //! | [`file_id`] | device and inode                        | volume serial number and file index               |
-//! | [`replace`] | `rename(2)`                             | `MoveFileExW(MOVEFILE_REPLACE_EXISTING)` (what `fs::rename` does), retried briefly while another process holds the target open |
+//! | [`replace`] | `rename(2)`; `unlink(2)`                 | `MoveFileExW(MOVEFILE_REPLACE_EXISTING)` (what `fs::rename` does), retried briefly while another process holds the target open; an open file renamed away before it is deleted |
 //! | [`pread`]   | `pread(2)`: the file's cursor stays      | `seek_read`, then the cursor put back             |
 //! | [`process`] | signal 0                                 | `OpenProcess` + `GetExitCodeProcess`              |
 //! | [`lock`]    | flock's "not supported" errno values     | `LockFileEx`'s (fd-lock takes the lock on both)   |
+//! | [`map`]     | large store files are memory-mapped      | read: a mapped file cannot be replaced by rename  |
+//! | [`hook_form`] | shell form (`sh -c "<path>"`)          | exec form (`command` = the `.exe`, `args: []`)    |
 //! | [`limits`]  | `PATH_MAX`                               | the longest path Windows takes (32,767 UTF-16 units) |
 //!
 //! Links: `fs::symlink_metadata(..).file_type().is_symlink()` is true on Windows for symbolic links
@@ -22,6 +24,7 @@ pub mod file_id;
 pub mod hook_form;
 pub mod limits;
 pub mod lock;
+pub mod map;
 pub mod modes;
 pub mod owner;
 pub mod pread;

@@ -3,6 +3,11 @@
 //! `MOVEFILE_REPLACE_EXISTING` (or its POSIX-semantics equivalent), which fails with a sharing or
 //! access error while another process holds the target open without `FILE_SHARE_DELETE` (an
 //! editor, a virus scanner, an indexer, usually for milliseconds): it is retried for a short while.
+//!
+//! Removing a file that is open: on Unix the name goes at once. On Windows (before POSIX delete
+//! semantics, and under Wine) the name stays, "delete pending", until the last handle closes, so
+//! a process opening the path meanwhile gets the doomed file (or an access error) instead of a new
+//! one; the file is therefore renamed to a unique name beside it first, then deleted.
 
 use std::io;
 use std::path::Path;
@@ -12,6 +17,11 @@ pub fn rename_over(from: &Path, to: &Path) -> io::Result<()> {
     imp::rename_over(from, to)
 }
 
+/// Remove `path`, which others may hold open, so that the path is free at once.
+pub fn remove_open(path: &Path) -> io::Result<()> {
+    imp::remove_open(path)
+}
+
 #[cfg(unix)]
 mod imp {
     use std::io;
@@ -19,6 +29,10 @@ mod imp {
 
     pub fn rename_over(from: &Path, to: &Path) -> io::Result<()> {
         std::fs::rename(from, to)
+    }
+
+    pub fn remove_open(path: &Path) -> io::Result<()> {
+        std::fs::remove_file(path)
     }
 }
 
@@ -46,6 +60,20 @@ mod imp {
                 }
                 other => return other,
             }
+        }
+    }
+
+    pub fn remove_open(path: &Path) -> io::Result<()> {
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut doomed = path.as_os_str().to_owned();
+        doomed.push(format!(".{}.{n}.removed", std::process::id()));
+        let doomed = std::path::PathBuf::from(doomed);
+        match std::fs::rename(path, &doomed) {
+            Ok(()) => std::fs::remove_file(&doomed),
+            // Not renamable (another process's handle lacks share-delete): delete in place.
+            Err(e) if e.kind() != io::ErrorKind::NotFound => std::fs::remove_file(path),
+            Err(e) => Err(e),
         }
     }
 

@@ -366,7 +366,7 @@ pub fn view_unlocked(path: &Path) -> Result<StoreBytes> {
 
 /// The file's bytes, mapped when it is large.
 fn map_file(mut file: File) -> std::io::Result<StoreBytes> {
-    if file.metadata()?.len() < MAP_MIN_BYTES {
+    if !crate::platform::map::MAP_LARGE_FILES || file.metadata()?.len() < MAP_MIN_BYTES {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
         return Ok(StoreBytes::Read(bytes));
