@@ -439,7 +439,7 @@ fn the_digest_reaches_nearly_every_learning_moment_capture_leaves() {
             .join(format!("t{k}"))
             .join(format!("{session}.jsonl"));
         fs::create_dir_all(linked.parent().unwrap()).unwrap();
-        std::os::unix::fs::symlink(file, &linked).unwrap();
+        crate::util::link_file(file, &linked);
         let data = env.dir.path().join(format!("d{k}"));
         let run = |bin: &str, args: &[&str]| {
             let out = env

@@ -3,7 +3,7 @@
 
 use std::fs;
 
-use crate::skills::repo;
+use crate::util::repo;
 use crate::util::{bin_path, stdout, Env};
 
 const BINARIES: [&str; 6] = [

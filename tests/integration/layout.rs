@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::skills::repo;
+use crate::util::repo;
 
 /// Lines of the five store modules the one store reader replaced (`store.rs`, `query.rs`,
 /// `scan.rs`, `hash.rs`, `render.rs`).

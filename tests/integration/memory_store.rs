@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 use std::fs;
+#[cfg(unix)]
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command as Std, Stdio};
 use std::time::Duration;
@@ -10,7 +11,9 @@ use std::time::Duration;
 use predicates::prelude::*;
 use serde_json::{json, Value};
 
-use crate::util::{mkfifo, mknod_null, read_jsonl, stdout, Env};
+#[cfg(unix)]
+use crate::util::mknod_null;
+use crate::util::{mkfifo, read_jsonl, stdout, Env};
 
 fn append(env: &Env, signal: Value) -> String {
     let out = env
@@ -548,6 +551,8 @@ fn promote_to(env: &Env, id: &str, target: &std::path::Path) -> std::process::Ou
 /// On a Windows drive mounted in WSL every file has the execute bit: a CLAUDE.md there is still
 /// notes, and only a file that starts like a program is refused.
 #[test]
+// Unix only: the execute bit is Unix's.
+#[cfg(unix)]
 fn promote_writes_a_markdown_note_that_merely_has_the_execute_bit() {
     let env = Env::new();
     let ids = seed(&env);
@@ -562,7 +567,60 @@ fn promote_writes_a_markdown_note_that_merely_has_the_execute_bit() {
     assert!(text.contains("Use pnpm, not npm"), "{text}");
 }
 
+/// What is no Markdown note is refused on every platform, Windows' devices included: a git
+/// config or hook, a note inside `.git/`, a directory named like a note, and on Windows the
+/// console and the null device. Nothing is written and the signal stays unpromoted.
 #[test]
+fn promote_refuses_what_is_not_a_markdown_note() {
+    let env = Env::new();
+    let ids = seed(&env);
+    let repo = env.dir.path().join("repo");
+    let git = repo.join(".git");
+    fs::create_dir_all(git.join("hooks")).unwrap();
+    fs::write(git.join("config"), "[core]\n\tbare = false\n").unwrap();
+    fs::write(git.join("hooks/pre-commit"), "#!/bin/sh\nexit 0\n").unwrap();
+    fs::write(git.join("notes.md"), "# git's\n").unwrap();
+    let dir_md = repo.join("docs.md");
+    fs::create_dir_all(&dir_md).unwrap();
+    let mut cases = vec![
+        (git.join("config"), "not a Markdown file"),
+        (git.join("hooks/pre-commit"), "not a Markdown file"),
+        (git.join("notes.md"), "inside a .git directory"),
+        (dir_md.clone(), "is a directory, not a regular file"),
+    ];
+    if cfg!(windows) {
+        cases.push((std::path::PathBuf::from("CON"), "not a Markdown file"));
+        cases.push((
+            std::path::PathBuf::from(r"C:\Windows\NUL"),
+            "not a Markdown file",
+        ));
+    }
+    let store = fs::read(env.store()).unwrap();
+    let files = [
+        git.join("config"),
+        git.join("hooks/pre-commit"),
+        git.join("notes.md"),
+    ];
+    let before: Vec<Vec<u8>> = files.iter().map(|p| fs::read(p).unwrap()).collect();
+    for (target, why) in cases {
+        let out = promote_to(&env, &ids[0], &target);
+        assert_eq!(out.status.code(), Some(1), "{}: {out:?}", target.display());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{}: {err}", target.display());
+        let after: Vec<Vec<u8>> = files.iter().map(|p| fs::read(p).unwrap()).collect();
+        assert_eq!(after, before, "{}: a file changed", target.display());
+        assert!(dir_md.is_dir());
+        assert_eq!(
+            fs::read(env.store()).unwrap(),
+            store,
+            "the signal is not marked promoted"
+        );
+    }
+}
+
+#[test]
+// Unix only: symlinks, FIFOs and device nodes (Wine 8 cannot stat the links it makes); promote_refuses_what_is_not_a_markdown_note runs everywhere.
+#[cfg(unix)]
 fn regression_promote_writes_only_into_markdown_notes() {
     let env = Env::new();
     let ids = seed(&env);
@@ -650,6 +708,8 @@ fn regression_promote_writes_only_into_markdown_notes() {
 }
 
 #[test]
+// Unix only: Wine 8 cannot stat the symlinks and junctions it makes.
+#[cfg(unix)]
 fn promote_follows_a_claude_md_linked_into_a_dotfiles_repo() {
     let env = Env::new();
     let ids = seed(&env);
@@ -1011,8 +1071,10 @@ fn regression_doctor_reports_an_unreadable_store_torn_archive_lines_and_leftover
     assert!(!text.contains("nothing captured yet"), "{text}");
     fs::remove_dir(env.store()).unwrap();
     fs::rename(&moved, env.store()).unwrap();
-    // Root reads a file of mode 000: the case needs another user.
+    // Root reads a file of mode 000: the case needs another user (and Unix's modes).
+    #[cfg(unix)]
     if !is_root() {
+        use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(env.store(), fs::Permissions::from_mode(0o000)).unwrap();
         let (code, text) = doctor(&env);
         assert_eq!(code, Some(1), "{text}");
@@ -1021,9 +1083,7 @@ fn regression_doctor_reports_an_unreadable_store_torn_archive_lines_and_leftover
     }
     // A torn line in the archive, and a temp file a killed rewrite left.
     fs::write(env.data.join("signals.archive.jsonl"), "{\"torn").unwrap();
-    let mut child = Std::new("true").spawn().unwrap();
-    let dead = child.id();
-    child.wait().unwrap();
+    let dead = crate::util::dead_pid();
     let leftover = env.data.join(format!(".signals.jsonl.{dead}.5.0.tmp"));
     fs::write(&leftover, fs::read(env.store()).unwrap()).unwrap();
     let (_, text) = doctor(&env);
@@ -1045,6 +1105,7 @@ fn regression_doctor_reports_an_unreadable_store_torn_archive_lines_and_leftover
 }
 
 /// Whether the tests run as root (who reads a file of mode 000).
+#[cfg(unix)]
 fn is_root() -> bool {
     Std::new("id")
         .arg("-u")

@@ -12,6 +12,7 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader};
+#[cfg(unix)]
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Stdio};
@@ -20,7 +21,9 @@ use predicates::prelude::*;
 use reflect_core::fsutil::{self, LockWait};
 use serde_json::{json, Value};
 
-use crate::util::{mkfifo, mknod_null, stdout, Env};
+#[cfg(unix)]
+use crate::util::{mkfifo, mknod_null};
+use crate::util::{stdout, Env};
 
 const HOOK_EVENTS: [(&str, &str); 4] = [
     ("PreCompact", "capture-signals"),
@@ -28,6 +31,11 @@ const HOOK_EVENTS: [(&str, &str); 4] = [
     ("SessionEnd", "capture-session-summary"),
     ("SessionStart", "inject-signals"),
 ];
+
+/// The file name of binary `name` on this platform.
+fn exe(name: &str) -> String {
+    format!("{name}{}", std::env::consts::EXE_SUFFIX)
+}
 
 fn settings(env: &Env) -> PathBuf {
     env.config.join("settings.json")
@@ -118,14 +126,9 @@ fn settings_backups(env: &Env) -> usize {
         .unwrap_or(0)
 }
 
-/// (inode, mtime in ns, bytes): a file that was not written keeps all three.
-fn fingerprint(path: &Path) -> (u64, i128, Vec<u8>) {
-    let m = fs::metadata(path).unwrap();
-    (
-        m.ino(),
-        m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
-        fs::read(path).unwrap(),
-    )
+/// (file id, mtime in ns, bytes): a file that was not written keeps all three.
+fn fingerprint(path: &Path) -> ((u128, u128), Vec<u8>) {
+    (crate::util::file_stamp(path), fs::read(path).unwrap())
 }
 
 const LEGACY_PRECOMPACT: &str = "python3 ~/.claude/skills/self-reflect/hooks/capture-signals.py";
@@ -315,8 +318,11 @@ fn layout_is_kept_byte_for_byte() {
         "{text}"
     );
     assert!(text.ends_with("}\n"));
-    let mode = fs::metadata(settings(&env)).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode, 0o600, "a new settings file is private");
+    let mode = crate::util::mode_of(&settings(&env));
+    assert!(
+        mode.is_none_or(|m| m == 0o600),
+        "a new settings file is private: {mode:?}"
+    );
 }
 
 /// The settings files shaped like real ones in `tests/fixtures/settings/` (two-space indents, LF):
@@ -390,6 +396,8 @@ fn regression_an_empty_hooks_object_of_the_users_survives_on_and_off() {
 }
 
 #[test]
+// Unix only: Wine 8 cannot stat the symlinks it makes.
+#[cfg(unix)]
 fn a_symlinked_settings_file_is_followed() {
     let env = Env::new();
     let dotfiles = env.home.join("dotfiles");
@@ -458,6 +466,8 @@ fn bad_files_exit_1_untouched_with_the_exact_reason() {
 }
 
 #[test]
+// Unix only: FIFOs and device nodes; Windows' devices are refused in regression_windows_devices_as_settings_are_refused.
+#[cfg(unix)]
 fn regression_a_fifo_or_device_as_settings_is_refused_at_once() {
     let env = Env::new();
     let fifo = env.home.join("settings.fifo");
@@ -497,6 +507,8 @@ fn regression_a_fifo_or_device_as_settings_is_refused_at_once() {
 }
 
 /// Every file and directory under `dir` (itself included) with an owner other than `uid`.
+// Unix only: uids are Unix's.
+#[cfg(unix)]
 fn not_owned_by(dir: &Path, uid: u32) -> Vec<String> {
     let mut out = Vec::new();
     let meta = fs::symlink_metadata(dir).unwrap();
@@ -512,6 +524,8 @@ fn not_owned_by(dir: &Path, uid: u32) -> Vec<String> {
 }
 
 #[test]
+// Unix only: root and uids are Unix's.
+#[cfg(unix)]
 fn regression_toggle_run_as_root_keeps_the_users_files_the_users() {
     let probe = tempfile::NamedTempFile::new().unwrap();
     if fs::metadata(probe.path()).unwrap().uid() != 0 {
@@ -558,6 +572,8 @@ fn regression_toggle_run_as_root_keeps_the_users_files_the_users() {
 }
 
 #[test]
+// Unix only: a read-only directory stops file creation only on Unix; a read-only file is refused everywhere in a_read_only_settings_file_is_refused.
+#[cfg(unix)]
 fn read_only_file_and_read_only_dir_are_refused() {
     let env = Env::new();
     fs::write(settings(&env), "{\"model\": \"opus\"}\n").unwrap();
@@ -726,10 +742,8 @@ fn installed_binaries_run_and_are_reused() {
     let env = Env::new();
     toggle_ok(&env, &["on"]);
     let bin = bin_dir(&env);
-    assert_eq!(
-        fs::metadata(&env.data).unwrap().permissions().mode() & 0o777,
-        0o700
-    );
+    let mode = crate::util::mode_of(&env.data);
+    assert!(mode.is_none_or(|m| m == 0o700), "{mode:?}");
     for name in [
         "capture-signals",
         "capture-failure",
@@ -738,11 +752,11 @@ fn installed_binaries_run_and_are_reused() {
         "memory-store",
         "reflect-toggle",
     ] {
-        let mode = fs::metadata(bin.join(name)).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o755, "{name}");
+        let mode = crate::util::mode_of(&bin.join(exe(name)));
+        assert!(mode.is_none_or(|m| m == 0o755), "{name}: {mode:?}");
     }
     let installed = |name: &str| {
-        let mut c = StdCommand::new(bin.join(name));
+        let mut c = StdCommand::new(bin.join(exe(name)));
         c.env_clear()
             .env("HOME", &env.home)
             .env("CLAUDE_CONFIG_DIR", &env.config)
@@ -757,13 +771,13 @@ fn installed_binaries_run_and_are_reused() {
     // The installed toggle copies from its own directory: nothing to copy, nothing to change.
     let out = installed("reflect-toggle").arg("on").output().unwrap();
     assert!(stdout(&out).contains("installed 0"), "{}", stdout(&out));
-    // A registered hook command runs as Claude Code would run it (sh -c, quoted path with a space).
-    let command = commands(&read_json(&settings(&env)), "PostToolUseFailure")[0].clone();
+    // A registered hook runs as Claude Code would run it (sh -c with the quoted path, a space in
+    // it; on Windows the exec form, the .exe itself).
+    let handler = read_json(&settings(&env))["hooks"]["PostToolUseFailure"][0]["hooks"][0].clone();
     let payload = json!({"session_id": "s1", "transcript_path": "/nonexistent", "cwd": env.dir.path(),
         "hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": {"command": "false"},
         "tool_use_id": "t1", "error": "Exit code 1\nerror: the build failed", "is_interrupt": false});
-    let mut child = StdCommand::new("sh")
-        .args(["-c", &command])
+    let mut child = crate::util::as_claude_starts(&handler)
         .env_clear()
         .env("HOME", &env.home)
         .env("CLAUDE_CONFIG_DIR", &env.config)
