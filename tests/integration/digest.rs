@@ -21,7 +21,7 @@ fn repo(env: &Env, rel: &str) -> PathBuf {
 
 /// A transcript of prompts and replies at `<config>/projects/x/<session>.jsonl`.
 fn transcript(env: &Env, session: &str, turns: &[(&str, &str)]) -> PathBuf {
-    let dir = env.config.join("projects/x");
+    let dir = env.config.join("projects").join("x");
     fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{session}.jsonl"));
     let mut text = String::new();

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 #[cfg(unix)]
 use crate::util::mkfifo;
-use crate::util::{read_jsonl, shared, spawn_fed, stdout, Env};
+use crate::util::{abs, read_jsonl, shared, spawn_fed, stdout, Env};
 
 pub const HOOKS: [&str; 4] = [
     "capture-signals",
@@ -42,7 +42,7 @@ fn debug_binaries() -> bool {
 }
 
 pub fn demo_transcript() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo-transcript.jsonl")
+    crate::util::repo().join("examples/demo-transcript.jsonl")
 }
 
 /// Run a hook binary with `stdin`, timing the whole process.
@@ -916,7 +916,7 @@ fn dry_run_prints_full_signals_and_writes_nothing() {
             .cmd(bin)
             .args(["--transcript"])
             .arg(demo_transcript())
-            .args(["--dry-run", "--project", "/home/dev/acme-cli"])
+            .args(["--dry-run", "--project", &abs("/home/dev/acme-cli")])
             .output()
             .unwrap();
         assert!(
@@ -948,7 +948,7 @@ fn dry_run_prints_full_signals_and_writes_nothing() {
                 assert!(s.get(field).is_some(), "{bin}: {field} missing in {s}");
             }
             assert!(s["id"].as_str().unwrap().starts_with("SIG-"));
-            assert_eq!(s["project"], "/home/dev/acme-cli");
+            assert_eq!(s["project"], abs("/home/dev/acme-cli"));
         }
         let correction = demo_line_of("No, don't use npm");
         assert!(
@@ -1174,7 +1174,8 @@ fn a_replaced_transcript_is_read_from_the_start() {
 #[test]
 fn the_session_summary_covers_the_whole_session_but_reads_only_the_unseen_tail() {
     let env = Env::new();
-    let proj = Path::new("/home/dev/acme-cli");
+    let proj = abs("/home/dev/acme-cli");
+    let proj = Path::new(&proj);
     let text = demo_text();
     let half = demo_line_of("Now update the README") as usize;
     let head: String = text
@@ -1688,7 +1689,7 @@ fn forgetting_a_session_removes_its_cursor_but_keeps_its_place() {
     let stdin = json!({
         "session_id": "s-forget",
         "transcript_path": transcript,
-        "cwd": "/home/dev/acme-cli",
+        "cwd": abs("/home/dev/acme-cli"),
         "hook_event_name": "PreCompact",
         "trigger": "manual"
     })

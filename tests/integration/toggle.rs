@@ -82,7 +82,13 @@ fn commands(v: &Value, event: &str) -> Vec<String> {
 /// The four hooks are registered exactly once each, as the contract wants them.
 fn assert_registered(env: &Env, v: &Value) {
     for (event, binary) in HOOK_EVENTS {
-        let want = format!("\"{}\"", bin_dir(env).join(binary).display());
+        // Shell form (a quoted path) on Unix; exec form (the .exe itself, `args: []`) on Windows.
+        let path = bin_dir(env).join(exe(binary)).display().to_string();
+        let want = if cfg!(windows) {
+            path
+        } else {
+            format!("\"{path}\"")
+        };
         let groups: Vec<&Value> = v["hooks"][event]
             .as_array()
             .unwrap_or_else(|| panic!("no {event} in {v}"))
@@ -99,6 +105,11 @@ fn assert_registered(env: &Env, v: &Value) {
         let group = groups[0];
         let handler = &group["hooks"][0];
         assert_eq!(handler["type"], "command");
+        if cfg!(windows) {
+            assert_eq!(handler["args"], json!([]), "exec form: no shell");
+        } else {
+            assert!(handler.get("args").is_none(), "shell form");
+        }
         assert!(handler.get("async").is_none(), "synchronous");
         assert!(handler["timeout"]
             .as_u64()
@@ -329,7 +340,7 @@ fn layout_is_kept_byte_for_byte() {
 /// (name, text). The unit tests of the settings module run each in every layout; here each runs as
 /// it is and with tabs, CRLF and no final newline, through the real binary.
 fn real_world_settings() -> Vec<(String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/settings");
+    let dir = crate::util::repo().join("tests/fixtures/settings");
     let mut files: Vec<(String, String)> = fs::read_dir(dir)
         .unwrap()
         .flatten()
@@ -692,7 +703,7 @@ fn status_reports_on_off_and_partial() {
     assert!(partial.contains("SessionEnd hook missing"), "{partial}");
 
     toggle_ok(&env, &["on"]);
-    fs::remove_file(bin_dir(&env).join("capture-failure")).unwrap();
+    fs::remove_file(bin_dir(&env).join(exe("capture-failure"))).unwrap();
     let missing = toggle_ok(&env, &["status"]);
     assert!(missing.starts_with("reflect: partial"), "{missing}");
     assert!(
@@ -864,7 +875,7 @@ fn two_concurrent_ons_register_each_hook_once() {
     assert_eq!(v["model"], "opus");
     assert_registered(&env, &v);
     // Both copied the binaries at once (unique temp names, rename): the result is whole and runs.
-    let out = StdCommand::new(bin_dir(&env).join("memory-store"))
+    let out = StdCommand::new(bin_dir(&env).join(exe("memory-store")))
         .arg("--version")
         .output()
         .unwrap();
@@ -884,37 +895,43 @@ fn lock_serializes_toggles_and_a_locking_writer() {
     fs::write(&path, "{}\n").unwrap();
     toggle_ok(&env, &["on"]); // install once, so the racing processes only edit
     let lock = path.with_file_name("settings.json.lock");
-    let togglers: Vec<_> = (0..2)
-        .map(|_| {
-            let script = "for i in 1 2 3 4 5; do \"$0\" off >/dev/null && \"$0\" on >/dev/null || exit 1; done";
-            StdCommand::new("sh")
-                .args(["-c", script, crate::util::bin_path("reflect-toggle").to_str().unwrap()])
-                .env_clear()
-                .env("HOME", &env.home)
-                .env("CLAUDE_CONFIG_DIR", &env.config)
-                .env("REFLECT_HOME", &env.data)
-                .spawn()
-                .unwrap()
-        })
-        .collect();
     const WRITES: usize = 40;
-    for i in 0..WRITES {
-        fsutil::with_lock(&lock, LockWait::CLI, &mut || {}, || {
-            let mut v = read_json(&path);
-            v.as_object_mut()
-                .unwrap()
-                .insert(format!("writer{i}"), json!(i));
-            fsutil::atomic_write(
-                &path,
-                serde_json::to_string_pretty(&v).unwrap().as_bytes(),
-                0o644,
-            )
+    // Two togglers, each `off` then `on` five times.
+    let toggle_pairs = || {
+        (0..5).all(|_| {
+            ["off", "on"].iter().all(|arg| {
+                StdCommand::new(crate::util::bin_path("reflect-toggle"))
+                    .arg(arg)
+                    .env_clear()
+                    .env("HOME", &env.home)
+                    .env("CLAUDE_CONFIG_DIR", &env.config)
+                    .env("REFLECT_HOME", &env.data)
+                    .stdout(Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success())
+            })
         })
-        .unwrap();
-    }
-    for mut t in togglers {
-        assert!(t.wait().unwrap().success());
-    }
+    };
+    std::thread::scope(|scope| {
+        let togglers: Vec<_> = (0..2).map(|_| scope.spawn(toggle_pairs)).collect();
+        for i in 0..WRITES {
+            fsutil::with_lock(&lock, LockWait::CLI, &mut || {}, || {
+                let mut v = read_json(&path);
+                v.as_object_mut()
+                    .unwrap()
+                    .insert(format!("writer{i}"), json!(i));
+                fsutil::atomic_write(
+                    &path,
+                    serde_json::to_string_pretty(&v).unwrap().as_bytes(),
+                    0o644,
+                )
+            })
+            .unwrap();
+        }
+        for t in togglers {
+            assert!(t.join().unwrap());
+        }
+    });
     let v = read_json(&path);
     for i in 0..WRITES {
         assert_eq!(v[format!("writer{i}")], i, "writer's update {i} lost: {v}");

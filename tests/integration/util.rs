@@ -117,17 +117,15 @@ pub fn read_jsonl(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// The repository's root (the plugin).
+/// The repository's root (the plugin). Absolute in this platform's terms: under Wine the build's
+/// `/work/...` is `Z:\work\...`, which the binaries a test starts in another directory need.
 pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    std::path::absolute(env!("CARGO_MANIFEST_DIR")).unwrap()
 }
 
 /// A file under `../shared` (the design material CI keeps beside the clone).
 pub fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("shared")
-        .join(rel)
+    repo().join("..").join("shared").join(rel)
 }
 
 /// The real transcripts: the corpus and the reference probes.
@@ -241,4 +239,14 @@ pub fn link_file(src: &Path, dst: &Path) {
     std::os::unix::fs::symlink(src, dst).unwrap();
     #[cfg(not(unix))]
     fs::copy(src, dst).map(|_| ()).unwrap();
+}
+
+/// The absolute path `unix` names, as this platform spells one: itself on Unix, `C:\work\app`
+/// for `/work/app` on Windows (a project path in a payload is the platform's own).
+pub fn abs(unix: &str) -> String {
+    if cfg!(windows) {
+        format!("C:{}", unix.replace('/', "\\"))
+    } else {
+        unix.to_string()
+    }
 }

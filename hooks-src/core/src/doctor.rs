@@ -9,7 +9,7 @@ use std::time::Duration;
 use chrono::Utc;
 
 use crate::fsutil::{self, LockWait};
-use crate::paths::{self, Paths};
+use crate::paths::{self, binary_file, Paths};
 use crate::platform::modes;
 use crate::settings::Overall;
 use crate::signal::Status;
@@ -24,11 +24,6 @@ pub const BINARIES: [&str; 6] = [
     "memory-store",
     "reflect-toggle",
 ];
-
-/// The file name of binary `name` on this platform (`capture-signals.exe` on Windows).
-pub fn binary_file(name: &str) -> String {
-    format!("{name}{}", std::env::consts::EXE_SUFFIX)
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {

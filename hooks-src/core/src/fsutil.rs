@@ -27,7 +27,7 @@ use chrono::{SecondsFormat, Utc};
 
 use crate::error::{Error, IoContext, Result};
 use crate::platform::modes::{self, CreateMode};
-use crate::platform::{file_id, lock, owner, process, replace, special};
+use crate::platform::{file_id, lock, owner, replace, special, writer};
 
 /// Mode of every file reflect creates for itself (the store, cursors, logs, backups).
 pub const PRIVATE_FILE: u32 = 0o600;
@@ -222,8 +222,8 @@ pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
         // target's own mode wins.
         modes::set(&file, mode, existing.as_ref())?;
         file.sync_all()?;
-        // Closed before the rename: Windows refuses to rename a file open without share-delete.
-        drop(file);
+        // Still open: on Windows an open temp file is a live writer's (platform::writer), and
+        // std opens files with share-delete, which lets them be renamed.
         replace::rename_over(&tmp, &target)
     })();
     if let Err(e) = written {
@@ -242,7 +242,8 @@ pub const TEMP_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
 
 /// Whether `name` (in `dir`) is a temp file of [`atomic_write`] whose writer is gone: a SIGKILL
 /// between its creation and its rename left it. Its name carries the writer's process id; the
-/// file is stale when no such process is alive, or when it is older than [`TEMP_STALE_AFTER`].
+/// file is stale when its writer is gone ([`crate::platform::writer`]: no such process on Unix,
+/// no handle open on Windows), or when it is older than [`TEMP_STALE_AFTER`].
 pub fn stale_temp(dir: &Path, name: &str) -> bool {
     let Some(rest) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
         return false;
@@ -261,7 +262,7 @@ pub fn stale_temp(dir: &Path, name: &str) -> bool {
     if !(number(counter) && number(nanos)) {
         return false;
     }
-    let gone = process::alive(pid) == Some(false);
+    let gone = writer::gone(&dir.join(name), pid) == Some(true);
     gone || fs::symlink_metadata(dir.join(name))
         .and_then(|m| m.modified())
         .ok()
@@ -626,16 +627,12 @@ mod tests {
         assert!(leftovers.is_empty());
     }
 
+    // Unix only: a writer is told alive by its pid there; the Windows twin follows.
+    #[cfg(unix)]
     #[test]
     fn temp_files_of_dead_writers_are_stale_and_live_ones_are_not() {
         let dir = tempfile::tempdir().unwrap();
-        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-            .arg("--list")
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let dead = child.id();
-        child.wait().unwrap();
+        let dead = crate::platform::writer::dead_pid();
         let live = std::process::id();
         let names = [
             format!(".signals.jsonl.{dead}.123.0.tmp"),
@@ -665,6 +662,23 @@ mod tests {
             dir.path().join(&names[1]).exists(),
             "a live writer's temp stays"
         );
+    }
+
+    /// On Windows a temp file is a live writer's while a handle holds it: it stays until closed.
+    #[cfg(windows)]
+    #[test]
+    fn temp_files_held_open_are_not_stale_and_closed_ones_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid = std::process::id();
+        let held = format!(".signals.jsonl.{pid}.123.0.tmp");
+        let left = format!(".cursor.json.{pid}.7.2.tmp");
+        let handle = File::create(dir.path().join(&held)).unwrap();
+        fs::write(dir.path().join(&left), "x").unwrap();
+        fs::write(dir.path().join(".notes.tmp"), "x").unwrap();
+        assert_eq!(stale_temps(dir.path()), [left]);
+        assert_eq!(remove_stale_temps(dir.path()), 1);
+        drop(handle);
+        assert_eq!(stale_temps(dir.path()), [held]);
     }
 
     #[test]

@@ -8,10 +8,11 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::doctor::{binary_file, BINARIES};
+use crate::doctor::BINARIES;
 use crate::error::{Error, IoContext, Result};
 use crate::fsutil::{self, LockWait};
 use crate::migrate;
+use crate::paths::binary_file;
 use crate::paths::Paths;
 use crate::platform::modes;
 use crate::settings::{self, Document, Overall, Status};

@@ -15,6 +15,11 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
+/// The file name of binary `name` on this platform (`capture-signals.exe` on Windows).
+pub fn binary_file(name: &str) -> String {
+    format!("{name}{}", std::env::consts::EXE_SUFFIX)
+}
+
 /// The variables naming the user's home, first set wins.
 const HOME_VARS: &[&str] = if cfg!(windows) {
     &["USERPROFILE", "HOME"]

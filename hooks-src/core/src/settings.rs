@@ -126,7 +126,7 @@ impl HookForm {
 
 /// The exact `command` string we register for `spec` with binaries in `bin_dir`, in `form`.
 pub fn command_for(spec: &HookSpec, bin_dir: &Path, form: HookForm) -> String {
-    let binary = bin_dir.join(crate::doctor::binary_file(spec.binary));
+    let binary = bin_dir.join(crate::paths::binary_file(spec.binary));
     match form {
         HookForm::Shell => shell_quote(&binary),
         HookForm::Exec => binary.to_string_lossy().into_owned(),
@@ -751,7 +751,7 @@ impl Document {
                     stale.push(f.clone());
                 }
             }
-            let binary = bin_dir.join(crate::doctor::binary_file(spec.binary));
+            let binary = bin_dir.join(crate::paths::binary_file(spec.binary));
             hooks.push(HookStatus {
                 spec: *spec,
                 binary_ok: is_executable(&binary),

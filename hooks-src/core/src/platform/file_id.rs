@@ -1,6 +1,6 @@
 //! Whether two open files are the same file: device and inode on Unix, volume serial number and
-//! file index on Windows (what `GetFileInformationByHandle` gives; std keeps its own accessor
-//! unstable).
+//! file index on Windows (what `GetFileInformationByHandle` gives, through winapi-util; std keeps
+//! its own accessor unstable).
 
 use std::fs::File;
 use std::path::Path;
@@ -31,25 +31,14 @@ mod imp {
 #[cfg(windows)]
 mod imp {
     use std::fs::File;
-    use std::os::windows::io::AsRawHandle;
     use std::path::Path;
 
-    use windows_sys::Win32::Storage::FileSystem::{
-        GetFileInformationByHandle, BY_HANDLE_FILE_INFORMATION,
-    };
-
     pub fn id(f: &File) -> Option<(u64, u64)> {
-        // SAFETY: a zeroed BY_HANDLE_FILE_INFORMATION is valid (plain integers), and the handle
-        // is the open file's own.
-        let mut info: BY_HANDLE_FILE_INFORMATION = unsafe { std::mem::zeroed() };
-        let ok = unsafe { GetFileInformationByHandle(f.as_raw_handle(), &mut info) };
-        (ok != 0).then(|| {
-            let index = (u64::from(info.nFileIndexHigh) << 32) | u64::from(info.nFileIndexLow);
-            (u64::from(info.dwVolumeSerialNumber), index)
-        })
+        let info = winapi_util::file::information(f).ok()?;
+        Some((info.volume_serial_number(), info.file_index()))
     }
 
-    /// The file is opened (for no access beyond its attributes' worth) to be asked.
+    /// The file is opened to be asked (std's metadata does not carry the index).
     pub fn id_at(path: &Path) -> Option<(u64, u64)> {
         id(&File::open(path).ok()?)
     }

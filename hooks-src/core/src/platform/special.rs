@@ -47,12 +47,7 @@ mod imp {
 mod imp {
     use std::fs::{File, Metadata, OpenOptions};
     use std::io;
-    use std::os::windows::io::AsRawHandle;
     use std::path::Path;
-
-    use windows_sys::Win32::Storage::FileSystem::{
-        GetFileType, FILE_TYPE_CHAR, FILE_TYPE_DISK, FILE_TYPE_PIPE,
-    };
 
     /// Open `path` for reading. Opening never blocks on Windows (reading a console or a pipe
     /// would), and nothing is read before [`not_regular_kind`] has looked at the handle.
@@ -61,18 +56,18 @@ mod imp {
     }
 
     /// What the open `file` is when it is not a regular file: `GetFileType` tells a disk file from
-    /// a character device (`CON`, `NUL`, `COM1`) and a pipe, which `fstat`-like metadata cannot.
+    /// a character device (`CON`, `NUL`, `COM1`) and a pipe, which metadata cannot.
     pub fn not_regular_kind(file: &File) -> io::Result<Option<&'static str>> {
-        // SAFETY: the handle is the open file's own, valid while `file` lives.
-        let kind = unsafe { GetFileType(file.as_raw_handle()) };
-        Ok(match kind {
-            FILE_TYPE_DISK => {
-                let meta = file.metadata()?;
-                (!meta.is_file()).then(|| self::kind(&meta))
-            }
-            FILE_TYPE_CHAR => Some("a device"),
-            FILE_TYPE_PIPE => Some("a pipe"),
-            _ => Some("a special file"),
+        let typ = winapi_util::file::typ(file)?;
+        Ok(if typ.is_disk() {
+            let meta = file.metadata()?;
+            (!meta.is_file()).then(|| kind(&meta))
+        } else if typ.is_char() {
+            Some("a device")
+        } else if typ.is_pipe() {
+            Some("a pipe")
+        } else {
+            Some("a special file")
         })
     }
 
