@@ -811,6 +811,44 @@ fn installed_binaries_run_and_are_reused() {
     assert_eq!(lines[0]["type"], "failure");
 }
 
+/// A hook that `on` registered, started as Claude Code starts it (on Windows the exec form: the
+/// .exe itself, no shell between), with a payload of Windows paths (a `C:\\Users\\...` cwd, a
+/// transcript_path with backslashes), stores its signal.
+#[test]
+fn a_registered_hook_stores_the_signal_of_a_payload_with_windows_paths() {
+    let env = Env::new();
+    toggle_ok(&env, &["on"]);
+    let handler = read_json(&settings(&env))["hooks"]["PostToolUseFailure"][0]["hooks"][0].clone();
+    assert_eq!(handler.get("args").is_some(), cfg!(windows), "{handler}");
+    let fixture =
+        crate::util::repo().join("tests/fixtures/payloads/PostToolUseFailure-windows.json");
+    let payload = fs::read_to_string(fixture).unwrap();
+    let sent: Value = serde_json::from_str(&payload).unwrap();
+    let mut child = crate::util::as_claude_starts(&handler)
+        .env_clear()
+        .env("HOME", &env.home)
+        .env("CLAUDE_CONFIG_DIR", &env.config)
+        .env("REFLECT_HOME", &env.data)
+        .current_dir(env.dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), payload.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success() && out.stdout.is_empty(), "{out:?}");
+    let lines = env.store_lines();
+    assert_eq!(lines.len(), 1, "the hook stored the failure");
+    assert_eq!(lines[0]["type"], "failure");
+    assert_eq!(lines[0]["session_id"], sent["session_id"]);
+    if cfg!(windows) {
+        assert_eq!(
+            lines[0]["project"], sent["cwd"],
+            "the Windows project path, as given"
+        );
+    }
+}
+
 /// A `reflect-toggle` process as a plain std command (the lock tests need to spawn and watch it).
 fn spawn_toggle(env: &Env, args: &[&str]) -> StdCommand {
     let mut c = StdCommand::new(crate::util::bin_path("reflect-toggle"));

@@ -1307,6 +1307,64 @@ mod tests {
         }
     }
 
+    /// Windows' exec form: each handler names the binary in `command` (its backslashes escaped
+    /// in the file) with `"args": []`, no shell; `on` then `off` gives back the very bytes in every
+    /// layout, CRLF included; `off` finds exactly those entries; a second `on` changes nothing.
+    #[test]
+    fn exec_form_on_then_off_is_byte_identical_and_recognized() {
+        let bin = Path::new(r"C:\Users\Me\.claude\reflections\bin");
+        let at = Path::new("/s.json");
+        let exec = |text: &str| {
+            Document::parse(at, Some(text.as_bytes().to_vec()))
+                .unwrap()
+                .with_form(HookForm::Exec)
+        };
+        // A Windows path in the exec form is one word, its backslashes no escapes.
+        let win = r"C:\Users\Me\.claude\reflections\bin\capture-failure.exe";
+        let handler = serde_json::json!({"type": "command", "command": win, "args": []});
+        assert_eq!(recognize(&handler).and_then(|r| r.hook), Some(1));
+        for (name, text) in real_world_files() {
+            let before = exec(&text);
+            let mut on = before.clone();
+            assert_eq!(on.enable(bin).len(), 4, "{name}");
+            let on_text = String::from_utf8(on.render()).unwrap();
+            let want = bin.join(reflect_base::paths::binary_file("capture-failure"));
+            let want = serde_json::to_string(&want.to_string_lossy()).unwrap();
+            assert!(
+                on_text.contains(&format!("\"command\": {want}"))
+                    || on_text.contains(&format!("\"command\":{want}")),
+                "{name}: {on_text}"
+            );
+            assert!(want.contains(r"\\reflections\\bin"), "{want}: JSON-escaped");
+            let handlers = on.found();
+            assert_eq!(
+                handlers.len(),
+                4,
+                "{name}: every entry is recognized as ours"
+            );
+            assert!(handlers
+                .iter()
+                .all(|f| f.handler["args"] == serde_json::json!([])));
+            assert!(
+                exec(&on_text).enable(bin).is_empty(),
+                "{name}: a second on changes nothing"
+            );
+            assert_eq!(
+                exec(&on_text).status(bin).overall(),
+                Overall::Partial,
+                "{name}"
+            );
+            let mut off = exec(&on_text);
+            assert_eq!(off.disable_after(Some(&before), bin).len(), 4, "{name}");
+            assert_eq!(String::from_utf8(off.render()).unwrap(), text, "{name}");
+            let mut off = exec(&on_text);
+            off.disable();
+            if !on_fills_an_empty_container(&before) {
+                assert_eq!(String::from_utf8(off.render()).unwrap(), text, "{name}");
+            }
+        }
+    }
+
     #[test]
     fn layout_is_kept() {
         for text in [
