@@ -65,7 +65,7 @@ pub(crate) fn install_binaries(source: &Path, dest: &Path, dry_run: bool) -> Res
     }
     let mut out = Installed::default();
     let same_dir = matches!(
-        (fs::canonicalize(source), fs::canonicalize(dest)),
+        (dunce::canonicalize(source), dunce::canonicalize(dest)),
         (Ok(a), Ok(b)) if a == b
     );
     for name in BINARIES {

@@ -215,7 +215,7 @@ pub(crate) fn check_target(given: &Path, target: &Path) -> Result<()> {
             ));
         }
     }
-    let real_dir = target.parent().and_then(|d| fs::canonicalize(d).ok());
+    let real_dir = target.parent().and_then(|d| dunce::canonicalize(d).ok());
     let in_git = [Some(given), Some(target), real_dir.as_deref()]
         .into_iter()
         .flatten()
