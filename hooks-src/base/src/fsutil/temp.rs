@@ -2,8 +2,12 @@
 //! writer is gone.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use super::open::resolve_symlinks;
+use super::owner::as_root;
+use crate::platform::{owner, writer};
 
 /// Age past which a temp file of [`super::atomic_write`] is taken as left by a crash even though a
 /// process of the id in its name is alive (ids are reused): no write takes this long.
@@ -12,31 +16,71 @@ pub const TEMP_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
 /// Whether `name` (in `dir`) is a temp file of [`super::atomic_write`] whose writer is gone: a SIGKILL
 /// between its creation and its rename left it. Its name carries the writer's process id; the
 /// file is stale when its writer is gone ([`crate::platform::writer`]: no such process on Unix,
-/// no handle open on Windows), or when it is older than [`TEMP_STALE_AFTER`].
+/// no handle open on Windows), or when it is older than [`TEMP_STALE_AFTER`]. Only a regular
+/// file of ours is: owned by this user (root: by anyone, as root may have written it for the
+/// owner of the file it was to replace; on Windows, see [`crate::platform::owner`]).
 pub fn stale_temp(dir: &Path, name: &str) -> bool {
-    let Some(rest) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+    let Some((_, pid)) = temp_name_parts(name) else {
         return false;
     };
-    // `.{name}.{pid}.{nanos}.{counter}.tmp`, the name itself possibly holding dots.
-    let mut parts = rest.rsplitn(4, '.');
-    let (Some(counter), Some(nanos), Some(pid), Some(_)) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
+    let Ok(meta) = fs::symlink_metadata(dir.join(name)) else {
         return false;
     };
-    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    let Some(pid) = pid.parse::<u32>().ok().filter(|&p| p > 0) else {
-        return false;
-    };
-    if !(number(counter) && number(nanos)) {
-        return false;
-    }
-    let gone = crate::platform::writer::gone(&dir.join(name), pid) == Some(true);
-    gone || fs::symlink_metadata(dir.join(name))
-        .and_then(|m| m.modified())
+    let ours = meta.is_file() && (as_root() || owner::mine(&meta));
+    let gone = writer::gone(&dir.join(name), pid) == Some(true);
+    let old = meta
+        .modified()
         .ok()
         .and_then(|t| t.elapsed().ok())
-        .is_some_and(|age| age > TEMP_STALE_AFTER)
+        .is_some_and(|age| age > TEMP_STALE_AFTER);
+    ours && (gone || old)
+}
+
+/// The parts of an [`super::atomic_write`] temp name `.{target}.{pid}.{nanos}.{counter}.tmp` (the
+/// target's name possibly holding dots): the target's name and the writer's pid. `None` for any
+/// other name.
+fn temp_name_parts(name: &str) -> Option<(&str, u32)> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let mut parts = rest.rsplitn(4, '.');
+    let (counter, nanos, pid, target) =
+        (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !(number(counter) && number(nanos) && number(pid)) || target.is_empty() {
+        return None;
+    }
+    Some((target, pid.parse().ok().filter(|&p| p > 0)?))
+}
+
+/// The [`stale_temp`] files left by an interrupted [`super::atomic_write`] of `file` (links
+/// followed, as the write does): in a directory that is not reflect's, such as the config dir of
+/// settings.json, only this file's temp names count. A settings.json temp is a full copy of it,
+/// `env` secrets and all.
+pub fn stale_temps_of(file: &Path) -> Vec<PathBuf> {
+    let Ok(target) = resolve_symlinks(file) else {
+        return Vec::new();
+    };
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+        return Vec::new();
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let name = name.to_string_lossy();
+    stale_temps(dir)
+        .into_iter()
+        .filter(|n| temp_name_parts(n).is_some_and(|(t, _)| t == name))
+        .map(|n| dir.join(n))
+        .collect()
+}
+
+/// Remove the [`stale_temps_of`] `file` (best effort); returns how many went.
+pub fn remove_stale_temps_of(file: &Path) -> usize {
+    stale_temps_of(file)
+        .iter()
+        .filter(|p| fs::remove_file(p).is_ok())
+        .count()
 }
 
 /// The [`stale_temp`] files in `dir`, by name.

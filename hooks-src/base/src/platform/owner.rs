@@ -19,6 +19,11 @@ mod imp {
         rustix::process::geteuid().is_root()
     }
 
+    /// Whether the file of `meta` is owned by the user this process runs as.
+    pub fn mine(meta: &Metadata) -> bool {
+        meta.uid() == rustix::process::geteuid().as_raw()
+    }
+
     /// Give the directories in `created` (just made, by root) the owner of `existing`. Best effort.
     pub fn give_dirs(created: &[&Path], existing: &Metadata) {
         for dir in created {
@@ -60,6 +65,11 @@ mod imp {
     /// No process is "root" for the user's files on Windows.
     pub fn as_root() -> bool {
         false
+    }
+
+    /// Every file in the user's profile is the user's: its ACL, not an owner id, keeps others out.
+    pub fn mine(_meta: &Metadata) -> bool {
+        true
     }
 
     pub fn give_dirs(_created: &[&Path], _existing: &Metadata) {}
