@@ -24,10 +24,13 @@ pub fn answer_help_or_version(program: &str, help: &str) -> bool {
     true
 }
 
-/// Log to the error log of the environment's data dir (best effort).
+/// Log to the error log of the environment's data dir (best effort), redacted: a message quotes
+/// paths, payload fields and errors, any of which can carry a secret.
 pub fn log(program: &str, message: &str) {
     if let Ok(paths) = Paths::from_env() {
-        fsutil::log_error(&paths.error_log(), program, message);
+        // Redacted before the log cuts it to one line (a cut token would leak its start).
+        let message = reflect_store::redact::redact_prefix(message, 2 * fsutil::LOG_LINE_MAX);
+        fsutil::log_error(&paths.error_log(), program, &message);
     }
 }
 
