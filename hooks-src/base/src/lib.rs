@@ -10,5 +10,6 @@
 pub mod error;
 pub mod fsutil;
 pub mod paths;
+pub mod platform;
 pub mod sanitize;
 pub mod text;
