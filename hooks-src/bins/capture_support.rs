@@ -187,6 +187,9 @@ mod tests {
         list.iter().map(OsString::from).collect()
     }
 
+    /// An absolute project path, as this platform spells one.
+    const P: &str = if cfg!(windows) { r"C:\p" } else { "/p" };
+
     #[test]
     fn offline_flags() {
         let (r, format) = offline_request(
@@ -195,7 +198,7 @@ mod tests {
                 "t.jsonl",
                 "--session=s1",
                 "--project",
-                "/p",
+                P,
                 "--dry-run",
             ]),
             false,
@@ -203,7 +206,7 @@ mod tests {
         .unwrap();
         assert_eq!(r.transcript, PathBuf::from("t.jsonl"));
         assert_eq!(r.session.as_deref(), Some("s1"));
-        assert_eq!(r.project.as_deref(), Some("/p"));
+        assert_eq!(r.project.as_deref(), Some(P));
         assert!(r.dry_run);
         assert_eq!(r.hook, "cli");
         assert_eq!(format, Format::Jsonl);

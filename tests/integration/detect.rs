@@ -23,7 +23,7 @@ const DEV_FLOOR: (f64, f64) = (0.80, 0.40);
 const LORO_FLOOR: (f64, f64) = (0.72, 0.28);
 
 fn corpus() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let dir = crate::util::repo().join("../shared/corpus");
     assert!(
         dir.join("labels-dev.jsonl").is_file(),
         "the shared corpus is missing at {}",

@@ -21,7 +21,7 @@ fn repo(env: &Env, rel: &str) -> PathBuf {
 
 /// A transcript of prompts and replies at `<config>/projects/x/<session>.jsonl`.
 fn transcript(env: &Env, session: &str, turns: &[(&str, &str)]) -> PathBuf {
-    let dir = env.config.join("projects/x");
+    let dir = env.config.join("projects").join("x");
     fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{session}.jsonl"));
     let mut text = String::new();
@@ -441,7 +441,7 @@ fn the_digest_reaches_nearly_every_learning_moment_capture_leaves() {
             .join(format!("t{k}"))
             .join(format!("{session}.jsonl"));
         fs::create_dir_all(linked.parent().unwrap()).unwrap();
-        std::os::unix::fs::symlink(file, &linked).unwrap();
+        crate::util::link_file(file, &linked);
         let data = env.dir.path().join(format!("d{k}"));
         let run = |bin: &str, args: &[&str]| {
             let out = env

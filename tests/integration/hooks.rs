@@ -5,14 +5,17 @@
 use std::collections::HashSet;
 use std::fs;
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command as Std, Output, Stdio};
+#[cfg(unix)]
+use std::process::Command as Std;
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::{mkfifo, read_jsonl, shared, spawn_fed, stdout, Env};
+#[cfg(unix)]
+use crate::util::mkfifo;
+use crate::util::{abs, read_jsonl, shared, spawn_fed, stdout, Env};
 
 pub const HOOKS: [&str; 4] = [
     "capture-signals",
@@ -39,7 +42,7 @@ fn debug_binaries() -> bool {
 }
 
 pub fn demo_transcript() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo-transcript.jsonl")
+    crate::util::repo().join("examples/demo-transcript.jsonl")
 }
 
 /// Run a hook binary with `stdin`, timing the whole process.
@@ -158,6 +161,66 @@ struct Case {
     log: Log,
 }
 
+/// Special files as the transcript, Unix's: a FIFO that never ends, a device, a file without read
+/// permission.
+#[cfg(unix)]
+fn unix_special_transcripts(env: &Env, with: &dyn Fn(&Path) -> String, cases: &mut Vec<Case>) {
+    use std::os::unix::fs::PermissionsExt;
+    let fifo = env.dir.path().join("fifo.jsonl");
+    let made = Std::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    cases.push(Case {
+        name: "transcript is a FIFO that never ends",
+        stdin: with(&fifo).into_bytes(),
+        log: Log::Capture,
+    });
+    cases.push(Case {
+        name: "transcript is /dev/zero",
+        stdin: with(Path::new("/dev/zero")).into_bytes(),
+        log: Log::Capture,
+    });
+    let locked = transcript_with(env, "locked.jsonl", demo_text().as_bytes());
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    // As root, mode 000 does not stop reads: then the hook reads it and has nothing to report.
+    let readable_anyway = fs::File::open(&locked).is_ok();
+    cases.push(Case {
+        name: "transcript unreadable (mode 000)",
+        stdin: with(&locked).into_bytes(),
+        log: if readable_anyway {
+            Log::No
+        } else {
+            Log::Capture
+        },
+    });
+}
+
+#[cfg(not(unix))]
+fn unix_special_transcripts(_: &Env, _: &dyn Fn(&Path) -> String, _: &mut Vec<Case>) {}
+
+/// Special files as the transcript, Windows': the console, the null device and a named pipe, which
+/// a read would wait on or which are no file at all.
+#[cfg(windows)]
+fn windows_special_transcripts(with: &dyn Fn(&Path) -> String, cases: &mut Vec<Case>) {
+    for (name, path) in [
+        ("transcript is CON (the console)", r"CON"),
+        ("transcript is NUL", r"NUL"),
+        ("transcript is NUL in a directory", r"C:\Windows\NUL"),
+        (
+            "transcript is a named pipe",
+            r"\\.\pipe\reflect-no-such-pipe",
+        ),
+    ] {
+        cases.push(Case {
+            name,
+            stdin: with(Path::new(path)).into_bytes(),
+            log: Log::Capture,
+        });
+    }
+}
+
+#[cfg(not(windows))]
+fn windows_special_transcripts(_: &dyn Fn(&Path) -> String, _: &mut Vec<Case>) {}
+
 fn bad_payload_cases(env: &Env) -> Vec<Case> {
     let proj = project(env);
     let good_transcript = transcript_with(env, "good.jsonl", demo_text().as_bytes());
@@ -265,33 +328,10 @@ fn bad_payload_cases(env: &Env) -> Vec<Case> {
         stdin: with(env.dir.path()).into_bytes(),
         log: Log::Capture,
     });
-    let fifo = env.dir.path().join("fifo.jsonl");
-    let made = Std::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
-    assert!(made.success());
-    cases.push(Case {
-        name: "transcript is a FIFO that never ends",
-        stdin: with(&fifo).into_bytes(),
-        log: Log::Capture,
-    });
-    cases.push(Case {
-        name: "transcript is /dev/zero",
-        stdin: with(Path::new("/dev/zero")).into_bytes(),
-        log: Log::Capture,
-    });
-    let locked = transcript_with(env, "locked.jsonl", demo_text().as_bytes());
-    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
-    // As root, mode 000 does not stop reads: then the hook reads it and has nothing to report.
-    let readable_anyway = fs::File::open(&locked).is_ok();
-    cases.push(Case {
-        name: "transcript unreadable (mode 000)",
-        stdin: with(&locked).into_bytes(),
-        log: if readable_anyway {
-            Log::No
-        } else {
-            Log::Capture
-        },
-    });
+    unix_special_transcripts(env, &with, &mut cases);
+    windows_special_transcripts(&with, &mut cases);
     let mut garbage = Vec::with_capacity(256 * 1024);
+
     let mut x: u32 = 0x9e37_79b9;
     for _ in 0..256 * 1024 {
         x ^= x << 13;
@@ -876,7 +916,7 @@ fn dry_run_prints_full_signals_and_writes_nothing() {
             .cmd(bin)
             .args(["--transcript"])
             .arg(demo_transcript())
-            .args(["--dry-run", "--project", "/home/dev/acme-cli"])
+            .args(["--dry-run", "--project", &abs("/home/dev/acme-cli")])
             .output()
             .unwrap();
         assert!(
@@ -908,7 +948,7 @@ fn dry_run_prints_full_signals_and_writes_nothing() {
                 assert!(s.get(field).is_some(), "{bin}: {field} missing in {s}");
             }
             assert!(s["id"].as_str().unwrap().starts_with("SIG-"));
-            assert_eq!(s["project"], "/home/dev/acme-cli");
+            assert_eq!(s["project"], abs("/home/dev/acme-cli"));
         }
         let correction = demo_line_of("No, don't use npm");
         assert!(
@@ -989,6 +1029,8 @@ fn capture_offline(env: &Env, transcript: &Path, session: &str) {
 }
 
 #[test]
+// Unix only: a FIFO is Unix's; Windows' special files are in the bad-input table.
+#[cfg(unix)]
 fn regression_a_fifo_cursor_does_not_hang_the_capture_hooks() {
     let env = Env::new();
     let t = transcript_with(&env, "t.jsonl", demo_text().as_bytes());
@@ -1130,9 +1172,14 @@ fn a_replaced_transcript_is_read_from_the_start() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "the demo transcript is a Linux session: its /home/dev paths lie under no Windows project"
+)]
 fn the_session_summary_covers_the_whole_session_but_reads_only_the_unseen_tail() {
     let env = Env::new();
-    let proj = Path::new("/home/dev/acme-cli");
+    let proj = abs("/home/dev/acme-cli");
+    let proj = Path::new(&proj);
     let text = demo_text();
     let half = demo_line_of("Now update the README") as usize;
     let head: String = text
@@ -1456,10 +1503,14 @@ fn data_files(env: &Env) -> Vec<(String, Vec<u8>)> {
 
 /// The files under the data dir whose name or bytes hold `needle`.
 fn holding(env: &Env, needle: &str) -> Vec<String> {
+    // As JSON spells it too (a Windows path's backslashes doubled).
+    let json = serde_json::to_string(needle).unwrap();
+    let json = json.trim_matches('"');
     data_files(env)
         .into_iter()
         .filter(|(name, bytes)| {
-            name.contains(needle) || String::from_utf8_lossy(bytes).contains(needle)
+            let text = String::from_utf8_lossy(bytes);
+            name.contains(needle) || text.contains(needle) || text.contains(json)
         })
         .map(|(name, _)| name)
         .collect()
@@ -1558,9 +1609,7 @@ fn regression_forget_leaves_no_byte_naming_what_it_forgets() {
     );
     rewrite.join().unwrap();
     // Leftovers of killed writers, the error logs, and a file another part keys by session.
-    let mut child = Std::new("true").spawn().unwrap();
-    let dead = child.id();
-    child.wait().unwrap();
+    let dead = crate::util::dead_pid();
     fs::copy(
         env.store(),
         env.data.join(format!(".signals.jsonl.{dead}.1.0.tmp")),
@@ -1648,7 +1697,7 @@ fn forgetting_a_session_removes_its_cursor_but_keeps_its_place() {
     let stdin = json!({
         "session_id": "s-forget",
         "transcript_path": transcript,
-        "cwd": "/home/dev/acme-cli",
+        "cwd": abs("/home/dev/acme-cli"),
         "hook_event_name": "PreCompact",
         "trigger": "manual"
     })

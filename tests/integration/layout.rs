@@ -11,7 +11,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::skills::repo;
+use crate::util::repo;
 
 /// The workspace's crates, bottom up: a crate may depend (as a normal or build dependency) only
 /// on crates of a lower layer. Crates of one layer stand beside each other and may not import

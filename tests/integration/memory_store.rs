@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 use std::fs;
+#[cfg(unix)]
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command as Std, Stdio};
 use std::time::Duration;
@@ -10,7 +11,9 @@ use std::time::Duration;
 use predicates::prelude::*;
 use serde_json::{json, Value};
 
-use crate::util::{mkfifo, mknod_null, read_jsonl, stdout, Env};
+use crate::util::{abs, read_jsonl, stdout, Env};
+#[cfg(unix)]
+use crate::util::{mkfifo, mknod_null};
 
 fn append(env: &Env, signal: Value) -> String {
     let out = env
@@ -31,15 +34,15 @@ fn seed(env: &Env) -> Vec<String> {
     vec![
         append(
             env,
-            json!({"type": "correction", "content": "Use pnpm, not npm", "session_id": "s1", "project": "/work/app", "tags": ["pnpm"]}),
+            json!({"type": "correction", "content": "Use pnpm, not npm", "session_id": "s1", "project": abs("/work/app"), "tags": ["pnpm"]}),
         ),
         append(
             env,
-            json!({"type": "failure", "content": "Bash failed: Exit code 1", "session_id": "s1", "project": "/work/app"}),
+            json!({"type": "failure", "content": "Bash failed: Exit code 1", "session_id": "s1", "project": abs("/work/app")}),
         ),
         append(
             env,
-            json!({"type": "convention", "content": "Tests go in tests/unit", "session_id": "s2", "project": "/other"}),
+            json!({"type": "convention", "content": "Tests go in tests/unit", "session_id": "s2", "project": abs("/other")}),
         ),
     ]
 }
@@ -208,7 +211,7 @@ fn query_filters_combine() {
         ids[..2].to_vec()
     );
     assert_eq!(
-        ids_of(&query(&env, &["--project", "/work"])),
+        ids_of(&query(&env, &["--project", &abs("/work")])),
         ids[..2].to_vec()
     );
     assert!(query(&env, &["--project", "/wor"]).is_empty());
@@ -583,6 +586,8 @@ fn promote_to(env: &Env, id: &str, target: &std::path::Path) -> std::process::Ou
 /// as a script, so a learning written there could be run. It is refused, the fix named, nothing
 /// changed; once the bit is cleared the promotion goes through.
 #[test]
+// Unix only: the execute bit is Unix's.
+#[cfg(unix)]
 fn regression_promote_refuses_an_executable_markdown_file_without_a_shebang() {
     let env = Env::new();
     let ids = seed(&env);
@@ -609,7 +614,60 @@ fn regression_promote_refuses_an_executable_markdown_file_without_a_shebang() {
     assert!(text.contains("Use pnpm, not npm"), "{text}");
 }
 
+/// What is no Markdown note is refused on every platform, Windows' devices included: a git
+/// config or hook, a note inside `.git/`, a directory named like a note, and on Windows the
+/// console and the null device. Nothing is written and the signal stays unpromoted.
 #[test]
+fn promote_refuses_what_is_not_a_markdown_note() {
+    let env = Env::new();
+    let ids = seed(&env);
+    let repo = env.dir.path().join("repo");
+    let git = repo.join(".git");
+    fs::create_dir_all(git.join("hooks")).unwrap();
+    fs::write(git.join("config"), "[core]\n\tbare = false\n").unwrap();
+    fs::write(git.join("hooks/pre-commit"), "#!/bin/sh\nexit 0\n").unwrap();
+    fs::write(git.join("notes.md"), "# git's\n").unwrap();
+    let dir_md = repo.join("docs.md");
+    fs::create_dir_all(&dir_md).unwrap();
+    let mut cases = vec![
+        (git.join("config"), "not a Markdown file"),
+        (git.join("hooks/pre-commit"), "not a Markdown file"),
+        (git.join("notes.md"), "inside a .git directory"),
+        (dir_md.clone(), "is a directory, not a regular file"),
+    ];
+    if cfg!(windows) {
+        cases.push((std::path::PathBuf::from("CON"), "not a Markdown file"));
+        cases.push((
+            std::path::PathBuf::from(r"C:\Windows\NUL"),
+            "not a Markdown file",
+        ));
+    }
+    let store = fs::read(env.store()).unwrap();
+    let files = [
+        git.join("config"),
+        git.join("hooks/pre-commit"),
+        git.join("notes.md"),
+    ];
+    let before: Vec<Vec<u8>> = files.iter().map(|p| fs::read(p).unwrap()).collect();
+    for (target, why) in cases {
+        let out = promote_to(&env, &ids[0], &target);
+        assert_eq!(out.status.code(), Some(1), "{}: {out:?}", target.display());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{}: {err}", target.display());
+        let after: Vec<Vec<u8>> = files.iter().map(|p| fs::read(p).unwrap()).collect();
+        assert_eq!(after, before, "{}: a file changed", target.display());
+        assert!(dir_md.is_dir());
+        assert_eq!(
+            fs::read(env.store()).unwrap(),
+            store,
+            "the signal is not marked promoted"
+        );
+    }
+}
+
+#[test]
+// Unix only: symlinks, FIFOs and device nodes (Wine 8 cannot stat the links it makes); promote_refuses_what_is_not_a_markdown_note runs everywhere.
+#[cfg(unix)]
 fn regression_promote_writes_only_into_markdown_notes() {
     let env = Env::new();
     let ids = seed(&env);
@@ -697,6 +755,8 @@ fn regression_promote_writes_only_into_markdown_notes() {
 }
 
 #[test]
+// Unix only: Wine 8 cannot stat the symlinks and junctions it makes.
+#[cfg(unix)]
 fn promote_follows_a_claude_md_linked_into_a_dotfiles_repo() {
     let env = Env::new();
     let ids = seed(&env);
@@ -792,7 +852,7 @@ fn forget_deletes_everywhere_including_backups() {
         .success();
     assert_eq!(ids_of(&env.store_lines()), [ids[2].clone()]);
     env.cmd("memory-store")
-        .args(["forget", "--project", "/other"])
+        .args(["forget", "--project", &abs("/other")])
         .assert()
         .success();
     assert!(env.store_lines().is_empty());
@@ -1058,8 +1118,10 @@ fn regression_doctor_reports_an_unreadable_store_torn_archive_lines_and_leftover
     assert!(!text.contains("nothing captured yet"), "{text}");
     fs::remove_dir(env.store()).unwrap();
     fs::rename(&moved, env.store()).unwrap();
-    // Root reads a file of mode 000: the case needs another user.
+    // Root reads a file of mode 000: the case needs another user (and Unix's modes).
+    #[cfg(unix)]
     if !is_root() {
+        use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(env.store(), fs::Permissions::from_mode(0o000)).unwrap();
         let (code, text) = doctor(&env);
         assert_eq!(code, Some(1), "{text}");
@@ -1068,9 +1130,7 @@ fn regression_doctor_reports_an_unreadable_store_torn_archive_lines_and_leftover
     }
     // A torn line in the archive, and a temp file a killed rewrite left.
     fs::write(env.data.join("signals.archive.jsonl"), "{\"torn").unwrap();
-    let mut child = Std::new("true").spawn().unwrap();
-    let dead = child.id();
-    child.wait().unwrap();
+    let dead = crate::util::dead_pid();
     let leftover = env.data.join(format!(".signals.jsonl.{dead}.5.0.tmp"));
     fs::write(&leftover, fs::read(env.store()).unwrap()).unwrap();
     let (_, text) = doctor(&env);
@@ -1092,6 +1152,7 @@ fn regression_doctor_reports_an_unreadable_store_torn_archive_lines_and_leftover
 }
 
 /// Whether the tests run as root (who reads a file of mode 000).
+#[cfg(unix)]
 fn is_root() -> bool {
     Std::new("id")
         .arg("-u")
@@ -1148,6 +1209,8 @@ fn errors_name_the_path_and_the_cause() {
 
 /// A FIFO in place of the store made `query`, `stats` and `get` wait forever for a writer.
 #[test]
+// Unix only: a FIFO is Unix's; Windows' devices and pipes are refused in base's fsutil tests and the hooks' bad-input table.
+#[cfg(unix)]
 fn regression_a_fifo_as_the_store_is_refused_without_waiting() {
     let env = Env::new();
     fs::create_dir_all(&env.data).unwrap();
@@ -1209,53 +1272,69 @@ fn a_closed_stdout_is_not_an_error() {
 }
 
 /// 16 processes × 500 appends at once, with updates and prunes racing: 8,000 intact lines,
-/// 8,000 distinct ids, and none lost to a rewrite.
+/// 8,000 distinct ids, and none lost to a rewrite. (Under Wine, where starting a process costs
+/// ~50x more, 8 × 40 with 10 update-and-prune rounds: the same races, fewer turns.)
 #[test]
 fn concurrent_appends_and_rewrites_lose_nothing() {
+    let (writers, items, rounds) = if cfg!(windows) {
+        (8, 40, 10)
+    } else {
+        (16, 500, 40)
+    };
     let env = Env::new();
     let first = append(
         &env,
         json!({"type": "gotcha", "content": "the one the updater edits"}),
     );
     let bin = crate::util::bin_path("memory-store");
-    let spawn = |script: String| {
-        Std::new("sh")
-            .arg("-c")
-            .arg(script)
+    let run = |args: &[String]| {
+        Std::new(&bin)
+            .args(args)
             .env("REFLECT_HOME", &env.data)
             .env("HOME", &env.home)
             .env_remove("CLAUDE_CONFIG_DIR")
             .stdout(Stdio::null())
-            .spawn()
+            .status()
             .unwrap()
+            .success()
     };
-    let writers: Vec<_> = (0..16)
-        .map(|w| {
-            spawn(format!(
-                "i=0; while [ $i -lt 500 ]; do '{bin}' append \"{{\\\"type\\\":\\\"gotcha\\\",\\\"content\\\":\\\"writer {w} item $i\\\"}}\" || exit 1; i=$((i+1)); done",
-                bin = bin.display()
-            ))
-        })
-        .collect();
-    let racer = spawn(format!(
-        "i=0; while [ $i -lt 40 ]; do '{bin}' update {first} --tag t$i || exit 1; '{bin}' prune || exit 1; i=$((i+1)); done",
-        bin = bin.display()
-    ));
-    for mut w in writers {
-        assert!(w.wait().unwrap().success(), "a writer failed");
-    }
-    let mut racer = racer;
-    assert!(racer.wait().unwrap().success(), "the updater failed");
+    std::thread::scope(|scope| {
+        let writers: Vec<_> = (0..writers)
+            .map(|w| {
+                scope.spawn(move || {
+                    (0..items).all(|i| {
+                        let line =
+                            json!({"type": "gotcha", "content": format!("writer {w} item {i}")});
+                        run(&["append".into(), line.to_string()])
+                    })
+                })
+            })
+            .collect();
+        let racer = scope.spawn(|| {
+            (0..rounds).all(|i| {
+                run(&[
+                    "update".into(),
+                    first.clone(),
+                    "--tag".into(),
+                    format!("t{i}"),
+                ]) && run(&["prune".into()])
+            })
+        });
+        for w in writers {
+            assert!(w.join().unwrap(), "a writer failed");
+        }
+        assert!(racer.join().unwrap(), "the updater failed");
+    });
     let lines = env.store_lines(); // panics on any torn or invalid line
     let ids: HashSet<String> = ids_of(&lines).into_iter().collect();
-    assert_eq!(lines.len(), 8001);
-    assert_eq!(ids.len(), 8001, "ids are unique");
+    assert_eq!(lines.len(), writers * items + 1);
+    assert_eq!(ids.len(), writers * items + 1, "ids are unique");
     let contents: HashSet<&str> = lines
         .iter()
         .map(|l| l["content"].as_str().unwrap())
         .collect();
-    for w in 0..16 {
-        for i in 0..500 {
+    for w in 0..writers {
+        for i in 0..items {
             assert!(
                 contents.contains(format!("writer {w} item {i}").as_str()),
                 "lost writer {w} item {i}"
@@ -1265,7 +1344,7 @@ fn concurrent_appends_and_rewrites_lose_nothing() {
     let edited = lines.iter().find(|l| l["id"] == first.as_str()).unwrap();
     assert_eq!(
         edited["tags"].as_array().unwrap().len(),
-        40,
+        rounds,
         "no update lost either"
     );
 }

@@ -14,9 +14,7 @@ use serde_json::Value;
 
 use crate::util::{stdout, Env};
 
-pub(crate) fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+pub(crate) use crate::util::repo;
 
 fn read(rel: &str) -> String {
     fs::read_to_string(repo().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))

@@ -73,9 +73,9 @@ fn assert_settings_whole(env: &Env) -> bool {
     let text = fs::read_to_string(settings(env)).unwrap();
     let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
     assert_eq!(v["model"], "opus", "the user's key is kept: {text}");
-    let ours = text
-        .matches(&*env.data.join("bin").display().to_string())
-        .count();
+    // The bin dir as the file spells it (JSON-escaped: Windows' backslashes doubled).
+    let bin = serde_json::to_string(&env.data.join("bin")).unwrap();
+    let ours = text.matches(bin.trim_matches('"')).count();
     assert!(ours == 0 || ours == 4, "all four hooks or none: {text}");
     ours == 4
 }

@@ -12,6 +12,7 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader};
+#[cfg(unix)]
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Stdio};
@@ -20,7 +21,9 @@ use predicates::prelude::*;
 use reflect_base::fsutil::{self, LockWait};
 use serde_json::{json, Value};
 
-use crate::util::{mkfifo, mknod_null, stdout, Env};
+#[cfg(unix)]
+use crate::util::{mkfifo, mknod_null};
+use crate::util::{stdout, Env};
 
 const HOOK_EVENTS: [(&str, &str); 4] = [
     ("PreCompact", "capture-signals"),
@@ -28,6 +31,11 @@ const HOOK_EVENTS: [(&str, &str); 4] = [
     ("SessionEnd", "capture-session-summary"),
     ("SessionStart", "inject-signals"),
 ];
+
+/// The file name of binary `name` on this platform.
+fn exe(name: &str) -> String {
+    format!("{name}{}", std::env::consts::EXE_SUFFIX)
+}
 
 fn settings(env: &Env) -> PathBuf {
     env.config.join("settings.json")
@@ -74,7 +82,13 @@ fn commands(v: &Value, event: &str) -> Vec<String> {
 /// The four hooks are registered exactly once each, as the contract wants them.
 fn assert_registered(env: &Env, v: &Value) {
     for (event, binary) in HOOK_EVENTS {
-        let want = format!("\"{}\"", bin_dir(env).join(binary).display());
+        // Shell form (a quoted path) on Unix; exec form (the .exe itself, `args: []`) on Windows.
+        let path = bin_dir(env).join(exe(binary)).display().to_string();
+        let want = if cfg!(windows) {
+            path
+        } else {
+            format!("\"{path}\"")
+        };
         let groups: Vec<&Value> = v["hooks"][event]
             .as_array()
             .unwrap_or_else(|| panic!("no {event} in {v}"))
@@ -91,6 +105,11 @@ fn assert_registered(env: &Env, v: &Value) {
         let group = groups[0];
         let handler = &group["hooks"][0];
         assert_eq!(handler["type"], "command");
+        if cfg!(windows) {
+            assert_eq!(handler["args"], json!([]), "exec form: no shell");
+        } else {
+            assert!(handler.get("args").is_none(), "shell form");
+        }
         assert!(handler.get("async").is_none(), "synchronous");
         assert!(handler["timeout"]
             .as_u64()
@@ -118,14 +137,9 @@ fn settings_backups(env: &Env) -> usize {
         .unwrap_or(0)
 }
 
-/// (inode, mtime in ns, bytes): a file that was not written keeps all three.
-fn fingerprint(path: &Path) -> (u64, i128, Vec<u8>) {
-    let m = fs::metadata(path).unwrap();
-    (
-        m.ino(),
-        m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
-        fs::read(path).unwrap(),
-    )
+/// (file id, mtime in ns, bytes): a file that was not written keeps all three.
+fn fingerprint(path: &Path) -> ((u128, u128), Vec<u8>) {
+    (crate::util::file_stamp(path), fs::read(path).unwrap())
 }
 
 const LEGACY_PRECOMPACT: &str = "python3 ~/.claude/skills/self-reflect/hooks/capture-signals.py";
@@ -315,15 +329,18 @@ fn layout_is_kept_byte_for_byte() {
         "{text}"
     );
     assert!(text.ends_with("}\n"));
-    let mode = fs::metadata(settings(&env)).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode, 0o600, "a new settings file is private");
+    let mode = crate::util::mode_of(&settings(&env));
+    assert!(
+        mode.is_none_or(|m| m == 0o600),
+        "a new settings file is private: {mode:?}"
+    );
 }
 
 /// The settings files shaped like real ones in `tests/fixtures/settings/` (two-space indents, LF):
 /// (name, text). The unit tests of the settings module run each in every layout; here each runs as
 /// it is and with tabs, CRLF and no final newline, through the real binary.
 fn real_world_settings() -> Vec<(String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/settings");
+    let dir = crate::util::repo().join("tests/fixtures/settings");
     let mut files: Vec<(String, String)> = fs::read_dir(dir)
         .unwrap()
         .flatten()
@@ -390,6 +407,8 @@ fn regression_an_empty_hooks_object_of_the_users_survives_on_and_off() {
 }
 
 #[test]
+// Unix only: Wine 8 cannot stat the symlinks it makes.
+#[cfg(unix)]
 fn a_symlinked_settings_file_is_followed() {
     let env = Env::new();
     let dotfiles = env.home.join("dotfiles");
@@ -458,6 +477,8 @@ fn bad_files_exit_1_untouched_with_the_exact_reason() {
 }
 
 #[test]
+// Unix only: FIFOs and device nodes; Windows' devices are refused in regression_windows_devices_as_settings_are_refused.
+#[cfg(unix)]
 fn regression_a_fifo_or_device_as_settings_is_refused_at_once() {
     let env = Env::new();
     let fifo = env.home.join("settings.fifo");
@@ -497,6 +518,8 @@ fn regression_a_fifo_or_device_as_settings_is_refused_at_once() {
 }
 
 /// Every file and directory under `dir` (itself included) with an owner other than `uid`.
+// Unix only: uids are Unix's.
+#[cfg(unix)]
 fn not_owned_by(dir: &Path, uid: u32) -> Vec<String> {
     let mut out = Vec::new();
     let meta = fs::symlink_metadata(dir).unwrap();
@@ -512,6 +535,8 @@ fn not_owned_by(dir: &Path, uid: u32) -> Vec<String> {
 }
 
 #[test]
+// Unix only: root and uids are Unix's.
+#[cfg(unix)]
 fn regression_toggle_run_as_root_keeps_the_users_files_the_users() {
     let probe = tempfile::NamedTempFile::new().unwrap();
     if fs::metadata(probe.path()).unwrap().uid() != 0 {
@@ -558,6 +583,8 @@ fn regression_toggle_run_as_root_keeps_the_users_files_the_users() {
 }
 
 #[test]
+// Unix only: a read-only directory stops file creation only on Unix; a read-only file is refused everywhere in a_read_only_settings_file_is_refused.
+#[cfg(unix)]
 fn read_only_file_and_read_only_dir_are_refused() {
     let env = Env::new();
     fs::write(settings(&env), "{\"model\": \"opus\"}\n").unwrap();
@@ -676,7 +703,7 @@ fn status_reports_on_off_and_partial() {
     assert!(partial.contains("SessionEnd hook missing"), "{partial}");
 
     toggle_ok(&env, &["on"]);
-    fs::remove_file(bin_dir(&env).join("capture-failure")).unwrap();
+    fs::remove_file(bin_dir(&env).join(exe("capture-failure"))).unwrap();
     let missing = toggle_ok(&env, &["status"]);
     assert!(missing.starts_with("reflect: partial"), "{missing}");
     assert!(
@@ -726,10 +753,8 @@ fn installed_binaries_run_and_are_reused() {
     let env = Env::new();
     toggle_ok(&env, &["on"]);
     let bin = bin_dir(&env);
-    assert_eq!(
-        fs::metadata(&env.data).unwrap().permissions().mode() & 0o777,
-        0o700
-    );
+    let mode = crate::util::mode_of(&env.data);
+    assert!(mode.is_none_or(|m| m == 0o700), "{mode:?}");
     for name in [
         "capture-signals",
         "capture-failure",
@@ -738,11 +763,11 @@ fn installed_binaries_run_and_are_reused() {
         "memory-store",
         "reflect-toggle",
     ] {
-        let mode = fs::metadata(bin.join(name)).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o755, "{name}");
+        let mode = crate::util::mode_of(&bin.join(exe(name)));
+        assert!(mode.is_none_or(|m| m == 0o755), "{name}: {mode:?}");
     }
     let installed = |name: &str| {
-        let mut c = StdCommand::new(bin.join(name));
+        let mut c = StdCommand::new(bin.join(exe(name)));
         c.env_clear()
             .env("HOME", &env.home)
             .env("CLAUDE_CONFIG_DIR", &env.config)
@@ -757,13 +782,13 @@ fn installed_binaries_run_and_are_reused() {
     // The installed toggle copies from its own directory: nothing to copy, nothing to change.
     let out = installed("reflect-toggle").arg("on").output().unwrap();
     assert!(stdout(&out).contains("installed 0"), "{}", stdout(&out));
-    // A registered hook command runs as Claude Code would run it (sh -c, quoted path with a space).
-    let command = commands(&read_json(&settings(&env)), "PostToolUseFailure")[0].clone();
+    // A registered hook runs as Claude Code would run it (sh -c with the quoted path, a space in
+    // it; on Windows the exec form, the .exe itself).
+    let handler = read_json(&settings(&env))["hooks"]["PostToolUseFailure"][0]["hooks"][0].clone();
     let payload = json!({"session_id": "s1", "transcript_path": "/nonexistent", "cwd": env.dir.path(),
         "hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": {"command": "false"},
         "tool_use_id": "t1", "error": "Exit code 1\nerror: the build failed", "is_interrupt": false});
-    let mut child = StdCommand::new("sh")
-        .args(["-c", &command])
+    let mut child = crate::util::as_claude_starts(&handler)
         .env_clear()
         .env("HOME", &env.home)
         .env("CLAUDE_CONFIG_DIR", &env.config)
@@ -784,6 +809,44 @@ fn installed_binaries_run_and_are_reused() {
     let lines = env.store_lines();
     assert_eq!(lines.len(), 1, "the installed hook captured the failure");
     assert_eq!(lines[0]["type"], "failure");
+}
+
+/// A hook that `on` registered, started as Claude Code starts it (on Windows the exec form: the
+/// .exe itself, no shell between), with a payload of Windows paths (a `C:\\Users\\...` cwd, a
+/// transcript_path with backslashes), stores its signal.
+#[test]
+fn a_registered_hook_stores_the_signal_of_a_payload_with_windows_paths() {
+    let env = Env::new();
+    toggle_ok(&env, &["on"]);
+    let handler = read_json(&settings(&env))["hooks"]["PostToolUseFailure"][0]["hooks"][0].clone();
+    assert_eq!(handler.get("args").is_some(), cfg!(windows), "{handler}");
+    let fixture =
+        crate::util::repo().join("tests/fixtures/payloads/PostToolUseFailure-windows.json");
+    let payload = fs::read_to_string(fixture).unwrap();
+    let sent: Value = serde_json::from_str(&payload).unwrap();
+    let mut child = crate::util::as_claude_starts(&handler)
+        .env_clear()
+        .env("HOME", &env.home)
+        .env("CLAUDE_CONFIG_DIR", &env.config)
+        .env("REFLECT_HOME", &env.data)
+        .current_dir(env.dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), payload.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success() && out.stdout.is_empty(), "{out:?}");
+    let lines = env.store_lines();
+    assert_eq!(lines.len(), 1, "the hook stored the failure");
+    assert_eq!(lines[0]["type"], "failure");
+    assert_eq!(lines[0]["session_id"], sent["session_id"]);
+    if cfg!(windows) {
+        assert_eq!(
+            lines[0]["project"], sent["cwd"],
+            "the Windows project path, as given"
+        );
+    }
 }
 
 /// A `reflect-toggle` process as a plain std command (the lock tests need to spawn and watch it).
@@ -850,7 +913,7 @@ fn two_concurrent_ons_register_each_hook_once() {
     assert_eq!(v["model"], "opus");
     assert_registered(&env, &v);
     // Both copied the binaries at once (unique temp names, rename): the result is whole and runs.
-    let out = StdCommand::new(bin_dir(&env).join("memory-store"))
+    let out = StdCommand::new(bin_dir(&env).join(exe("memory-store")))
         .arg("--version")
         .output()
         .unwrap();
@@ -870,37 +933,43 @@ fn lock_serializes_toggles_and_a_locking_writer() {
     fs::write(&path, "{}\n").unwrap();
     toggle_ok(&env, &["on"]); // install once, so the racing processes only edit
     let lock = path.with_file_name("settings.json.lock");
-    let togglers: Vec<_> = (0..2)
-        .map(|_| {
-            let script = "for i in 1 2 3 4 5; do \"$0\" off >/dev/null && \"$0\" on >/dev/null || exit 1; done";
-            StdCommand::new("sh")
-                .args(["-c", script, crate::util::bin_path("reflect-toggle").to_str().unwrap()])
-                .env_clear()
-                .env("HOME", &env.home)
-                .env("CLAUDE_CONFIG_DIR", &env.config)
-                .env("REFLECT_HOME", &env.data)
-                .spawn()
-                .unwrap()
-        })
-        .collect();
     const WRITES: usize = 40;
-    for i in 0..WRITES {
-        fsutil::with_lock(&lock, LockWait::CLI, &mut || {}, || {
-            let mut v = read_json(&path);
-            v.as_object_mut()
-                .unwrap()
-                .insert(format!("writer{i}"), json!(i));
-            fsutil::atomic_write(
-                &path,
-                serde_json::to_string_pretty(&v).unwrap().as_bytes(),
-                0o644,
-            )
+    // Two togglers, each `off` then `on` five times.
+    let toggle_pairs = || {
+        (0..5).all(|_| {
+            ["off", "on"].iter().all(|arg| {
+                StdCommand::new(crate::util::bin_path("reflect-toggle"))
+                    .arg(arg)
+                    .env_clear()
+                    .env("HOME", &env.home)
+                    .env("CLAUDE_CONFIG_DIR", &env.config)
+                    .env("REFLECT_HOME", &env.data)
+                    .stdout(Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success())
+            })
         })
-        .unwrap();
-    }
-    for mut t in togglers {
-        assert!(t.wait().unwrap().success());
-    }
+    };
+    std::thread::scope(|scope| {
+        let togglers: Vec<_> = (0..2).map(|_| scope.spawn(toggle_pairs)).collect();
+        for i in 0..WRITES {
+            fsutil::with_lock(&lock, LockWait::CLI, &mut || {}, || {
+                let mut v = read_json(&path);
+                v.as_object_mut()
+                    .unwrap()
+                    .insert(format!("writer{i}"), json!(i));
+                fsutil::atomic_write(
+                    &path,
+                    serde_json::to_string_pretty(&v).unwrap().as_bytes(),
+                    0o644,
+                )
+            })
+            .unwrap();
+        }
+        for t in togglers {
+            assert!(t.join().unwrap());
+        }
+    });
     let v = read_json(&path);
     for i in 0..WRITES {
         assert_eq!(v[format!("writer{i}")], i, "writer's update {i} lost: {v}");

@@ -87,7 +87,7 @@ impl Env {
 /// Where one of our binaries is: this build's, or the one in `REFLECT_TEST_BIN_DIR` when set.
 pub fn bin_path(bin: &str) -> PathBuf {
     match std::env::var_os("REFLECT_TEST_BIN_DIR") {
-        Some(dir) => Path::new(&dir).join(bin),
+        Some(dir) => Path::new(&dir).join(format!("{bin}{}", std::env::consts::EXE_SUFFIX)),
         None => assert_cmd::cargo::cargo_bin(bin),
     }
 }
@@ -117,12 +117,15 @@ pub fn read_jsonl(path: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The repository's root (the plugin). Absolute in this platform's terms: under Wine the build's
+/// `/work/...` is `Z:\work\...`, which the binaries a test starts in another directory need.
+pub fn repo() -> PathBuf {
+    std::path::absolute(env!("CARGO_MANIFEST_DIR")).unwrap()
+}
+
 /// A file under `../shared` (the design material CI keeps beside the clone).
 pub fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("shared")
-        .join(rel)
+    repo().join("..").join("shared").join(rel)
 }
 
 /// The real transcripts: the corpus and the reference probes.
@@ -151,6 +154,18 @@ pub fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The id of a process that has just ended (one of our binaries, run once).
+pub fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new(bin_path("memory-store"))
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
 /// A FIFO at `path` (`mkfifo`).
 pub fn mkfifo(path: &Path) {
     let made = std::process::Command::new("mkfifo")
@@ -169,4 +184,69 @@ pub fn mknod_null(path: &Path) -> bool {
         .stderr(std::process::Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
+}
+
+/// The permission bits of `path` (`& 0o777`); `None` on Windows, which has no modes.
+pub fn mode_of(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        Some(fs::metadata(path).unwrap().permissions().mode() & 0o777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = fs::metadata(path).unwrap();
+        None
+    }
+}
+
+/// (file id, mtime in ns) of `path`: a file that was not written keeps both. The inode on Unix; on
+/// Windows, where std keeps the file index unstable, the creation time stands in (a file replaced
+/// by rename is a new file with a new creation time).
+pub fn file_stamp(path: &Path) -> (u128, u128) {
+    let m = fs::metadata(path).unwrap();
+    let ns = |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    #[cfg(unix)]
+    let id = u128::from(std::os::unix::fs::MetadataExt::ino(&m));
+    #[cfg(not(unix))]
+    let id = ns(m.created().unwrap());
+    (id, ns(m.modified().unwrap()))
+}
+
+/// A command that starts `handler` (one hook entry of settings.json) the way Claude Code does:
+/// with `args` (the exec form) the program itself, directly, no shell; without, its `command`
+/// through `sh -c`.
+pub fn as_claude_starts(handler: &Value) -> std::process::Command {
+    let command = handler["command"].as_str().expect("a command");
+    match handler.get("args").and_then(Value::as_array) {
+        Some(args) => {
+            let mut c = std::process::Command::new(command);
+            c.args(args.iter().map(|a| a.as_str().expect("string args")));
+            c
+        }
+        None => {
+            let mut c = std::process::Command::new("sh");
+            c.args(["-c", command]);
+            c
+        }
+    }
+}
+
+/// `dst` naming the file `src`: a symlink on Unix; a copy on Windows, where making a symlink takes
+/// a privilege (and Wine 8 cannot stat the links it makes).
+pub fn link_file(src: &Path, dst: &Path) {
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(src, dst).unwrap();
+    #[cfg(not(unix))]
+    fs::copy(src, dst).map(|_| ()).unwrap();
+}
+
+/// The absolute path `unix` names, as this platform spells one: itself on Unix, `C:\work\app`
+/// for `/work/app` on Windows (a project path in a payload is the platform's own).
+pub fn abs(unix: &str) -> String {
+    if cfg!(windows) {
+        format!("C:{}", unix.replace('/', "\\"))
+    } else {
+        unix.to_string()
+    }
 }

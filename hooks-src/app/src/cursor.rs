@@ -27,7 +27,6 @@
 
 use std::fs::File;
 use std::io;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -104,7 +103,7 @@ impl Reviewed {
             return Ok(false);
         }
         let mut before = [0u8; 1];
-        file.read_exact_at(&mut before, self.offset - 1)?;
+        reflect_base::platform::pread::read_exact_at(file, &mut before, self.offset - 1)?;
         Ok(before[0] == b'\n'
             && (self.fingerprint.is_none() || fingerprint(file)? == self.fingerprint))
     }
@@ -130,7 +129,7 @@ pub(crate) fn fingerprint(file: &File) -> io::Result<Option<String>> {
     let mut filled = 0;
     // Positional reads leave the file's cursor where the transcript reader expects it.
     while filled < buf.len() {
-        match file.read_at(&mut buf[filled..], filled as u64) {
+        match reflect_base::platform::pread::read_at(file, &mut buf[filled..], filled as u64) {
             Ok(0) => break,
             Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -160,7 +159,7 @@ pub(crate) fn line_start(file: &File, at: Position, target: u64) -> io::Result<O
     }
     let from = at.offset.saturating_sub(TURN_CONTEXT_BYTES);
     let mut buf = vec![0u8; (at.offset - from) as usize];
-    file.read_exact_at(&mut buf, from)?;
+    reflect_base::platform::pread::read_exact_at(file, &mut buf, from)?;
     if buf.last().is_some_and(|&b| b != b'\n') {
         // Inside an oversized line a read gave up on: no turn to go back to.
         return Ok(None);

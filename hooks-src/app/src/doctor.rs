@@ -3,7 +3,6 @@
 
 use std::fmt::Write as _;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
@@ -11,7 +10,8 @@ use chrono::Utc;
 
 use crate::settings::Overall;
 use reflect_base::fsutil::{self, LockWait};
-use reflect_base::paths::{self, Paths};
+use reflect_base::paths::{self, binary_file, Paths};
+use reflect_base::platform::modes;
 use reflect_store::signal::Status;
 use reflect_store::store::Snapshot;
 
@@ -91,10 +91,13 @@ impl Report {
     }
 }
 
+/// The mode of `path` (`None` when it is missing, and always on Windows, which has no modes: the
+/// data dir under the user's profile is private by its ACL).
 fn mode(path: &Path) -> Option<u32> {
     fs::metadata(path)
         .ok()
-        .map(|m| m.permissions().mode() & 0o777)
+        .and_then(|m| modes::mode_of(&m))
+        .map(|m| m & 0o777)
 }
 
 /// Run every check against `paths`; `hooks` reports the settings.json side (see [`crate::settings`]).
@@ -115,7 +118,7 @@ pub fn run(paths: &Paths) -> Report {
 
 fn check_data_dir(paths: &Paths, r: &mut Report) {
     let dir = &paths.data_dir;
-    match mode(dir) {
+    match fs::metadata(dir).ok().map(|_| mode(dir).unwrap_or(0o700)) {
         None => r.add(
             Level::Warn,
             format!("data dir {} does not exist yet", dir.display()),
@@ -138,7 +141,10 @@ fn check_binaries(paths: &Paths, r: &mut Report) {
     let missing: Vec<&str> = BINARIES
         .iter()
         .copied()
-        .filter(|name| mode(&bin.join(name)).is_none_or(|m| m & 0o111 == 0))
+        .filter(|name| {
+            let path = bin.join(binary_file(name));
+            !fs::metadata(&path).is_ok_and(|m| modes::is_program_file(&path, &m))
+        })
         .collect();
     if !missing.is_empty() {
         r.add(
@@ -154,7 +160,9 @@ fn check_binaries(paths: &Paths, r: &mut Report) {
     }
     let versions: Vec<String> = BINARIES
         .iter()
-        .map(|name| binary_version(&bin.join(name), name).unwrap_or_else(|| "?".into()))
+        .map(|name| {
+            binary_version(&bin.join(binary_file(name)), name).unwrap_or_else(|| "?".into())
+        })
         .collect();
     let oldest = versions
         .iter()

@@ -33,7 +33,7 @@ pub const MAX_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;
 /// Longest id kept whole (Claude Code's session ids are 36-byte uuids, tool call ids ~30 bytes).
 pub(crate) const MAX_ID: usize = 128;
 /// Longest path kept: the system's `PATH_MAX`; no system call accepts a longer one.
-pub(crate) const MAX_PATH: usize = libc::PATH_MAX as usize;
+pub(crate) const MAX_PATH: usize = reflect_base::platform::limits::MAX_PATH_BYTES;
 /// Longest name kept (a tool, an event, a reason: an MCP tool's name is well under this).
 pub(crate) const MAX_NAME: usize = 128;
 /// Longest error text kept.

@@ -6,7 +6,6 @@
 //! checkout: settings.json names `<data dir>/bin/<binary>` and nothing else.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::doctor::BINARIES;
@@ -14,7 +13,8 @@ use crate::migrate;
 use crate::settings::{self, Document, Overall, Status};
 use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil::{self, LockWait};
-use reflect_base::paths::Paths;
+use reflect_base::paths::{binary_file, Paths};
+use reflect_base::platform::modes;
 use reflect_store::store::Store;
 
 /// Mode of an installed binary.
@@ -58,7 +58,7 @@ pub struct Installed {
 /// already identical. Every source must exist before anything is copied.
 pub(crate) fn install_binaries(source: &Path, dest: &Path, dry_run: bool) -> Result<Installed> {
     for name in BINARIES {
-        let src = source.join(name);
+        let src = source.join(binary_file(name));
         if !src.is_file() {
             return Err(Error::msg(format!(
                 "cannot install: {} is missing (build all six binaries side by side first: scripts/install.sh)",
@@ -68,13 +68,13 @@ pub(crate) fn install_binaries(source: &Path, dest: &Path, dry_run: bool) -> Res
     }
     let mut out = Installed::default();
     let same_dir = matches!(
-        (fs::canonicalize(source), fs::canonicalize(dest)),
+        (dunce::canonicalize(source), dunce::canonicalize(dest)),
         (Ok(a), Ok(b)) if a == b
     );
     for name in BINARIES {
-        let (src, dst) = (source.join(name), dest.join(name));
-        let mode_ok =
-            fs::metadata(&dst).is_ok_and(|m| m.permissions().mode() & 0o777 == BINARY_MODE);
+        let (src, dst) = (source.join(binary_file(name)), dest.join(binary_file(name)));
+        let mode_ok = fs::metadata(&dst)
+            .is_ok_and(|m| modes::mode_of(&m).is_none_or(|m| m & 0o777 == BINARY_MODE));
         if same_dir || (mode_ok && same_bytes(&src, &dst)) {
             out.unchanged.push(name);
             continue;
@@ -84,12 +84,10 @@ pub(crate) fn install_binaries(source: &Path, dest: &Path, dry_run: bool) -> Res
             let bytes = fs::read(&src).ctx("cannot read", &src)?;
             // A binary replaced by rename keeps running in any hook that has it open.
             if fs::metadata(&dst).is_ok_and(|m| m.permissions().readonly()) {
-                fs::set_permissions(&dst, fs::Permissions::from_mode(BINARY_MODE))
-                    .ctx("cannot make writable", &dst)?;
+                modes::set_path(&dst, BINARY_MODE).ctx("cannot make writable", &dst)?;
             }
             fsutil::atomic_write(&dst, &bytes, BINARY_MODE)?;
-            fs::set_permissions(&dst, fs::Permissions::from_mode(BINARY_MODE))
-                .ctx("cannot set the mode of", &dst)?;
+            modes::set_path(&dst, BINARY_MODE).ctx("cannot set the mode of", &dst)?;
         }
         out.copied.push(name);
     }
@@ -265,27 +263,29 @@ mod tests {
         let dst = dir.path().join("bin");
         fs::create_dir_all(&src).unwrap();
         for name in &BINARIES[..5] {
-            fs::write(src.join(name), name.as_bytes()).unwrap();
+            fs::write(src.join(binary_file(name)), name.as_bytes()).unwrap();
         }
         let err = install_binaries(&src, &dst, false).unwrap_err();
         assert!(
-            err.to_string().contains("reflect-toggle is missing"),
+            err.to_string()
+                .contains(&format!("{} is missing", binary_file("reflect-toggle"))),
             "{err}"
         );
         assert!(!dst.exists(), "nothing copied before every source is there");
-        fs::write(src.join("reflect-toggle"), b"t").unwrap();
+        fs::write(src.join(binary_file("reflect-toggle")), b"t").unwrap();
         let first = install_binaries(&src, &dst, false).unwrap();
         assert_eq!(first.copied.len(), 6);
-        let mode = fs::metadata(dst.join("inject-signals"))
-            .unwrap()
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o755);
+        let meta = fs::metadata(dst.join(binary_file("inject-signals"))).unwrap();
+        // Windows has no modes (see platform::modes).
+        assert!(modes::mode_of(&meta).is_none_or(|m| m & 0o777 == 0o755));
         let again = install_binaries(&src, &dst, false).unwrap();
         assert_eq!((again.copied.len(), again.unchanged.len()), (0, 6));
-        fs::write(src.join("memory-store"), b"new").unwrap();
+        fs::write(src.join(binary_file("memory-store")), b"new").unwrap();
         let dry = install_binaries(&src, &dst, true).unwrap();
         assert_eq!(dry.copied, ["memory-store"]);
-        assert_eq!(fs::read(dst.join("memory-store")).unwrap(), b"memory-store");
+        assert_eq!(
+            fs::read(dst.join(binary_file("memory-store"))).unwrap(),
+            b"memory-store"
+        );
     }
 }

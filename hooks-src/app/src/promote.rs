@@ -21,7 +21,6 @@
 //! names is rewritten atomically, the link stays, and so do the file's mode and owner.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -29,6 +28,7 @@ use serde_json::Value;
 use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil::{self, PRIVATE_FILE, USER_FILE};
 use reflect_base::paths::Paths;
+use reflect_base::platform::modes::mode_of;
 use reflect_base::text::one_line;
 use reflect_store::signal::{Kind, Signal, Status};
 use reflect_store::store::Store;
@@ -217,7 +217,7 @@ pub(crate) fn check_target(given: &Path, target: &Path) -> Result<()> {
             ));
         }
     }
-    let real_dir = target.parent().and_then(|d| fs::canonicalize(d).ok());
+    let real_dir = target.parent().and_then(|d| dunce::canonicalize(d).ok());
     let in_git = [Some(given), Some(target), real_dir.as_deref()]
         .into_iter()
         .flatten()
@@ -230,8 +230,8 @@ pub(crate) fn check_target(given: &Path, target: &Path) -> Result<()> {
     }
     match fs::metadata(target) {
         Ok(meta) if !meta.is_file() => Err(fsutil::not_regular(target, &meta)),
-        Ok(meta) if meta.permissions().mode() & 0o111 != 0 => {
-            let mode = meta.permissions().mode() & 0o7777;
+        Ok(meta) if mode_of(&meta).is_some_and(|m| m & 0o111 != 0) => {
+            let mode = mode_of(&meta).unwrap_or(0) & 0o7777;
             if is_program(target) {
                 refuse(format!(
                     "{} is an executable program (mode {mode:o}), not notes",
@@ -263,6 +263,7 @@ fn is_program(path: &Path) -> bool {
         || head == b"\x7fELF"
         || head == [0xcf, 0xfa, 0xed, 0xfe]
         || head == [0xca, 0xfe, 0xba, 0xbe]
+        || head.starts_with(b"MZ")
 }
 
 /// A flag's value as it may be written: one line (a value of several is refused, named but not

@@ -106,9 +106,31 @@ pub(crate) fn shell_quote(path: &Path) -> String {
     }
 }
 
-/// The exact `command` string we register for `spec` with binaries in `bin_dir`.
-pub(crate) fn command_for(spec: &HookSpec, bin_dir: &Path) -> String {
-    shell_quote(&bin_dir.join(spec.binary))
+/// How a handler of ours starts its binary: see [`reflect_base::platform::hook_form`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookForm {
+    /// `"command": "\"/path/bin/capture-signals\""`, run by `sh -c`.
+    Shell,
+    /// `"command": "C:\\...\\bin\\capture-signals.exe", "args": []`, started directly.
+    Exec,
+}
+
+impl HookForm {
+    /// This platform's form: exec on Windows, shell elsewhere.
+    pub const NATIVE: HookForm = if reflect_base::platform::hook_form::EXEC_FORM {
+        HookForm::Exec
+    } else {
+        HookForm::Shell
+    };
+}
+
+/// The exact `command` string we register for `spec` with binaries in `bin_dir`, in `form`.
+pub(crate) fn command_for(spec: &HookSpec, bin_dir: &Path, form: HookForm) -> String {
+    let binary = bin_dir.join(reflect_base::paths::binary_file(spec.binary));
+    match form {
+        HookForm::Shell => shell_quote(&binary),
+        HookForm::Exec => binary.to_string_lossy().into_owned(),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -212,15 +234,27 @@ fn shell_words(command: &str) -> Vec<String> {
 pub(crate) fn recognize(handler: &Value) -> Option<Recognized> {
     let obj = handler.as_object()?;
     let mut words = Vec::new();
+    let args = obj.get("args").and_then(Value::as_array);
     if let Some(cmd) = obj.get("command").and_then(Value::as_str) {
         words.extend(shell_words(cmd));
+        if args.is_some() {
+            // The exec form starts `command` as it is, a Windows path included.
+            words.push(cmd.replace('\\', "/"));
+        }
     }
-    if let Some(args) = obj.get("args").and_then(Value::as_array) {
+    if let Some(args) = args {
         words.extend(args.iter().filter_map(Value::as_str).map(str::to_string));
     }
     let mut found: Option<Recognized> = None;
     for w in &words {
-        for i in RECOGNIZER.matches(w.as_str()) {
+        // `capture-signals.exe` is the Windows build of `capture-signals`.
+        let w = match w.len().checked_sub(4) {
+            Some(cut) if w.is_char_boundary(cut) && w[cut..].eq_ignore_ascii_case(".exe") => {
+                &w[..cut]
+            }
+            _ => w.as_str(),
+        };
+        for i in RECOGNIZER.matches(w) {
             let r = match i {
                 0..=3 => Recognized {
                     hook: Some(i),
@@ -266,15 +300,24 @@ fn is_current(
     group: &Map<String, Value>,
     handler: &Value,
     bin_dir: &Path,
+    form: HookForm,
 ) -> bool {
     let Some(h) = handler.as_object() else {
         return false;
     };
+    let args_fit = match form {
+        HookForm::Shell => h.get("args").is_none(),
+        HookForm::Exec => h
+            .get("args")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty),
+    };
     event == spec.event
         && matcher_fits(spec, group)
         && h.get("type").and_then(Value::as_str) == Some("command")
-        && h.get("command").and_then(Value::as_str) == Some(command_for(spec, bin_dir).as_str())
-        && h.get("args").is_none()
+        && h.get("command").and_then(Value::as_str)
+            == Some(command_for(spec, bin_dir, form).as_str())
+        && args_fit
         && h.get("async").and_then(Value::as_bool) != Some(true)
 }
 
@@ -291,6 +334,8 @@ pub struct Document {
     bom: bool,
     text: String,
     root: Map<String, Value>,
+    /// How our handlers start their binaries ([`HookForm::NATIVE`] unless a test says otherwise).
+    form: HookForm,
 }
 
 /// The UTF-8 byte order mark some Windows editors write at the start of a file.
@@ -445,7 +490,14 @@ impl Document {
             bom,
             text,
             root,
+            form: HookForm::NATIVE,
         })
+    }
+
+    /// The same document, our handlers written and judged in `form` (tests of the other platform).
+    pub fn with_form(mut self, form: HookForm) -> Document {
+        self.form = form;
+        self
     }
 
     /// The top-level object as it stands.
@@ -671,10 +723,11 @@ impl Document {
     /// stale paths, duplicates — goes, and a missing hook is appended as its own group (creating its
     /// event array, and `hooks`, at the end of their object when missing).
     pub fn enable(&mut self, bin_dir: &Path) -> Vec<Change> {
+        let form = self.form;
         let mut kept = [false; 4];
         let (mut changes, emptied) = self.remove_ours(false, |event, group, handler| {
             for (i, spec) in HOOKS.iter().enumerate() {
-                if !kept[i] && is_current(spec, event, group, handler, bin_dir) {
+                if !kept[i] && is_current(spec, event, group, handler, bin_dir, form) {
                     kept[i] = true;
                     return true;
                 }
@@ -685,10 +738,13 @@ impl Document {
             if kept[i] {
                 continue;
             }
-            let command = command_for(spec, bin_dir);
+            let command = command_for(spec, bin_dir, form);
             let mut handler = Map::new();
             handler.insert("type".into(), "command".into());
             handler.insert("command".into(), command.clone().into());
+            if form == HookForm::Exec {
+                handler.insert("args".into(), Value::Array(Vec::new()));
+            }
             handler.insert("timeout".into(), spec.timeout.into());
             let mut group = Map::new();
             if let Some(m) = spec.matcher {
@@ -737,7 +793,7 @@ impl Document {
         if changes.is_empty() || !before.found().is_empty() {
             return changes;
         }
-        let mut redone = before.clone();
+        let mut redone = before.clone().with_form(self.form);
         redone.enable(bin_dir);
         if Some(redone.render()) == self.original {
             self.text = before.text.clone();
@@ -754,13 +810,15 @@ impl Document {
             let mut current = None;
             let mut stale = Vec::new();
             for f in found.iter().filter(|f| f.recognized.hook == Some(idx)) {
-                if current.is_none() && is_current(spec, &f.event, &f.group, &f.handler, bin_dir) {
+                if current.is_none()
+                    && is_current(spec, &f.event, &f.group, &f.handler, bin_dir, self.form)
+                {
                     current = Some(f.command.clone());
                 } else {
                     stale.push(f.clone());
                 }
             }
-            let binary = bin_dir.join(spec.binary);
+            let binary = bin_dir.join(reflect_base::paths::binary_file(spec.binary));
             hooks.push(HookStatus {
                 spec: *spec,
                 binary_ok: is_executable(&binary),
@@ -785,8 +843,7 @@ pub(crate) fn last_backup(path: &Path, backups: &Path) -> Option<Document> {
 }
 
 fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    fs::metadata(path).is_ok_and(|m| reflect_base::platform::modes::is_program_file(path, &m))
 }
 
 /// A handler shown to the user: its command, plus `args` for the exec form.
@@ -1358,6 +1415,64 @@ mod tests {
                 text.replacen("\"opus\"", "\"haiku\"", 1),
                 "{name}: edited between on and off"
             );
+        }
+    }
+
+    /// Windows' exec form: each handler names the binary in `command` (its backslashes escaped
+    /// in the file) with `"args": []`, no shell; `on` then `off` gives back the very bytes in every
+    /// layout, CRLF included; `off` finds exactly those entries; a second `on` changes nothing.
+    #[test]
+    fn exec_form_on_then_off_is_byte_identical_and_recognized() {
+        let bin = Path::new(r"C:\Users\Me\.claude\reflections\bin");
+        let at = Path::new("/s.json");
+        let exec = |text: &str| {
+            Document::parse(at, Some(text.as_bytes().to_vec()))
+                .unwrap()
+                .with_form(HookForm::Exec)
+        };
+        // A Windows path in the exec form is one word, its backslashes no escapes.
+        let win = r"C:\Users\Me\.claude\reflections\bin\capture-failure.exe";
+        let handler = serde_json::json!({"type": "command", "command": win, "args": []});
+        assert_eq!(recognize(&handler).and_then(|r| r.hook), Some(1));
+        for (name, text) in real_world_files() {
+            let before = exec(&text);
+            let mut on = before.clone();
+            assert_eq!(on.enable(bin).len(), 4, "{name}");
+            let on_text = String::from_utf8(on.render()).unwrap();
+            let want = bin.join(reflect_base::paths::binary_file("capture-failure"));
+            let want = serde_json::to_string(&want.to_string_lossy()).unwrap();
+            assert!(
+                on_text.contains(&format!("\"command\": {want}"))
+                    || on_text.contains(&format!("\"command\":{want}")),
+                "{name}: {on_text}"
+            );
+            assert!(want.contains(r"\\reflections\\bin"), "{want}: JSON-escaped");
+            let handlers = on.found();
+            assert_eq!(
+                handlers.len(),
+                4,
+                "{name}: every entry is recognized as ours"
+            );
+            assert!(handlers
+                .iter()
+                .all(|f| f.handler["args"] == serde_json::json!([])));
+            assert!(
+                exec(&on_text).enable(bin).is_empty(),
+                "{name}: a second on changes nothing"
+            );
+            assert_eq!(
+                exec(&on_text).status(bin).overall(),
+                Overall::Partial,
+                "{name}"
+            );
+            let mut off = exec(&on_text);
+            assert_eq!(off.disable_after(Some(&before), bin).len(), 4, "{name}");
+            assert_eq!(String::from_utf8(off.render()).unwrap(), text, "{name}");
+            let mut off = exec(&on_text);
+            off.disable();
+            if !on_fills_an_empty_container(&before) {
+                assert_eq!(String::from_utf8(off.render()).unwrap(), text, "{name}");
+            }
         }
     }
 

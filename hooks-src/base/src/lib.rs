@@ -12,5 +12,6 @@ pub mod error;
 pub mod fsutil;
 pub mod json;
 pub mod paths;
+pub mod platform;
 pub mod sanitize;
 pub mod text;

@@ -2,16 +2,30 @@
 //!
 //! | what            | resolution                                              |
 //! |-----------------|---------------------------------------------------------|
-//! | config dir      | `$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`              |
+//! | config dir      | `$CLAUDE_CONFIG_DIR`, else `<home>/.claude`             |
 //! | settings file   | `<config dir>/settings.json` (CLIs may override)        |
 //! | data dir        | `$REFLECT_HOME`, else `<config dir>/reflections`        |
 //!
-//! Empty variables count as unset, so `REFLECT_HOME= cmd` behaves like an unset variable.
+//! `<home>` is `$HOME`; on Windows `%USERPROFILE%`, else `$HOME`, as Claude Code finds its own
+//! config dir there (Node's `os.homedir()`). Empty variables count as unset, so `REFLECT_HOME= cmd`
+//! behaves like an unset variable.
 
 use std::env;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+
+/// The file name of binary `name` on this platform (`capture-signals.exe` on Windows).
+pub fn binary_file(name: &str) -> String {
+    format!("{name}{}", std::env::consts::EXE_SUFFIX)
+}
+
+/// The variables naming the user's home, first set wins.
+const HOME_VARS: &[&str] = if cfg!(windows) {
+    &["USERPROFILE", "HOME"]
+} else {
+    &["HOME"]
+};
 
 /// The resolved locations of everything reflect touches.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +45,7 @@ impl Paths {
     pub fn from_env() -> Result<Paths> {
         let config_dir = match var("CLAUDE_CONFIG_DIR") {
             Some(dir) => dir,
-            None => match var("HOME") {
+            None => match HOME_VARS.iter().find_map(|v| var(v)) {
                 Some(home) => home.join(".claude"),
                 None => return Err(Error::msg("neither CLAUDE_CONFIG_DIR nor HOME is set")),
             },
@@ -202,6 +216,8 @@ mod tests {
     /// The opt-out was bypassed by a cwd reached through a symlink into the opted-out repository,
     /// and a dangling `reflect.off` symlink was taken as no marker.
     #[test]
+    // Unix only: Wine 8 cannot stat the symlinks it makes.
+    #[cfg(unix)]
     fn regression_a_symlinked_cwd_and_a_dangling_marker_are_opted_out() {
         let dir = tempfile::tempdir().unwrap();
         let repo = dir.path().join("repo");

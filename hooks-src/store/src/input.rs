@@ -60,10 +60,11 @@ pub fn since_now(text: &str) -> Result<DateTime<Utc>> {
 }
 
 /// A `--project` directory as Claude Code reports a cwd: absolute (taken from the current dir),
-/// symlinks resolved when it exists.
+/// symlinks resolved when it exists (on Windows without the `\\?\` prefix canonicalizing adds,
+/// which no cwd Claude Code reports has).
 pub fn project(dir: &Path) -> PathBuf {
     let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    abs.canonicalize().unwrap_or(abs)
+    dunce::canonicalize(&abs).unwrap_or(abs)
 }
 
 /// Longest `content` `append` takes, in characters: a learning is a sentence or two (capture

@@ -35,7 +35,6 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs::File;
 use std::io;
-use std::os::unix::fs::FileExt;
 use std::sync::{mpsc, Arc, LazyLock};
 
 use memchr::memmem;
@@ -635,7 +634,7 @@ fn read_lines(
 
 fn read_some_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     loop {
-        match file.read_at(buf, at) {
+        match reflect_base::platform::pread::read_at(file, buf, at) {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             other => return other,
         }

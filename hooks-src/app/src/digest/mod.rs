@@ -1103,13 +1103,13 @@ fn line_starts<const N: usize>(
     file: &std::fs::File,
     after: [u64; N],
 ) -> io::Result<[Option<u64>; N]> {
-    use std::os::unix::fs::FileExt;
+    use reflect_base::platform::pread::read_at;
     let mut found = after.map(|k| (k == 0).then_some(0));
     let most = after.iter().copied().max().unwrap_or(0);
     let mut buf = vec![0u8; 256 << 10];
     let (mut at, mut lines) = (0u64, 0u64);
     while lines < most {
-        let n = file.read_at(&mut buf, at)?;
+        let n = read_at(file, &mut buf, at)?;
         if n == 0 {
             break;
         }

@@ -3,13 +3,14 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::open::{not_regular, resolve_symlinks};
 use super::owner::{give_to_dir_owner, keep_owner};
 use crate::error::{Error, IoContext, Result};
+use crate::platform::modes::{self, CreateMode};
+use crate::platform::replace;
 
 fn unique_suffix() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -38,14 +39,16 @@ pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
     let mode = match &existing {
         Some(meta) if !meta.is_file() => return Err(not_regular(&target, meta)),
         Some(meta) if meta.permissions().readonly() => {
+            let mode = modes::mode_of(meta)
+                .map(|m| format!(" (mode {m:o})"))
+                .unwrap_or_default();
             return Err(Error::msg(format!(
-                "{} is read-only (mode {:o}); make it writable first",
+                "{} is read-only{mode}; make it writable first",
                 target.display(),
-                meta.permissions().mode() & 0o7777
-            )))
+            )));
         }
-        Some(meta) => meta.permissions().mode() & 0o7777,
-        None => new_mode,
+        Some(meta) => modes::mode_of(meta),
+        None => Some(new_mode),
     };
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -60,7 +63,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
         let mut file = OpenOptions::new()
             .write(true)
             .create_new(true)
-            .mode(mode)
+            .create_mode(mode.unwrap_or(super::PRIVATE_FILE))
             .open(&tmp)?;
         file.write_all(bytes)?;
         match &existing {
@@ -69,9 +72,11 @@ pub fn atomic_write(path: &Path, bytes: &[u8], new_mode: u32) -> Result<()> {
         }
         // umask may have narrowed the mode at creation (and chown may clear set-id bits); the
         // target's own mode wins.
-        file.set_permissions(fs::Permissions::from_mode(mode))?;
+        modes::set(&file, mode, existing.as_ref())?;
         file.sync_all()?;
-        fs::rename(&tmp, &target)
+        // Still open: on Windows an open temp file is a live writer's (platform::writer), and
+        // std opens files with share-delete, which lets them be renamed.
+        replace::rename_over(&tmp, &target)
     })();
     if let Err(e) = written {
         let _ = fs::remove_file(&tmp);

@@ -1,8 +1,7 @@
 //! The sidecar lock: an exclusive `flock` on a file that is never renamed, with a bounded wait.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -11,6 +10,8 @@ use super::log::log_error;
 use super::owner::{ensure_private_dir, give_to_dir_owner};
 use super::PRIVATE_FILE;
 use crate::error::{Error, IoContext, Result};
+use crate::platform::modes::CreateMode;
+use crate::platform::{file_id, lock, replace};
 
 /// How long a writer waits for the sidecar lock before giving up.
 #[derive(Debug, Clone, Copy)]
@@ -77,7 +78,7 @@ pub(super) fn locked_by<T>(
             .write(true)
             .create(true)
             .truncate(false)
-            .mode(PRIVATE_FILE)
+            .create_mode(PRIVATE_FILE)
             .open(lock_path)
             .ctx("cannot open lock", lock_path)?;
         give_to_dir_owner(&file, lock_path);
@@ -125,10 +126,7 @@ pub(super) fn locked_by<T>(
 /// holding it ([`remove_lock_file`]); a waiter that then gets the lock of the removed file must
 /// lock the file now at the path instead, or two processes would each hold "the" lock.
 fn still_at(held: &File, path: &Path) -> bool {
-    match (held.metadata(), fs::metadata(path)) {
-        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
-        _ => false,
-    }
+    file_id::is_at(held, path)
 }
 
 /// Remove the lock file at `path` unless a process holds it: it is locked without waiting, `then`
@@ -143,7 +141,7 @@ pub fn remove_lock_file(path: &Path, then: impl FnOnce() -> bool) -> Option<bool
         return None;
     }
     let done = then();
-    let unlinked = fs::remove_file(path).is_ok();
+    let unlinked = replace::remove_open(path).is_ok();
     drop(guard);
     Some(done && unlinked)
 }
@@ -151,8 +149,7 @@ pub fn remove_lock_file(path: &Path, then: impl FnOnce() -> bool) -> Option<bool
 /// flock's answers for "this file system does not lock" (the errno values differ between
 /// platforms: ENOTSUP and EOPNOTSUPP are one on Linux, two on macOS).
 fn locking_unsupported(e: &io::Error) -> bool {
-    e.raw_os_error()
-        .is_some_and(|c| c == libc::ENOTSUP || c == libc::EOPNOTSUPP || c == libc::ENOSYS)
+    lock::unsupported(e)
 }
 
 /// Marker beside the error log: the lock-less file system has been noted already.
@@ -168,7 +165,7 @@ fn note_no_locking(log: &Path, lock_path: &Path, e: &io::Error) {
     let first = OpenOptions::new()
         .write(true)
         .create_new(true)
-        .mode(PRIVATE_FILE)
+        .create_mode(PRIVATE_FILE)
         .open(&marker)
         .is_ok();
     if first {

@@ -2,11 +2,11 @@
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use super::owner::{create_dirs, give_to_dir_owner};
 use super::{now_rfc3339, PRIVATE_DIR, PRIVATE_FILE};
+use crate::platform::modes::CreateMode;
 
 /// Where [`log_error`] keeps the log's one old copy: `errors.log.1`.
 pub fn rotated_log(log_path: &Path) -> PathBuf {
@@ -39,7 +39,7 @@ pub fn log_error(log_path: &Path, program: &str, message: &str) {
         let mut file = OpenOptions::new()
             .create(true)
             .append(true)
-            .mode(PRIVATE_FILE)
+            .create_mode(PRIVATE_FILE)
             .open(log_path)?;
         give_to_dir_owner(&file, log_path);
         let kept = crate::text::truncate(message, LOG_LINE_MAX);

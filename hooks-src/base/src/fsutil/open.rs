@@ -1,27 +1,20 @@
 //! Opening a user's file safely: only a regular file once links are followed, checked on the
 //! open file before a byte is read.
 
-use std::fs::{self, File, Metadata, OpenOptions};
+use std::fs::{self, File, Metadata};
 use std::io::{self, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, IoContext, Result};
+use crate::platform::special;
 
 /// Why `meta` is not a file we read or replace: "… is a FIFO, not a regular file".
 pub fn not_regular(path: &Path, meta: &Metadata) -> Error {
-    let t = meta.file_type();
-    let kind = if t.is_dir() {
-        "a directory"
-    } else if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_char_device() || t.is_block_device() {
-        "a device"
-    } else if t.is_socket() {
-        "a socket"
-    } else {
-        "a special file"
-    };
+    not_regular_as(path, special::kind(meta))
+}
+
+/// Why the file at `path`, which is `kind` ("a FIFO"), is not one we read or replace.
+fn not_regular_as(path: &Path, kind: &str) -> Error {
     Error::msg(format!(
         "{} is {kind}, not a regular file (nothing was read or changed)",
         path.display()
@@ -29,13 +22,12 @@ pub fn not_regular(path: &Path, meta: &Metadata) -> Error {
 }
 
 /// Open `path` (links followed) for reading, without blocking: `O_NONBLOCK` so a FIFO with no
-/// writer does not wait, then `fstat` on the open file, so what is checked is what is read.
+/// writer does not wait, then `fstat` on the open file, so what is checked is what is read (on
+/// Windows, `GetFileType` on the handle: a named pipe, `CON` or `NUL` is refused the same way).
+/// See [`crate::platform::special`].
 /// `Ok(None)` when there is no such file; an error naming the kind when it is not a regular file.
 pub fn open_regular(path: &Path) -> Result<Option<File>> {
-    let opened = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path);
+    let opened = special::open_read(path);
     let file = match opened {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -47,9 +39,8 @@ pub fn open_regular(path: &Path) -> Result<Option<File>> {
             });
         }
     };
-    let meta = file.metadata().ctx("cannot read", path)?;
-    if !meta.is_file() {
-        return Err(not_regular(path, &meta));
+    if let Some(kind) = special::not_regular_kind(&file).ctx("cannot read", path)? {
+        return Err(not_regular_as(path, kind));
     }
     Ok(Some(file))
 }

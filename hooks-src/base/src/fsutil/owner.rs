@@ -3,11 +3,11 @@
 
 use std::fs::{self, File, Metadata};
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::Path;
 
 use super::PRIVATE_DIR;
 use crate::error::{IoContext, Result};
+use crate::platform::{modes, owner};
 
 /// Create `dir` (and parents) with mode 0700 when missing. An existing dir keeps its mode.
 pub fn ensure_private_dir(dir: &Path) -> Result<()> {
@@ -21,18 +21,19 @@ pub fn create_dirs(dir: &Path, mode: u32) -> Result<()> {
         return Ok(());
     }
     let existing = dir.ancestors().skip(1).find(|a| a.is_dir());
-    fs::DirBuilder::new()
+    modes::dir_builder(mode)
         .recursive(true)
-        .mode(mode)
         .create(dir)
         .ctx("cannot create directory", dir)?;
     if let Some(owner) = existing
         .filter(|_| as_root())
         .and_then(|a| fs::metadata(a).ok())
     {
-        for created in dir.ancestors().take_while(|a| Some(*a) != existing) {
-            let _ = std::os::unix::fs::lchown(created, Some(owner.uid()), Some(owner.gid()));
-        }
+        let created: Vec<&Path> = dir
+            .ancestors()
+            .take_while(|a| Some(*a) != existing)
+            .collect();
+        owner::give_dirs(&created, &owner);
     }
     Ok(())
 }
@@ -40,7 +41,7 @@ pub fn create_dirs(dir: &Path, mode: u32) -> Result<()> {
 /// Whether this process runs as root, the one case in which what it creates can end up owned by
 /// someone other than the user whose files these are.
 pub(super) fn as_root() -> bool {
-    rustix::process::geteuid().is_root()
+    owner::as_root()
 }
 
 /// Run as root, give `file` (just created at `path`, so owned by root) to the owner of its
@@ -53,11 +54,8 @@ pub fn give_to_dir_owner(file: &File, path: &Path) {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let (Ok(dir), Ok(own)) = (fs::metadata(dir), file.metadata()) else {
-        return;
-    };
-    if own.uid() == 0 && dir.uid() != 0 {
-        let _ = std::os::unix::fs::fchown(file, Some(dir.uid()), Some(dir.gid()));
+    if let Ok(dir) = fs::metadata(dir) {
+        owner::give_file(file, &dir);
     }
 }
 
@@ -65,12 +63,5 @@ pub fn give_to_dir_owner(file: &File, path: &Path) {
 /// the user's file would become root's); anyone else keeps what the system allows, as an editor
 /// saving by rename would.
 pub(super) fn keep_owner(tmp: &File, original: &Metadata) -> io::Result<()> {
-    let own = tmp.metadata()?;
-    if (own.uid(), own.gid()) == (original.uid(), original.gid()) {
-        return Ok(());
-    }
-    match std::os::unix::fs::fchown(tmp, Some(original.uid()), Some(original.gid())) {
-        Err(e) if as_root() => Err(e),
-        _ => Ok(()),
-    }
+    owner::keep(tmp, original)
 }

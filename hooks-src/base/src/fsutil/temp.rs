@@ -2,12 +2,12 @@
 //! writer is gone.
 
 use std::fs;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::open::resolve_symlinks;
 use super::owner::as_root;
+use crate::platform::{owner, writer};
 
 /// Age past which a temp file of [`super::atomic_write`] is taken as left by a crash even though a
 /// process of the id in its name is alive (ids are reused): no write takes this long.
@@ -15,9 +15,10 @@ pub(crate) const TEMP_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
 
 /// Whether `name` (in `dir`) is a temp file of [`super::atomic_write`] whose writer is gone: a SIGKILL
 /// between its creation and its rename left it. Its name carries the writer's process id; the
-/// file is stale when no such process is alive, or when it is older than [`TEMP_STALE_AFTER`].
-/// Only a regular file of ours is: owned by this user (root: by anyone, as root may have written
-/// it for the owner of the file it was to replace).
+/// file is stale when its writer is gone ([`crate::platform::writer`]: no such process on Unix,
+/// no handle open on Windows), or when it is older than [`TEMP_STALE_AFTER`]. Only a regular
+/// file of ours is: owned by this user (root: by anyone, as root may have written it for the
+/// owner of the file it was to replace; on Windows, see [`crate::platform::owner`]).
 pub fn stale_temp(dir: &Path, name: &str) -> bool {
     let Some((_, pid)) = temp_name_parts(name) else {
         return false;
@@ -25,9 +26,8 @@ pub fn stale_temp(dir: &Path, name: &str) -> bool {
     let Ok(meta) = fs::symlink_metadata(dir.join(name)) else {
         return false;
     };
-    let ours = meta.is_file() && (as_root() || meta.uid() == rustix::process::geteuid().as_raw());
-    // Signal 0 only asks whether the process exists; nothing is sent.
-    let gone = rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH);
+    let ours = meta.is_file() && (as_root() || owner::mine(&meta));
+    let gone = writer::gone(&dir.join(name), pid) == Some(true);
     let old = meta
         .modified()
         .ok()
@@ -39,7 +39,7 @@ pub fn stale_temp(dir: &Path, name: &str) -> bool {
 /// The parts of an [`super::atomic_write`] temp name `.{target}.{pid}.{nanos}.{counter}.tmp` (the
 /// target's name possibly holding dots): the target's name and the writer's pid. `None` for any
 /// other name.
-fn temp_name_parts(name: &str) -> Option<(&str, rustix::process::Pid)> {
+fn temp_name_parts(name: &str) -> Option<(&str, u32)> {
     let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
     let mut parts = rest.rsplitn(4, '.');
     let (counter, nanos, pid, target) =
@@ -48,7 +48,7 @@ fn temp_name_parts(name: &str) -> Option<(&str, rustix::process::Pid)> {
     if !(number(counter) && number(nanos) && number(pid)) || target.is_empty() {
         return None;
     }
-    Some((target, rustix::process::Pid::from_raw(pid.parse().ok()?)?))
+    Some((target, pid.parse().ok().filter(|&p| p > 0)?))
 }
 
 /// The [`stale_temp`] files left by an interrupted [`super::atomic_write`] of `file` (links

@@ -1,14 +1,19 @@
 use std::fs::{self, File};
 use std::io;
+#[cfg(unix)]
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::thread;
 use std::time::Duration;
 
 use super::lock::locked_by;
+#[cfg(unix)]
 use super::owner::as_root;
 use super::*;
+use crate::platform::{lock, replace};
 
+/// Windows has no modes, and making a symlink there takes a privilege a user lacks.
+#[cfg(unix)]
 #[test]
 fn atomic_write_keeps_mode_and_follows_symlink() {
     let dir = tempfile::tempdir().unwrap();
@@ -35,12 +40,12 @@ fn atomic_write_keeps_mode_and_follows_symlink() {
     assert!(leftovers.is_empty());
 }
 
+// Unix only: a writer is told alive by its pid there; the Windows twin follows.
+#[cfg(unix)]
 #[test]
 fn temp_files_of_dead_writers_are_stale_and_live_ones_are_not() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new("true").spawn().unwrap();
-    let dead = child.id();
-    child.wait().unwrap();
+    let dead = crate::platform::writer::dead_pid();
     let live = std::process::id();
     let names = [
         format!(".signals.jsonl.{dead}.123.0.tmp"),
@@ -72,17 +77,37 @@ fn temp_files_of_dead_writers_are_stale_and_live_ones_are_not() {
     );
 }
 
+/// On Windows a temp file is a live writer's while a handle holds it: it stays until closed.
+#[cfg(windows)]
+#[test]
+fn temp_files_held_open_are_not_stale_and_closed_ones_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid = std::process::id();
+    let held = format!(".signals.jsonl.{pid}.123.0.tmp");
+    let left = format!(".cursor.json.{pid}.7.2.tmp");
+    let handle = File::create(dir.path().join(&held)).unwrap();
+    fs::write(dir.path().join(&left), "x").unwrap();
+    fs::write(dir.path().join(".notes.tmp"), "x").unwrap();
+    assert_eq!(stale_temps(dir.path()), [left]);
+    assert_eq!(remove_stale_temps(dir.path()), 1);
+    drop(handle);
+    assert_eq!(stale_temps(dir.path()), [held]);
+}
+
 #[test]
 fn atomic_write_refuses_read_only_target() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("ro.json");
     fs::write(&file, "keep").unwrap();
-    fs::set_permissions(&file, fs::Permissions::from_mode(0o444)).unwrap();
+    let mut read_only = fs::metadata(&file).unwrap().permissions();
+    read_only.set_readonly(true);
+    fs::set_permissions(&file, read_only).unwrap();
     let err = atomic_write(&file, b"new", PRIVATE_FILE).unwrap_err();
     assert!(err.to_string().contains("read-only"), "{err}");
     assert_eq!(fs::read_to_string(&file).unwrap(), "keep");
 }
 
+#[cfg(unix)] // FIFOs, device nodes and uids are Unix's; Windows' devices: the Windows twin below
 fn mkfifo(path: &Path) {
     use rustix::fs::{mknodat, FileType, Mode, CWD};
     mknodat(CWD, path, FileType::Fifo, Mode::from_raw_mode(0o600), 0).unwrap();
@@ -90,12 +115,14 @@ fn mkfifo(path: &Path) {
 
 /// A character device node like /dev/null (1, 3), made in a temp dir so that replacing it by
 /// mistake harms nothing. Needs root; `None` otherwise.
+#[cfg(unix)] // FIFOs, device nodes and uids are Unix's; Windows' devices: the Windows twin below
 fn mknod_null(path: &Path) -> Option<()> {
     use rustix::fs::{makedev, mknodat, FileType, Mode, CWD};
     let mode = Mode::from_raw_mode(0o666);
     mknodat(CWD, path, FileType::CharacterDevice, mode, makedev(1, 3)).ok()
 }
 
+#[cfg(unix)] // FIFOs, device nodes and uids are Unix's; Windows' devices: the Windows twin below
 #[test]
 fn regression_symlink_to_a_device_or_fifo_is_not_replaced() {
     let dir = tempfile::tempdir().unwrap();
@@ -121,6 +148,7 @@ fn regression_symlink_to_a_device_or_fifo_is_not_replaced() {
     }
 }
 
+#[cfg(unix)] // FIFOs, device nodes and uids are Unix's; Windows' devices: the Windows twin below
 #[test]
 fn regression_a_fifo_is_refused_without_blocking() {
     let dir = tempfile::tempdir().unwrap();
@@ -142,6 +170,7 @@ fn regression_a_fifo_is_refused_without_blocking() {
     assert_eq!(read_regular(&dir.path().join("f")).unwrap().unwrap(), b"x");
 }
 
+#[cfg(unix)] // FIFOs, device nodes and uids are Unix's; Windows' devices: the Windows twin below
 #[test]
 fn regression_root_keeps_the_users_ownership() {
     if !as_root() {
@@ -183,6 +212,28 @@ fn regression_root_keeps_the_users_ownership() {
     let root_file = dir.path().join("root.json");
     atomic_write(&root_file, b"{}", PRIVATE_FILE).unwrap();
     assert_eq!(owner(&root_file).0, 0);
+}
+
+/// Windows' special files are refused as FIFOs and devices are on Unix: the console, the null
+/// device (in any directory) and a named pipe are never read, nor replaced.
+#[cfg(windows)]
+#[test]
+fn regression_windows_devices_and_pipes_are_refused() {
+    for path in [
+        "NUL",
+        "CON",
+        r"C:\Windows\NUL",
+        r"\\.\pipe\reflect-no-such-pipe",
+    ] {
+        let err = open_regular(Path::new(path)).map(|f| f.is_some());
+        assert!(!matches!(err, Ok(true)), "{path}: opened as a regular file");
+        assert!(
+            atomic_write(Path::new(path), b"x", PRIVATE_FILE).is_err(),
+            "{path}"
+        );
+    }
+    let nul = open_regular(Path::new("NUL")).unwrap_err().to_string();
+    assert!(nul.contains("is a device, not a regular file"), "{nul}");
 }
 
 #[test]
@@ -252,7 +303,7 @@ fn a_lock_file_is_removed_only_while_held_and_a_waiter_moves_to_the_new_one() {
     with_lock(&lock, LockWait::HOOK, &mut || {}, || {
         tx.send(()).unwrap();
         thread::sleep(Duration::from_millis(100));
-        fs::remove_file(&lock).unwrap();
+        replace::remove_open(&lock).unwrap();
         Ok(())
     })
     .unwrap();
@@ -301,15 +352,17 @@ fn regression_one_huge_message_cannot_outgrow_the_error_log() {
 }
 
 fn unsupported(_: &mut fd_lock::RwLock<File>) -> io::Result<fd_lock::RwLockWriteGuard<'_, File>> {
-    Err(io::Error::from_raw_os_error(libc::ENOTSUP))
+    Err(io::Error::from_raw_os_error(lock::UNSUPPORTED[0]))
 }
 
 fn no_such_call(_: &mut fd_lock::RwLock<File>) -> io::Result<fd_lock::RwLockWriteGuard<'_, File>> {
-    Err(io::Error::from_raw_os_error(libc::ENOSYS))
+    Err(io::Error::from_raw_os_error(
+        lock::UNSUPPORTED[lock::UNSUPPORTED.len() - 1],
+    ))
 }
 
 fn broken(_: &mut fd_lock::RwLock<File>) -> io::Result<fd_lock::RwLockWriteGuard<'_, File>> {
-    Err(io::Error::from_raw_os_error(libc::EIO))
+    Err(io::Error::from(io::ErrorKind::PermissionDenied))
 }
 
 /// A file system without flock (ENOTSUP) used to fail every append: now the write goes

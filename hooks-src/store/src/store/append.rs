@@ -6,10 +6,10 @@
 //! the same project ([`signal::same_instruction`]): a batch holding an instruction parses every
 //! instruction of the tail, since any of them may be its paraphrase.
 
+use reflect_base::platform::modes::CreateMode;
 use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{Read as _, Seek, SeekFrom, Write};
-use std::os::unix::fs::OpenOptionsExt;
 
 use chrono::{DateTime, Duration, Utc};
 use memchr::memmem::{self, Finder};
@@ -72,7 +72,7 @@ impl Store {
             .read(true)
             .append(true)
             .create(true)
-            .mode(PRIVATE_FILE)
+            .create_mode(PRIVATE_FILE)
             .open(&path)
             .ctx("cannot open", &path)?;
         fsutil::give_to_dir_owner(&file, &path);

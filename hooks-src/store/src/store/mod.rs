@@ -43,10 +43,10 @@ mod stats;
 #[cfg(test)]
 mod tests;
 
+use reflect_base::platform::modes::CreateMode;
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{Read as _, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use memchr::memmem::Finder;
@@ -315,7 +315,7 @@ fn append_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut f = OpenOptions::new()
         .create(true)
         .append(true)
-        .mode(PRIVATE_FILE)
+        .create_mode(PRIVATE_FILE)
         .open(path)
         .ctx("cannot open", path)?;
     fsutil::give_to_dir_owner(&f, path);
@@ -366,7 +366,7 @@ pub(crate) fn view_unlocked(path: &Path) -> Result<StoreBytes> {
 
 /// The file's bytes, mapped when it is large.
 fn map_file(mut file: File) -> std::io::Result<StoreBytes> {
-    if file.metadata()?.len() < MAP_MIN_BYTES {
+    if !reflect_base::platform::map::MAP_LARGE_FILES || file.metadata()?.len() < MAP_MIN_BYTES {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
         return Ok(StoreBytes::Read(bytes));
