@@ -169,6 +169,10 @@ pub struct Signal {
     pub content: String,
     #[serde(default)]
     pub context: String,
+    /// What resolved a failure: the call that then worked, or what the user said instead
+    /// (see [`crate::detect::episode`]). Written only when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<String>,
     #[serde(default)]
     pub category: Option<String>,
     #[serde(default)]
@@ -199,6 +203,7 @@ impl Signal {
             source: Source::default(),
             content: content.into(),
             context: String::new(),
+            resolution: None,
             category: None,
             tags: Vec::new(),
             related: Vec::new(),
@@ -241,11 +246,34 @@ impl Signal {
             .filter(|s| !s.is_empty())
     }
 
+    /// Every tool call a failure signal reports: `meta.tool_use_id`, and the calls of the retries
+    /// it stands for (`meta.tool_use_ids`).
+    pub fn tool_use_ids(&self) -> Vec<String> {
+        let mut calls: Vec<String> = self.tool_use_id().map(str::to_string).into_iter().collect();
+        if let Some(Value::Array(more)) = self.meta.get("tool_use_ids") {
+            for c in more.iter().filter_map(Value::as_str) {
+                if !c.is_empty() && !calls.iter().any(|k| k == c) {
+                    calls.push(c.to_string());
+                }
+            }
+        }
+        calls
+    }
+
     /// Fold `n` recurrence records (the newest at `last_seen`) into this signal.
     pub fn fold_recurrences(&mut self, n: u64, last_seen: &str) {
         self.add_sightings(n);
         if !last_seen.is_empty() {
             self.meta.insert("last_seen".into(), Value::from(last_seen));
+        }
+    }
+
+    /// The content as lists show it: a failure's resolution follows it after an arrow
+    /// (`Bash failed: npm ERR! … → \`pnpm install\``).
+    pub fn headline(&self) -> Cow<'_, str> {
+        match self.resolution.as_deref().filter(|r| !r.is_empty()) {
+            Some(how) => Cow::Owned(format!("{} → {how}", self.content)),
+            None => Cow::Borrowed(&self.content),
         }
     }
 
@@ -275,12 +303,15 @@ impl Signal {
         };
         let session_id = take_str(&mut fields, "sid");
         let context = take_str(&mut fields, "context").unwrap_or_default();
+        // Named like a v1 field: it would be written twice if left in `extra`.
+        let resolution = take_str(&mut fields, "resolution");
         let turn = fields.remove("turn").and_then(|v| v.as_u64());
         let mut signal = Signal::new(kind, context.clone());
         signal.id = format!("SIG-{day}-v2{:012x}", fnv1a(raw) & 0xffff_ffff_ffff);
         signal.timestamp = timestamp;
         signal.session_id = session_id;
         signal.context = context;
+        signal.resolution = resolution;
         signal.source = Source {
             hook: Some("PreCompact".into()),
             turn,
@@ -337,7 +368,20 @@ pub struct Recurrence {
     /// The tool call this sighting was about, so a later report of the same call is recognised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_use_id: Option<String>,
+    /// The sighting's own words (redacted), kept as its evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub said: Option<String>,
+    /// What resolved the failure this time (see [`Signal::resolution`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<String>,
+    /// Not a sighting: this record only completes the target with its `resolution`, found by a
+    /// later pass over a failure a hook stored before the fix was known.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub completes: bool,
 }
+
+/// How many later sightings a signal keeps as evidence (`meta.sightings`, newest first).
+pub const SIGHTINGS_KEPT: usize = 8;
 
 /// The confidence a signal has after `seen` sightings: 2 sightings earn medium, 3+ high; a
 /// verified signal stays verified and nothing lowers what was set before.

@@ -29,6 +29,7 @@
 //! Streaks of edits of one file or of empty searches are not signals: they say the assistant
 //! worked step by step, not what to change, and no reviewer could act on them.
 
+pub mod episode;
 pub mod eval;
 pub mod features;
 pub mod model;
@@ -47,6 +48,7 @@ use crate::render::one_line;
 use crate::signal::{Kind, Signal};
 use crate::transcript::{self, Event, EventKind, ToolInput};
 
+use episode::{Episodes, Job};
 use text::Situation;
 
 /// Longest user text kept in a signal's content.
@@ -74,6 +76,11 @@ pub struct Detector {
     counted: Counted,
     /// Only events after this line are counted (a run re-reads the last turn before its cursor).
     count_after: u64,
+    /// Failures waiting for what resolves them.
+    episodes: Episodes,
+    /// The line of the user prompt that opened the current turn (see
+    /// [`crate::store::keys::PROMPT_LINE`]).
+    prompt_line: Option<u64>,
 }
 
 /// What the detectors saw and did not store one by one, for the session summary to count.
@@ -168,6 +175,8 @@ impl Detector {
             } => {
                 if *is_error {
                     self.tool_error(tool_use_id, text, event)
+                } else if !self.episodes.is_empty() {
+                    self.tool_success(tool_use_id)
                 }
             }
             EventKind::Rejection { tool_use_id, text } => self.rejection(tool_use_id, text, event),
@@ -187,7 +196,11 @@ impl Detector {
         }
     }
 
-    pub fn finish(self) -> Vec<Signal> {
+    /// The signals, in transcript order; failures still waiting for a resolution end unresolved.
+    pub fn finish(mut self) -> Vec<Signal> {
+        self.episodes.finish(&mut self.signals);
+        self.signals
+            .sort_by_key(|s| s.source.line.unwrap_or(u64::MAX));
         self.signals
     }
 
@@ -197,6 +210,7 @@ impl Detector {
     }
 
     fn user_text(&mut self, text: &str, event: &Event) {
+        self.prompt_line = Some(event.line);
         let read = text::Reading::of(text);
         let verdict = model::classify(&read, &self.turn.situation);
         let praise = verdict.is_none()
@@ -210,6 +224,8 @@ impl Detector {
         } else {
             String::new()
         };
+        // A failure the user answered with an instruction was resolved by it.
+        let redirect = (verdict.is_some() || command.is_some()).then(|| quote(text, 200));
         if let Some(verdict) = verdict {
             let content = match verdict.kind {
                 Kind::Remember => quote(&strip_memory_tags(text), CONTENT_CHARS),
@@ -219,7 +235,7 @@ impl Detector {
             sig.confidence = verdict.confidence;
             sig.context = user_context(text, &answered);
             sig.tags = self.turn_tags();
-            set_source(&mut sig, event);
+            self.set_source(&mut sig, event);
             self.signals.push(sig);
         } else if praise {
             // The user's words only: what they approved is in them; the assistant's last line
@@ -227,14 +243,16 @@ impl Detector {
             let mut sig = Signal::new(Kind::Pattern, quote(text, CONTENT_CHARS));
             sig.context = user_context(text, &answered);
             sig.tags = self.turn_tags();
-            set_source(&mut sig, event);
+            self.set_source(&mut sig, event);
             self.signals.push(sig);
         }
+        self.episodes
+            .user_spoke(redirect.as_deref(), &mut self.signals);
         if let Some(command) = command {
             let mut sig = Signal::new(Kind::Command, command);
             sig.context = user_context(text, &answered);
             sig.category = Some("command".into());
-            set_source(&mut sig, event);
+            self.set_source(&mut sig, event);
             self.signals.push(sig);
         }
         self.turn.reset();
@@ -275,9 +293,11 @@ impl Detector {
         let name = self.call_name(tool_use_id);
         // Redacted before the error line and the excerpt cut it: a cut token no longer matches
         // its rule and would leak its start.
-        let redacted = crate::redact::redact_prefix(text, SCAN_BYTES);
+        let plain = failure::strip_ansi(text);
+        let redacted = crate::redact::redact_prefix(&plain, SCAN_BYTES);
         let text = &*redacted;
-        let assessment = failure::assess(text);
+        let command = self.call_command(tool_use_id);
+        let assessment = failure::assess_call(&name, command.as_deref().unwrap_or(""), text);
         if failure::refusal_as_error(&name, text, &assessment) {
             return self.rejection(tool_use_id, text.trim(), event);
         }
@@ -299,8 +319,38 @@ impl Detector {
         let mut sig = failure::signal(tool, &line, &summary, text);
         sig.meta
             .insert("tool_use_id".into(), Value::from(tool_use_id));
-        set_source(&mut sig, event);
-        self.signals.push(sig);
+        self.set_source(&mut sig, event);
+        let job = self.call_job(tool_use_id, tool);
+        self.episodes
+            .failed(job, sig, tool_use_id, &mut self.signals);
+    }
+
+    /// A call succeeded while failures wait: it may be what resolves them, or an edit that
+    /// fixed them.
+    fn tool_success(&mut self, tool_use_id: &str) {
+        let Some(call) = self.find_call(tool_use_id) else {
+            return;
+        };
+        if transcript::edits_a_file(&call.name) {
+            return self.episodes.edited();
+        }
+        let job = self.call_job(tool_use_id, &call.name.clone());
+        let summary = self.call_summary(tool_use_id);
+        self.episodes.succeeded(&job, &summary, &mut self.signals);
+    }
+
+    /// The command of a Bash call.
+    fn call_command(&self, id: &str) -> Option<String> {
+        let call = self.find_call(id).filter(|c| &*c.name == "Bash")?;
+        call.input.str_field("command").map(|c| c.into_owned())
+    }
+
+    /// What a call was doing (see [`episode::Job`]).
+    fn call_job(&self, id: &str, tool: &str) -> Job {
+        match self.call_command(id) {
+            Some(command) => Job::of("Bash", &command),
+            None => Job::of(tool, &self.call_summary(id)),
+        }
     }
 
     fn rejection(&mut self, tool_use_id: &str, reason: &str, event: &Event) {
@@ -341,7 +391,7 @@ impl Detector {
         }
         sig.meta
             .insert("tool_use_id".into(), Value::from(tool_use_id));
-        set_source(&mut sig, event);
+        self.set_source(&mut sig, event);
         self.signals.push(sig);
     }
 
@@ -455,9 +505,16 @@ fn quote(text: &str, max: usize) -> String {
     one_line(&crate::redact::redact_prefix(text, max * 4 + 64), max)
 }
 
-fn set_source(sig: &mut Signal, event: &Event) {
-    sig.source.line = Some(event.line);
-    sig.source.uuid = event.uuid.as_deref().map(str::to_string);
+impl Detector {
+    /// The transcript entry a signal comes from, and the prompt of the turn it was in.
+    fn set_source(&self, sig: &mut Signal, event: &Event) {
+        sig.source.line = Some(event.line);
+        sig.source.uuid = event.uuid.as_deref().map(str::to_string);
+        if let Some(prompt) = self.prompt_line {
+            let key = crate::store::keys::PROMPT_LINE.to_string();
+            sig.source.extra.insert(key, Value::from(prompt));
+        }
+    }
 }
 
 fn user_context(text: &str, answered: &str) -> String {
@@ -625,7 +682,7 @@ mod tests {
             kinds.push(result(
                 &format!("t{i}"),
                 true,
-                &format!("make: *** No rule to make target 'target{i}'.  Stop."),
+                &format!("make: cc{i}: Command not found"),
             ));
         }
         kinds.push(call("r", "Bash", json!({"command": "rm -rf build"})));
@@ -942,12 +999,24 @@ mod tests {
             kinds.push(call(id, tool, json!({"command": format!("cmd {i}")})));
         }
         kinds.push(user("go on"));
-        kinds.push(result(&ids[7], true, "error: the first one broke"));
-        kinds.push(result(&ids[299], true, "error: the second one broke"));
+        kinds.push(result(
+            &ids[7],
+            true,
+            "error: the first one broke: permission denied",
+        ));
+        kinds.push(result(
+            &ids[299],
+            true,
+            "error: the second one broke: permission denied",
+        ));
         kinds.push(call("x", "Write", json!({"file_path": "/a"})));
         kinds.push(user("and on"));
         kinds.push(result("x", true, "EACCES: permission denied"));
-        kinds.push(result(&ids[10], true, "error: the third one broke"));
+        kinds.push(result(
+            &ids[10],
+            true,
+            "error: the third one broke: permission denied",
+        ));
         let contents: Vec<_> = of_kind(&run(kinds), &Kind::Failure)
             .iter()
             .map(|s| format!("{} | {}", s.content, s.context.lines().next().unwrap()))
@@ -955,10 +1024,10 @@ mod tests {
         assert_eq!(
             contents,
             vec![
-                "Read failed: error: the first one broke | Tried: cmd 7",
-                "Grep failed: error: the second one broke | Tried: cmd 299",
+                "Read failed: error: the first one broke: permission denied | Tried: cmd 7",
+                "Grep failed: error: the second one broke: permission denied | Tried: cmd 299",
                 "Write failed: EACCES: permission denied | Tried: /a",
-                "tool failed: error: the third one broke | Error: error: the third one broke",
+                "tool failed: error: the third one broke: permission denied | Error: error: the third one broke: permission denied",
             ]
         );
     }
@@ -968,11 +1037,11 @@ mod tests {
         let signals = run(vec![
             call("t1", "Bash", json!({"command": "make"})),
             user("keep going"),
-            result("t1", true, "make: *** No targets.  Stop."),
+            result("t1", true, "make: cc: Command not found"),
             call("t2", "Bash", json!({"command": "make"})),
             user("next"),
             user("and next"),
-            result("t2", true, "make: *** No targets.  Stop."),
+            result("t2", true, "make: cc: Command not found"),
         ]);
         let contents: Vec<_> = of_kind(&signals, &Kind::Failure)
             .iter()
@@ -981,8 +1050,8 @@ mod tests {
         assert_eq!(
             contents,
             vec![
-                "Bash failed: make: *** No targets. Stop.",
-                "tool failed: make: *** No targets. Stop."
+                "Bash failed: make: cc: Command not found",
+                "tool failed: make: cc: Command not found"
             ]
         );
     }

@@ -32,6 +32,7 @@
 
 mod append;
 mod filter;
+pub mod keys;
 mod lifecycle;
 mod line;
 mod pending;
@@ -188,6 +189,9 @@ impl Store {
             let (bytes, invalid) = snap.render();
             append_bytes(&invalid_lines_path(&self.paths), &invalid)?;
             self.replace(&path, &bytes)?;
+            // The key index follows the new file: what it keeps captured, fresh.
+            let window = chrono::Utc::now() - chrono::Duration::days(CAPTURED_TTL_DAYS);
+            keys::rebuild(&path, snap.signals(), &crate::signal::format_time(window));
             Ok(result)
         })
     }
@@ -300,11 +304,12 @@ fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
     let triage = read::parse_if(holds_id);
     read::visit(bytes, triage, |_, view| match view.into_record() {
         Record::Signal(s) | Record::Legacy(s) if found.is_none() && s.id == id => found = Some(*s),
-        Record::Recur(r) if r.recur == id => sightings.add(&r.recur, &r.timestamp),
+        Record::Recur(r) if r.recur == id => sightings.add_record(&r),
         _ => {}
     });
     let mut signal = found?;
     sightings.fold(&mut signal);
+    sightings.fold_evidence(&mut signal);
     Some(signal)
 }
 

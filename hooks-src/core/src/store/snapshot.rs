@@ -1,6 +1,8 @@
 //! A whole store file parsed, as rewrites and the full-parse readers hold it: every line with its
 //! bytes and its record, recurrences folded into their signals, and the file's health.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::line::Record;
@@ -60,6 +62,9 @@ pub struct Snapshot {
     pub health: Health,
     /// Signals a rewrite should move to the archive file (set by [`Snapshot::take_to_archive`]).
     pub(super) archive_out: Vec<Signal>,
+    /// The evidence of later sightings the recurrence records hold, by signal id (oldest first):
+    /// a rewrite, which drops the records, keeps it in the signal's `meta.sightings`.
+    pub(super) evidence: HashMap<String, Vec<Value>>,
 }
 
 impl Snapshot {
@@ -95,7 +100,12 @@ impl Snapshot {
         });
         for entry in &mut snap.entries {
             if entry.signal().is_some_and(|s| sightings.contains(&s.id)) {
-                sightings.fold(entry.signal_mut().expect("a signal"));
+                let sig = entry.signal_mut().expect("a signal");
+                sightings.fold(sig);
+                let evidence = sightings.evidence(&sig.id);
+                if !evidence.is_empty() {
+                    snap.evidence.insert(sig.id.clone(), evidence.to_vec());
+                }
             }
         }
         snap
@@ -108,6 +118,16 @@ impl Snapshot {
 
     pub fn get(&self, id: &str) -> Option<&Signal> {
         self.signals().find(|s| s.id == id)
+    }
+
+    /// The signal `id` as `memory-store get` shows it: with the evidence of its later sightings
+    /// in `meta.sightings` (see [`read::add_evidence`]).
+    pub fn get_shown(&self, id: &str) -> Option<Signal> {
+        let mut sig = self.get(id)?.clone();
+        if let Some(evidence) = self.evidence.get(id) {
+            read::add_evidence(&mut sig, evidence);
+        }
+        Some(sig)
     }
 
     /// The signal `id`, marked for rewrite.
@@ -183,7 +203,15 @@ impl Snapshot {
                 Record::Recur(_) => {}
                 Record::Invalid => invalid.extend(entry.raw.iter().chain(b"\n")),
                 Record::Signal(s) | Record::Legacy(s) if entry.dirty => {
-                    serde_json::to_writer(&mut out, s).expect("a signal always serializes");
+                    match self.evidence.get(&s.id) {
+                        Some(evidence) => {
+                            let mut s = s.clone();
+                            read::add_evidence(&mut s, evidence);
+                            serde_json::to_writer(&mut out, &s)
+                        }
+                        None => serde_json::to_writer(&mut out, s),
+                    }
+                    .expect("a signal always serializes");
                     out.push(b'\n');
                 }
                 _ => {
