@@ -741,6 +741,108 @@ mod tests {
     }
 
     #[test]
+    fn a_failure_run_fixed_by_another_command_is_one_signal_with_its_resolution() {
+        let npm_failed = "Exit code 1\nnpm ERR! Unsupported URL Type \"workspace:\": workspace:*";
+        let signals = run(vec![
+            user("install the deps"),
+            call("t1", "Bash", json!({"command": "npm install"})),
+            result("t1", true, npm_failed),
+            call("t2", "Bash", json!({"command": "npm install --legacy-peer-deps"})),
+            result("t2", true, npm_failed),
+            call("t3", "Bash", json!({"command": "ls"})),
+            result("t3", false, "package.json pnpm-workspace.yaml"),
+            call("t4", "Bash", json!({"command": "pnpm install"})),
+            result("t4", false, "Done in 2.1s"),
+        ]);
+        assert_eq!(signals.len(), 1, "{signals:#?}");
+        let s = &signals[0];
+        assert_eq!(
+            s.content,
+            "Bash failed: npm ERR! Unsupported URL Type \"workspace:\": workspace:*"
+        );
+        assert_eq!(s.resolution.as_deref(), Some("`pnpm install`"));
+        assert_eq!(s.source.line, Some(3), "the first failure");
+        assert_eq!(s.meta["tries"], 2);
+        assert_eq!(s.meta["tool_use_ids"], json!(["t1", "t2"]));
+        assert_eq!(
+            s.headline(),
+            "Bash failed: npm ERR! Unsupported URL Type \"workspace:\": workspace:* → `pnpm install`"
+        );
+    }
+
+    #[test]
+    fn a_failure_fixed_by_an_edit_or_passing_on_a_retry_is_no_lesson() {
+        let compile = "error[E0425]: cannot find value `y` in this scope";
+        let signals = run(vec![
+            user("fix the build"),
+            call("t1", "Bash", json!({"command": "cargo test"})),
+            result("t1", true, compile),
+            call("e1", "Edit", json!({"file_path": "/w/src/lib.rs"})),
+            result("e1", false, "ok"),
+            call("t2", "Bash", json!({"command": "cargo test --lib"})),
+            result("t2", false, "test result: ok"),
+            call("t3", "Bash", json!({"command": "curl -s http://localhost:3000/health"})),
+            result("t3", true, "curl: (7) Failed to connect: Connection refused"),
+            call("t4", "Bash", json!({"command": "curl -s http://localhost:3000/health"})),
+            result("t4", false, "ok"),
+        ]);
+        assert!(of_kind(&signals, &Kind::Failure).is_empty(), "{signals:#?}");
+    }
+
+    #[test]
+    fn an_unresolved_failure_is_kept_only_as_a_fact_of_the_environment() {
+        let signals = run(vec![
+            user("check the json"),
+            call("t1", "Bash", json!({"command": "jq .name package.json"})),
+            result("t1", true, "Exit code 127\n/bin/bash: line 1: jq: command not found"),
+            call("t2", "Bash", json!({"command": "npx tsc --noEmit"})),
+            result("t2", true, "src/a.ts(3,7): error TS2322: Type 'string' is not assignable"),
+            call("r1", "Read", json!({"file_path": "/w/package.json"})),
+            result("r1", false, "{}"),
+            user("ok thanks"),
+        ]);
+        let contents: Vec<&str> = signals.iter().map(|s| s.content.as_str()).collect();
+        assert_eq!(contents, ["Bash failed: /bin/bash: line 1: jq: command not found"]);
+        assert_eq!(signals[0].resolution, None);
+    }
+
+    #[test]
+    fn a_failure_is_resolved_by_the_users_redirect_or_by_what_ran_before_the_retry() {
+        let signals = run(vec![
+            user("run the tests"),
+            call("t1", "Bash", json!({"command": "pytest -q"})),
+            result("t1", true, "E   ModuleNotFoundError: No module named 'httpx'"),
+            call("t2", "Bash", json!({"command": "uv pip install httpx"})),
+            result("t2", false, "Installed 1 package"),
+            call("t3", "Bash", json!({"command": "pytest -q"})),
+            result("t3", false, "3 passed"),
+            call("t4", "Bash", json!({"command": "sudo apt-get install -y jq"})),
+            result("t4", true, "sudo: a terminal is required to read the password"),
+            user("No, don't use sudo here, install it with brew instead"),
+        ]);
+        let failures = of_kind(&signals, &Kind::Failure);
+        let resolved: Vec<(&str, Option<&str>)> = failures
+            .iter()
+            .map(|s| (s.content.as_str(), s.resolution.as_deref()))
+            .collect();
+        assert_eq!(
+            resolved,
+            [
+                (
+                    "Bash failed: ModuleNotFoundError: No module named 'httpx'",
+                    Some("`uv pip install httpx`, then the same command")
+                ),
+                (
+                    "Bash failed: sudo: a terminal is required to read the password",
+                    Some("the user said: 'No, don't use sudo here, install it with brew instead'")
+                ),
+            ]
+        );
+        // The failures carry the turn they came from, for the store's episodes.
+        assert!(failures.iter().all(|s| s.source.extra["prompt_line"] == 1));
+    }
+
+    #[test]
     fn streaks_of_edits_and_empty_searches_raise_nothing() {
         let mut events = Vec::new();
         for i in 0..4 {
