@@ -192,8 +192,10 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
     .ctx("cannot read transcript", path)?;
 
     tally.add(detector.take_counted());
-    let mut signals = detector.finish();
-    signals.retain(|s| s.source.line.is_none_or(|l| l > line));
+    // A PreCompact run leaves a failure still waiting for its resolution to the next run, which
+    // re-reads its turn; the session's end, or an offline run, ends it unresolved.
+    let defer = req.hook == "PreCompact";
+    let mut signals = detector.finish_after(line, defer);
     for s in &mut signals {
         s.session_id = Some(session.to_string());
         s.project = req.project.clone();
@@ -275,11 +277,12 @@ impl Stored {
 
 /// The signals as the store would write them: prepared (filled, redacted) as an append does, with
 /// ids and dedup keys; a repeat within the batch (the same key, or a paraphrase of an
-/// instruction) counts as one more sighting of the first, as the store counts it.
+/// instruction) from another turn counts as one more sighting of the first, as the store counts
+/// it (a repeat within one turn is a retry of the same episode, not counted).
 fn preview(batch: Vec<Signal>) -> Vec<Signal> {
     let now = chrono::Utc::now();
     let mut out: Vec<Signal> = Vec::with_capacity(batch.len());
-    let mut by_key: HashMap<String, usize> = HashMap::new();
+    let mut by_key: HashMap<String, (usize, Option<u64>)> = HashMap::new();
     let mut sightings = Sightings::default();
     let mut said = signal::Instructions::default();
     for mut sig in batch {
@@ -292,8 +295,13 @@ fn preview(batch: Vec<Signal>) -> Vec<Signal> {
                 .paraphrased(sig.project.as_deref(), &sig.content)
                 .unwrap_or(&own),
         };
-        if let Some(&at) = by_key.get(key) {
-            sightings.add(&out[at].id, "");
+        if let Some((at, last)) = by_key.get_mut(key) {
+            // One session: another turn is another episode, a repeat within one is a retry.
+            let prompt = crate::store::keys::prompt_line(&sig.source);
+            if prompt.is_some() && last.is_some() && prompt != *last {
+                sightings.add(&out[*at].id, "");
+                *last = prompt;
+            }
             continue;
         }
         if instruction {
@@ -302,7 +310,10 @@ fn preview(batch: Vec<Signal>) -> Vec<Signal> {
         sig.id = signal::make_id(now, out.last().map(|s| s.id.as_str()));
         sig.meta
             .insert("dedup_key".into(), Value::from(own.clone()));
-        by_key.insert(own, out.len());
+        by_key.insert(
+            own,
+            (out.len(), crate::store::keys::prompt_line(&sig.source)),
+        );
         out.push(sig);
     }
     for sig in &mut out {
@@ -343,9 +354,12 @@ mod tests {
 
     #[test]
     fn preview_folds_paraphrases_of_an_instruction_as_the_store_does() {
+        let turn = std::cell::Cell::new(0);
         let said = |kind, text: &str| {
             let mut s = Signal::new(kind, text);
             s.project = Some("/p".into());
+            turn.set(turn.get() + 1);
+            in_turn(&mut s, turn.get());
             s
         };
         let out = preview(vec![
@@ -377,12 +391,21 @@ mod tests {
         );
     }
 
+    fn in_turn(s: &mut Signal, prompt: u64) {
+        let key = crate::store::keys::PROMPT_LINE.to_string();
+        s.source.extra.insert(key, Value::from(prompt));
+    }
+
     #[test]
-    fn preview_gives_ids_and_folds_repeats() {
-        let a = Signal::new(signal::Kind::Correction, "Use pnpm, not npm");
-        let b = Signal::new(signal::Kind::Correction, "use PNPM not npm!");
+    fn preview_gives_ids_and_folds_repeats_of_other_turns_only() {
+        let mut a = Signal::new(signal::Kind::Correction, "Use pnpm, not npm");
+        let mut b = Signal::new(signal::Kind::Correction, "use PNPM not npm!");
+        let mut retry = Signal::new(signal::Kind::Correction, "use pnpm, not npm");
         let c = Signal::new(signal::Kind::Convention, "Tests live in tests/");
-        let out = preview(vec![a, b, c]);
+        in_turn(&mut a, 1);
+        in_turn(&mut b, 5);
+        in_turn(&mut retry, 5);
+        let out = preview(vec![a, b, retry, c]);
         assert_eq!(out.len(), 2);
         assert!(signal::looks_like_id(&out[0].id));
         assert!(out[1].id > out[0].id, "ids increase");

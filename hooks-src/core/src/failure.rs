@@ -706,7 +706,7 @@ pub fn failure_signal(p: &Payload) -> Option<Signal> {
     };
     // Whether anything resolves it is known only to the transcript miner, later: the hook keeps
     // what is worth a signal unresolved, a fact of the environment (see `detect::episode`).
-    if !crate::detect::episode::environment_fact(&line) {
+    if tool == "Bash" && !crate::detect::episode::environment_fact(&line) {
         return None;
     }
     let tried = p

@@ -49,6 +49,8 @@ const RESOLUTION_CHARS: usize = 200;
 pub struct Job {
     program: String,
     subject: String,
+    /// The words of its main segment that are not options (paths by their last part), sorted.
+    words: Vec<String>,
     /// The command as written, whitespace flattened (an identical retry is the same command).
     command: String,
 }
@@ -60,13 +62,15 @@ impl Job {
             return Job {
                 program: tool.to_string(),
                 subject: String::new(),
+                words: Vec::new(),
                 command: flat(input),
             };
         }
-        let (program, subject) = program_and_subject(input);
+        let (program, subject, words) = program_and_subject(input);
         Job {
             program,
             subject,
+            words,
             command: flat(input),
         }
     }
@@ -76,8 +80,20 @@ impl Job {
         &self.program
     }
 
+    /// The same program and subject, and at least half their words in common (`docker compose
+    /// run app php artisan migrate` is not `docker compose run app sh -c "ls"`).
     fn same_job(&self, other: &Job) -> bool {
-        !self.program.is_empty() && self.program == other.program && self.subject == other.subject
+        if self.program.is_empty() || self.program != other.program || self.subject != other.subject
+        {
+            return false;
+        }
+        let shared = self
+            .words
+            .iter()
+            .filter(|w| other.words.contains(w))
+            .count();
+        let all = self.words.len() + other.words.len() - shared;
+        all == 0 || shared * 2 >= all
     }
 
     /// A call that only looks (lists, prints, searches): not a resolution of anything.
@@ -119,9 +135,10 @@ const SETUP: &[&str] = &[
     "cd", "export", "source", ".", "set", "pushd", "nvm", "echo", "sleep", "unset", "alias",
 ];
 
-/// The program (basename, lower case, version digits dropped, package managers as one) and its
-/// first argument that is not an option, of the first segment of `command` that does something.
-fn program_and_subject(command: &str) -> (String, String) {
+/// The program (basename, lower case, version digits dropped, package managers as one), its
+/// first argument that is not an option, and its words that are not options, of the first
+/// segment of `command` that does something.
+fn program_and_subject(command: &str) -> (String, String, Vec<String>) {
     let mut fallback = None;
     for segment in command.split(['\n', ';', '|', '&']) {
         let mut words = segment.split_whitespace().peekable();
@@ -157,15 +174,24 @@ fn program_and_subject(command: &str) -> (String, String) {
                 None => break,
             }
         }
-        let subject = words
-            .find(|w| !w.starts_with('-') && !w.contains(['>', '<']))
-            .map(|w| w.trim_matches(['"', '\'']).chars().take(80).collect())
-            .unwrap_or_default();
+        let mut rest: Vec<String> = words
+            .filter(|w| !w.starts_with('-') && !w.contains(['>', '<']))
+            .map(|w| {
+                let w = w.trim_matches(['"', '\'']);
+                let last = w.trim_end_matches('/').rsplit('/').next().unwrap_or(w);
+                last.chars().take(80).collect()
+            })
+            .filter(|w: &String| !w.is_empty())
+            .take(24)
+            .collect();
+        let subject = rest.first().cloned().unwrap_or_default();
+        rest.sort();
+        rest.dedup();
         if SETUP.contains(&program.as_str()) {
-            fallback.get_or_insert((program, subject));
+            fallback.get_or_insert((program, subject, rest));
             continue;
         }
-        return (program, subject);
+        return (program, subject, rest);
     }
     fallback.unwrap_or_default()
 }
@@ -244,6 +270,13 @@ pub fn environment_fact(line: &str) -> bool {
     !own_module && FACTS.iter().any(|f| lower.contains(f))
 }
 
+/// Whether a failure signal's content (`<tool> failed: <error line>`) is worth keeping with no
+/// resolution: a fact of the environment, or the failure of a tool other than Bash (an agent
+/// type, an MCP server, a fetch): no edit of the work fixes those, they say how things are set up.
+pub fn kept_unresolved(content: &str) -> bool {
+    !content.starts_with("Bash ") || environment_fact(content)
+}
+
 /// One failure episode being followed.
 #[derive(Debug)]
 struct Open {
@@ -277,7 +310,7 @@ impl Episodes {
 
     /// A failed call of `job` (its failure signal `sig`, its call id `call`). A retry of an open
     /// episode's job joins it; anything else opens an episode.
-    pub fn failed(&mut self, job: Job, sig: Signal, call: &str, out: &mut Vec<Signal>) {
+    pub fn failed(&mut self, job: Job, sig: Signal, call: &str, out: &mut Closed) {
         if let Some(open) = self.open.iter_mut().find(|o| o.job.same_job(&job)) {
             open.tries += 1;
             if !call.is_empty() && open.calls.len() < 16 {
@@ -287,9 +320,10 @@ impl Episodes {
         }
         if self.open.len() >= MAX_OPEN {
             let oldest = self.open.remove(0);
-            close(oldest, End::Unresolved, out);
+            let at = sig.source.line.unwrap_or(0);
+            close(oldest, End::Unresolved, at, out);
         }
-        let fact = environment_fact(&sig.content);
+        let fact = kept_unresolved(&sig.content);
         self.open.push(Open {
             sig,
             job,
@@ -305,8 +339,8 @@ impl Episodes {
         });
     }
 
-    /// A call of `job` succeeded; `summary` is its redacted one-line input.
-    pub fn succeeded(&mut self, job: &Job, summary: &str, out: &mut Vec<Signal>) {
+    /// A call of `job` succeeded (its result on line `at`); `summary` is its redacted input.
+    pub fn succeeded(&mut self, job: &Job, summary: &str, at: u64, out: &mut Closed) {
         let mut i = 0;
         while i < self.open.len() {
             let open = &mut self.open[i];
@@ -331,7 +365,7 @@ impl Episodes {
             } else {
                 End::Dropped
             };
-            close(open, end, out);
+            close(open, end, at, out);
         }
     }
 
@@ -342,26 +376,30 @@ impl Episodes {
         }
     }
 
-    /// The user spoke; `redirect` is their words when they told the assistant what to do.
-    pub fn user_spoke(&mut self, redirect: Option<&str>, out: &mut Vec<Signal>) {
+    /// The user spoke (on line `at`); `redirect` is their words when they told the assistant
+    /// what to do.
+    pub fn user_spoke(&mut self, redirect: Option<&str>, at: u64, out: &mut Closed) {
         for open in std::mem::take(&mut self.open) {
             let end = match redirect {
                 Some(words) => End::Resolved(format!("the user said: '{words}'")),
                 None => End::Unresolved,
             };
-            close(open, end, out);
+            close(open, end, at, out);
         }
     }
 
-    /// The pass ends: every open episode ends unresolved.
-    pub fn finish(&mut self, out: &mut Vec<Signal>) {
+    /// The transcript ends: every open episode ends unresolved.
+    pub fn finish(&mut self, out: &mut Closed) {
         for open in std::mem::take(&mut self.open) {
-            close(open, End::Unresolved, out);
+            close(open, End::Unresolved, u64::MAX, out);
         }
     }
 }
 
-fn close(open: Open, end: End, out: &mut Vec<Signal>) {
+/// Closed episodes' signals, each with the line of the event that closed it.
+pub type Closed = Vec<(Signal, u64)>;
+
+fn close(open: Open, end: End, at: u64, out: &mut Closed) {
     let mut sig = open.sig;
     match end {
         End::Resolved(how) => {
@@ -378,7 +416,7 @@ fn close(open: Open, end: End, out: &mut Vec<Signal>) {
         sig.meta
             .insert("tool_use_ids".into(), Value::from(open.calls));
     }
-    out.push(sig);
+    out.push((sig, at));
 }
 
 #[cfg(test)]
@@ -395,6 +433,9 @@ mod tests {
             let j = job(cmd);
             (j.program, j.subject)
         };
+        let migrate = "docker compose run --rm app php artisan migrate --seed --force 2>&1";
+        assert!(!job(migrate).same_job(&job("docker compose run --rm app sh -c \"ls /tmp\"")));
+        assert!(job(migrate).same_job(&job(migrate)));
         assert_eq!(pair("npm install"), ("npm".into(), "install".into()));
         assert_eq!(
             pair("pnpm install --frozen-lockfile"),

@@ -76,8 +76,9 @@ pub struct Detector {
     counted: Counted,
     /// Only events after this line are counted (a run re-reads the last turn before its cursor).
     count_after: u64,
-    /// Failures waiting for what resolves them.
+    /// Failures waiting for what resolves them, and those closed, with the line that closed them.
     episodes: Episodes,
+    closed: episode::Closed,
     /// The line of the user prompt that opened the current turn (see
     /// [`crate::store::keys::PROMPT_LINE`]).
     prompt_line: Option<u64>,
@@ -176,7 +177,7 @@ impl Detector {
                 if *is_error {
                     self.tool_error(tool_use_id, text, event)
                 } else if !self.episodes.is_empty() {
-                    self.tool_success(tool_use_id)
+                    self.tool_success(tool_use_id, event.line)
                 }
             }
             EventKind::Rejection { tool_use_id, text } => self.rejection(tool_use_id, text, event),
@@ -197,11 +198,29 @@ impl Detector {
     }
 
     /// The signals, in transcript order; failures still waiting for a resolution end unresolved.
-    pub fn finish(mut self) -> Vec<Signal> {
-        self.episodes.finish(&mut self.signals);
-        self.signals
-            .sort_by_key(|s| s.source.line.unwrap_or(u64::MAX));
-        self.signals
+    pub fn finish(self) -> Vec<Signal> {
+        self.finish_after(0, false)
+    }
+
+    /// The signals found after transcript line `line` (a run that re-read the last turn before
+    /// its cursor keeps only what is new: a signal from a later line, or a failure episode that
+    /// closed after it), in transcript order. With `defer_open`, failures still waiting for a
+    /// resolution are left for the next run, which re-reads their turn; otherwise they end
+    /// unresolved.
+    pub fn finish_after(mut self, line: u64, defer_open: bool) -> Vec<Signal> {
+        if !defer_open {
+            self.episodes.finish(&mut self.closed);
+        }
+        let mut signals = self.signals;
+        signals.retain(|s| s.source.line.is_none_or(|l| l > line));
+        signals.extend(
+            self.closed
+                .into_iter()
+                .filter(|(_, closed_at)| *closed_at > line)
+                .map(|(s, _)| s),
+        );
+        signals.sort_by_key(|s| s.source.line.unwrap_or(u64::MAX));
+        signals
     }
 
     /// What the assistant did since the user last spoke: what the next user message answers.
@@ -247,7 +266,7 @@ impl Detector {
             self.signals.push(sig);
         }
         self.episodes
-            .user_spoke(redirect.as_deref(), &mut self.signals);
+            .user_spoke(redirect.as_deref(), event.line, &mut self.closed);
         if let Some(command) = command {
             let mut sig = Signal::new(Kind::Command, command);
             sig.context = user_context(text, &answered);
@@ -322,12 +341,12 @@ impl Detector {
         self.set_source(&mut sig, event);
         let job = self.call_job(tool_use_id, tool);
         self.episodes
-            .failed(job, sig, tool_use_id, &mut self.signals);
+            .failed(job, sig, tool_use_id, &mut self.closed);
     }
 
     /// A call succeeded while failures wait: it may be what resolves them, or an edit that
     /// fixed them.
-    fn tool_success(&mut self, tool_use_id: &str) {
+    fn tool_success(&mut self, tool_use_id: &str, line: u64) {
         let Some(call) = self.find_call(tool_use_id) else {
             return;
         };
@@ -336,7 +355,8 @@ impl Detector {
         }
         let job = self.call_job(tool_use_id, &call.name.clone());
         let summary = self.call_summary(tool_use_id);
-        self.episodes.succeeded(&job, &summary, &mut self.signals);
+        self.episodes
+            .succeeded(&job, &summary, line, &mut self.closed);
     }
 
     /// The command of a Bash call.
@@ -747,7 +767,11 @@ mod tests {
             user("install the deps"),
             call("t1", "Bash", json!({"command": "npm install"})),
             result("t1", true, npm_failed),
-            call("t2", "Bash", json!({"command": "npm install --legacy-peer-deps"})),
+            call(
+                "t2",
+                "Bash",
+                json!({"command": "npm install --legacy-peer-deps"}),
+            ),
             result("t2", true, npm_failed),
             call("t3", "Bash", json!({"command": "ls"})),
             result("t3", false, "package.json pnpm-workspace.yaml"),
@@ -781,9 +805,21 @@ mod tests {
             result("e1", false, "ok"),
             call("t2", "Bash", json!({"command": "cargo test --lib"})),
             result("t2", false, "test result: ok"),
-            call("t3", "Bash", json!({"command": "curl -s http://localhost:3000/health"})),
-            result("t3", true, "curl: (7) Failed to connect: Connection refused"),
-            call("t4", "Bash", json!({"command": "curl -s http://localhost:3000/health"})),
+            call(
+                "t3",
+                "Bash",
+                json!({"command": "curl -s http://localhost:3000/health"}),
+            ),
+            result(
+                "t3",
+                true,
+                "curl: (7) Failed to connect: Connection refused",
+            ),
+            call(
+                "t4",
+                "Bash",
+                json!({"command": "curl -s http://localhost:3000/health"}),
+            ),
             result("t4", false, "ok"),
         ]);
         assert!(of_kind(&signals, &Kind::Failure).is_empty(), "{signals:#?}");
@@ -794,15 +830,26 @@ mod tests {
         let signals = run(vec![
             user("check the json"),
             call("t1", "Bash", json!({"command": "jq .name package.json"})),
-            result("t1", true, "Exit code 127\n/bin/bash: line 1: jq: command not found"),
+            result(
+                "t1",
+                true,
+                "Exit code 127\n/bin/bash: line 1: jq: command not found",
+            ),
             call("t2", "Bash", json!({"command": "npx tsc --noEmit"})),
-            result("t2", true, "src/a.ts(3,7): error TS2322: Type 'string' is not assignable"),
+            result(
+                "t2",
+                true,
+                "src/a.ts(3,7): error TS2322: Type 'string' is not assignable",
+            ),
             call("r1", "Read", json!({"file_path": "/w/package.json"})),
             result("r1", false, "{}"),
             user("ok thanks"),
         ]);
         let contents: Vec<&str> = signals.iter().map(|s| s.content.as_str()).collect();
-        assert_eq!(contents, ["Bash failed: /bin/bash: line 1: jq: command not found"]);
+        assert_eq!(
+            contents,
+            ["Bash failed: /bin/bash: line 1: jq: command not found"]
+        );
         assert_eq!(signals[0].resolution, None);
     }
 
@@ -811,13 +858,25 @@ mod tests {
         let signals = run(vec![
             user("run the tests"),
             call("t1", "Bash", json!({"command": "pytest -q"})),
-            result("t1", true, "E   ModuleNotFoundError: No module named 'httpx'"),
+            result(
+                "t1",
+                true,
+                "E   ModuleNotFoundError: No module named 'httpx'",
+            ),
             call("t2", "Bash", json!({"command": "uv pip install httpx"})),
             result("t2", false, "Installed 1 package"),
             call("t3", "Bash", json!({"command": "pytest -q"})),
             result("t3", false, "3 passed"),
-            call("t4", "Bash", json!({"command": "sudo apt-get install -y jq"})),
-            result("t4", true, "sudo: a terminal is required to read the password"),
+            call(
+                "t4",
+                "Bash",
+                json!({"command": "sudo apt-get install -y jq"}),
+            ),
+            result(
+                "t4",
+                true,
+                "sudo: a terminal is required to read the password",
+            ),
             user("No, don't use sudo here, install it with brew instead"),
         ]);
         let failures = of_kind(&signals, &Kind::Failure);

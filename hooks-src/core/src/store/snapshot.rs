@@ -138,6 +138,30 @@ impl Snapshot {
             .and_then(Entry::signal_mut)
     }
 
+    /// Drop the evidence of every sighting whose bytes `names` says name something forgotten,
+    /// from the signals' `meta.sightings` and from the records' evidence a rewrite would keep
+    /// (`forget`: a signal of another session keeps its own sightings, not the forgotten one's).
+    pub fn drop_evidence_naming(&mut self, names: impl Fn(&[u8]) -> bool) {
+        let named = |e: &Value| names(&serde_json::to_vec(e).expect("serializes"));
+        for list in self.evidence.values_mut() {
+            list.retain(|e| !named(e));
+        }
+        for entry in &mut self.entries {
+            let Some(Value::Array(kept)) = entry.signal().and_then(|s| s.meta.get("sightings"))
+            else {
+                continue;
+            };
+            if !kept.iter().any(named) {
+                continue;
+            }
+            let sig = entry.signal_mut().expect("a signal");
+            if let Some(Value::Array(kept)) = sig.meta.get_mut("sightings") {
+                kept.retain(|e| !named(e));
+            }
+            entry.raw = serde_json::to_vec(&*sig).expect("serializes");
+        }
+    }
+
     /// Drop the signals for which `remove` says yes; returns them.
     pub fn remove_where(&mut self, mut remove: impl FnMut(&Signal) -> bool) -> Vec<Signal> {
         let mut removed = Vec::new();
