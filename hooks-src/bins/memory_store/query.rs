@@ -4,7 +4,7 @@ use reflect_core::error::{Error, Result};
 use reflect_core::input;
 use reflect_core::render::{self, ListFormat};
 use reflect_core::scope::{self, Names, Scope};
-use reflect_core::signal::Signal;
+use reflect_core::signal::{Kind, Signal};
 use reflect_core::store::{self, Filter};
 
 use crate::cli::{Query, QueryFormat};
@@ -42,6 +42,7 @@ impl Query {
             tags: self.tags,
             since: self.since.as_deref().map(input::since_now).transpose()?,
         };
+        let summaries = filter.kinds.contains(&Kind::Summary);
         let bytes = ctx.store.view_bytes()?;
         let mut selection = store::select(&bytes, &filter);
         let Some(scope) = scope else {
@@ -57,6 +58,7 @@ impl Query {
                 &signals.iter().collect::<Vec<_>>(),
                 self.format,
                 None,
+                summaries,
             ));
             return Ok(());
         };
@@ -71,21 +73,35 @@ impl Query {
             &signals.iter().collect::<Vec<_>>(),
             self.format,
             Some(&scope),
+            summaries,
         ));
         Ok(())
     }
 }
 
 /// The signals in `format`. The index names each signal's project and session, and marks a
-/// preference that came from outside `scope` as global.
-fn render_list(signals: &[&Signal], format: QueryFormat, scope: Option<&Scope>) -> String {
+/// preference that came from outside `scope` as global; it lists summaries only when
+/// `summaries` (they were asked for by type).
+fn render_list(
+    signals: &[&Signal],
+    format: QueryFormat,
+    scope: Option<&Scope>,
+    summaries: bool,
+) -> String {
     let format = match format {
         QueryFormat::Jsonl => ListFormat::Jsonl,
         QueryFormat::Json => ListFormat::Json,
         QueryFormat::Table => ListFormat::Table,
         QueryFormat::Index => {
             let names = Names::default();
-            return render::index(signals, |s| {
+            // The index lists candidates for a review; a summary is its context, listed only
+            // when asked for by type.
+            let signals: Vec<&Signal> = signals
+                .iter()
+                .copied()
+                .filter(|s| summaries || s.kind != Kind::Summary)
+                .collect();
+            return render::index(&signals, |s| {
                 let global = scope.is_some_and(|scope| !scope.holds_signal(s));
                 render::place(
                     Some(&names.of(s.project.as_deref())),

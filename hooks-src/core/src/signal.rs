@@ -277,9 +277,17 @@ impl Signal {
         }
     }
 
-    /// The dedup fingerprint kept in `meta.dedup_key` (see [`dedup_key`]).
+    /// The dedup fingerprint kept in `meta.dedup_key` (see [`dedup_key`]). A summary's is its
+    /// session's: one summary per session, updated when the session resumes.
     pub fn dedup_key(&self) -> String {
-        dedup_key(&self.kind, self.project.as_deref(), &self.content)
+        match (&self.kind, &self.session_id) {
+            (Kind::Summary, Some(session)) => dedup_key(
+                &self.kind,
+                self.project.as_deref(),
+                &format!("session {session}"),
+            ),
+            _ => dedup_key(&self.kind, self.project.as_deref(), &self.content),
+        }
     }
 
     /// Convert a v2 line (`{"ts","sid","type","context","turn"}`) into schema v1. The id is derived
@@ -378,6 +386,10 @@ pub struct Recurrence {
     /// later pass over a failure a hook stored before the fix was known.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub completes: bool,
+    /// The target's newer `content`, `context` and `meta` fields (a resumed session's summary):
+    /// readers show the newest; a rewrite writes it into the signal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update: Option<Value>,
 }
 
 /// How many later sightings a signal keeps as evidence (`meta.sightings`, newest first).

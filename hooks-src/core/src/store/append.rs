@@ -24,7 +24,7 @@ use super::scan::{Key, Shape};
 use super::Store;
 use crate::error::{IoContext, Result};
 use crate::fsutil::{self, PRIVATE_FILE};
-use crate::signal::{self, Recurrence, Signal, Status, CONFIDENCE_VERIFIED};
+use crate::signal::{self, Kind, Recurrence, Signal, Status, CONFIDENCE_VERIFIED};
 
 /// How much of the store's end an append reads (ids, dedup). About 100–150 signals.
 pub const TAIL_BYTES: u64 = 64 * 1024;
@@ -126,6 +126,7 @@ impl Store {
                             said: None,
                             resolution: Some(how),
                             completes: true,
+                            update: None,
                         };
                         serde_json::to_writer(&mut out, &rec).expect("serializes");
                         out.push(b'\n');
@@ -145,6 +146,28 @@ impl Store {
             let target = paraphrased
                 .map(str::to_string)
                 .unwrap_or_else(|| key.clone());
+            if let (Some(prev), Kind::Summary) = (tail.recent.get_mut(&target), &sig.kind) {
+                // A resumed session ends again: its one summary is updated, not repeated.
+                let rec = Recurrence {
+                    recur: prev.id.clone(),
+                    timestamp: sig.timestamp.clone(),
+                    session_id: sig.session_id.clone(),
+                    source: sig.source.clone(),
+                    tool_use_id: None,
+                    said: None,
+                    resolution: None,
+                    completes: true,
+                    update: Some(serde_json::json!({
+                        "content": sig.content,
+                        "context": sig.context,
+                        "meta": sig.meta,
+                    })),
+                };
+                serde_json::to_writer(&mut out, &rec).expect("serializes");
+                out.push(b'\n');
+                outcome.completed.push(prev.id.clone());
+                continue;
+            }
             if let Some(prev) = tail.recent.get_mut(&target) {
                 // A replayed capture of the same sighting, or a retry within one episode, is
                 // not a recurrence: seen counts episodes.
@@ -161,6 +184,7 @@ impl Store {
                     said: Some(sig.content.clone()),
                     resolution: sig.resolution.clone(),
                     completes: false,
+                    update: None,
                 };
                 serde_json::to_writer(&mut out, &rec).expect("serializes");
                 out.push(b'\n');

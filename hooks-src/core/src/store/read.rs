@@ -88,8 +88,9 @@ impl<'a> View<'a> {
     /// Count the line into `sightings` if it is a recurrence record; says whether it was one.
     pub fn count_recurrence(&self, sightings: &mut Sightings) -> bool {
         match &self.seen {
-            // A record with a resolution is read whole (it may complete rather than count).
-            Seen::Scanned(Shape::Recur, f) if f.has(Key::Resolution) => {
+            // A record with a resolution or an update is read whole (it may complete or update
+            // its target rather than count).
+            Seen::Scanned(Shape::Recur, f) if f.has(Key::Resolution) || f.has(Key::Update) => {
                 if let Record::Recur(r) = parse_line(self.raw) {
                     sightings.add_record(&r);
                 }
@@ -277,6 +278,8 @@ struct Target {
     last: String,
     /// The newest resolution a record brought, with its time.
     resolution: Option<(String, String)>,
+    /// The newest update of its fields a record brought, with its time.
+    update: Option<(String, Value)>,
     /// The evidence of the last [`signal::SIGHTINGS_KEPT`] sightings, oldest first.
     evidence: Vec<Value>,
 }
@@ -294,6 +297,15 @@ impl Sightings {
             self.add(&r.recur, &r.timestamp);
         }
         let slot = self.0.entry(r.recur.clone()).or_default();
+        if let Some(update) = r.update.as_ref().filter(|u| u.is_object()) {
+            if slot
+                .update
+                .as_ref()
+                .is_none_or(|(at, _)| r.timestamp >= *at)
+            {
+                slot.update = Some((r.timestamp.clone(), update.clone()));
+            }
+        }
         if let Some(how) = r.resolution.as_ref().filter(|h| !h.is_empty()) {
             if slot
                 .resolution
@@ -343,6 +355,11 @@ impl Sightings {
                     slot.resolution = Some((at, how));
                 }
             }
+            if let Some((at, update)) = seen.update {
+                if slot.update.as_ref().is_none_or(|(mine, _)| at >= *mine) {
+                    slot.update = Some((at, update));
+                }
+            }
             slot.evidence.extend(seen.evidence);
             let over = slot.evidence.len().saturating_sub(signal::SIGHTINGS_KEPT);
             slot.evidence.drain(..over);
@@ -367,6 +384,20 @@ impl Sightings {
         }
         if sig.resolution.is_none() {
             sig.resolution = seen.resolution.as_ref().map(|(_, how)| how.clone());
+        }
+        if let Some((_, Value::Object(update))) = &seen.update {
+            for (field, value) in update {
+                match (field.as_str(), value) {
+                    ("content", Value::String(text)) => sig.content = text.clone(),
+                    ("context", Value::String(text)) => sig.context = text.clone(),
+                    ("meta", Value::Object(meta)) => {
+                        for (k, v) in meta {
+                            sig.meta.insert(k.clone(), v.clone());
+                        }
+                    }
+                    _ => {}
+                }
+            }
         }
         true
     }

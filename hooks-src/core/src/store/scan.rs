@@ -34,7 +34,7 @@ keys! {
     Project b"project" Type b"type" Status b"status" Confidence b"confidence" Source b"source"
     Content b"content" Context b"context" Category b"category" Tags b"tags" Related b"related"
     PromotedTo b"promoted_to" Meta b"meta" Recur b"recur" Ts b"ts" Sid b"sid"
-    ToolUseId b"tool_use_id" Resolution b"resolution"
+    ToolUseId b"tool_use_id" Resolution b"resolution" Update b"update"
 }
 
 /// The raw value spans (as written, strings with their quotes) of the [`Key`]s a line holds.
@@ -364,6 +364,7 @@ impl<'b> Walk<'b, '_> {
                 && string_or_null(Key::SessionId)
                 && string_or_null(Key::ToolUseId)
                 && string_or_null(Key::Resolution)
+                && matches!(f.kind(Key::Update), None | Some(b'{'))
                 && self.source_ok(f);
             return ok.then_some(Shape::Recur);
         }

@@ -152,7 +152,17 @@ fn the_fast_path_accepts_every_line_reflect_writes() {
     for (k, kind) in Kind::KNOWN.iter().enumerate() {
         for (c, content) in contents.iter().enumerate() {
             let n = (k * contents.len() + c) as u64;
-            let s = sig(Kind::parse(kind), &format!("{content} {n}"), "s1", n + 1);
+            // A session has one summary: each summary here is another session's.
+            let session = match *kind {
+                "summary" => format!("s1-{n}"),
+                _ => "s1".to_string(),
+            };
+            let s = sig(
+                Kind::parse(kind),
+                &format!("{content} {n}"),
+                &session,
+                n + 1,
+            );
             let mut s = on_call(s, &format!("toolu_{n}"));
             s.status = Status::parse(Status::KNOWN[n as usize % 4]);
             s.confidence = (n % 4 + 1) as u8;
@@ -194,9 +204,28 @@ fn the_fast_path_accepts_every_line_reflect_writes() {
     let v2 = "{\"ts\":\"2026-02-11T10:23:00Z\",\"sid\":\"abc\",\"type\":\"correction\",\"context\":\"No, use pnpm\",\"turn\":4,\"x\":1}\n";
     append_bytes(&path, v2.as_bytes()).unwrap();
     assert_eq!(store.migrate_legacy(&mut || {}).unwrap(), 1);
-    let captured = batch.iter().rev().filter(|s| s.status == Status::Captured);
+    let captured = batch
+        .iter()
+        .rev()
+        .filter(|s| s.status == Status::Captured && s.kind != Kind::Summary);
     let repeat = captured.take(3).map(|s| again("s3", s, None)).collect();
     assert_eq!(store.append(repeat).unwrap().recurred.len(), 3);
+    // A resumed session's summary updates it; a failure is completed by its resolution.
+    let summary = batch
+        .iter()
+        .rev()
+        .find(|s| s.kind == Kind::Summary && s.status == Status::Captured);
+    let mut resumed = summary.unwrap().clone();
+    resumed.content = "resumed \"again\" é".into();
+    resumed.meta.remove("tool_use_id");
+    let failure = batch
+        .iter()
+        .rev()
+        .find(|s| s.kind == Kind::Failure && s.status == Status::Captured);
+    let mut resolved = failure.unwrap().clone();
+    resolved.resolution = Some("`pnpm install` \"quoted\"".into());
+    let done = store.append(vec![resumed, resolved]).unwrap();
+    assert_eq!(done.completed.len(), 2, "{done:?}");
 
     let mut kinds = std::collections::BTreeSet::new();
     for file in [path, store.paths().archive()] {
@@ -731,4 +760,58 @@ fn regression_a_rewrite_removes_the_temp_files_of_killed_writers() {
     }
     store.prune(&mut || {}).unwrap();
     assert!(left.iter().all(|f| !f.exists()), "{left:?}");
+}
+
+/// One summary per session: a resumed session's end updates it (newest wins for every reader,
+/// and a rewrite writes it in); a summary is never pending review.
+#[test]
+fn a_resumed_sessions_summary_is_updated_not_repeated_and_never_pending() {
+    let (_d, store) = store();
+    let summary = |content: &str, turns: u64| {
+        let mut s = sig(Kind::Summary, content, "s1", 0);
+        s.source.line = None;
+        s.meta.insert("turns".into(), Value::from(turns));
+        s
+    };
+    let id = store
+        .append(vec![summary("Session s1: 2 prompts", 2)])
+        .unwrap()
+        .written;
+    store
+        .append(vec![sig(Kind::Correction, "use pnpm, not npm", "s1", 3)])
+        .unwrap();
+    let outcome = store
+        .append(vec![summary("Session s1: 5 prompts", 5)])
+        .unwrap();
+    assert_eq!(
+        (outcome.written.len(), outcome.completed.clone()),
+        (0, id.clone())
+    );
+    let check = |store: &Store| {
+        let got = store.find(&id[0]).unwrap().unwrap();
+        assert_eq!(
+            (got.content.as_str(), &got.meta["turns"]),
+            ("Session s1: 5 prompts", &Value::from(5))
+        );
+        assert_eq!(got.seen(), 1);
+        let snap = store.load().unwrap();
+        let of_s1 = |s: &&Signal| s.kind == Kind::Summary && s.session_id.as_deref() == Some("s1");
+        assert_eq!(snap.signals().filter(of_s1).count(), 1);
+        let bytes = store.view_bytes().unwrap();
+        let listed = select(&bytes, &Filter::default()).into_signals();
+        let summaries: Vec<&str> = listed
+            .iter()
+            .filter(of_s1)
+            .map(|s| s.content.as_str())
+            .collect();
+        assert_eq!(summaries, ["Session s1: 5 prompts"]);
+        assert_eq!(stats(&bytes).pending, 1, "the correction only");
+    };
+    check(&store);
+    // Another session's summary is its own.
+    let mut other = summary("Session s2: 1 prompt", 1);
+    other.session_id = Some("s2".into());
+    assert_eq!(store.append(vec![other]).unwrap().written.len(), 1);
+    store.rewrite(&mut || {}, |_| Ok(((), true))).unwrap();
+    check(&store);
 }
