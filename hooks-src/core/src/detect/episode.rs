@@ -97,7 +97,7 @@ impl Job {
     }
 
     /// A call that only looks (lists, prints, searches): not a resolution of anything.
-    fn only_looks(&self) -> bool {
+    pub fn only_looks(&self) -> bool {
         const LOOKING: &[&str] = &[
             "ls", "cat", "which", "grep", "rg", "find", "head", "tail", "echo", "pwd", "type",
             "file", "stat", "env", "printenv", "wc", "tree", "less", "sleep", "ps", "whoami",

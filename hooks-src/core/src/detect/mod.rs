@@ -236,7 +236,10 @@ impl Detector {
             && self.turn.substantive
             && text::is_praise(&read)
             && names_an_approach(&read.words);
-        let command = text::shared_command(&read);
+        let command = match text::is_hook_message(text) {
+            true => None,
+            false => text::shared_command(&read),
+        };
         // Most messages raise nothing: what they answered is quoted only for a signal.
         let answered = if verdict.is_some() || praise || command.is_some() {
             self.answered()
@@ -379,8 +382,12 @@ impl Detector {
             let tool = if name.is_empty() { "tool" } else { &*name };
             *self.counted.refused.entry(tool.to_string()).or_default() += 1;
         }
-        if !says_something(reason) {
-            // "Not now" is no lesson: the session summary counts refusals by tool.
+        if !says_something(reason) || text::is_hook_message(reason) {
+            // "Not now" is no lesson: the session summary counts refusals by tool. Another
+            // hook's verdict is not the user's words.
+            return;
+        }
+        if transcript::presents_a_plan(&name) && !redirects_a_plan(reason) {
             return;
         }
         let tool = if name.is_empty() {
@@ -456,6 +463,29 @@ impl Detector {
         }
         tags
     }
+}
+
+/// Whether the reason a user gave for refusing a plan redirects it (a few short lines) rather
+/// than bringing what comes next: requirements, a text to put somewhere, a list of changes
+/// ("update the About section with this text: …"). Those are the next task, not a lesson.
+fn redirects_a_plan(reason: &str) -> bool {
+    let lines = reason.lines().filter(|l| !l.trim().is_empty()).count();
+    let lower = reason.to_lowercase();
+    let brings = [
+        ":\n",
+        "```",
+        "\n- ",
+        "\n* ",
+        "\n1.",
+        "this text",
+        "the following",
+        "as follows",
+        "here is",
+        "here's",
+    ]
+    .iter()
+    .any(|m| lower.contains(m));
+    reason.chars().count() <= 400 && lines <= 3 && !brings
 }
 
 /// Whether a refusal's reason says more than "no": two words at least ("use yarn"), or a few
@@ -899,6 +929,83 @@ mod tests {
         );
         // The failures carry the turn they came from, for the store's episodes.
         assert!(failures.iter().all(|s| s.source.extra["prompt_line"] == 1));
+    }
+
+    #[test]
+    fn every_remember_request_is_kept_whatever_follows_remember() {
+        for text in [
+            "Remember that the staging database listens on port 5433, not 5432.",
+            "Remember to use pnpm, not npm.",
+            "please remember the API key lives in 1Password, never in .env",
+            "Keep in mind that CI runs on Node 18",
+        ] {
+            let signals = run(vec![
+                call("t1", "Bash", json!({"command": "psql -p 5432"})),
+                result("t1", false, "ok"),
+                user(text),
+            ]);
+            let kinds: Vec<&Kind> = signals.iter().map(|s| &s.kind).collect();
+            assert_eq!(kinds, [&Kind::Remember], "{text}: {signals:#?}");
+            assert_eq!(signals[0].content, text);
+        }
+        // Recalling is not asking to keep anything (the rule; the model weighs such words too).
+        for text in ["remember when the build was green?", "I don't remember why"] {
+            let read = text::Reading::of(text);
+            assert!(!text::asks_to_remember(&read.words), "{text}");
+        }
+    }
+
+    #[test]
+    fn noise_dressed_as_a_lesson_is_not_stored() {
+        let plan = "## Plan\n1. Rewrite the About page";
+        let signals = run(vec![
+            // A refused plan whose reason is the next requirements.
+            call("p1", "ExitPlanMode", json!({"plan": plan})),
+            EventKind::Rejection {
+                tool_use_id: "p1".into(),
+                text: "update the About section with this text:\nWe are a small team of bakers.\nFounded 1998.".into(),
+            },
+            // Another hook's verdict, where the refusal's reason would be.
+            call("b1", "Bash", json!({"command": "git push --force"})),
+            EventKind::Rejection {
+                tool_use_id: "b1".into(),
+                text: "BLOCKED: force pushes are not allowed by policy guard".into(),
+            },
+            user("BLOCKED: Do not edit generated files. Use the generator instead."),
+            // The user ran `pwd` in bash mode; a Node hint in a pasted log.
+            user("<bash-input>pwd</bash-input>"),
+            user("it fails:\n(node:1234) [DEP0040] DeprecationWarning: The punycode module is deprecated.\n(Use `node --trace-deprecation ...` to show where the warning was created)"),
+            // A leading "No" before picking an option, and a pasted trace that starts with "No".
+            says("Shall I do #1 (split the module) or #2 (keep it)?"),
+            user("No Just do #1"),
+            call("t9", "Bash", json!({"command": "npm run build"})),
+            result("t9", false, "ok"),
+            user("No matching export in \"src/a.ts\" for import \"b\"\n    at resolve (node_modules/vite/dist/node.js:120:11)\n    at Object.load (node_modules/vite/dist/node.js:88:3)\nError: Build failed with 1 error"),
+            // A pasted prompt template.
+            user(&template()),
+        ]);
+        assert!(signals.is_empty(), "{signals:#?}");
+        // The same shapes with a real lesson in them are kept.
+        let kept = run(vec![
+            call("p2", "ExitPlanMode", json!({"plan": plan})),
+            EventKind::Rejection {
+                tool_use_id: "p2".into(),
+                text: "keep the auth module, only fix the token check".into(),
+            },
+            user("<bash-input>sudo pacman -S ventoy --noconfirm</bash-input>"),
+        ]);
+        let kinds: Vec<&Kind> = kept.iter().map(|s| &s.kind).collect();
+        assert_eq!(kinds, [&Kind::Correction, &Kind::Command], "{kept:#?}");
+    }
+
+    /// A prompt template pasted as a message: headings, rules, placeholders.
+    fn template() -> String {
+        let mut t = String::from("# Role\nYou are a senior reviewer.\n# Rules\n");
+        for i in 0..8 {
+            t.push_str(&format!("- Always check rule {i} before answering\n"));
+        }
+        t.push_str("# Output\nAlways answer in the format below.\n{{answer}}\n# Notes\nNever skip a step.\n");
+        t
     }
 
     #[test]

@@ -45,7 +45,8 @@ const STEPS: usize = 12;
 /// What [`classify`] reads of a message, before a model weighs it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Evidence {
-    /// The `#` memory shortcut: a remember-request whatever the model says.
+    /// The `#` memory shortcut, or a message that opens by asking to remember: a
+    /// remember-request whatever the model says.
     Memory,
     /// No prose at all (a paste, an image).
     Nothing,
@@ -54,10 +55,12 @@ pub enum Evidence {
 
 /// What a message typed after `situation` offers the model.
 pub fn evidence(read: &Reading, situation: &Situation) -> Evidence {
-    if memchr::memmem::find(read.text.as_bytes(), b"<user-memory-input>").is_some() {
+    if memchr::memmem::find(read.text.as_bytes(), b"<user-memory-input>").is_some()
+        || super::text::asks_to_remember(&read.words)
+    {
         return Evidence::Memory;
     }
-    if read.words.trim().is_empty() {
+    if read.words.trim().is_empty() || super::text::not_an_instruction(read) {
         return Evidence::Nothing;
     }
     let raw = read.prose.to_lowercase();
