@@ -782,6 +782,28 @@ fn regression_reflect_off_at_the_repository_root_covers_its_subdirectories() {
 // ---------------------------------------------------------------------------------------------
 // Sizes a payload or a transcript controls
 
+/// `claude plugin update` fires SessionEnd with a transcript that was never written: a quiet
+/// no-op, nothing in the error log for doctor to warn about. PreCompact, which only fires on a
+/// transcript being compacted, still notes a missing one.
+#[test]
+fn a_session_end_without_a_transcript_is_a_quiet_no_op() {
+    let env = Env::new();
+    let gone = env.dir.path().join("never-written.jsonl");
+    let p = payload("s-gone", &gone, &project(&env), "SessionEnd");
+    let (out, _) = run_hook(&env, "capture-session-summary", p.to_string().as_bytes());
+    assert_silent_success("capture-session-summary", &out, "no transcript");
+    assert_eq!(error_log(&env), "");
+    assert!(!env.store().exists());
+    let p = payload("s-gone", &gone, &project(&env), "PreCompact");
+    let (out, _) = run_hook(&env, "capture-signals", p.to_string().as_bytes());
+    assert_silent_success("capture-signals", &out, "no transcript");
+    assert!(
+        error_log(&env).contains("never-written.jsonl"),
+        "{}",
+        error_log(&env)
+    );
+}
+
 /// A 15 MB session_id was stored in every signal (the store grew by 45 MB).
 #[test]
 fn regression_a_huge_session_id_is_not_stored_whole() {

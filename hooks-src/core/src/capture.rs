@@ -322,8 +322,8 @@ fn preview(batch: Vec<Signal>) -> Vec<Signal> {
     out
 }
 
-/// The capture request a hook payload asks for; `Ok(None)` when the payload names no transcript
-/// or its project opted out (nothing to do, nothing to log).
+/// The capture request a hook payload asks for; `Ok(None)` when its project opted out, or the
+/// session ends (`summary`) without a transcript on disk (nothing to do, nothing to log).
 pub fn request_from_payload(
     payload: &Payload,
     hook_event: &str,
@@ -337,6 +337,13 @@ pub fn request_from_payload(
             "payload has no transcript_path; nothing to capture",
         ));
     };
+    // Claude Code ends sessions that never wrote a transcript (`claude plugin update` does):
+    // nothing was said, nothing to summarize, nothing wrong.
+    let gone =
+        std::fs::symlink_metadata(transcript).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
+    if summary && gone {
+        return Ok(None);
+    }
     Ok(Some(Request {
         transcript: PathBuf::from(transcript),
         session: payload.session_id.clone().filter(|s| !s.is_empty()),

@@ -395,8 +395,13 @@ pub struct Recurrence {
 /// How many later sightings a signal keeps as evidence (`meta.sightings`, newest first).
 pub const SIGHTINGS_KEPT: usize = 8;
 
-/// The confidence a signal has after `seen` sightings: 2 sightings earn medium, 3+ high; a
-/// verified signal stays verified and nothing lowers what was set before.
+/// The one definition of a signal's confidence, which every reader shows (the index, `get`,
+/// `inject-signals`, the /reflect skill through them): the higher of what its source earned when
+/// it was captured (1; 2 for a refused call's reason; up to 3 for words the detector is sure
+/// of, or a `#` memory) and what its episodes earned — `seen` counts episodes (other sessions,
+/// or other turns of one session; never retries within one), 2 episodes earn medium, 3+ high.
+/// 4 (verified) only ever comes from the user confirming it (`memory-store update --confidence
+/// 4`, a promotion); nothing lowers it, and sightings never raise anything to it.
 pub fn confidence_after(confidence: u8, seen: u64) -> u8 {
     let earned = match seen {
         0 | 1 => 1,

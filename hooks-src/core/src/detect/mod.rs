@@ -1000,7 +1000,8 @@ mod tests {
 
     /// A prompt template pasted as a message: headings, rules, placeholders.
     fn template() -> String {
-        let mut t = String::from("# Role\nYou are a senior reviewer.\n# Rules\n");
+        let mut t =
+            String::from("# Review prompt\n## Role\nYou are a senior reviewer.\n## Rules\n");
         for i in 0..8 {
             t.push_str(&format!("- Always check rule {i} before answering\n"));
         }

@@ -50,6 +50,10 @@ pub enum Evidence {
     Memory,
     /// No prose at all (a paste, an image).
     Nothing,
+    /// Words that read as an instruction but are none ([`super::text::not_an_instruction`]):
+    /// never a learning moment; the model still learns from their features as a labelled
+    /// example, so the rule withholds a verdict without moving the weights.
+    Withheld(Features),
     Features(Features),
 }
 
@@ -60,11 +64,15 @@ pub fn evidence(read: &Reading, situation: &Situation) -> Evidence {
     {
         return Evidence::Memory;
     }
-    if read.words.trim().is_empty() || super::text::not_an_instruction(read) {
+    if read.words.trim().is_empty() {
         return Evidence::Nothing;
     }
     let raw = read.prose.to_lowercase();
-    Evidence::Features(features::extract(read, &raw, situation))
+    let features = features::extract(read, &raw, situation);
+    if super::text::not_an_instruction(read) {
+        return Evidence::Withheld(features);
+    }
+    Evidence::Features(features)
 }
 
 /// The verdict of `model` on `evidence`.
@@ -74,7 +82,7 @@ pub fn verdict(evidence: &Evidence, model: &Model) -> Option<Verdict> {
             kind: Kind::Remember,
             confidence: 3,
         }),
-        Evidence::Nothing => None,
+        Evidence::Nothing | Evidence::Withheld(_) => None,
         Evidence::Features(f) => model.verdict(f).or_else(|| {
             f.explicit_request().map(|kind| Verdict {
                 kind,

@@ -817,9 +817,10 @@ pub fn asks_to_remember(words: &str) -> bool {
 }
 
 /// Messages that are no instruction whatever their words (they would read as one):
-/// * a paste of program output (a stack trace, a log) that starts with "No …" or "Error …";
+/// * a paste of program output (a stack trace, a log) from its first line on, "No …" or not;
 /// * a short pick of an option the assistant offered ("No Just do #1", "option 2");
-/// * a pasted document (a prompt template, a spec): many lines under several headings;
+/// * a pasted document (a prompt template, a spec): many lines under several headings, opening
+///   with its title;
 /// * another hook's message ([`is_hook_message`]).
 pub fn not_an_instruction(read: &Reading) -> bool {
     let text = read.text.trim();
@@ -835,7 +836,15 @@ pub fn not_an_instruction(read: &Reading) -> bool {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    let output = lines.len() >= 3 && {
+    // The paste starts at the first line: it says what went wrong, or a stack frame follows it
+    // ("No, try harder:" and a log below it is the user's words first).
+    let first_is_output = lines.first().is_some_and(|first| {
+        crate::failure::error_line(first).is_some()
+            || lines
+                .get(1)
+                .is_some_and(|l| l.starts_with("at ") || l.starts_with("File \""))
+    });
+    let output = lines.len() >= 3 && first_is_output && {
         let frames = lines
             .iter()
             .filter(|l| {
@@ -848,11 +857,16 @@ pub fn not_an_instruction(read: &Reading) -> bool {
             .count();
         frames * 3 >= lines.len()
     };
-    let headings = lines
-        .iter()
-        .filter(|l| l.starts_with('#') && l.contains("# "))
-        .count();
-    let document = lines.len() >= 15 && headings >= 3;
+    // A markdown heading: `#` to `######`, a space, a word (not a `# ====` comment rule).
+    let heading = |l: &str| {
+        let title = l.trim_start_matches('#');
+        (1..=6).contains(&(l.len() - title.len()))
+            && title.starts_with(' ')
+            && title.trim_start().starts_with(char::is_alphanumeric)
+    };
+    let headings = lines.iter().filter(|l| heading(l)).count();
+    // It opens with its title: the user's own words before a paste are not part of it.
+    let document = lines.len() >= 15 && headings >= 3 && lines.first().is_some_and(|l| heading(l));
     picks || output || document || is_hook_message(text)
 }
 

@@ -752,7 +752,7 @@ impl PromptReader {
         let probability = match model::evidence(&read, &self.situation) {
             Evidence::Memory => 1.0,
             Evidence::Nothing => 0.0,
-            Evidence::Features(f) => model::SHIPPED.probability(&f),
+            Evidence::Features(f) | Evidence::Withheld(f) => model::SHIPPED.probability(&f),
         };
         let mut answering = self.last_line.clone().unwrap_or_default();
         if !self.tools.is_empty() {
