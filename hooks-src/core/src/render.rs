@@ -68,7 +68,7 @@ pub fn list(signals: &[&Signal], format: ListFormat) -> String {
 pub fn index(signals: &[&Signal], place: impl Fn(&Signal) -> String) -> String {
     let mut out = String::new();
     for s in signals {
-        let (id, kind, place, content) = (&s.id, &s.kind, place(s), one_line(&s.headline(), 80));
+        let (id, kind, place, content) = (&s.id, &s.kind, place(s), s.headline(80));
         let _ = writeln!(out, "{id}  {kind:<16} {}  {place}  {content}", s.confidence);
     }
     out
@@ -80,7 +80,7 @@ pub fn capture_table(signals: &[&Signal]) -> String {
     let mut out = format!("{:<12}{:>4}{:>6}  content\n", "type", "conf", "line");
     for s in signals {
         let line = s.source.line.map_or("-".to_string(), |l| l.to_string());
-        let (kind, content) = (s.kind.as_str(), one_line(&s.headline(), 100));
+        let (kind, content) = (s.kind.as_str(), s.headline(100));
         let _ = write!(out, "{kind:<12}{:>4}{line:>6}  {content}", s.confidence);
         if s.seen() > 1 {
             let _ = write!(out, "  (seen {} times)", s.seen());
@@ -109,7 +109,7 @@ fn table(signals: &[&Signal], out: &mut String) {
     for s in signals {
         let date = s.timestamp.get(..10).unwrap_or(&s.timestamp);
         let (id, kind, status, seen) = (&s.id, &s.kind, &s.status, s.seen());
-        let (confidence, content) = (s.confidence, one_line(&s.headline(), 72));
+        let (confidence, content) = (s.confidence, s.headline(72));
         let _ = writeln!(
             out,
             "{id:<id_width$}  {kind:<16} {status:<9} {confidence:>4} {seen:>4}  {date:<10}  {content}"

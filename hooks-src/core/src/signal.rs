@@ -268,12 +268,18 @@ impl Signal {
         }
     }
 
-    /// The content as lists show it: a failure's resolution follows it after an arrow
-    /// (`Bash failed: npm ERR! … → \`pnpm install\``).
-    pub fn headline(&self) -> Cow<'_, str> {
+    /// The content as a list shows it in about `max` characters: a failure's resolution follows
+    /// it after an arrow, each cut to its share (`Bash failed: npm ERR! Unsupported URL Type
+    /// "workspace:" → \`pnpm install\``).
+    pub fn headline(&self, max: usize) -> String {
+        use crate::render::one_line;
         match self.resolution.as_deref().filter(|r| !r.is_empty()) {
-            Some(how) => Cow::Owned(format!("{} → {how}", self.content)),
-            None => Cow::Borrowed(&self.content),
+            Some(how) => {
+                let how = one_line(how, max * 2 / 5);
+                let room = max.saturating_sub(how.chars().count() + 3).max(max / 2);
+                format!("{} → {how}", one_line(&self.content, room))
+            }
+            None => one_line(&self.content, max),
         }
     }
 

@@ -819,9 +819,10 @@ mod tests {
         assert_eq!(s.meta["tries"], 2);
         assert_eq!(s.meta["tool_use_ids"], json!(["t1", "t2"]));
         assert_eq!(
-            s.headline(),
+            s.headline(100),
             "Bash failed: npm ERR! Unsupported URL Type \"workspace:\": workspace:* → `pnpm install`"
         );
+        assert_eq!(s.headline(40), "Bash failed: npm ERR! … → `pnpm install`");
     }
 
     #[test]
