@@ -148,6 +148,9 @@ enum Log {
     All,
     /// The transcript hooks note it (they need a readable transcript_path).
     Capture,
+    /// A transcript that does not exist: PreCompact notes it; SessionEnd ends quietly (Claude
+    /// Code ends sessions that never wrote one, `claude plugin update` does).
+    Compaction,
     /// No note required.
     No,
 }
@@ -235,7 +238,7 @@ fn bad_payload_cases(env: &Env) -> Vec<Case> {
                 b"\",\"tool_name\":\"Bash\",\"error\":\"bad \xc3\x28\"}",
             ]
             .concat(),
-            log: Log::Capture,
+            log: Log::Compaction,
         },
         Case {
             name: "10 MB payload",
@@ -258,7 +261,7 @@ fn bad_payload_cases(env: &Env) -> Vec<Case> {
     cases.push(Case {
         name: "transcript missing",
         stdin: with(&missing).into_bytes(),
-        log: Log::Capture,
+        log: Log::Compaction,
     });
     cases.push(Case {
         name: "transcript is a directory",
@@ -358,6 +361,7 @@ fn bad_payloads_and_hostile_transcripts_end_in_a_quick_silent_exit_0_for_every_h
             let must_log = match case.log {
                 Log::All => true,
                 Log::Capture => bin.starts_with("capture-") && bin != "capture-failure",
+                Log::Compaction => bin == "capture-signals",
                 Log::No => false,
             };
             if must_log {

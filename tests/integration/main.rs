@@ -12,6 +12,7 @@ mod layout;
 mod memory_store;
 mod redaction;
 mod redaction_shapes;
+mod sightings;
 mod skills;
 mod store_rules;
 mod stress;

@@ -297,7 +297,7 @@ fn preview(batch: Vec<Signal>) -> Vec<Signal> {
         };
         if let Some((at, last)) = by_key.get_mut(key) {
             // One session: another turn is another episode, a repeat within one is a retry.
-            let prompt = crate::store::keys::prompt_line(&sig.source);
+            let prompt = crate::keyindex::prompt_line(&sig.source);
             if prompt.is_some() && last.is_some() && prompt != *last {
                 sightings.add(&out[*at].id, "");
                 *last = prompt;
@@ -310,10 +310,7 @@ fn preview(batch: Vec<Signal>) -> Vec<Signal> {
         sig.id = signal::make_id(now, out.last().map(|s| s.id.as_str()));
         sig.meta
             .insert("dedup_key".into(), Value::from(own.clone()));
-        by_key.insert(
-            own,
-            (out.len(), crate::store::keys::prompt_line(&sig.source)),
-        );
+        by_key.insert(own, (out.len(), crate::keyindex::prompt_line(&sig.source)));
         out.push(sig);
     }
     for sig in &mut out {
@@ -399,7 +396,7 @@ mod tests {
     }
 
     fn in_turn(s: &mut Signal, prompt: u64) {
-        let key = crate::store::keys::PROMPT_LINE.to_string();
+        let key = crate::keyindex::PROMPT_LINE.to_string();
         s.source.extra.insert(key, Value::from(prompt));
     }
 

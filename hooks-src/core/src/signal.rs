@@ -398,9 +398,6 @@ pub struct Recurrence {
     pub update: Option<Value>,
 }
 
-/// How many later sightings a signal keeps as evidence (`meta.sightings`, newest first).
-pub const SIGHTINGS_KEPT: usize = 8;
-
 /// The one definition of a signal's confidence, which every reader shows (the index, `get`,
 /// `inject-signals`, the /reflect skill through them): the higher of what its source earned when
 /// it was captured (1; 2 for a refused call's reason; up to 3 for words the detector is sure

@@ -80,7 +80,7 @@ pub struct Detector {
     episodes: Episodes,
     closed: episode::Closed,
     /// The line of the user prompt that opened the current turn (see
-    /// [`crate::store::keys::PROMPT_LINE`]).
+    /// [`crate::keyindex::PROMPT_LINE`]).
     prompt_line: Option<u64>,
 }
 
@@ -561,7 +561,7 @@ impl Detector {
         sig.source.line = Some(event.line);
         sig.source.uuid = event.uuid.as_deref().map(str::to_string);
         if let Some(prompt) = self.prompt_line {
-            let key = crate::store::keys::PROMPT_LINE.to_string();
+            let key = crate::keyindex::PROMPT_LINE.to_string();
             sig.source.extra.insert(key, Value::from(prompt));
         }
     }

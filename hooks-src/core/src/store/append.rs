@@ -16,7 +16,6 @@ use memchr::memmem::{self, Finder};
 use serde_json::Value;
 
 use super::filter::Selectable;
-use super::keys;
 use super::lifecycle::CAPTURED_TTL_DAYS;
 use super::line::Record;
 use super::read::{self, Read, Reader};
@@ -24,7 +23,9 @@ use super::scan::{Key, Shape};
 use super::Store;
 use crate::error::{IoContext, Result};
 use crate::fsutil::{self, PRIVATE_FILE};
-use crate::signal::{self, Kind, Recurrence, Signal, Status, CONFIDENCE_VERIFIED};
+use crate::keyindex as keys;
+use crate::sighting;
+use crate::signal::{self, Kind, Signal, Status, CONFIDENCE_VERIFIED};
 
 /// How much of the store's end an append reads (ids, dedup). About 100–150 signals.
 pub const TAIL_BYTES: u64 = 64 * 1024;
@@ -96,43 +97,23 @@ impl Store {
         let mut tail = Tail::read(lines, &batch, now);
         // Repeats of signals first seen before the tail: the key index.
         let fresh_from = signal::format_time(now - Duration::days(CAPTURED_TTL_DAYS));
-        let older: Vec<String> = batch
-            .iter()
-            .map(Signal::dedup_key)
-            .filter(|k| !tail.recent.contains_key(k))
-            .collect();
-        if !older.is_empty() {
-            for (key, entry) in keys::lookup(&path, &older) {
-                if entry.t >= fresh_from {
-                    tail.recent.entry(key).or_insert_with(|| entry.to_signal());
-                }
+        let older: Vec<String> = batch.iter().map(Signal::dedup_key).collect();
+        for (key, entry) in keys::lookup(&path, &older) {
+            if entry.t >= fresh_from && !tail.recent.contains_key(&key) {
+                tail.recent.insert(key, entry.to_signal());
             }
         }
-        let mut indexed = Vec::new();
-        let mut outcome = AppendOutcome::default();
+        let (mut indexed, mut outcome) = (Vec::new(), AppendOutcome::default());
         for mut sig in batch {
             let calls = sig.tool_use_ids();
             if let Some(target) = calls.iter().find_map(|c| tail.calls.get(c)).cloned() {
                 // The failure hook and the transcript miner both report a failed tool call: the
                 // miner's report completes the hook's with what resolved it, once.
-                match sig.resolution.clone() {
-                    Some(how) if tail.resolved.insert(target.clone()) => {
-                        let rec = Recurrence {
-                            recur: target.clone(),
-                            timestamp: sig.timestamp.clone(),
-                            session_id: sig.session_id.clone(),
-                            source: sig.source.clone(),
-                            tool_use_id: calls.first().cloned(),
-                            said: None,
-                            resolution: Some(how),
-                            completes: true,
-                            update: None,
-                        };
-                        serde_json::to_writer(&mut out, &rec).expect("serializes");
-                        out.push(b'\n');
-                        outcome.completed.push(target);
-                    }
-                    _ => outcome.duplicates += 1,
+                if sig.resolution.is_some() && tail.resolved.insert(target.clone()) {
+                    put(&mut out, &sighting::completion(&target, &sig, false));
+                    outcome.completed.push(target);
+                } else {
+                    outcome.duplicates += 1;
                 }
                 continue;
             }
@@ -143,67 +124,31 @@ impl Store {
                 true => None,
                 false => tail.said.paraphrased(sig.project.as_deref(), &sig.content),
             };
-            let target = paraphrased
-                .map(str::to_string)
-                .unwrap_or_else(|| key.clone());
-            if let (Some(prev), Kind::Summary) = (tail.recent.get_mut(&target), &sig.kind) {
-                // A resumed session ends again: its one summary is updated, not repeated.
-                let rec = Recurrence {
-                    recur: prev.id.clone(),
-                    timestamp: sig.timestamp.clone(),
-                    session_id: sig.session_id.clone(),
-                    source: sig.source.clone(),
-                    tool_use_id: None,
-                    said: None,
-                    resolution: None,
-                    completes: true,
-                    update: Some(serde_json::json!({
-                        "content": sig.content,
-                        "context": sig.context,
-                        "meta": sig.meta,
-                    })),
-                };
-                serde_json::to_writer(&mut out, &rec).expect("serializes");
-                out.push(b'\n');
-                outcome.completed.push(prev.id.clone());
-                continue;
-            }
+            let target = paraphrased.map_or_else(|| key.clone(), str::to_string);
             if let Some(prev) = tail.recent.get_mut(&target) {
-                // A replayed capture of the same sighting, or a retry within one episode, is
-                // not a recurrence: seen counts episodes.
-                if same_episode(prev, &sig) {
+                if sig.kind == Kind::Summary {
+                    // A resumed session ends again: its one summary is updated, not repeated.
+                    put(&mut out, &sighting::completion(&prev.id, &sig, true));
+                    outcome.completed.push(prev.id.clone());
+                } else if sighting::same_episode(prev, &sig) {
+                    // A replay of the same sighting, or a retry within one episode.
                     outcome.duplicates += 1;
-                    continue;
+                } else {
+                    put(&mut out, &sighting::recurrence(&prev.id, &sig));
+                    outcome.recurred.push(prev.id.clone());
+                    tail.calls
+                        .extend(calls.into_iter().map(|c| (c, prev.id.clone())));
+                    indexed.push(keys::Entry::of(&target, &prev.id, &prev.timestamp, &sig));
+                    (prev.session_id, prev.source) = (sig.session_id, sig.source);
                 }
-                let rec = Recurrence {
-                    recur: prev.id.clone(),
-                    timestamp: sig.timestamp.clone(),
-                    session_id: sig.session_id.clone(),
-                    source: sig.source.clone(),
-                    tool_use_id: calls.first().cloned(),
-                    said: Some(sig.content.clone()),
-                    resolution: sig.resolution.clone(),
-                    completes: false,
-                    update: None,
-                };
-                serde_json::to_writer(&mut out, &rec).expect("serializes");
-                out.push(b'\n');
-                outcome.recurred.push(prev.id.clone());
-                for call in calls {
-                    tail.calls.insert(call, prev.id.clone());
-                }
-                indexed.push(keys::Entry::of(&target, &prev.id, &prev.timestamp, &sig));
-                (prev.session_id, prev.source) = (sig.session_id, sig.source);
                 continue;
             }
             sig.id = signal::make_id(now, last_id.as_deref());
             sig.meta
                 .insert("dedup_key".into(), Value::from(key.clone()));
-            serde_json::to_writer(&mut out, &sig).expect("serializes");
-            out.push(b'\n');
-            for call in calls {
-                tail.calls.insert(call, sig.id.clone());
-            }
+            put(&mut out, &sig);
+            tail.calls
+                .extend(calls.into_iter().map(|c| (c, sig.id.clone())));
             if sig.status == Status::Captured {
                 if instruction {
                     tail.said
@@ -249,28 +194,10 @@ fn read_tail(file: &mut File) -> std::io::Result<(Vec<u8>, usize)> {
     Ok((tail, lines))
 }
 
-/// Whether `sig` is a sighting of the same episode as `prev`'s latest one: the same session and
-/// the same turn (the prompt that opened it, else the transcript line; a sighting that knows
-/// neither, as a failure hook's, is of the session's episode).
-fn same_episode(prev: &Signal, sig: &Signal) -> bool {
-    if prev.session_id.is_none() || prev.session_id != sig.session_id {
-        return false;
-    }
-    let same_entry = (prev.source.line.is_some() && prev.source.line == sig.source.line)
-        || (prev.source.uuid.is_some() && prev.source.uuid == sig.source.uuid);
-    if same_entry {
-        return true;
-    }
-    match (
-        keys::prompt_line(&prev.source),
-        keys::prompt_line(&sig.source),
-    ) {
-        (Some(a), Some(b)) => a == b,
-        _ => match (prev.source.line, sig.source.line) {
-            (Some(a), Some(b)) => a == b,
-            _ => true,
-        },
-    }
+/// Write `record` as one line of `out`.
+fn put(out: &mut Vec<u8>, record: &impl serde::Serialize) {
+    serde_json::to_writer(&mut *out, record).expect("serializes");
+    out.push(b'\n');
 }
 
 /// The id of the last v1 signal among `lines`, read backwards (new ids are made past it).

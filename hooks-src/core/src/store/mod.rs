@@ -32,7 +32,6 @@
 
 mod append;
 mod filter;
-pub mod keys;
 mod lifecycle;
 mod line;
 mod pending;
@@ -191,7 +190,7 @@ impl Store {
             self.replace(&path, &bytes)?;
             // The key index follows the new file: what it keeps captured, fresh.
             let window = chrono::Utc::now() - chrono::Duration::days(CAPTURED_TTL_DAYS);
-            keys::rebuild(&path, snap.signals(), &crate::signal::format_time(window));
+            crate::keyindex::rebuild(&path, snap.signals(), &crate::signal::format_time(window));
             Ok(result)
         })
     }
@@ -309,7 +308,7 @@ fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
     });
     let mut signal = found?;
     sightings.fold(&mut signal);
-    sightings.fold_evidence(&mut signal);
+    crate::sighting::add_evidence(&mut signal, sightings.evidence(id));
     Some(signal)
 }
 

@@ -19,6 +19,7 @@ use super::line::{parse_line, Record};
 use super::scan::{self, Fields, Key, Shape};
 use serde_json::Value;
 
+use crate::sighting::Later;
 use crate::signal::{self, Recurrence, Signal};
 
 /// What a pass wants of one line.
@@ -266,23 +267,10 @@ pub(super) fn each_part<'a, R: Send>(
 }
 
 /// The sightings recurrence records add to their signals: by target id, how many, the newest
-/// one's time, and (from records read whole) each one's evidence and a failure's resolution,
-/// folded in by [`Sightings::fold`] (a rewrite then drops the records).
+/// one's time, and what records read whole add besides ([`Later`]), folded in by
+/// [`Sightings::fold`] (a rewrite then drops the records).
 #[derive(Debug, Default)]
-pub struct Sightings(HashMap<String, Target, FixedState>);
-
-/// What the records of one target add to it.
-#[derive(Debug, Default)]
-struct Target {
-    n: u64,
-    last: String,
-    /// The newest resolution a record brought, with its time.
-    resolution: Option<(String, String)>,
-    /// The newest update of its fields a record brought, with its time.
-    update: Option<(String, Value)>,
-    /// The evidence of the last [`signal::SIGHTINGS_KEPT`] sightings, oldest first.
-    evidence: Vec<Value>,
-}
+pub struct Sightings(HashMap<String, (u64, String, Later), FixedState>);
 
 impl Sightings {
     /// One more sighting of `target`, at `at` (empty when unknown).
@@ -290,79 +278,25 @@ impl Sightings {
         self.add_n(target, 1, at);
     }
 
-    /// A record read whole: a sighting with its evidence, or a completion (no sighting) that
-    /// brings a failure's resolution.
+    /// A record read whole: a sighting with its evidence, or a completion (no sighting).
     pub fn add_record(&mut self, r: &Recurrence) {
-        if !r.completes {
-            self.add(&r.recur, &r.timestamp);
-        }
-        let slot = self.0.entry(r.recur.clone()).or_default();
-        if let Some(update) = r.update.as_ref().filter(|u| u.is_object()) {
-            if slot
-                .update
-                .as_ref()
-                .is_none_or(|(at, _)| r.timestamp >= *at)
-            {
-                slot.update = Some((r.timestamp.clone(), update.clone()));
-            }
-        }
-        if let Some(how) = r.resolution.as_ref().filter(|h| !h.is_empty()) {
-            if slot
-                .resolution
-                .as_ref()
-                .is_none_or(|(at, _)| r.timestamp >= *at)
-            {
-                slot.resolution = Some((r.timestamp.clone(), how.clone()));
-            }
-        }
-        if !r.completes {
-            if slot.evidence.len() == signal::SIGHTINGS_KEPT {
-                slot.evidence.remove(0);
-            }
-            slot.evidence.push(evidence(r));
-        }
+        self.add_n(&r.recur, u64::from(!r.completes), &r.timestamp);
+        self.0.get_mut(&r.recur).expect("just added").2.add(r);
     }
 
     fn add_n(&mut self, target: &str, n: u64, at: &str) {
-        match self.0.get_mut(target) {
-            Some(slot) => {
-                slot.n += n;
-                if at > slot.last.as_str() {
-                    slot.last = at.to_string();
-                }
-            }
-            None => {
-                let last = at.to_string();
-                drop(self.0.insert(
-                    target.to_string(),
-                    Target {
-                        n,
-                        last,
-                        ..Target::default()
-                    },
-                ))
-            }
+        let slot = self.0.entry(target.to_string()).or_default();
+        slot.0 += n;
+        if n > 0 && at > slot.1.as_str() {
+            slot.1 = at.to_string();
         }
     }
 
     /// Add the sightings counted over a later part of the store, as if one pass had seen both.
     pub fn merge(&mut self, later: Sightings) {
-        for (target, seen) in later.0 {
-            self.add_n(&target, seen.n, &seen.last);
-            let slot = self.0.get_mut(&target).expect("just added");
-            if let Some((at, how)) = seen.resolution {
-                if slot.resolution.as_ref().is_none_or(|(mine, _)| at >= *mine) {
-                    slot.resolution = Some((at, how));
-                }
-            }
-            if let Some((at, update)) = seen.update {
-                if slot.update.as_ref().is_none_or(|(mine, _)| at >= *mine) {
-                    slot.update = Some((at, update));
-                }
-            }
-            slot.evidence.extend(seen.evidence);
-            let over = slot.evidence.len().saturating_sub(signal::SIGHTINGS_KEPT);
-            slot.evidence.drain(..over);
+        for (target, (n, at, more)) in later.0 {
+            self.add_n(&target, n, &at);
+            self.0.get_mut(&target).expect("just added").2.merge(more);
         }
     }
 
@@ -371,92 +305,31 @@ impl Sightings {
     }
 
     /// Fold the sightings of `sig` into it: `meta.seen` and confidence grow, `meta.last_seen` is
-    /// the newest sighting's time, and a failure without a resolution takes the newest one a
-    /// record brought. Says whether there was anything. (The sightings' evidence is not folded
-    /// here: every reader's fast path would have to read every record whole; see
-    /// [`Sightings::fold_evidence`].)
+    /// the newest sighting's time, and a resolution or an update is applied ([`Later::apply`]).
+    /// Says whether there was anything. (Evidence is not folded here: every reader's fast path
+    /// would have to read every record whole; see [`Sightings::evidence`].)
     pub fn fold(&self, sig: &mut Signal) -> bool {
-        let Some(seen) = self.0.get(&sig.id) else {
+        let Some((n, last, later)) = self.0.get(&sig.id) else {
             return false;
         };
-        if seen.n > 0 {
-            sig.fold_recurrences(seen.n, &seen.last);
+        if *n > 0 {
+            sig.fold_recurrences(*n, last);
         }
-        if sig.resolution.is_none() {
-            sig.resolution = seen.resolution.as_ref().map(|(_, how)| how.clone());
-        }
-        if let Some((_, Value::Object(update))) = &seen.update {
-            for (field, value) in update {
-                match (field.as_str(), value) {
-                    ("content", Value::String(text)) => sig.content = text.clone(),
-                    ("context", Value::String(text)) => sig.context = text.clone(),
-                    ("meta", Value::Object(meta)) => {
-                        for (k, v) in meta {
-                            sig.meta.insert(k.clone(), v.clone());
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
+        later.apply(sig);
         true
     }
 
     /// The evidence of the later sightings of `id` that records read whole brought, oldest first.
     pub fn evidence(&self, id: &str) -> &[Value] {
-        self.0.get(id).map_or(&[], |seen| &seen.evidence)
-    }
-
-    /// Add the evidence of `sig`'s later sightings to `meta.sightings` (newest first, at most
-    /// [`signal::SIGHTINGS_KEPT`], after those a rewrite kept there before).
-    pub fn fold_evidence(&self, sig: &mut Signal) {
-        add_evidence(sig, self.evidence(&sig.id));
+        self.0.get(id).map_or(&[], |(_, _, later)| later.evidence())
     }
 
     /// The confidence of signal `id` (confidence `confidence`, seen `seen` times) once folded.
     pub fn confidence(&self, id: &str, confidence: u8, seen: u64) -> u8 {
-        let folded = |s: &Target| signal::confidence_after(confidence, seen + s.n);
+        let folded =
+            |(n, _, _): &(u64, String, Later)| signal::confidence_after(confidence, seen + n);
         self.0.get(id).map_or(confidence, folded)
     }
-}
-
-/// Add `evidence` (oldest first) to the front of `sig`'s `meta.sightings`, newest first, bounded.
-pub fn add_evidence(sig: &mut Signal, evidence: &[Value]) {
-    if evidence.is_empty() {
-        return;
-    }
-    let mut all: Vec<Value> = evidence.iter().rev().cloned().collect();
-    if let Some(Value::Array(kept)) = sig.meta.get("sightings") {
-        all.extend(kept.iter().cloned());
-    }
-    all.truncate(signal::SIGHTINGS_KEPT);
-    sig.meta.insert("sightings".into(), Value::Array(all));
-}
-
-/// What one sighting shows a reviewer: when, in which session, from which transcript line, in
-/// which words.
-fn evidence(r: &Recurrence) -> Value {
-    let mut e = serde_json::Map::new();
-    e.insert("at".into(), Value::from(r.timestamp.as_str()));
-    if let Some(s) = &r.session_id {
-        e.insert("session_id".into(), Value::from(s.as_str()));
-    }
-    if let Some(line) = r.source.line {
-        e.insert("line".into(), Value::from(line));
-    }
-    if let Some(prompt) = super::keys::prompt_line(&r.source) {
-        e.insert(super::keys::PROMPT_LINE.into(), Value::from(prompt));
-    }
-    if let Some(hook) = &r.source.hook {
-        e.insert("hook".into(), Value::from(hook.as_str()));
-    }
-    if let Some(said) = &r.said {
-        e.insert("said".into(), Value::from(said.as_str()));
-    }
-    if let Some(how) = &r.resolution {
-        e.insert("resolution".into(), Value::from(how.as_str()));
-    }
-    Value::Object(e)
 }
 
 #[cfg(test)]

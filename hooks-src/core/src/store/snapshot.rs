@@ -125,7 +125,7 @@ impl Snapshot {
     pub fn get_shown(&self, id: &str) -> Option<Signal> {
         let mut sig = self.get(id)?.clone();
         if let Some(evidence) = self.evidence.get(id) {
-            read::add_evidence(&mut sig, evidence);
+            crate::sighting::add_evidence(&mut sig, evidence);
         }
         Some(sig)
     }
@@ -230,7 +230,7 @@ impl Snapshot {
                     match self.evidence.get(&s.id) {
                         Some(evidence) => {
                             let mut s = s.clone();
-                            read::add_evidence(&mut s, evidence);
+                            crate::sighting::add_evidence(&mut s, evidence);
                             serde_json::to_writer(&mut out, &s)
                         }
                         None => serde_json::to_writer(&mut out, s),

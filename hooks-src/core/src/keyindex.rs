@@ -1,4 +1,4 @@
-//! The key index, `signals.keys` beside the store: the dedup key of every recent captured signal
+//! The store's key index, `signals.keys` beside it (a sidecar of [`crate::store`]): the dedup key of every recent captured signal
 //! with its id and its latest sighting, so an append recognises a repeat however far back in the
 //! store its first sighting lies, without reading more of the store than its tail.
 //!
