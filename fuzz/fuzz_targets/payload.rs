@@ -3,9 +3,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use reflect_core::hookio::{parse_payload, PayloadError};
-use reflect_core::store::{parse_line, Record};
-use reflect_core::{failure, render};
+use reflect_app::hookio::{parse_payload, PayloadError};
+use reflect_store::store::{parse_line, Record};
+use reflect_app::render;
+use reflect_detect::failure;
 
 fuzz_target!(|data: &[u8]| {
     let parsed = parse_payload(data);
@@ -16,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
         );
     }
     let Ok(payload) = parsed else { return };
-    let Some(signal) = failure::failure_signal(&payload) else {
+    let Some(signal) = failure::failure_signal(&payload.tool_failure()) else {
         return;
     };
     let line = serde_json::to_vec(&signal).expect("a signal serializes");

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use reflect_core::settings::Document;
+use reflect_app::settings::Document;
 use serde_json::{Map, Value};
 
 fn others(root: &Map<String, Value>) -> Vec<(String, Value)> {

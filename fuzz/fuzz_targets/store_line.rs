@@ -4,9 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use reflect_core::signal::{Kind, Signal};
-use reflect_core::store::read::Reader;
-use reflect_core::store::{Key, Read, Record, Selectable, Shape, Sightings};
+use reflect_store::signal::{Kind, Signal};
+use reflect_store::store::read::Reader;
+use reflect_store::store::{Key, Read, Record, Selectable, Shape, Sightings};
 
 fuzz_target!(|line: &[u8]| {
     let mut reader = Reader::default();

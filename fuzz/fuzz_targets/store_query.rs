@@ -4,9 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use reflect_core::signal::{parse_time, Kind, Status};
-use reflect_core::store::read::lines;
-use reflect_core::store::{self, parse_line, Filter, Pass, Record, Snapshot};
+use reflect_store::signal::{parse_time, Kind, Status};
+use reflect_store::store::read::lines;
+use reflect_store::store::{self, parse_line, Filter, Pass, Record, Snapshot};
 
 const SINCE: [&str; 4] = [
     "2026-11-15T12:00:00Z",

@@ -9,10 +9,10 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 
 use libfuzzer_sys::fuzz_target;
-use reflect_core::detect::Detector;
-use reflect_core::store::{parse_line, Record};
-use reflect_core::summary::{self, Tally};
-use reflect_core::transcript::{self, Event, Position};
+use reflect_detect::Detector;
+use reflect_store::store::{parse_line, Record};
+use reflect_app::summary::{self, Tally};
+use reflect_transcript::{self as transcript, Event, Position};
 
 fn scratch() -> std::path::PathBuf {
     std::env::temp_dir().join(format!(

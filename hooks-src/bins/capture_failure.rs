@@ -1,10 +1,11 @@
 //! capture-failure: the PostToolUseFailure hook. Stores one `failure` signal per failed tool call
 //! (tool, redacted error, what was tried). Prints nothing, always exits 0.
 
-use reflect_core::fsutil::LockWait;
-use reflect_core::paths::Paths;
-use reflect_core::store::Store;
-use reflect_core::{failure, hook};
+use reflect::hook;
+use reflect_base::fsutil::LockWait;
+use reflect_base::paths::Paths;
+use reflect_detect::failure;
+use reflect_store::store::Store;
 
 const PROGRAM: &str = "capture-failure";
 const HELP: &str = "capture-failure: Claude Code PostToolUseFailure hook of the reflect plugin.
@@ -24,10 +25,10 @@ fn main() {
     let Some(payload) = hook::read_payload(PROGRAM) else {
         return;
     };
-    if hook::opted_out(&payload) {
+    if payload.opted_out() {
         return;
     }
-    let Some(signal) = failure::failure_signal(&payload) else {
+    let Some(signal) = failure::failure_signal(&payload.tool_failure()) else {
         return;
     };
     let stored = Paths::from_env()

@@ -6,21 +6,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use reflect_core::capture::{self, Request};
-use reflect_core::error::{Error, Result};
-use reflect_core::hook;
-use reflect_core::paths::Paths;
-use reflect_core::render::{self, ListFormat};
-
-/// A large transcript is parsed by worker threads while the calling thread runs the detectors,
-/// so nearly every event is allocated on one thread and freed on another. glibc's malloc handles
-/// that producer/consumer pattern badly (each free goes back to the producer's arena under its
-/// lock, each malloc misses the thread cache): measured on the 100 MB bench transcript it was a
-/// sixth of the CPU, and mimalloc (free lists per page, cross-thread frees batched) takes the
-/// whole run from ~95 to ~75 ms. Only these two binaries read transcripts; the other hooks keep
-/// the system allocator.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+use crate::hook;
+use reflect_app::capture::{self, Request};
+use reflect_app::render::{self, ListFormat};
+use reflect_base::error::{Error, Result};
+use reflect_base::paths::Paths;
 
 /// How a dry run prints what it finds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +21,8 @@ enum Format {
     Table,
 }
 
+/// The `main` of a transcript-mining hook: `hook_event` names the hook event it runs for and
+/// `summary` adds the session summary.
 pub fn main(program: &'static str, help: &str, hook_event: &str, summary: bool) -> ExitCode {
     hook::install_panic_guard(program);
     if hook::answer_help_or_version(program, help) {

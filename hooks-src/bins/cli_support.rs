@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use reflect_core::error::Error;
+use reflect_base::error::Error;
 
 /// Write `text` to stdout; a reader that went away ends the program quietly with success.
 pub fn emit(text: &str) {

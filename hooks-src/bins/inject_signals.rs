@@ -2,10 +2,11 @@
 //! session's captured signals back into context, highest confidence first, within the token
 //! budget. Prints that one JSON object, or nothing; always exits 0.
 
-use reflect_core::fsutil::LockWait;
-use reflect_core::paths::{self, Paths};
-use reflect_core::store::Store;
-use reflect_core::{hook, hookio, render};
+use reflect::hook;
+use reflect_app::{hookio, render};
+use reflect_base::fsutil::LockWait;
+use reflect_base::paths::{self, Paths};
+use reflect_store::store::Store;
 
 const PROGRAM: &str = "inject-signals";
 const HELP: &str =
@@ -28,7 +29,7 @@ fn main() {
     let Some(payload) = hook::read_payload(PROGRAM) else {
         return;
     };
-    if hook::opted_out(&payload) {
+    if payload.opted_out() {
         return;
     }
     let Some(session) = payload.session_id.as_deref().filter(|s| !s.is_empty()) else {

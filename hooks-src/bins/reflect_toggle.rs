@@ -1,18 +1,15 @@
 //! reflect-toggle: turn capture on or off by registering our hooks in Claude Code's settings.json.
-//! All the work is in `reflect_core::install`; this file parses arguments and prints.
-
-#[path = "cli_support.rs"]
-mod cli_support;
+//! All the work is in `reflect_app::install`; this file parses arguments and prints.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
-use reflect_core::error::{Error, IoContext, Result};
-use reflect_core::install::{self, Options};
-use reflect_core::paths::Paths;
+use reflect_app::install::{self, Options};
+use reflect_base::error::{Error, IoContext, Result};
+use reflect_base::paths::Paths;
 
-use cli_support::{emit, finish};
+use reflect::cli_support::{emit, finish};
 
 const PROGRAM: &str = "reflect-toggle";
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use reflect_core::transcript::{self, Event, Position};
+use reflect_transcript::{self as transcript, Event, Position};
 
 use crate::hooks::{assert_silent_success, run_hook, signals};
 use crate::util::{real_transcripts, Env};

@@ -4,13 +4,13 @@
 use std::fs::File;
 use std::path::PathBuf;
 
-use reflect_core::detect::eval::{
+use reflect_detect::model::SHIPPED;
+use reflect_detect::Detector;
+use reflect_lab::eval::{
     evaluate, leave_one_repository_out, load, predict, score, set_aside, shipped_source,
 };
-use reflect_core::detect::model::SHIPPED;
-use reflect_core::detect::Detector;
-use reflect_core::signal::Kind;
-use reflect_core::transcript::{self, Position};
+use reflect_store::signal::Kind;
+use reflect_transcript::{self as transcript, Position};
 
 /// The floor the detectors must keep on the labelled dev set (precision and recall of
 /// "learning moment" predictions over every labelled prompt), with the shipped model. The model
@@ -78,13 +78,13 @@ fn people_the_model_never_saw_keep_precision_and_recall_above_the_floor() {
 #[test]
 fn the_checked_in_weights_are_what_scripts_train_detector_writes() {
     let checked_in = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("hooks-src/core/src/detect/weights.rs"),
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("hooks-src/detect/src/weights.rs"),
     )
     .unwrap();
     let trained = shipped_source(&corpus()).unwrap();
     assert!(
         checked_in == trained,
-        "hooks-src/core/src/detect/weights.rs is stale: run scripts/train-detector"
+        "hooks-src/detect/src/weights.rs is stale: run scripts/train-detector"
     );
     assert_eq!(
         shipped_source(&corpus()).unwrap(),
@@ -123,7 +123,7 @@ fn scoring_from_features_predicts_what_the_detector_emits() {
     assert!(whole.overall.tp > 50, "{:?}", whole.overall);
     assert_eq!(from_features.overall, whole.overall);
     assert_eq!(from_features.per_type, whole.per_type);
-    let lines = |misses: &[reflect_core::detect::eval::Miss]| {
+    let lines = |misses: &[reflect_lab::eval::Miss]| {
         let mut v: Vec<(String, u64)> = misses.iter().map(|m| (m.file.clone(), m.line)).collect();
         v.sort();
         v

@@ -11,7 +11,7 @@ use std::process::Command;
 use crate::skills::{fake_plugin, repo, sh};
 use crate::util::{stdout, Env};
 
-use reflect_core::doctor::BINARIES as BINS;
+use reflect_app::doctor::BINARIES as BINS;
 
 const RUNNER: &str = "skills/self-reflect-toggle/run-toggle";
 

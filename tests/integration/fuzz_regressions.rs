@@ -2,8 +2,8 @@
 //! vector is minimized or written by hand after the finding; none is corpus text. They test the
 //! core library directly and live here so that `cargo test` at the root runs them.
 
-use reflect_core::store::read::{lines, Reader};
-use reflect_core::store::{self, parse_line, Filter, Pass, Read, Record, Shape, Snapshot};
+use reflect_store::store::read::{lines, Reader};
+use reflect_store::store::{self, parse_line, Filter, Pass, Read, Record, Shape, Snapshot};
 
 /// What the reader's fast path says a line is (`None`: the scanner does not vouch for it, the
 /// full parser decides).
@@ -157,7 +157,7 @@ fn since_never_matches_a_timestamp_that_is_no_time() {
     ]
     .join("\n");
     let filter = Filter {
-        since: reflect_core::signal::parse_time("2026-01-01T00:00:00Z"),
+        since: reflect_store::signal::parse_time("2026-01-01T00:00:00Z"),
         ..Filter::default()
     };
     let snap = Snapshot::parse(store.as_bytes());
@@ -178,7 +178,7 @@ fn since_never_matches_a_timestamp_that_is_no_time() {
 /// record) yielded the line, the whole read did not. Only the top-level uuid counts now.
 #[test]
 fn a_record_whose_tail_names_an_earlier_uuid_is_still_read() {
-    use reflect_core::transcript::{self, EventKind, Position};
+    use reflect_transcript::{self as transcript, EventKind, Position};
     let first = r#"{"type":"user","message":{"role":"user","content":"run the tests"},"uuid":"u-1","timestamp":"2026-01-01T00:00:00Z"}"#;
     let second = r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"boom","is_error":true}]},"uuid":"u-2","timestamp":"2026-01-01T00:00:01Z","toolUseResult":{"parent":{"uuid":"u-1"}}}"#;
     let dir = tempfile::tempdir().unwrap();

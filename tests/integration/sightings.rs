@@ -4,11 +4,11 @@
 
 use std::fs;
 
-use reflect_core::fsutil::LockWait;
-use reflect_core::keyindex;
-use reflect_core::paths::Paths;
-use reflect_core::signal::{Kind, Signal};
-use reflect_core::store::{select, stats, Filter, Store, TAIL_BYTES};
+use reflect_base::fsutil::LockWait;
+use reflect_base::paths::Paths;
+use reflect_store::keyindex;
+use reflect_store::signal::{Kind, Signal};
+use reflect_store::store::{select, stats, Filter, Store, TAIL_BYTES};
 use serde_json::Value;
 
 fn store() -> (tempfile::TempDir, Store) {

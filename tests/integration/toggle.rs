@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Stdio};
 
 use predicates::prelude::*;
-use reflect_core::fsutil::{self, LockWait};
+use reflect_base::fsutil::{self, LockWait};
 use serde_json::{json, Value};
 
 use crate::util::{mkfifo, mknod_null, stdout, Env};

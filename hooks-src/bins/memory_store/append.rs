@@ -2,12 +2,12 @@
 
 use std::io::Read;
 
-use reflect_core::error::{Error, Result};
-use reflect_core::input;
+use reflect_base::error::{Error, Result};
+use reflect_store::input;
 
 use crate::cli::Append;
-use crate::cli_support::emit;
 use crate::{Ctx, PROGRAM};
+use reflect::cli_support::emit;
 
 impl Append {
     pub fn run(self, ctx: &Ctx) -> Result<()> {

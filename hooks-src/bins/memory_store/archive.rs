@@ -1,12 +1,12 @@
 //! `memory-store archive [--days N] [--status S]...`: move signals to the archive file.
 
-use reflect_core::error::Result;
-use reflect_core::input;
-use reflect_core::signal::Status;
+use reflect_base::error::Result;
+use reflect_store::input;
+use reflect_store::signal::Status;
 
 use crate::cli::Archive;
-use crate::cli_support::emit;
 use crate::{waiting, Ctx};
+use reflect::cli_support::emit;
 
 impl Archive {
     pub fn run(self, ctx: &Ctx) -> Result<()> {

@@ -255,7 +255,7 @@ pub struct Digest {
     #[arg(long = "transcript", value_name = "FILE")]
     pub transcripts: Vec<PathBuf>,
     /// How much the listed prompts may take, in tokens (characters / 4)
-    #[arg(long, value_name = "N", default_value_t = reflect_core::digest::DEFAULT_BUDGET_TOKENS)]
+    #[arg(long, value_name = "N", default_value_t = reflect_app::digest::DEFAULT_BUDGET_TOKENS)]
     pub budget_tokens: usize,
     /// text: for the model to read; jsonl: one object a prompt (session_id, project, line, uuid,
     /// timestamp, text, answering, probability, typed), the rest on stderr

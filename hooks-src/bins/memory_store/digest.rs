@@ -1,13 +1,13 @@
 //! `memory-store digest`: the prompts /reflect has not looked at yet, or `--mark` them read.
 
-use reflect_core::digest::{self, Mark, Marked, Request};
-use reflect_core::error::{Error, Result};
-use reflect_core::input;
-use reflect_core::scope::Scope;
+use reflect_app::digest::{self, Mark, Marked, Request};
+use reflect_app::scope::Scope;
+use reflect_base::error::{Error, Result};
+use reflect_store::input;
 
 use crate::cli::{Digest, DigestFormat};
-use crate::cli_support::emit;
 use crate::{Ctx, PROGRAM};
+use reflect::cli_support::emit;
 
 impl Digest {
     pub fn run(self, ctx: &Ctx) -> Result<()> {

@@ -1,10 +1,10 @@
 //! `memory-store dismiss ID...`: mark signals dismissed (all of them, or none).
 
-use reflect_core::error::Result;
+use reflect_base::error::Result;
 
 use crate::cli::Dismiss;
-use crate::cli_support::emit;
 use crate::{waiting, Ctx};
+use reflect::cli_support::emit;
 
 impl Dismiss {
     pub fn run(self, ctx: &Ctx) -> Result<()> {

@@ -1,11 +1,11 @@
 //! `memory-store doctor`: what is wrong with the install, the hooks or the store, and the fix.
 
-use reflect_core::doctor;
-use reflect_core::error::{Error, Result};
+use reflect_app::doctor;
+use reflect_base::error::{Error, Result};
 
 use crate::cli::Doctor;
-use crate::cli_support::emit;
 use crate::Ctx;
+use reflect::cli_support::emit;
 
 impl Doctor {
     pub fn run(self, ctx: &Ctx) -> Result<()> {

@@ -1,11 +1,11 @@
 //! `memory-store export [--format jsonl|csv] [--archive]`: every signal, redacted again.
 
-use reflect_core::error::Result;
-use reflect_core::render::{self, ListFormat};
+use reflect_app::render::{self, ListFormat};
+use reflect_base::error::Result;
 
 use crate::cli::{Export, ExportFormat};
-use crate::cli_support::emit;
 use crate::Ctx;
+use reflect::cli_support::emit;
 
 impl Export {
     pub fn run(self, ctx: &Ctx) -> Result<()> {

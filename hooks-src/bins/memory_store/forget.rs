@@ -1,11 +1,12 @@
 //! `memory-store forget ID...|--session SID|--project DIR`: a hard delete.
 
-use reflect_core::error::{Error, Result};
-use reflect_core::{forget, input};
+use reflect_app::forget;
+use reflect_base::error::{Error, Result};
+use reflect_store::input;
 
 use crate::cli::Forget;
-use crate::cli_support::emit;
 use crate::Ctx;
+use reflect::cli_support::emit;
 
 impl Forget {
     pub fn run(self, ctx: &Ctx) -> Result<()> {

@@ -1,10 +1,10 @@
 //! `memory-store get ID`: one signal as pretty JSON, from the store, else the archive.
 
-use reflect_core::error::Result;
+use reflect_base::error::Result;
 
 use crate::cli::Get;
-use crate::cli_support::emit;
 use crate::Ctx;
+use reflect::cli_support::emit;
 
 impl Get {
     pub fn run(self, ctx: &Ctx) -> Result<()> {

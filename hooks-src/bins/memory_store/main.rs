@@ -1,8 +1,5 @@
 //! memory-store: the signal store's CLI. `cli.rs` declares the verbs and their flags; each verb's
-//! file wires its arguments to reflect-core and prints the result.
-
-#[path = "../cli_support.rs"]
-mod cli_support;
+//! file wires its arguments to reflect-app and prints the result.
 
 mod append;
 mod archive;
@@ -23,10 +20,10 @@ mod update;
 use std::process::ExitCode;
 
 use clap::Parser;
-use reflect_core::error::Result;
-use reflect_core::fsutil::LockWait;
-use reflect_core::paths::Paths;
-use reflect_core::store::Store;
+use reflect_base::error::Result;
+use reflect_base::fsutil::LockWait;
+use reflect_base::paths::Paths;
+use reflect_store::store::Store;
 
 use cli::{Cli, Command};
 
@@ -40,7 +37,7 @@ pub struct Ctx {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    cli_support::finish(PROGRAM, run(cli.command))
+    reflect::cli_support::finish(PROGRAM, run(cli.command))
 }
 
 fn run(command: Command) -> Result<()> {

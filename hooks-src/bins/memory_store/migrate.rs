@@ -1,12 +1,12 @@
 //! `memory-store migrate`: v2 store lines to schema v1, v1's CLAUDE.md section out, legacy hook
 //! entries replaced (or the user told how).
 
-use reflect_core::error::Result;
-use reflect_core::{install, migrate};
+use reflect_app::{install, migrate};
+use reflect_base::error::Result;
 
 use crate::cli::Migrate;
-use crate::cli_support::emit;
 use crate::{waiting, Ctx};
+use reflect::cli_support::emit;
 
 impl Migrate {
     pub fn run(self, ctx: &Ctx) -> Result<()> {

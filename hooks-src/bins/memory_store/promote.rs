@@ -1,11 +1,11 @@
 //! `memory-store promote ID --target FILE --content TEXT`: write an approved learning into a file.
 
-use reflect_core::error::Result;
-use reflect_core::promote;
+use reflect_app::promote;
+use reflect_base::error::Result;
 
 use crate::cli::Promote;
-use crate::cli_support::emit;
 use crate::Ctx;
+use reflect::cli_support::emit;
 
 impl Promote {
     pub fn run(self, ctx: &Ctx) -> Result<()> {

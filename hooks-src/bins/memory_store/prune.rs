@@ -1,11 +1,11 @@
 //! `memory-store prune`: apply the TTL rules.
 
-use reflect_core::error::Result;
-use reflect_core::store::CAPTURED_TTL_DAYS;
+use reflect_base::error::Result;
+use reflect_store::store::CAPTURED_TTL_DAYS;
 
 use crate::cli::Prune;
-use crate::cli_support::emit;
 use crate::{waiting, Ctx};
+use reflect::cli_support::emit;
 
 impl Prune {
     pub fn run(self, ctx: &Ctx) -> Result<()> {

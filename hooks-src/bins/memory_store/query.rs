@@ -1,15 +1,15 @@
 //! `memory-store query`: the signals matching every given filter, oldest first.
 
-use reflect_core::error::{Error, Result};
-use reflect_core::input;
-use reflect_core::render::{self, ListFormat};
-use reflect_core::scope::{self, Names, Scope};
-use reflect_core::signal::{Kind, Signal};
-use reflect_core::store::{self, Filter};
+use reflect_app::render::{self, ListFormat};
+use reflect_app::scope::{self, Names, Scope};
+use reflect_base::error::{Error, Result};
+use reflect_store::input;
+use reflect_store::signal::{Kind, Signal};
+use reflect_store::store::{self, Filter};
 
 use crate::cli::{Query, QueryFormat};
-use crate::cli_support::{emit, emit_bytes};
 use crate::Ctx;
+use reflect::cli_support::{emit, emit_bytes};
 
 impl Query {
     pub fn run(self, ctx: &Ctx) -> Result<()> {

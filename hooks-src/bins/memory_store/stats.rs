@@ -1,11 +1,12 @@
 //! `memory-store stats [--format text|json|statusline]`.
 
-use reflect_core::error::Result;
-use reflect_core::{render, store};
+use reflect_app::render;
+use reflect_base::error::Result;
+use reflect_store::store;
 
 use crate::cli::{Stats, StatsFormat};
-use crate::cli_support::emit;
 use crate::Ctx;
+use reflect::cli_support::emit;
 
 impl Stats {
     pub fn run(self, ctx: &Ctx) -> Result<()> {

@@ -1,12 +1,12 @@
 //! `memory-store update ID...`: change signals' status, confidence, category or tags (all or none).
 
-use reflect_core::error::{Error, Result};
-use reflect_core::input;
-use reflect_core::store::Changes;
+use reflect_base::error::{Error, Result};
+use reflect_store::input;
+use reflect_store::store::Changes;
 
 use crate::cli::Update;
-use crate::cli_support::emit;
 use crate::{waiting, Ctx};
+use reflect::cli_support::emit;
 
 impl Update {
     pub fn run(self, ctx: &Ctx) -> Result<()> {

@@ -1,0 +1,1244 @@
+//! `memory-store digest`: `/reflect`'s second look. The hooks judge each prompt with a small model
+//! and store only what they are sure of; the model in the user's own session can judge meaning.
+//! The digest hands it, cheaply, what the user typed that capture did not store and `/reflect`
+//! has not looked at yet.
+//!
+//! **Sessions** are found through what capture recorded: each session's cursor
+//! (`cursors/<session>.json`) names its transcript and project. The session `/reflect` runs in
+//! (`--current`) may not have a cursor yet (it never compacted); its transcript is found under
+//! `<config dir>/projects/`. `--transcript FILE` reads given files instead. A session whose
+//! transcript is gone (Claude Code deletes them after `cleanupPeriodDays`, 30 by default) is
+//! counted and named, never an error. Nothing of what the user typed is kept by reflect for
+//! this: the digest reads Claude Code's transcripts while they exist, and a weekly `/reflect`
+//! fits well inside those 30 days.
+//!
+//! **Prompts** are read as capture reads them ([`transcript::read`]: no tool results, meta lines,
+//! command output, reminders, compaction summaries or sub-agent traffic), each with the end of
+//! the assistant's last words before it. Left out: prompts a signal already points at (by
+//! `source.line` or `source.uuid`, any status, store and archive), approvals and bare continues
+//! ([`approval`]), and the same text typed again (listed once, with how often).
+//!
+//! **Budget.** Within `budget_tokens` (characters / 4) the prompts most likely to be learning
+//! moments come first: the learned classifier's probability ([`model::SHIPPED`], read from the
+//! prompt in the situation it answered, as the detector reads it), then the longer prose. They
+//! are listed grouped by session, newest session first, each session's prompts in the order
+//! typed. What did not fit is counted.
+//!
+//! **Marks.** A session's cursor keeps how far `/reflect` has looked ([`Reviewed`]): the last line
+//! looked at, and the start of the turn in progress there, where the next digest resumes so that
+//! the first new prompt is read with what it answered. The digest reads only after it and ends
+//! with the command that moves each session's mark to what this digest listed ([`Mark`]): up to
+//! the first prompt it left out for the budget (or to where the read ended), with the prompts it
+//! listed after that one remembered (`Reviewed::seen`). So a prompt left out stays unread and
+//! comes first next time, and what a session adds in between stays unread too. The marks are
+//! saved under a short name (`<data dir>/digests/<name>.json`, removed when used, by `forget`, or
+//! after [`SAVED_MARKS_DAYS`] days), so that command is one short line however many sessions
+//! were read.
+
+mod approval;
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::{self, Write as _};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::SystemTime;
+
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+
+use crate::cursor::{self, Cursor, Reviewed};
+use crate::scope::Scope;
+use reflect_base::error::{Error, IoContext, Result};
+use reflect_base::fsutil::{self, LockWait};
+use reflect_base::paths::{self, Paths};
+use reflect_base::text::one_line;
+use reflect_detect::model::{self, Evidence};
+use reflect_detect::text::{Reading, Situation};
+use reflect_store::redact;
+use reflect_store::signal;
+use reflect_store::store::Store;
+use reflect_transcript::{self as transcript, Event, EventKind, Position};
+
+/// What the listed prompts may take by default, in tokens (characters / 4).
+pub const DEFAULT_BUDGET_TOKENS: usize = 4000;
+/// Longest prompt text listed.
+pub const TEXT_CHARS: usize = 200;
+/// Longest quote of what the assistant had just said.
+pub const ANSWERING_CHARS: usize = 80;
+/// A prompt this long says what it means by itself: the text format leaves out what it answered.
+const SELF_CONTAINED_CHARS: usize = 150;
+/// How much of a prompt is kept while reading: enough to redact and cut it to [`TEXT_CHARS`].
+const HEAD_BYTES: usize = TEXT_CHARS * 4 + 64;
+/// How much of the assistant's last line is kept while reading.
+const TAIL_BYTES: usize = 2048;
+/// Threads reading transcripts at once.
+const MAX_THREADS: usize = 4;
+
+/// What to list.
+#[derive(Debug)]
+pub struct Request {
+    /// The project whose sessions are listed; `None` lists every project's.
+    pub scope: Option<Scope>,
+    /// Only this session.
+    pub session: Option<String>,
+    /// The session `/reflect` runs in: listed even before capture has recorded it.
+    pub current: Option<String>,
+    /// The directory the command runs in: the current session's project when capture has not
+    /// recorded one, and where its transcript is looked for first.
+    pub cwd: PathBuf,
+    /// Only prompts typed since then (and sessions active since then).
+    pub since: Option<DateTime<Utc>>,
+    /// Read these transcripts instead of finding the sessions.
+    pub transcripts: Vec<PathBuf>,
+    pub budget_tokens: usize,
+}
+
+/// How far one session was looked at: every prompt up to `line`, and the prompts on the lines
+/// `seen` after it (`memory-store digest --mark SESSION:LINE:TURN` spells out one without them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mark {
+    pub session: String,
+    /// Every prompt up to this line was looked at (or needs no look).
+    pub line: u64,
+    /// The line the turn in progress at `line` began at (its prompt), where the next digest
+    /// resumes so that the first new prompt is read with what it answers; `line + 1` when none.
+    pub turn: u64,
+    /// Prompts after `line` that were listed: a prompt the budget left out stops `line` before
+    /// it, so that it stays unread, and the ones listed after it are not listed again.
+    pub seen: Vec<u64>,
+}
+
+impl fmt::Display for Mark {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.session, self.line, self.turn)
+    }
+}
+
+impl FromStr for Mark {
+    type Err = Error;
+    fn from_str(text: &str) -> Result<Mark> {
+        let bad = || {
+            Error::usage(format!(
+                "invalid mark '{text}': expected SESSION:LINE:TURN, as the digest prints it"
+            ))
+        };
+        let mut parts = text.rsplitn(3, ':');
+        let turn: u64 = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
+        let line: u64 = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
+        let session = parts.next().filter(|s| !s.is_empty()).ok_or_else(bad)?;
+        if turn == 0 || turn > line + 1 {
+            return Err(bad());
+        }
+        Ok(Mark {
+            session: session.to_string(),
+            line,
+            turn,
+            seen: Vec::new(),
+        })
+    }
+}
+
+/// One prompt as the digest lists it (redacted and cut).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shown {
+    /// 1-based transcript line, as a signal's `source.line`.
+    pub line: u64,
+    pub uuid: Option<String>,
+    pub timestamp: Option<String>,
+    pub text: String,
+    /// The end of what the assistant had said (or done) just before.
+    pub answering: String,
+    /// The classifier's probability that it is a learning moment.
+    pub probability: f64,
+    /// How often the same text was typed in the sessions read (1: once).
+    pub typed: usize,
+}
+
+/// A session with prompts listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listed {
+    pub session: String,
+    pub project: Option<String>,
+    /// When its transcript last changed.
+    pub last_active: Option<String>,
+    pub prompts: Vec<Shown>,
+}
+
+/// What a digest found.
+#[derive(Debug, Default)]
+pub struct Digest {
+    /// Sessions with something listed, newest first.
+    pub sessions: Vec<Listed>,
+    /// Sessions found (read, gone or failed).
+    pub sessions_found: usize,
+    /// Sessions with something new read.
+    pub sessions_read: usize,
+    /// Prompts that did not fit the budget.
+    pub left_out: usize,
+    pub budget_tokens: usize,
+    /// Approvals and bare continues left out.
+    pub bare: usize,
+    /// Prompts typed again (listed once).
+    pub repeats: usize,
+    /// Prompts a signal already points at.
+    pub stored: usize,
+    /// Sessions whose transcript is gone.
+    pub gone: Vec<String>,
+    /// Sessions whose transcript could not be read, and why.
+    pub failed: Vec<(String, String)>,
+    /// Where to mark each session read to.
+    pub marks: Vec<Mark>,
+    /// The name the marks were saved under ([`Digest::save_marks`]): what `--mark` takes.
+    pub saved_as: Option<String>,
+}
+
+/// A session to read.
+#[derive(Debug, Clone)]
+struct Candidate {
+    session: String,
+    transcript: Option<PathBuf>,
+    project: Option<String>,
+    reviewed: Option<Reviewed>,
+    /// The session /reflect runs in: before its first reply Claude Code may not have written
+    /// its transcript yet, which is no loss to report.
+    live: bool,
+}
+
+/// A prompt as read, before the digest decides about it.
+#[derive(Debug)]
+struct Typed {
+    line: u64,
+    uuid: Option<String>,
+    timestamp: Option<String>,
+    /// The prompt's first [`HEAD_BYTES`] or so.
+    head: String,
+    /// The end of the assistant's last line before it (unredacted), or the tools it called.
+    answering: String,
+    probability: f64,
+    prose_chars: usize,
+    /// The same text typed again has the same key.
+    key: String,
+    bare: bool,
+}
+
+enum Outcome {
+    Read(Box<SessionRead>),
+    /// Not to be read: not active since `--since`, or the live session before its transcript.
+    Old,
+    Gone,
+    Failed(String),
+}
+
+/// One session's unread part, as read.
+#[derive(Debug)]
+struct SessionRead {
+    modified: Option<SystemTime>,
+    /// The prompts not looked at yet.
+    prompts: Vec<Typed>,
+    end: Position,
+    /// Where reading resumed (the turn in progress at the last mark, or the top).
+    from: Position,
+    /// The last line looked at before.
+    through: u64,
+    /// Where the turn in progress at `end` began.
+    turn: u64,
+    /// Lines after `through` looked at before.
+    seen: Vec<u64>,
+    /// The line of each prompt read (looked at before or not), in order: where a turn begins.
+    prompt_lines: Vec<u64>,
+}
+
+/// What became of a prompt read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fate {
+    /// Needs no look: stored, an approval.
+    Settled,
+    /// Before --since: not looked at.
+    Skipped,
+    /// The prompt (or the text it repeats) at this index of the kept ones.
+    Kept(usize),
+}
+
+/// Build the digest `req` asks for.
+pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
+    let paths = store.paths();
+    let candidates = candidates(paths, req)?;
+    let outcomes = read_all(&candidates, req.since);
+    let sessions: HashSet<&str> = candidates.iter().map(|c| c.session.as_str()).collect();
+    let stored = stored_prompts(store, &sessions)?;
+
+    let mut out = Digest {
+        budget_tokens: req.budget_tokens,
+        ..Digest::default()
+    };
+    let mut read: Vec<(&Candidate, Box<SessionRead>)> = Vec::new();
+    for (candidate, outcome) in candidates.iter().zip(outcomes) {
+        if !matches!(outcome, Outcome::Old) {
+            out.sessions_found += 1;
+        }
+        match outcome {
+            Outcome::Read(r) => {
+                if r.end.line > r.through {
+                    out.sessions_read += 1;
+                }
+                read.push((candidate, r));
+            }
+            Outcome::Old => {}
+            Outcome::Gone => out.gone.push(candidate.session.clone()),
+            Outcome::Failed(why) => out.failed.push((candidate.session.clone(), why)),
+        }
+    }
+    // Newest session first (a stable sort keeps the order found among equals).
+    read.sort_by_key(|(_, r)| std::cmp::Reverse(r.modified));
+
+    // Keep what is worth a look, in listing order; the first of a repeated text stands for all.
+    let mut kept: Vec<(usize, &Typed, usize)> = Vec::new(); // (session, prompt, typed)
+    let mut fates: Vec<Vec<Fate>> = Vec::with_capacity(read.len());
+    let mut by_key: HashMap<&str, usize> = HashMap::new();
+    for (k, (candidate, r)) in read.iter().enumerate() {
+        let mut session_fates = Vec::with_capacity(r.prompts.len());
+        for p in &r.prompts {
+            let sid = candidate.session.as_str();
+            let before_since = req.since.is_some_and(|since| {
+                p.timestamp
+                    .as_deref()
+                    .and_then(signal::parse_time)
+                    .is_some_and(|t| t < since)
+            });
+            let is_stored = stored.holds(sid, p);
+            let fate = if before_since {
+                Fate::Skipped
+            } else if is_stored {
+                out.stored += 1;
+                Fate::Settled
+            } else if p.bare {
+                out.bare += 1;
+                Fate::Settled
+            } else if let Some(&at) = by_key.get(p.key.as_str()) {
+                kept[at].2 += 1;
+                out.repeats += 1;
+                Fate::Kept(at)
+            } else {
+                by_key.insert(&p.key, kept.len());
+                kept.push((k, p, 1));
+                Fate::Kept(kept.len() - 1)
+            };
+            session_fates.push(fate);
+        }
+        fates.push(session_fates);
+    }
+
+    // Render each, then take the likeliest within the budget.
+    let shown: Vec<Shown> = kept
+        .iter()
+        .map(|&(_, p, typed)| Shown {
+            line: p.line,
+            uuid: p.uuid.clone(),
+            timestamp: p.timestamp.clone(),
+            text: one_line(&redact::redact_prefix(&p.head, HEAD_BYTES), TEXT_CHARS),
+            answering: answering_quote(&p.answering),
+            probability: p.probability,
+            typed,
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..kept.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (pa, pb) = (kept[a].1, kept[b].1);
+        pb.probability
+            .total_cmp(&pa.probability)
+            .then(pb.prose_chars.min(400).cmp(&pa.prose_chars.min(400)))
+            .then(a.cmp(&b))
+    });
+    let budget = req.budget_tokens.saturating_mul(4);
+    let mut used = 0;
+    let mut chosen = vec![false; kept.len()];
+    let mut session_shown = vec![false; read.len()];
+    for i in order {
+        let k = kept[i].0;
+        let mut cost = prompt_line(&shown[i]).chars().count();
+        if !session_shown[k] {
+            let (candidate, r) = &read[k];
+            let last_active = r.modified.map(time_text);
+            cost += heading(
+                &candidate.session,
+                candidate.project.as_deref(),
+                last_active.as_deref(),
+            )
+            .chars()
+            .count();
+        }
+        if used + cost > budget {
+            out.left_out += 1;
+            continue;
+        }
+        used += cost;
+        chosen[i] = true;
+        session_shown[k] = true;
+    }
+    for (k, ((candidate, r), session_fates)) in read.iter().zip(&fates).enumerate() {
+        if let Some(mark) = mark_of(candidate, r, session_fates, &chosen) {
+            out.marks.push(mark);
+        }
+        if !session_shown[k] {
+            continue;
+        }
+        let prompts: Vec<Shown> = kept
+            .iter()
+            .zip(&shown)
+            .enumerate()
+            .filter(|(i, ((session, _, _), _))| *session == k && chosen[*i])
+            .map(|(_, (_, s))| s.clone())
+            .collect();
+        out.sessions.push(Listed {
+            session: candidate.session.clone(),
+            project: candidate.project.clone(),
+            last_active: r.modified.map(time_text),
+            prompts,
+        });
+    }
+    Ok(out)
+}
+
+/// How far a session can be marked looked at: up to its first prompt not listed (left out for the
+/// budget, or before --since), or to the end; with the prompts listed after that point. `None`
+/// when that says nothing new.
+fn mark_of(c: &Candidate, r: &SessionRead, fates: &[Fate], chosen: &[bool]) -> Option<Mark> {
+    let looked_at = |fate: &Fate| match fate {
+        Fate::Settled => true,
+        Fate::Skipped => false,
+        Fate::Kept(i) => chosen[*i],
+    };
+    let first_unread = r
+        .prompts
+        .iter()
+        .zip(fates)
+        .find(|(_, fate)| !looked_at(fate))
+        .map(|(p, _)| p.line);
+    let Some(unread) = first_unread else {
+        return (r.end.line > r.through).then(|| Mark {
+            session: c.session.clone(),
+            line: r.end.line,
+            turn: r.turn,
+            seen: Vec::new(),
+        });
+    };
+    let line = unread - 1;
+    // The turn the unread prompt answers began at the prompt before it.
+    let turn = r
+        .prompt_lines
+        .iter()
+        .rev()
+        .find(|&&l| l < unread)
+        .copied()
+        .unwrap_or(r.from.line + 1);
+    let mut seen: Vec<u64> = r
+        .prompts
+        .iter()
+        .zip(fates)
+        .filter(|(p, fate)| p.line > line && matches!(fate, Fate::Kept(_)) && looked_at(fate))
+        .map(|(p, _)| p.line)
+        .chain(r.seen.iter().copied().filter(|&l| l > line))
+        .collect();
+    seen.sort_unstable();
+    seen.dedup();
+    let moved = line > r.through || seen.len() > r.seen.iter().filter(|&&l| l > line).count();
+    moved.then(|| Mark {
+        session: c.session.clone(),
+        line: line.max(r.through),
+        turn: if line > r.through {
+            turn
+        } else {
+            r.from.line + 1
+        },
+        seen,
+    })
+}
+
+fn time_text(t: SystemTime) -> String {
+    DateTime::<Utc>::from(t)
+        .format("%Y-%m-%d %H:%M")
+        .to_string()
+}
+
+/// The end of the assistant's last line, redacted, at most [`ANSWERING_CHARS`], cut back to a
+/// word.
+fn answering_quote(raw: &str) -> String {
+    let redacted = redact::redact(raw);
+    let flat = one_line(&redacted, redacted.len());
+    let count = flat.chars().count();
+    if count <= ANSWERING_CHARS {
+        return flat;
+    }
+    let skip = count - (ANSWERING_CHARS - 1);
+    let (at, _) = flat.char_indices().nth(skip).expect("within the text");
+    let tail = &flat[at..];
+    let tail = match tail.find(' ') {
+        Some(space) if space + 1 < tail.len() => &tail[space + 1..],
+        _ => tail,
+    };
+    format!("…{tail}")
+}
+
+// ---- finding the sessions ----
+
+fn candidates(paths: &Paths, req: &Request) -> Result<Vec<Candidate>> {
+    if !req.transcripts.is_empty() {
+        return Ok(req
+            .transcripts
+            .iter()
+            .map(|t| {
+                let session = t
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let cursor = load_cursor(paths, &session).unwrap_or_default();
+                Candidate {
+                    session,
+                    transcript: Some(t.clone()),
+                    project: cursor.project,
+                    reviewed: cursor.reviewed,
+                    live: false,
+                }
+            })
+            .collect());
+    }
+    let mut out: Vec<Candidate> = Vec::new();
+    let entries = match fs::read_dir(paths.cursors()) {
+        Ok(entries) => entries.flatten().collect(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(Error::io("cannot read", &paths.cursors(), e)),
+    };
+    for entry in entries {
+        let name = entry.file_name();
+        let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+            continue;
+        };
+        // A cursor that cannot be read is capture's business (it logs and starts over).
+        let Ok(Some(cursor)) = cursor::load(&entry.path()) else {
+            continue;
+        };
+        let Some(transcript) = cursor.transcript.clone() else {
+            continue;
+        };
+        let Some(session) = session_of(stem, &transcript) else {
+            continue;
+        };
+        let wanted = match (&req.session, &req.scope) {
+            (Some(only), _) => *only == session,
+            (None, None) => true,
+            (None, Some(scope)) => {
+                cursor.project.as_deref().is_some_and(|p| scope.holds(p))
+                    || req.current.as_deref() == Some(session.as_str())
+            }
+        };
+        if wanted {
+            out.push(Candidate {
+                live: req.current.as_deref() == Some(session.as_str()),
+                session,
+                transcript: Some(transcript),
+                project: cursor.project,
+                reviewed: cursor.reviewed,
+            });
+        }
+    }
+    // The session asked for, or the one /reflect runs in, when capture has not recorded it yet.
+    let extra = req.session.as_ref().or(req.current.as_ref());
+    if let Some(session) = extra.filter(|s| !out.iter().any(|c| &c.session == *s)) {
+        let cursor = load_cursor(paths, session).unwrap_or_default();
+        out.push(Candidate {
+            session: session.clone(),
+            transcript: cursor
+                .transcript
+                .or_else(|| find_transcript(paths, session, &req.cwd)),
+            project: cursor
+                .project
+                .or_else(|| Some(req.cwd.display().to_string())),
+            reviewed: cursor.reviewed,
+            live: req.current.as_ref() == Some(session),
+        });
+    }
+    // Sorted for a stable order among sessions last active at the same time.
+    out.sort_by(|a, b| a.session.cmp(&b.session));
+    out.retain(|c| {
+        c.project
+            .as_deref()
+            .is_none_or(|p| !paths::project_opted_out(Path::new(p)))
+    });
+    Ok(out)
+}
+
+fn load_cursor(paths: &Paths, session: &str) -> Option<Cursor> {
+    cursor::load(&cursor::path(paths, session)).ok().flatten()
+}
+
+/// The session a cursor file belongs to: its name, when the session id is a plain token (Claude
+/// Code's are uuids); else the transcript's name, when it maps to this cursor file.
+fn session_of(stem: &str, transcript: &Path) -> Option<String> {
+    if cursor::file_stem(stem) == stem {
+        return Some(stem.to_string());
+    }
+    let named = transcript.file_stem()?.to_str()?;
+    (cursor::file_stem(named) == stem).then(|| named.to_string())
+}
+
+/// The transcript of `session` under `<config dir>/projects/`: in the folder of `cwd` first (the
+/// folder is the cwd with every character but letters and digits replaced by `-`), else in any.
+pub(crate) fn find_transcript(paths: &Paths, session: &str, cwd: &Path) -> Option<PathBuf> {
+    if cursor::file_stem(session) != session {
+        return None;
+    }
+    let projects = paths.config_dir.join("projects");
+    let file = format!("{session}.jsonl");
+    let slug: String = cwd
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let first = projects.join(slug).join(&file);
+    if first.is_file() {
+        return Some(first);
+    }
+    fs::read_dir(&projects)
+        .ok()?
+        .flatten()
+        .map(|e| e.path().join(&file))
+        .find(|p| p.is_file())
+}
+
+// ---- reading ----
+
+/// Read every candidate's unread part, on a few threads; the outcomes in the candidates' order.
+fn read_all(candidates: &[Candidate], since: Option<DateTime<Utc>>) -> Vec<Outcome> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, MAX_THREADS)
+        .min(candidates.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(c) = candidates.get(i) else {
+                            return mine;
+                        };
+                        mine.push((i, read_session(c, since)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, o)| o).collect()
+}
+
+fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
+    let Some(path) = &c.transcript else {
+        return match c.live {
+            true => Outcome::Old,
+            false => Outcome::Failed(
+                "no transcript found (capture has not recorded the session, and Claude Code's projects folder holds none of that name)".into(),
+            ),
+        };
+    };
+    let mut file = match fsutil::open_regular(path) {
+        Ok(Some(file)) => file,
+        Ok(None) if c.live => return Outcome::Old,
+        Ok(None) => return Outcome::Gone,
+        Err(e) => return Outcome::Failed(e.to_string()),
+    };
+    let modified = file.metadata().and_then(|m| m.modified()).ok();
+    if let (Some(since), Some(modified)) = (since, modified) {
+        if DateTime::<Utc>::from(modified) < since {
+            return Outcome::Old;
+        }
+    }
+    let failed = |e: io::Error| Outcome::Failed(format!("cannot read {}: {e}", path.display()));
+    let (from, through, seen) = match &c.reviewed {
+        Some(r) => match r.fits(&file) {
+            Ok(true) => (
+                Position {
+                    offset: r.offset,
+                    line: r.line,
+                },
+                r.through,
+                r.seen.clone(),
+            ),
+            Ok(false) => (Position::default(), 0, Vec::new()),
+            Err(e) => return failed(e),
+        },
+        None => (Position::default(), 0, Vec::new()),
+    };
+    let mut reader = PromptReader::default();
+    let end = match transcript::read(&mut file, from, |event| reader.feed(event)) {
+        Ok(end) => end,
+        Err(e) => return failed(e),
+    };
+    let turn = match reader.prompts.last() {
+        Some(p) => p.line,
+        None if from.offset > 0 => from.line + 1,
+        None => end.line + 1,
+    };
+    let prompt_lines: Vec<u64> = reader.prompts.iter().map(|p| p.line).collect();
+    let mut prompts = reader.prompts;
+    prompts.retain(|p| p.line > through && !seen.contains(&p.line));
+    Outcome::Read(Box::new(SessionRead {
+        modified,
+        prompts,
+        end,
+        from,
+        through,
+        turn,
+        seen,
+        prompt_lines,
+    }))
+}
+
+/// The prompts of a stream of events, each with what it answered.
+#[derive(Default)]
+struct PromptReader {
+    situation: Situation,
+    /// The assistant's last line of text in this turn (bounded).
+    last_line: Option<String>,
+    /// Tools it called since its last text.
+    tools: Vec<String>,
+    prompts: Vec<Typed>,
+}
+
+impl PromptReader {
+    fn feed(&mut self, event: Event) {
+        match &event.kind {
+            EventKind::UserText { text } => {
+                self.prompts.push(self.typed(&event, text));
+                self.reset();
+            }
+            EventKind::CompactBoundary => self.reset(),
+            EventKind::AssistantText { text } => {
+                self.situation.observe(&event);
+                self.tools.clear();
+                self.last_line = text
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .map(|l| tail(l.trim(), TAIL_BYTES).to_string());
+            }
+            EventKind::ToolUse { name, .. } => {
+                self.situation.observe(&event);
+                if !self.tools.contains(name) {
+                    self.tools.push(name.clone());
+                }
+            }
+            _ => self.situation.observe(&event),
+        }
+    }
+
+    fn reset(&mut self) {
+        self.situation = Situation::default();
+        self.last_line = None;
+        self.tools.clear();
+    }
+
+    fn typed(&self, event: &Event, text: &str) -> Typed {
+        let read = Reading::of(text);
+        let probability = match model::evidence(&read, &self.situation) {
+            Evidence::Memory => 1.0,
+            Evidence::Nothing => 0.0,
+            Evidence::Features(f) | Evidence::Withheld(f) => model::SHIPPED.probability(&f),
+        };
+        let mut answering = self.last_line.clone().unwrap_or_default();
+        if !self.tools.is_empty() {
+            let called = format!("(then called {})", self.tools.join(", "));
+            answering = if answering.is_empty() {
+                called
+            } else {
+                format!("{answering} {called}")
+            };
+        }
+        Typed {
+            line: event.line,
+            uuid: event.uuid.as_deref().map(str::to_string),
+            timestamp: event.timestamp.as_deref().map(str::to_string),
+            head: reflect_base::text::truncate(text, HEAD_BYTES + 1).to_string(),
+            answering,
+            probability,
+            prose_chars: read.prose.chars().count(),
+            key: signal::normalize(text),
+            bare: approval::is_bare(text),
+        }
+    }
+}
+
+/// The last `max` bytes of `text` or so, starting at a word (a cut token could leak a secret's
+/// end past the redaction rules).
+fn tail(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut start = text.len() - max;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let rest = &text[start..];
+    match rest.find(char::is_whitespace) {
+        Some(space) => rest[space..].trim_start(),
+        None => "",
+    }
+}
+
+// ---- what is stored ----
+
+/// The prompts signals point at, per session: by line and by uuid.
+#[derive(Default)]
+struct Stored {
+    lines: HashMap<String, HashSet<u64>>,
+    uuids: HashMap<String, HashSet<String>>,
+}
+
+impl Stored {
+    fn holds(&self, session: &str, p: &Typed) -> bool {
+        self.lines.get(session).is_some_and(|l| l.contains(&p.line))
+            || p.uuid
+                .as_ref()
+                .is_some_and(|u| self.uuids.get(session).is_some_and(|us| us.contains(u)))
+    }
+}
+
+/// Every prompt of `sessions` that a signal or a sighting in the store or the archive points at.
+fn stored_prompts(store: &Store, sessions: &HashSet<&str>) -> Result<Stored> {
+    let mut stored = Stored::default();
+    reflect_store::store::sightings_of(store.paths(), sessions, |session, source, _| {
+        if let Some(line) = source.line {
+            stored
+                .lines
+                .entry(session.to_string())
+                .or_default()
+                .insert(line);
+        }
+        if let Some(uuid) = &source.uuid {
+            stored
+                .uuids
+                .entry(session.to_string())
+                .or_default()
+                .insert(uuid.clone());
+        }
+    })?;
+    Ok(stored)
+}
+
+// ---- marking ----
+
+/// Saved marks nobody used are removed after this many days (a digest can always be made again).
+pub const SAVED_MARKS_DAYS: u64 = 7;
+
+fn saved_marks_dir(paths: &Paths) -> PathBuf {
+    paths.data_dir.join("digests")
+}
+
+fn prune_saved_marks(dir: &Path) {
+    let max_age = std::time::Duration::from_secs(SAVED_MARKS_DAYS * 24 * 3600);
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > max_age);
+        if old {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
+/// What `--mark` was given: saved marks by name (`d…`, as a digest prints it), or marks spelled
+/// out (`SESSION:LINE:TURN`). Returns the marks and the saved file to remove once they are set.
+pub fn marks_named(paths: &Paths, arg: &str) -> Result<(Vec<Mark>, Option<PathBuf>)> {
+    if arg.contains(':') {
+        return Ok((vec![arg.parse()?], None));
+    }
+    let plain = arg.len() <= 32 && arg.bytes().all(|b| b.is_ascii_alphanumeric());
+    let path = saved_marks_dir(paths).join(format!("{arg}.json"));
+    let bytes = match plain {
+        true => fsutil::read_regular(&path)?,
+        false => None,
+    };
+    let Some(bytes) = bytes else {
+        return Err(Error::msg(format!(
+            "no saved marks named '{arg}' in {}: marked already, or older than {SAVED_MARKS_DAYS} days; run the digest again",
+            saved_marks_dir(paths).display()
+        )));
+    };
+    let saved: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| Error::msg(format!("invalid saved marks {}: {e}", path.display())))?;
+    let bad = || Error::msg(format!("invalid saved marks {}", path.display()));
+    let mut marks = Vec::new();
+    for m in saved["marks"].as_array().ok_or_else(bad)? {
+        let number = |key: &str| m[key].as_u64().ok_or_else(bad);
+        marks.push(Mark {
+            session: m["session"].as_str().ok_or_else(bad)?.to_string(),
+            line: number("line")?,
+            turn: number("turn")?.max(1),
+            seen: m["seen"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_u64)
+                .collect(),
+        });
+    }
+    Ok((marks, Some(path)))
+}
+
+/// Forget the saved marks that name a session whose cursor file is called one of `stems`
+/// ([`cursor::file_stem`]; for `forget`).
+pub(crate) fn forget_saved_marks(paths: &Paths, stems: &HashSet<String>) -> usize {
+    let Ok(entries) = fs::read_dir(saved_marks_dir(paths)) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let saved: Option<Value> = fsutil::read_regular(&e.path())
+            .ok()
+            .flatten()
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        // A file that cannot be read as marks is no use to anyone: it goes too.
+        let names = saved
+            .as_ref()
+            .and_then(|v| v["marks"].as_array())
+            .is_none_or(|marks| {
+                marks.iter().any(|m| {
+                    m["session"]
+                        .as_str()
+                        .is_none_or(|s| stems.contains(&cursor::file_stem(s)))
+                })
+            });
+        if names && fs::remove_file(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// What marking one session did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Marked {
+    /// The mark moved to this line.
+    To(u64),
+    /// A later mark was already there (another `/reflect` read further): kept.
+    Kept(u64),
+}
+
+/// Mark each session read up to its [`Mark`], under the session's cursor lock (capture writes the
+/// same file). A mark never moves back over one that still fits the transcript. A session capture
+/// has not recorded yet gets a cursor that says only this (capture reads it from the top).
+pub fn mark(paths: &Paths, marks: &[Mark], cwd: &Path) -> Result<Vec<Marked>> {
+    let mut done = Vec::with_capacity(marks.len());
+    for m in marks {
+        let outcome = cursor::with_session_lock(paths, &m.session, LockWait::CLI, || {
+            let path = cursor::path(paths, &m.session);
+            let mut c = cursor::load(&path)?.unwrap_or_default();
+            let transcript = c
+                .transcript
+                .clone()
+                .or_else(|| find_transcript(paths, &m.session, cwd));
+            let file = match &transcript {
+                Some(t) => fsutil::open_regular(t)?,
+                None => None,
+            };
+            // Without the transcript the next digest reads from the top, and still lists only
+            // what comes after the mark.
+            let mut reviewed = Reviewed {
+                through: m.line,
+                seen: m.seen.iter().copied().filter(|&l| l > m.line).collect(),
+                ..Reviewed::default()
+            };
+            if let (Some(file), Some(t)) = (&file, &transcript) {
+                let old = match &c.reviewed {
+                    Some(old) if old.fits(file).ctx("cannot read", t)? => Some(old.clone()),
+                    _ => None,
+                };
+                if let Some(mut old) = old.clone().filter(|old| old.through > m.line) {
+                    // Another /reflect looked further: keep its mark, add what this one saw.
+                    let more: Vec<u64> = reviewed
+                        .seen
+                        .iter()
+                        .copied()
+                        .filter(|&l| l > old.through)
+                        .collect();
+                    let kept = old.through;
+                    if more.iter().any(|l| !old.seen.contains(l)) {
+                        old.seen.extend(more);
+                        old.seen.sort_unstable();
+                        old.seen.dedup();
+                        c.reviewed = Some(old);
+                        cursor::save(&path, &c)?;
+                    }
+                    return Ok(Marked::Kept(kept));
+                }
+                if let Some(old) = old.filter(|old| old.through == m.line) {
+                    reviewed.seen.extend(old.seen);
+                    reviewed.seen.sort_unstable();
+                    reviewed.seen.dedup();
+                }
+                let [turn, end] = line_starts(file, [m.turn - 1, m.line]).ctx("cannot read", t)?;
+                let Some(end) = end else {
+                    return Err(Error::usage(format!(
+                        "mark {m} does not fit {}: it has fewer than {} complete lines; nothing marked",
+                        t.display(),
+                        m.line
+                    )));
+                };
+                let turn = turn.expect("the turn starts before the end");
+                // A turn too long to read again is not: the next prompt goes without context.
+                let (offset, line) = if end - turn > TURN_REREAD_MAX {
+                    (end, m.line)
+                } else {
+                    (turn, m.turn - 1)
+                };
+                reviewed.offset = offset;
+                reviewed.line = line;
+                reviewed.fingerprint = cursor::fingerprint(file).ctx("cannot read", t)?;
+            }
+            c.reviewed = Some(reviewed);
+            if c.transcript.is_none() {
+                c.transcript = transcript.filter(|t| t.to_str().is_some());
+            }
+            cursor::save(&path, &c)?;
+            Ok(Marked::To(m.line))
+        })?;
+        done.push(outcome);
+    }
+    Ok(done)
+}
+
+/// The longest turn a digest reads again to give the first new prompt its context.
+const TURN_REREAD_MAX: u64 = 1 << 20;
+
+/// Where each of the 1-based lines after `after[k]` lines starts (the offset just past the
+/// `after[k]`-th newline; 0 for none), `None` when the file has fewer complete lines.
+fn line_starts<const N: usize>(
+    file: &std::fs::File,
+    after: [u64; N],
+) -> io::Result<[Option<u64>; N]> {
+    use std::os::unix::fs::FileExt;
+    let mut found = after.map(|k| (k == 0).then_some(0));
+    let most = after.iter().copied().max().unwrap_or(0);
+    let mut buf = vec![0u8; 256 << 10];
+    let (mut at, mut lines) = (0u64, 0u64);
+    while lines < most {
+        let n = file.read_at(&mut buf, at)?;
+        if n == 0 {
+            break;
+        }
+        for nl in memchr::memchr_iter(b'\n', &buf[..n]) {
+            lines += 1;
+            for (k, &want) in after.iter().enumerate() {
+                if want == lines {
+                    found[k] = Some(at + nl as u64 + 1);
+                }
+            }
+            if lines == most {
+                break;
+            }
+        }
+        at += n as u64;
+    }
+    Ok(found)
+}
+
+// ---- output ----
+
+fn heading(session: &str, project: Option<&str>, last_active: Option<&str>) -> String {
+    let mut out = format!("\n## session {session}");
+    if let Some(p) = project {
+        let _ = write!(out, " · {p}");
+    }
+    if let Some(t) = last_active {
+        let _ = write!(out, " · {t}");
+    }
+    out.push('\n');
+    out
+}
+
+fn prompt_line(p: &Shown) -> String {
+    let mut out = format!("L{}", p.line);
+    if !p.answering.is_empty() && p.text.chars().count() < SELF_CONTAINED_CHARS {
+        let _ = write!(out, " [after: {}]", p.answering);
+    }
+    let _ = write!(out, " {}", p.text);
+    if p.typed > 1 {
+        let _ = write!(out, " (typed {} times)", p.typed);
+    }
+    out.push('\n');
+    out
+}
+
+impl Digest {
+    /// The digest for the model to read: the prompts by session, what was left out, and the
+    /// command that marks what was read.
+    pub fn text(&self, program: &str) -> String {
+        let mut out = String::new();
+        let listed: usize = self.sessions.iter().map(|s| s.prompts.len()).sum();
+        if self.sessions_found == 0 {
+            out.push_str("No session to look at: capture has recorded none here yet.\n");
+        } else if self.sessions_read == 0 {
+            let _ = writeln!(
+                out,
+                "Nothing new: no prompt typed since /reflect last looked at the {} session(s) found.",
+                self.sessions_found
+            );
+        } else if listed == 0 {
+            let _ = writeln!(
+                out,
+                "Nothing to look at in the {} session(s) read: every new prompt is stored as a signal, an approval or a repeat.",
+                self.sessions_read
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "{listed} prompt(s) not yet looked at, in {} session(s), newest first. L<line> [after: the assistant's last words] prompt:",
+                self.sessions.len()
+            );
+        }
+        for s in &self.sessions {
+            out.push_str(&heading(
+                &s.session,
+                s.project.as_deref(),
+                s.last_active.as_deref(),
+            ));
+            for p in &s.prompts {
+                out.push_str(&prompt_line(p));
+            }
+        }
+        let mut left = Vec::new();
+        if self.left_out > 0 {
+            left.push(format!(
+                "{} prompt(s) less likely to be learning moments (over the budget of {} tokens; --budget-tokens N lists more)",
+                self.left_out, self.budget_tokens
+            ));
+        }
+        if self.stored > 0 {
+            left.push(format!("{} already stored as signals", self.stored));
+        }
+        if self.bare > 0 {
+            left.push(format!("{} approvals and bare continues", self.bare));
+        }
+        if self.repeats > 0 {
+            left.push(format!("{} repeats", self.repeats));
+        }
+        if !left.is_empty() {
+            let _ = writeln!(out, "\nLeft out: {}.", left.join("; "));
+        }
+        if !self.gone.is_empty() {
+            let _ = writeln!(
+                out,
+                "Not read: {} session(s) whose transcript is gone (Claude Code deletes transcripts after cleanupPeriodDays, 30 days by default): {}.",
+                self.gone.len(),
+                self.gone.join(", ")
+            );
+        }
+        for (session, why) in &self.failed {
+            let _ = writeln!(out, "Not read: session {session}: {why}.");
+        }
+        if let Some(mark) = self.mark_arguments() {
+            let _ = writeln!(
+                out,
+                "\nOnce judged, mark them read:\n{program} digest {mark}"
+            );
+        }
+        out
+    }
+
+    /// The arguments that mark what was read: the saved marks' name, else every mark spelled out.
+    fn mark_arguments(&self) -> Option<String> {
+        if let Some(name) = &self.saved_as {
+            return Some(format!("--mark {name}"));
+        }
+        (!self.marks.is_empty()).then(|| {
+            let marks: Vec<String> = self.marks.iter().map(|m| format!("--mark {m}")).collect();
+            marks.join(" ")
+        })
+    }
+
+    /// Keep the marks in `<data dir>/digests/<name>.json` under a short name, so the command that
+    /// marks them read stays one short line however many sessions were read (a heavy user's month
+    /// is hundreds). Saved marks older than [`SAVED_MARKS_DAYS`] are removed on the way.
+    pub fn save_marks(&mut self, paths: &Paths) -> Result<()> {
+        if self.marks.is_empty() {
+            return Ok(());
+        }
+        let dir = saved_marks_dir(paths);
+        fsutil::ensure_private_dir(&dir)?;
+        prune_saved_marks(&dir);
+        let material: String = self.marks.iter().map(|m| format!("{m}\n")).collect();
+        let nanos = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let seed = format!("{nanos}:{}:{material}", std::process::id());
+        let name = format!("d{:010x}", signal::fnv1a(seed.as_bytes()) & 0xff_ffff_ffff);
+        let marks: Vec<Value> = self
+            .marks
+            .iter()
+            .map(|m| json!({"session": m.session, "line": m.line, "turn": m.turn, "seen": m.seen}))
+            .collect();
+        let bytes = serde_json::to_vec(&json!({ "marks": marks })).expect("serializes");
+        fsutil::atomic_write(
+            &dir.join(format!("{name}.json")),
+            &bytes,
+            fsutil::PRIVATE_FILE,
+        )?;
+        self.saved_as = Some(name);
+        Ok(())
+    }
+
+    /// One JSON object per listed prompt.
+    pub fn jsonl(&self) -> String {
+        let mut out = String::new();
+        for s in &self.sessions {
+            for p in &s.prompts {
+                let object: Value = json!({
+                    "session_id": s.session,
+                    "project": s.project,
+                    "line": p.line,
+                    "uuid": p.uuid,
+                    "timestamp": p.timestamp,
+                    "text": p.text,
+                    "answering": p.answering,
+                    "probability": (p.probability * 1000.0).round() / 1000.0,
+                    "typed": p.typed,
+                });
+                out.push_str(&object.to_string());
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// What [`Digest::text`] says besides the prompts, in one line (for `--format jsonl`, on
+    /// stderr).
+    pub fn summary(&self, program: &str) -> String {
+        let listed: usize = self.sessions.iter().map(|s| s.prompts.len()).sum();
+        let mut out = format!(
+            "{listed} prompt(s) listed from {} session(s) read; left out: {} over the budget, {} stored, {} approvals, {} repeats; {} session(s) gone",
+            self.sessions_read, self.left_out, self.stored, self.bare, self.repeats, self.gone.len()
+        );
+        if let Some(mark) = self.mark_arguments() {
+            let _ = write!(out, "; mark read: {program} digest {mark}");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,556 @@
+use std::fs;
+use std::io::Write as _;
+
+use super::*;
+use reflect_store::signal::{Kind, Signal};
+
+/// A data dir, a config dir and a project, in a temp dir.
+struct World {
+    dir: tempfile::TempDir,
+    paths: Paths,
+    store: Store,
+}
+
+impl World {
+    fn new() -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
+        let store = Store::new(&paths, LockWait::CLI);
+        World { dir, paths, store }
+    }
+
+    /// A git repository at `rel`.
+    fn repo(&self, rel: &str) -> PathBuf {
+        let root = self.dir.path().join(rel);
+        fs::create_dir_all(root.join(".git")).unwrap();
+        root
+    }
+
+    /// A transcript of `session` (turns of prompt and reply), recorded by capture as a session of
+    /// `project`.
+    fn session(&self, session: &str, project: &Path, turns: &[(&str, &str)]) -> PathBuf {
+        let path = self.transcript(session, turns);
+        let cursor = Cursor {
+            transcript: Some(path.clone()),
+            project: Some(project.display().to_string()),
+            ..Cursor::default()
+        };
+        cursor::save(&cursor::path(&self.paths, session), &cursor).unwrap();
+        path
+    }
+
+    /// A transcript file only (no cursor), under `<config dir>/projects/x/`.
+    fn transcript(&self, session: &str, turns: &[(&str, &str)]) -> PathBuf {
+        let dir = self.paths.config_dir.join("projects").join("x");
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{session}.jsonl"));
+        fs::write(&path, transcript_text(session, 0, turns)).unwrap();
+        path
+    }
+
+    fn request(&self, scope: Option<Scope>) -> Request {
+        Request {
+            scope,
+            session: None,
+            current: None,
+            cwd: self.dir.path().to_path_buf(),
+            since: None,
+            transcripts: Vec::new(),
+            budget_tokens: DEFAULT_BUDGET_TOKENS,
+        }
+    }
+
+    fn digest(&self, req: &Request) -> Digest {
+        digest(&self.store, req).unwrap()
+    }
+
+    /// A signal of `session` pointing at `line` (and `uuid`).
+    fn store_signal(&self, session: &str, line: Option<u64>, uuid: Option<&str>) -> String {
+        // Gotchas: distinct contents of a learning kind could be read as paraphrases of one.
+        let mut s = Signal::new(Kind::Gotcha, format!("stored {session} {line:?} {uuid:?}"));
+        s.session_id = Some(session.into());
+        s.source.line = line;
+        s.source.uuid = uuid.map(str::to_string);
+        self.store.append(vec![s]).unwrap().written[0].clone()
+    }
+}
+
+/// Turns from turn number `first` on: a user line `u<n>` and an assistant line `a<n>` each.
+fn transcript_text(session: &str, first: usize, turns: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    for (k, (prompt, reply)) in turns.iter().enumerate() {
+        let n = first + k;
+        let user = serde_json::json!({"type": "user", "isSidechain": false, "sessionId": session,
+            "uuid": format!("u{n}"), "timestamp": format!("2026-11-{:02}T10:00:00Z", 1 + n % 28),
+            "message": {"role": "user", "content": prompt}});
+        let assistant = serde_json::json!({"type": "assistant", "isSidechain": false,
+            "uuid": format!("a{n}"), "timestamp": "2026-11-01T10:00:01Z",
+            "message": {"id": format!("m{n}"), "role": "assistant",
+                "content": [{"type": "text", "text": reply}]}});
+        out.push_str(&format!("{user}\n{assistant}\n"));
+    }
+    out
+}
+
+fn listed(d: &Digest) -> Vec<(String, u64, String)> {
+    d.sessions
+        .iter()
+        .flat_map(|s| {
+            s.prompts
+                .iter()
+                .map(move |p| (s.session.clone(), p.line, p.text.clone()))
+        })
+        .collect()
+}
+
+fn texts(d: &Digest) -> Vec<String> {
+    listed(d).into_iter().map(|(_, _, t)| t).collect()
+}
+
+#[test]
+fn typed_prompts_are_listed_with_what_they_answered_and_the_rest_is_counted() {
+    let w = World::new();
+    let app = w.repo("app");
+    w.session(
+        "s1",
+        &app,
+        &[
+            (
+                "No, we always use pnpm here, never npm",
+                "Switched to pnpm.",
+            ),
+            ("ok", "Next I will add the route."),
+            (
+                "the timeout is per request, not per call",
+                "I set the timeout per call.\nShall I run the tests?",
+            ),
+            ("run the tests again please", "Tests pass."),
+            ("Run the tests again, please!", "Tests pass."),
+            ("continue", "Done."),
+            ("stored by uuid only", "x"),
+            ("seen again, a recurrence", "x"),
+            ("archived long ago", "x"),
+        ],
+    );
+    w.store_signal("s1", Some(1), None);
+    w.store_signal("s1", None, Some("u6"));
+    // A sighting of an earlier signal, at line 15 of this session.
+    let other = w.store_signal("s0", Some(9), None);
+    let recur = format!(
+        r#"{{"recur":"{other}","timestamp":"2026-11-02T00:00:00Z","session_id":"s1","source":{{"line":15}}}}"#
+    );
+    let mut f = fs::OpenOptions::new()
+        .append(true)
+        .open(w.paths.store())
+        .unwrap();
+    writeln!(f, "{recur}").unwrap();
+    let mut archived = Signal::new(Kind::Preference, "archived");
+    archived.id = "SIG-20260101-aaaa".into();
+    archived.session_id = Some("s1".into());
+    archived.source.line = Some(17);
+    fs::write(
+        w.paths.archive(),
+        serde_json::to_string(&archived).unwrap() + "\n",
+    )
+    .unwrap();
+
+    let d = w.digest(&w.request(Some(Scope::of(&app))));
+    let shown = &d.sessions[0].prompts;
+    assert_eq!(
+        shown
+            .iter()
+            .map(|p| (p.line, p.text.as_str(), p.typed))
+            .collect::<Vec<_>>(),
+        [
+            (5, "the timeout is per request, not per call", 1),
+            (7, "run the tests again please", 2),
+        ]
+    );
+    // The end of the assistant's last line before each prompt.
+    assert_eq!(shown[0].answering, "Next I will add the route.");
+    assert_eq!(shown[1].answering, "Shall I run the tests?");
+    assert_eq!(shown[0].uuid.as_deref(), Some("u2"));
+    assert_eq!((d.stored, d.bare, d.repeats, d.left_out), (4, 2, 1, 0));
+    assert_eq!((d.sessions_found, d.sessions_read), (1, 1));
+    let text = d.text("memory-store");
+    assert!(
+        text.contains("L5 [after: Next I will add the route.] the timeout is per request"),
+        "{text}"
+    );
+    assert!(text.contains("(typed 2 times)"), "{text}");
+    assert!(text.contains("memory-store digest --mark s1:18:"), "{text}");
+    let jsonl = d.jsonl();
+    let first: Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
+    for key in ["session_id", "line", "uuid", "text", "answering"] {
+        assert!(!first[key].is_null(), "{key} in {first}");
+    }
+    assert_eq!(first["line"], 5);
+}
+
+#[test]
+fn the_budget_keeps_the_likeliest_learning_moments_and_counts_the_rest() {
+    let w = World::new();
+    let app = w.repo("app");
+    let correction = "No, that's wrong: don't edit the generated file, change the template instead";
+    w.session(
+        "s1",
+        &app,
+        &[
+            ("add a search box to the header", "Added it."),
+            (correction, "I edited src/generated/api.ts."),
+            ("what does the parser do with tabs", "It keeps them."),
+        ],
+    );
+    let mut req = w.request(Some(Scope::of(&app)));
+    let all = w.digest(&req);
+    assert_eq!(texts(&all).len(), 3);
+    let likeliest = all.sessions[0]
+        .prompts
+        .iter()
+        .max_by(|a, b| a.probability.total_cmp(&b.probability))
+        .unwrap();
+    assert!(likeliest.text.starts_with("No, that's wrong"), "{all:?}");
+    // Room for the heading and the likeliest prompt's line only.
+    let heading = all.text("m").lines().nth(2).unwrap().chars().count() + 2;
+    req.budget_tokens = (heading + prompt_line(likeliest).chars().count()).div_ceil(4);
+    let one = w.digest(&req);
+    assert_eq!(texts(&one), std::slice::from_ref(&likeliest.text));
+    assert_eq!(one.left_out, 2);
+    assert!(one.text("m").contains("2 prompt(s) less likely"));
+    // Nothing fits: nothing listed, everything counted, nothing marked (nothing was looked at).
+    req.budget_tokens = 1;
+    let none = w.digest(&req);
+    assert!(none.sessions.is_empty());
+    assert_eq!((none.left_out, none.marks.len()), (3, 0));
+    // What the budget left out stays unread: marking the one listed brings back the other two,
+    // each with what it answered, and never the one looked at.
+    // Through the saved marks, as /reflect sets them: the listed prompt after the unread one too.
+    let mut one = one;
+    one.save_marks(&w.paths).unwrap();
+    let (saved, file) = marks_named(&w.paths, one.saved_as.as_deref().unwrap()).unwrap();
+    assert_eq!(saved, one.marks);
+    assert!(saved[0].seen.contains(&3), "{saved:?}");
+    assert!(file.is_some());
+    assert_eq!(mark_all(&w, &saved).len(), 1);
+    req.budget_tokens = 10_000;
+    let rest = w.digest(&req);
+    assert_eq!(
+        texts(&rest),
+        [
+            "add a search box to the header",
+            "what does the parser do with tabs"
+        ]
+    );
+    assert_eq!(
+        rest.sessions[0].prompts[1].answering,
+        "I edited src/generated/api.ts."
+    );
+    assert_eq!(mark_all(&w, &rest.marks).len(), 1);
+    let after = w.digest(&req);
+    assert!(after.sessions.is_empty(), "{after:?}");
+    assert!(after.marks.is_empty());
+}
+
+#[test]
+fn a_marked_session_lists_only_what_came_after_the_mark() {
+    let w = World::new();
+    let app = w.repo("app");
+    let path = w.session("s1", &app, &[("first look at the parser", "Done.")]);
+    let req = w.request(Some(Scope::of(&app)));
+    let d = w.digest(&req);
+    assert_eq!(texts(&d), ["first look at the parser"]);
+    let first = d.marks[0].clone();
+    assert_eq!(
+        (first.line, first.turn),
+        (2, 1),
+        "read to line 2, in the turn of line 1"
+    );
+    // The session goes on between the digest and the mark: the mark covers what was read.
+    let later = transcript_text("s1", 1, &[("then fix the lexer", "Done.")]);
+    fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap()
+        .write_all(later.as_bytes())
+        .unwrap();
+    assert_eq!(
+        mark_all(&w, std::slice::from_ref(&first)),
+        [Marked::To(2)],
+        "marked up to where it was read"
+    );
+    let d = w.digest(&req);
+    assert_eq!(texts(&d), ["then fix the lexer"]);
+    assert_eq!(
+        d.sessions[0].prompts[0].answering, "Done.",
+        "read with what it answered, before the mark"
+    );
+    let next = d.marks[0].clone();
+    assert_eq!(mark_all(&w, std::slice::from_ref(&next)), [Marked::To(4)]);
+    assert!(w.digest(&req).sessions.is_empty());
+    assert!(w.digest(&req).marks.is_empty(), "nothing new was read");
+    // An older mark (a /reflect that read less) never moves the mark back.
+    assert_eq!(mark_all(&w, &[first]), [Marked::Kept(4)]);
+    // The mark is kept in the session's cursor, beside capture's position.
+    let saved = cursor::load(&cursor::path(&w.paths, "s1"))
+        .unwrap()
+        .unwrap();
+    let reviewed = saved.reviewed.unwrap();
+    assert_eq!((reviewed.through, reviewed.line), (4, 2));
+    assert_eq!(saved.transcript.as_deref(), Some(path.as_path()));
+    // A mark past the end of the transcript is refused, and changes nothing.
+    let bad = Mark {
+        line: 40,
+        ..next.clone()
+    };
+    let e = mark(&w.paths, &[bad], w.dir.path()).unwrap_err();
+    assert!(
+        e.is_usage() && e.to_string().contains("does not fit"),
+        "{e}"
+    );
+    // A replaced transcript (another first line) is read from the top again.
+    fs::write(
+        &path,
+        transcript_text("s1", 7, &[("a new file", "x"), ("and more", "y")]),
+    )
+    .unwrap();
+    assert_eq!(texts(&w.digest(&req)), ["a new file", "and more"]);
+}
+
+fn mark_all(w: &World, marks: &[Mark]) -> Vec<Marked> {
+    mark(&w.paths, marks, w.dir.path()).unwrap()
+}
+
+#[test]
+fn sessions_are_found_through_capture_by_project_with_the_current_one() {
+    let w = World::new();
+    let app = w.repo("app");
+    let lib = w.repo("app/vendor/lib");
+    let other = w.repo("other");
+    w.session("in-root", &app, &[("prompt in the root", "x")]);
+    w.session(
+        "in-subdir",
+        &app.join("src"),
+        &[("prompt in a subdir", "x")],
+    );
+    w.session("in-lib", &lib, &[("prompt in the submodule", "x")]);
+    w.session("in-other", &other, &[("prompt in another repo", "x")]);
+    // The session /reflect runs in: no cursor yet, its transcript under <config>/projects/.
+    w.transcript("live", &[("prompt in the live session", "x")]);
+
+    let in_app = |mut req: Request| {
+        req.scope = Some(Scope::of(&app.join("src")));
+        let mut t = texts(&w.digest(&req));
+        t.sort();
+        t
+    };
+    assert_eq!(
+        in_app(w.request(None)),
+        ["prompt in a subdir", "prompt in the root"]
+    );
+    let mut req = w.request(None);
+    req.current = Some("live".into());
+    req.cwd = app.clone();
+    assert_eq!(
+        in_app(req),
+        [
+            "prompt in a subdir",
+            "prompt in the live session",
+            "prompt in the root"
+        ]
+    );
+    let mut all = texts(&w.digest(&w.request(None)));
+    all.sort();
+    assert_eq!(all.len(), 4, "{all:?}");
+    let mut one = w.request(Some(Scope::of(&app)));
+    one.session = Some("in-other".into());
+    assert_eq!(texts(&w.digest(&one)), ["prompt in another repo"]);
+    let mut live = w.request(None);
+    live.session = Some("live".into());
+    assert_eq!(texts(&w.digest(&live)), ["prompt in the live session"]);
+    // Before Claude Code writes the live session's transcript, there is nothing to say about it;
+    // a session asked for by name that has none is named.
+    let mut unwritten = w.request(Some(Scope::of(&app)));
+    unwritten.current = Some("not-yet".into());
+    let d = w.digest(&unwritten);
+    assert!(d.gone.is_empty() && d.failed.is_empty(), "{d:?}");
+    unwritten.current = None;
+    unwritten.session = Some("not-yet".into());
+    let d = w.digest(&unwritten);
+    assert_eq!(d.failed.len(), 1, "{d:?}");
+    assert!(d
+        .text("m")
+        .contains("Not read: session not-yet: no transcript found"));
+    // An opted-out project is never read.
+    fs::create_dir_all(other.join(".claude")).unwrap();
+    fs::write(other.join(".claude/reflect.off"), "").unwrap();
+    assert_eq!(texts(&w.digest(&one)), Vec::<String>::new());
+}
+
+#[test]
+fn a_gone_transcript_is_counted_and_a_torn_last_line_left_for_later() {
+    let w = World::new();
+    let app = w.repo("app");
+    let gone = w.session("gone", &app, &[("never seen", "x")]);
+    fs::remove_file(gone).unwrap();
+    let torn = w.session("torn", &app, &[("complete prompt", "x")]);
+    let whole = fs::metadata(&torn).unwrap().len();
+    let mut f = fs::OpenOptions::new().append(true).open(&torn).unwrap();
+    f.write_all(br#"{"type":"user","uuid":"u9","message":{"role":"user","content":"half wri"#)
+        .unwrap();
+    let d = w.digest(&w.request(Some(Scope::of(&app))));
+    assert_eq!(texts(&d), ["complete prompt"]);
+    assert_eq!(d.gone, ["gone"]);
+    let lines_before_torn = fs::read(&torn).unwrap()[..whole as usize]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u64;
+    assert_eq!(
+        d.marks[0].line, lines_before_torn,
+        "the torn line stays unread"
+    );
+    let text = d.text("memory-store");
+    assert!(
+        text.contains("1 session(s) whose transcript is gone"),
+        "{text}"
+    );
+    assert!(text.contains("gone."), "{text}");
+}
+
+#[test]
+fn an_empty_project_says_so() {
+    let w = World::new();
+    let app = w.repo("app");
+    let d = w.digest(&w.request(Some(Scope::of(&app))));
+    assert!(d.sessions.is_empty() && d.marks.is_empty() && d.gone.is_empty());
+    assert!(d.text("m").starts_with("No session to look at"));
+    assert_eq!(d.jsonl(), "");
+}
+
+#[test]
+fn since_skips_older_prompts_and_sessions() {
+    let w = World::new();
+    let app = w.repo("app");
+    // Prompt n is dated 2026-11-(n+1).
+    w.session("s1", &app, &[("old one", "x"), ("newer one", "y")]);
+    let mut req = w.request(Some(Scope::of(&app)));
+    req.since = Some(signal::parse_time("2026-11-02").unwrap());
+    assert_eq!(texts(&w.digest(&req)), ["newer one"]);
+    // A transcript untouched since then is not read at all.
+    req.since = Some(Utc::now() + chrono::Duration::days(1));
+    let d = w.digest(&req);
+    assert_eq!((d.sessions_read, d.marks.len()), (0, 0));
+}
+
+#[test]
+fn secrets_are_redacted_in_prompts_and_in_what_they_answered() {
+    let w = World::new();
+    let app = w.repo("app");
+    let key = ["ghp_", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"].concat();
+    let prompt = format!("no, use the token {key} from the vault instead");
+    let reply = format!("I exported GH_TOKEN={key} for you.");
+    w.session("s1", &app, &[(&prompt, &reply)]);
+    w.session("s2", &app, &[("hello", &reply), ("why that token?", "x")]);
+    let d = w.digest(&w.request(Some(Scope::of(&app))));
+    let all = format!("{}{}", d.text("m"), d.jsonl());
+    assert!(!all.contains(&key[4..]), "{all}");
+    assert!(all.contains("[REDACTED:"), "{all}");
+}
+
+#[test]
+fn what_a_prompt_answered_is_the_end_of_the_assistants_last_line_or_its_tools() {
+    let long = format!("{} the very last words.", "word ".repeat(60));
+    let q = answering_quote(&long);
+    assert!(
+        q.starts_with('…') && q.ends_with("the very last words."),
+        "{q}"
+    );
+    assert!(q.chars().count() <= ANSWERING_CHARS, "{q}");
+    assert!(!q[3..].starts_with(' '));
+    assert_eq!(tail("abc def ghi", 5), "ghi");
+    assert_eq!(tail("abc", 5), "abc");
+
+    let mut reader = PromptReader::default();
+    let event = |line, kind| Event {
+        line,
+        uuid: None,
+        timestamp: None,
+        kind,
+    };
+    reader.feed(event(
+        1,
+        EventKind::AssistantText {
+            text: "Let me look.\n\n".into(),
+        },
+    ));
+    reader.feed(event(
+        2,
+        EventKind::ToolUse {
+            id: "t1".into(),
+            name: "Edit".into(),
+            input: Default::default(),
+        },
+    ));
+    reader.feed(event(
+        3,
+        EventKind::UserText {
+            text: "no, not that file".into(),
+        },
+    ));
+    reader.feed(event(
+        4,
+        EventKind::UserText {
+            text: "and?".into(),
+        },
+    ));
+    assert_eq!(
+        reader.prompts[0].answering,
+        "Let me look. (then called Edit)"
+    );
+    assert_eq!(reader.prompts[1].answering, "", "a new turn starts empty");
+    assert!(reader.prompts[0].probability > reader.prompts[1].probability);
+}
+
+#[test]
+fn marks_read_back_as_printed() {
+    let m: Mark = "3f9394bc-a388:12:7".parse().unwrap();
+    assert_eq!(
+        (m.session.as_str(), m.line, m.turn),
+        ("3f9394bc-a388", 12, 7)
+    );
+    assert_eq!(m.to_string(), "3f9394bc-a388:12:7");
+    let odd: Mark = "a:b:1:2".parse().unwrap();
+    assert_eq!(odd.session, "a:b");
+    for bad in ["", "s", "s:1", ":1:2", "s:x:2", "s:1:-2", "s:1:0", "s:1:3"] {
+        assert!(bad.parse::<Mark>().unwrap_err().is_usage(), "{bad}");
+    }
+}
+
+#[test]
+fn regression_a_prompt_on_the_last_line_read_is_not_listed_again() {
+    let w = World::new();
+    let app = w.repo("app");
+    let path = w.session("s1", &app, &[("earlier", "Done.")]);
+    let prompt = serde_json::json!({"type": "user", "uuid": "last",
+        "message": {"role": "user", "content": "the prompt /reflect ran in"}});
+    let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
+    writeln!(f, "{prompt}").unwrap();
+    let req = w.request(Some(Scope::of(&app)));
+    let d = w.digest(&req);
+    assert_eq!(texts(&d), ["earlier", "the prompt /reflect ran in"]);
+    assert_eq!((d.marks[0].line, d.marks[0].turn), (3, 3));
+    mark_all(&w, &d.marks);
+    let reply = serde_json::json!({"type": "assistant", "uuid": "r",
+        "message": {"id": "m9", "role": "assistant", "content": [{"type": "text", "text": "Reviewed."}]}});
+    writeln!(
+        f,
+        "{reply}\n{}",
+        prompt
+            .to_string()
+            .replace("\"last\"", "\"next\"")
+            .replace("/reflect ran in", "after it")
+    )
+    .unwrap();
+    let d = w.digest(&req);
+    assert_eq!(texts(&d), ["the prompt after it"]);
+    assert_eq!(d.sessions[0].prompts[0].answering, "Reviewed.");
+}

@@ -1,0 +1,12 @@
+//! reflect-base: what every layer of reflect stands on. It owns the error type ([`error`]), where
+//! reflect's files live ([`paths`], from the environment only), careful handling of files
+//! ([`fsutil`]: safe open of a user's file, atomic replace, backups, the sidecar lock with a
+//! bounded wait, private directories, the bounded error log) and plain text helpers ([`text`]).
+//!
+//! It imports no other reflect crate: it knows nothing of transcripts, signals or the store, and
+//! nothing here prints, parses command lines or exits the process.
+
+pub mod error;
+pub mod fsutil;
+pub mod paths;
+pub mod text;

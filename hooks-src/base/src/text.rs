@@ -1,0 +1,91 @@
+//! Plain text helpers every layer cuts text with: a byte-bounded prefix and a one-line form.
+
+/// The first `max` bytes of `text`, cut on a character boundary.
+pub fn truncate(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// One line, at most `max` characters, newlines and tabs flattened; `…` marks a cut.
+pub fn one_line(text: &str, max: usize) -> String {
+    let mut flat = String::with_capacity(text.len().min(max.saturating_mul(4) + 8));
+    let mut chars = 0;
+    for word in text.split_whitespace() {
+        if !flat.is_empty() {
+            flat.push(' ');
+            chars += 1;
+        }
+        flat.push_str(word);
+        chars += word.chars().count();
+        if chars > max {
+            // The rest would be cut: a long text is flattened only as far as it is kept.
+            break;
+        }
+    }
+    if chars > max {
+        // More than `max` characters: keep `max - 1` and the ellipsis.
+        let keep = flat
+            .char_indices()
+            .nth(max.saturating_sub(1))
+            .map_or(0, |(at, _)| at);
+        flat.truncate(keep);
+        flat.push('…');
+    }
+    flat
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plain way to one line: flatten all, then cut (what the bounded flattening must give).
+    fn one_line_flattening_all(text: &str, max: usize) -> String {
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        match flat.char_indices().nth(max) {
+            Some(_) => {
+                let keep: String = flat.chars().take(max.saturating_sub(1)).collect();
+                keep + "…"
+            }
+            None => flat,
+        }
+    }
+
+    #[test]
+    fn one_line_cuts_where_flattening_everything_would() {
+        let texts = [
+            "",
+            "   \n\t ",
+            "one",
+            "one two",
+            "  one \n two\tthree  ",
+            "héllo wörld ünïcode — dash\u{3000}ideographic space",
+            "日本語のテキスト です とても 長い",
+            "exactly ten",
+            "a b c d e f g h i j k l m n o p",
+            "averyveryverylongsingletokenwithoutanyspacesatall and more",
+        ];
+        for text in texts {
+            for max in 0..=14 {
+                let expected = one_line_flattening_all(text, max);
+                assert_eq!(one_line(text, max), expected, "{text:?} at {max}");
+            }
+        }
+        let long = "word\n".repeat(10_000);
+        assert_eq!(one_line(&long, 100), one_line_flattening_all(&long, 100));
+        assert_eq!(one_line(&long, 100).chars().count(), 100);
+    }
+
+    #[test]
+    fn truncate_cuts_on_a_character_boundary() {
+        assert_eq!(truncate("héllo", 2), "h");
+        assert_eq!(truncate("héllo", 3), "hé");
+        assert_eq!(truncate("abc", 10), "abc");
+        assert_eq!(truncate("", 0), "");
+    }
+}

@@ -1,0 +1,1334 @@
+//! reflect-detect: the detectors, learning signals from a stream of transcript [`Event`]s.
+//!
+//! It imports `reflect-base`, `reflect-transcript` and `reflect-store` (for the signal schema and
+//! redaction), never the application, the hooks' wire types (a failed tool call arrives as a
+//! [`failure::ToolFailure`]) or `reflect-lab`: evaluation and training are development tools
+//! the hooks do not link. Pure and deterministic: no I/O. The hook feeds every event of the unread part of a
+//! transcript, takes the signals from [`Detector::finish`], fills in session, project and hook
+//! name, and redacts. Each signal's `source.line`/`source.uuid` name the transcript entry that
+//! triggered it.
+//!
+//! What is stored is reviewed by the user in `/reflect`, re-injected after a compaction and
+//! counted in the status line, so every kind is held to what makes one worth a reviewer's
+//! attention:
+//!
+//! * **correction, convention, preference, remember** ([`text`], decided by a learned [`model`]
+//!   over [`features`]): what the user typed, when it tells the assistant how to work. The content is the user's words; what they answered is
+//!   context. Paraphrases of one instruction fold into one signal with a count (the store's
+//!   dedup, [`reflect_store::signal::same_instruction`]).
+//! * **correction from a refused tool call**: the reason the user typed when refusing it is
+//!   the strongest correction there is, so it is stored with confidence 2, its content the
+//!   reason, its context what was refused. A refusal without a reason (or with a one-word
+//!   "cancel") says only "not now": no signal, the session summary counts it by tool. A refused
+//!   plan never stores the plan's text.
+//! * **failure**: a tool error that says something about the project or its environment; see
+//!   [`crate::failure`] for the rules (the error line, protocol errors, failing tests). A run of
+//!   the same failure is one signal seen several times, not a streak signal of its own.
+//! * **pattern** (praise): only the user's words, and only when they name the approach they
+//!   approve ("great, keep the parser table-driven like this"), not a "great, now do X" that
+//!   only moves on. The assistant's text is never the content.
+//! * **command**: a command the user shares for the assistant to run.
+//!
+//! Streaks of edits of one file or of empty searches are not signals: they say the assistant
+//! worked step by step, not what to change, and no reviewer could act on them.
+
+pub mod episode;
+pub mod failure;
+pub mod features;
+pub mod model;
+pub mod text;
+mod weights;
+
+use foldhash::fast::FixedState;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::failure::{input_summary, Assessment, SCAN_BYTES};
+use reflect_base::text::one_line;
+use reflect_store::signal::{Kind, Signal};
+use reflect_transcript::{self as transcript, Event, EventKind, ToolInput};
+
+use episode::{Episodes, Job};
+use text::Situation;
+
+/// Longest user text kept in a signal's content.
+const CONTENT_CHARS: usize = 300;
+/// Longest quote in a signal's context.
+const CONTEXT_CHARS: usize = 600;
+/// Confidence of a correction the user typed as the reason for refusing a tool call.
+const REFUSAL_CONFIDENCE: u8 = 2;
+
+/// Streaming detector state.
+#[derive(Default)]
+pub struct Detector {
+    signals: Vec<Signal>,
+    /// Tool calls of the current turn, by id; results follow their call within the turn.
+    calls: CallMap,
+    /// The previous turn's calls, for a result written after the user's next message. Older
+    /// calls are dropped, so a long transcript never grows this state.
+    earlier_calls: CallMap,
+    /// Every tool name seen, shared by the calls and turns that name it: a transcript calls a
+    /// few dozen tools thousands of times.
+    tool_names: HashSet<Arc<str>, FixedState>,
+    /// What the assistant did since the user last spoke.
+    turn: Turn,
+    /// What was seen and not stored, counted for the session summary.
+    counted: Counted,
+    /// Only events after this line are counted (a run re-reads the last turn before its cursor).
+    count_after: u64,
+    /// Failures waiting for what resolves them, and those closed, with the line that closed them.
+    episodes: Episodes,
+    closed: episode::Closed,
+    /// The line of the user prompt that opened the current turn (see
+    /// [`reflect_store::keyindex::PROMPT_LINE`]).
+    prompt_line: Option<u64>,
+}
+
+/// What the detectors saw and did not store one by one, for the session summary to count.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counted {
+    /// Refused tool calls by tool name ("tool" when the call was not seen), with a reason or not.
+    pub refused: BTreeMap<String, u64>,
+    /// Protocol errors of Claude Code's tools, by kind ([`Assessment::Protocol`]).
+    pub protocol_errors: BTreeMap<String, u64>,
+    /// Test runs whose tests failed.
+    pub failing_tests: u64,
+}
+
+/// Calls by their `tool_use_id`.
+type CallMap = HashMap<String, Call, FixedState>;
+
+#[derive(Clone, Default)]
+struct Call {
+    name: Arc<str>,
+    /// The call's input; summarized (and redacted) only when a signal quotes it, which is rare.
+    input: ToolInput,
+}
+
+impl Call {
+    /// One redacted line saying what the call was asked to do (command, path, pattern).
+    fn summary(&self) -> String {
+        if self.name.is_empty() {
+            return String::new();
+        }
+        input_summary(&self.name, &self.input.to_value())
+    }
+}
+
+#[derive(Default)]
+struct Turn {
+    situation: Situation,
+    /// Tools called, in order.
+    tools: Vec<Arc<str>>,
+    /// The last line of the assistant's last text, cut to what [`quote`] reads of it: quoted
+    /// only when a signal needs it.
+    last_text: Option<String>,
+    /// Tool calls that changed something (edits, commands), as opposed to reads and searches.
+    substantive: bool,
+}
+
+impl Detector {
+    pub fn new() -> Detector {
+        Detector::default()
+    }
+
+    /// A detector that counts (see [`Counted`]) only what it sees after transcript line `line`.
+    pub fn counting_after(line: u64) -> Detector {
+        Detector {
+            count_after: line,
+            ..Detector::default()
+        }
+    }
+
+    /// What was counted so far, taken out.
+    pub fn take_counted(&mut self) -> Counted {
+        std::mem::take(&mut self.counted)
+    }
+
+    pub fn feed(&mut self, event: &Event) {
+        self.turn.situation.observe(event);
+        match &event.kind {
+            EventKind::UserText { text } => self.user_text(text, event),
+            EventKind::AssistantText { text } => {
+                let last = text.lines().rev().find(|l| !l.trim().is_empty());
+                match last {
+                    Some(whole) => {
+                        let mut line = reflect_base::text::truncate(whole, 200 * 4 + 64);
+                        if line.len() < whole.len() {
+                            // Back to a blank, as `quote` cuts: a token cut in two would no
+                            // longer be redacted when the line is quoted.
+                            line = &line[..line.rfind(char::is_whitespace).unwrap_or(0)];
+                        }
+                        let kept = self.turn.last_text.get_or_insert_with(String::new);
+                        kept.clear();
+                        kept.push_str(line);
+                    }
+                    None => self.turn.last_text = None,
+                }
+            }
+            EventKind::ToolUse { id, name, input } => {
+                self.tool_use(id.clone(), name, Cow::Borrowed(input))
+            }
+            EventKind::ToolResult {
+                tool_use_id,
+                is_error,
+                text,
+            } => {
+                if *is_error {
+                    self.tool_error(tool_use_id, text, event)
+                } else if !self.episodes.is_empty() {
+                    self.tool_success(tool_use_id, event.line)
+                }
+            }
+            EventKind::Rejection { tool_use_id, text } => self.rejection(tool_use_id, text, event),
+            EventKind::CompactBoundary => self.turn.reset(),
+        }
+    }
+
+    /// [`Detector::feed`] for an event the caller is done with: a tool call's input is kept
+    /// without a copy.
+    pub fn feed_owned(&mut self, event: Event) {
+        match event.kind {
+            EventKind::ToolUse { id, name, input } => {
+                self.turn.situation.called(&name);
+                self.tool_use(id, &name, Cow::Owned(input));
+            }
+            _ => self.feed(&event),
+        }
+    }
+
+    /// The signals, in transcript order; failures still waiting for a resolution end unresolved.
+    pub fn finish(self) -> Vec<Signal> {
+        self.finish_after(0, false)
+    }
+
+    /// The signals found after transcript line `line` (a run that re-read the last turn before
+    /// its cursor keeps only what is new: a signal from a later line, or a failure episode that
+    /// closed after it), in transcript order. With `defer_open`, failures still waiting for a
+    /// resolution are left for the next run, which re-reads their turn; otherwise they end
+    /// unresolved.
+    pub fn finish_after(mut self, line: u64, defer_open: bool) -> Vec<Signal> {
+        if !defer_open {
+            self.episodes.finish(&mut self.closed);
+        }
+        let mut signals = self.signals;
+        signals.retain(|s| s.source.line.is_none_or(|l| l > line));
+        signals.extend(
+            self.closed
+                .into_iter()
+                .filter(|(_, closed_at)| *closed_at > line)
+                .map(|(s, _)| s),
+        );
+        signals.sort_by_key(|s| s.source.line.unwrap_or(u64::MAX));
+        signals
+    }
+
+    /// What the assistant did since the user last spoke: what the next user message answers.
+    pub fn situation(&self) -> &Situation {
+        &self.turn.situation
+    }
+
+    fn user_text(&mut self, text: &str, event: &Event) {
+        self.prompt_line = Some(event.line);
+        let read = text::Reading::of(text);
+        let verdict = model::classify(&read, &self.turn.situation);
+        let praise = verdict.is_none()
+            && self.turn.substantive
+            && text::is_praise(&read)
+            && names_an_approach(&read.words);
+        let command = match text::is_hook_message(text) {
+            true => None,
+            false => text::shared_command(&read),
+        };
+        // Most messages raise nothing: what they answered is quoted only for a signal.
+        let answered = if verdict.is_some() || praise || command.is_some() {
+            self.answered()
+        } else {
+            String::new()
+        };
+        // A failure the user answered with an instruction was resolved by it.
+        let redirect = (verdict.is_some() || command.is_some()).then(|| quote(text, 200));
+        if let Some(verdict) = verdict {
+            let content = match verdict.kind {
+                Kind::Remember => quote(&strip_memory_tags(text), CONTENT_CHARS),
+                _ => quote(text, CONTENT_CHARS),
+            };
+            let mut sig = Signal::new(verdict.kind, content);
+            sig.confidence = verdict.confidence;
+            sig.context = user_context(text, &answered);
+            sig.tags = self.turn_tags();
+            self.set_source(&mut sig, event);
+            self.signals.push(sig);
+        } else if praise {
+            // The user's words only: what they approved is in them; the assistant's last line
+            // (usually "Done! …") goes in the context.
+            let mut sig = Signal::new(Kind::Pattern, quote(text, CONTENT_CHARS));
+            sig.context = user_context(text, &answered);
+            sig.tags = self.turn_tags();
+            self.set_source(&mut sig, event);
+            self.signals.push(sig);
+        }
+        self.episodes
+            .user_spoke(redirect.as_deref(), event.line, &mut self.closed);
+        if let Some(command) = command {
+            let mut sig = Signal::new(Kind::Command, command);
+            sig.context = user_context(text, &answered);
+            sig.category = Some("command".into());
+            self.set_source(&mut sig, event);
+            self.signals.push(sig);
+        }
+        self.turn.reset();
+        // The maps trade places, so neither is rebuilt turn after turn.
+        std::mem::swap(&mut self.earlier_calls, &mut self.calls);
+        self.calls.clear();
+    }
+
+    fn tool_use(&mut self, id: String, name: &str, input: Cow<'_, ToolInput>) {
+        let name = self.tool_name(name);
+        self.turn.tools.push(name.clone());
+        if !matches!(
+            &*name,
+            "Read" | "Glob" | "Grep" | "LS" | "TodoWrite" | "WebFetch" | "WebSearch" | "Task"
+        ) {
+            self.turn.substantive = true;
+        }
+        self.calls.insert(
+            id,
+            Call {
+                name,
+                input: input.into_owned(),
+            },
+        );
+    }
+
+    /// The shared copy of a tool name.
+    fn tool_name(&mut self, name: &str) -> Arc<str> {
+        if let Some(known) = self.tool_names.get(name) {
+            return known.clone();
+        }
+        let name: Arc<str> = name.into();
+        self.tool_names.insert(name.clone());
+        name
+    }
+
+    fn tool_error(&mut self, tool_use_id: &str, text: &str, event: &Event) {
+        let name = self.call_name(tool_use_id);
+        // Redacted before the error line and the excerpt cut it: a cut token no longer matches
+        // its rule and would leak its start.
+        let plain = failure::strip_ansi(text);
+        let redacted = reflect_store::redact::redact_prefix(&plain, SCAN_BYTES);
+        let text = &*redacted;
+        let command = self.call_command(tool_use_id);
+        let assessment = failure::assess_call(&name, command.as_deref().unwrap_or(""), text);
+        if failure::refusal_as_error(&name, text, &assessment) {
+            return self.rejection(tool_use_id, text.trim(), event);
+        }
+        let counting = event.line > self.count_after;
+        let line = match assessment {
+            Assessment::Error(line) => line,
+            Assessment::Protocol(kind) if counting => {
+                *self.counted.protocol_errors.entry(kind).or_default() += 1;
+                return;
+            }
+            Assessment::FailingTests if counting => {
+                self.counted.failing_tests += 1;
+                return;
+            }
+            _ => return,
+        };
+        let tool = if name.is_empty() { "tool" } else { &*name };
+        let summary = self.call_summary(tool_use_id);
+        let mut sig = failure::signal(tool, &line, &summary, text);
+        sig.meta
+            .insert("tool_use_id".into(), Value::from(tool_use_id));
+        self.set_source(&mut sig, event);
+        let job = self.call_job(tool_use_id, tool);
+        self.episodes
+            .failed(job, sig, tool_use_id, &mut self.closed);
+    }
+
+    /// A call succeeded while failures wait: it may be what resolves them, or an edit that
+    /// fixed them.
+    fn tool_success(&mut self, tool_use_id: &str, line: u64) {
+        let Some(call) = self.find_call(tool_use_id) else {
+            return;
+        };
+        if transcript::edits_a_file(&call.name) {
+            return self.episodes.edited();
+        }
+        let job = self.call_job(tool_use_id, &call.name.clone());
+        let summary = self.call_summary(tool_use_id);
+        self.episodes
+            .succeeded(&job, &summary, line, &mut self.closed);
+    }
+
+    /// The command of a Bash call.
+    fn call_command(&self, id: &str) -> Option<String> {
+        let call = self.find_call(id).filter(|c| &*c.name == "Bash")?;
+        call.input.str_field("command").map(|c| c.into_owned())
+    }
+
+    /// What a call was doing (see [`episode::Job`]).
+    fn call_job(&self, id: &str, tool: &str) -> Job {
+        match self.call_command(id) {
+            Some(command) => Job::of("Bash", &command),
+            None => Job::of(tool, &self.call_summary(id)),
+        }
+    }
+
+    fn rejection(&mut self, tool_use_id: &str, reason: &str, event: &Event) {
+        let name = self.call_name(tool_use_id);
+        if event.line > self.count_after {
+            let tool = if name.is_empty() { "tool" } else { &*name };
+            *self.counted.refused.entry(tool.to_string()).or_default() += 1;
+        }
+        if !says_something(reason) || text::is_hook_message(reason) {
+            // "Not now" is no lesson: the session summary counts refusals by tool. Another
+            // hook's verdict is not the user's words.
+            return;
+        }
+        if transcript::presents_a_plan(&name) && !redirects_a_plan(reason) {
+            return;
+        }
+        let tool = if name.is_empty() {
+            "a tool call"
+        } else {
+            &*name
+        };
+        let refused = if transcript::presents_a_plan(tool) {
+            // A plan is pages of the assistant's text: the reason is what matters.
+            "the plan".to_string()
+        } else {
+            let summary = self.call_summary(tool_use_id);
+            if summary.is_empty() {
+                tool.to_string()
+            } else {
+                format!("{tool} `{}`", one_line(&summary, 160))
+            }
+        };
+        let mut sig = Signal::new(Kind::Correction, quote(reason, CONTENT_CHARS));
+        sig.confidence = REFUSAL_CONFIDENCE;
+        sig.context = format!(
+            "User refused {refused}, saying: '{}'",
+            quote(reason, CONTEXT_CHARS)
+        );
+        sig.category = Some("tool-rejection".into());
+        if !name.is_empty() {
+            sig.tags = vec![name.to_ascii_lowercase()];
+        }
+        sig.meta
+            .insert("tool_use_id".into(), Value::from(tool_use_id));
+        self.set_source(&mut sig, event);
+        self.signals.push(sig);
+    }
+
+    /// The call a result or rejection answers.
+    fn find_call(&self, id: &str) -> Option<&Call> {
+        self.calls.get(id).or_else(|| self.earlier_calls.get(id))
+    }
+
+    /// The tool name of a call (empty when it was never seen).
+    fn call_name(&self, id: &str) -> Arc<str> {
+        self.find_call(id)
+            .map(|c| c.name.clone())
+            .unwrap_or_else(|| Arc::from(""))
+    }
+
+    /// The redacted one-line summary of a call's input (empty when it was never seen).
+    fn call_summary(&self, id: &str) -> String {
+        self.find_call(id).map(Call::summary).unwrap_or_default()
+    }
+
+    /// What the user's message answered: the assistant's last line, or else its last tool.
+    fn answered(&self) -> String {
+        self.turn
+            .last_text
+            .as_deref()
+            .map(|l| quote(l, 200))
+            .or_else(|| self.turn.tools.last().map(|t| format!("a {t} call")))
+            .unwrap_or_default()
+    }
+
+    /// Up to three distinct tools the assistant used in the turn being answered.
+    fn turn_tags(&self) -> Vec<String> {
+        let mut tags: Vec<String> = Vec::new();
+        for tool in self.turn.tools.iter().rev() {
+            let tag = tool.to_ascii_lowercase();
+            if !tags.contains(&tag) && !tool.starts_with("mcp__") && &**tool != "TodoWrite" {
+                tags.push(tag);
+            }
+            if tags.len() == 3 {
+                break;
+            }
+        }
+        tags
+    }
+}
+
+/// Whether the reason a user gave for refusing a plan redirects it (a few short lines) rather
+/// than bringing what comes next: requirements, a text to put somewhere, a list of changes
+/// ("update the About section with this text: …"). Those are the next task, not a lesson.
+fn redirects_a_plan(reason: &str) -> bool {
+    let lines = reason.lines().filter(|l| !l.trim().is_empty()).count();
+    let lower = reason.to_lowercase();
+    let brings = [
+        ":\n",
+        "```",
+        "\n- ",
+        "\n* ",
+        "\n1.",
+        "this text",
+        "the following",
+        "as follows",
+        "here is",
+        "here's",
+    ]
+    .iter()
+    .any(|m| lower.contains(m));
+    reason.chars().count() <= 400 && lines <= 3 && !brings
+}
+
+/// Whether a refusal's reason says more than "no": two words at least ("use yarn"), or a few
+/// characters of a script written without spaces.
+fn says_something(reason: &str) -> bool {
+    let words = reason.split_whitespace().count();
+    let wide = reason
+        .chars()
+        .filter(|c| !c.is_ascii() && c.is_alphanumeric())
+        .count();
+    words >= 2 || wide >= 4
+}
+
+/// Words by which praise names what it approves, not only that it is done ("great, keep the
+/// parser table-driven like this", "perfect, that's exactly how I want errors handled"). As
+/// [`text::normalize`] writes them: lower case, apostrophes dropped, padded with spaces.
+const APPROACH_CUES: &[&str] = &[
+    " this approach ",
+    " that approach ",
+    " the approach ",
+    " this way ",
+    " that way ",
+    " the way you ",
+    " how you ",
+    " exactly how ",
+    " thats how ",
+    " this is how ",
+    " keep doing ",
+    " keep it like ",
+    " keep this ",
+    " keep using ",
+    " always do ",
+    " like this ",
+    " like that ",
+    " i like how ",
+    " i like that ",
+    " i love how ",
+    " i love that ",
+    " good call ",
+    " nice touch ",
+    " much cleaner ",
+    " much better ",
+    " from now on ",
+];
+
+/// Whether a message of praise names the approach it approves (see [`APPROACH_CUES`]).
+fn names_an_approach(words: &str) -> bool {
+    APPROACH_CUES.iter().any(|cue| words.contains(cue))
+}
+
+impl Turn {
+    /// A new turn: every field back to its default (a field added later too), only the tool
+    /// list's buffer kept.
+    fn reset(&mut self) {
+        let mut tools = std::mem::take(&mut self.tools);
+        tools.clear();
+        *self = Turn {
+            tools,
+            ..Turn::default()
+        };
+    }
+}
+
+/// [`one_line`] of a text's head, redacted before it is cut (a cut token would leak its start):
+/// a 60 kB paste is not flattened or redacted whole to quote 600 characters.
+fn quote(text: &str, max: usize) -> String {
+    one_line(
+        &reflect_store::redact::redact_prefix(text, max * 4 + 64),
+        max,
+    )
+}
+
+impl Detector {
+    /// The transcript entry a signal comes from, and the prompt of the turn it was in.
+    fn set_source(&self, sig: &mut Signal, event: &Event) {
+        sig.source.line = Some(event.line);
+        sig.source.uuid = event.uuid.as_deref().map(str::to_string);
+        if let Some(prompt) = self.prompt_line {
+            let key = reflect_store::keyindex::PROMPT_LINE.to_string();
+            sig.source.extra.insert(key, Value::from(prompt));
+        }
+    }
+}
+
+fn user_context(text: &str, answered: &str) -> String {
+    let said = quote(text, CONTEXT_CHARS);
+    if answered.is_empty() {
+        format!("User said: '{said}'")
+    } else {
+        format!("User said: '{said}' (answering: {answered})")
+    }
+}
+
+fn strip_memory_tags(text: &str) -> String {
+    text.replace("<user-memory-input>", "")
+        .replace("</user-memory-input>", "")
+        .trim()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Feed `kinds` as events on lines 1, 2, 3 … and return the signals.
+    fn run(kinds: Vec<EventKind>) -> Vec<Signal> {
+        let mut detector = Detector::new();
+        for (i, kind) in kinds.into_iter().enumerate() {
+            detector.feed(&Event {
+                line: i as u64 + 1,
+                uuid: Some(format!("uuid-{}", i + 1).into()),
+                timestamp: None,
+                kind,
+            });
+        }
+        detector.finish()
+    }
+
+    fn user(text: &str) -> EventKind {
+        EventKind::UserText { text: text.into() }
+    }
+    fn says(text: &str) -> EventKind {
+        EventKind::AssistantText { text: text.into() }
+    }
+    fn call(id: &str, name: &str, input: Value) -> EventKind {
+        EventKind::ToolUse {
+            id: id.into(),
+            name: name.into(),
+            input: ToolInput::from(&input),
+        }
+    }
+    fn result(id: &str, is_error: bool, text: &str) -> EventKind {
+        EventKind::ToolResult {
+            tool_use_id: id.into(),
+            is_error,
+            text: text.into(),
+        }
+    }
+    fn of_kind<'a>(signals: &'a [Signal], kind: &Kind) -> Vec<&'a Signal> {
+        signals.iter().filter(|s| &s.kind == kind).collect()
+    }
+
+    #[test]
+    fn a_correction_quotes_the_user_and_what_it_answered() {
+        let signals = run(vec![
+            user("set up the project"),
+            says("I'll install the dependencies.\nRunning npm install now."),
+            call("t1", "Bash", json!({"command": "npm install"})),
+            result("t1", false, "added 3 packages"),
+            user("No, don't use npm. Why did you run npm? We use pnpm"),
+        ]);
+        let corrections = of_kind(&signals, &Kind::Correction);
+        assert_eq!(corrections.len(), 1, "{signals:#?}");
+        let c = corrections[0];
+        assert_eq!(
+            c.content,
+            "No, don't use npm. Why did you run npm? We use pnpm"
+        );
+        assert_eq!(c.confidence, 3);
+        assert_eq!(c.source.line, Some(5));
+        assert_eq!(c.source.uuid.as_deref(), Some("uuid-5"));
+        assert!(
+            c.context.contains("Why did you run npm? We use pnpm"),
+            "{}",
+            c.context
+        );
+        assert!(
+            c.context.contains("Running npm install now."),
+            "{}",
+            c.context
+        );
+        assert_eq!(c.tags, vec!["bash"]);
+    }
+
+    #[test]
+    fn a_tool_error_is_a_failure_that_quotes_the_error_line() {
+        let signals = run(vec![
+            call("t1", "Bash", json!({"command": "python3 tool.py"})),
+            result(
+                "t1",
+                true,
+                "Exit code 1\nTraceback (most recent call last):\n  File \"tool.py\", line 1, in <module>\nModuleNotFoundError: No module named 'yaml'",
+            ),
+        ]);
+        let failures = of_kind(&signals, &Kind::Failure);
+        assert_eq!(failures.len(), 1, "{signals:#?}");
+        let f = failures[0];
+        assert_eq!(
+            f.content,
+            "Bash failed: ModuleNotFoundError: No module named 'yaml'"
+        );
+        assert!(f
+            .context
+            .starts_with("Tried: python3 tool.py\nError: Exit code 1"));
+        assert_eq!(f.tool_use_id(), Some("t1"));
+        assert_eq!(f.source.line, Some(2));
+    }
+
+    #[test]
+    fn protocol_errors_quiet_failures_and_failing_tests_are_not_stored() {
+        let signals = run(vec![
+            call("t1", "Edit", json!({"file_path": "/a.rs"})),
+            result(
+                "t1",
+                true,
+                "<tool_use_error>String to replace not found in file.\nString: x</tool_use_error>",
+            ),
+            call("t2", "Write", json!({"file_path": "/b.rs"})),
+            result(
+                "t2",
+                true,
+                "File has not been read yet. Read it first before writing to it.",
+            ),
+            call("t3", "Bash", json!({"command": "grep -r foo ."})),
+            result("t3", true, "Exit code 1"),
+            call("t4", "Bash", json!({"command": "npx vitest run"})),
+            result(
+                "t4",
+                true,
+                "Exit code 1\n FAIL  src/a.test.ts > adds\nAssertionError: expected 3 to be 4",
+            ),
+        ]);
+        assert!(signals.is_empty(), "{signals:#?}");
+    }
+
+    #[test]
+    fn warmup_and_interrupt_errors_are_not_failures() {
+        let signals = run(vec![
+            call("t1", "Glob", json!({"pattern": "**/*"})),
+            result("t1", true, "Warmup"),
+            call("t2", "Bash", json!({"command": "sleep 100"})),
+            result("t2", true, "[Request interrupted by user for tool use]"),
+        ]);
+        assert!(signals.is_empty(), "{signals:#?}");
+    }
+
+    #[test]
+    fn feeding_owned_events_finds_what_feeding_borrowed_ones_finds() {
+        let mut kinds = Vec::new();
+        for i in 0..3 {
+            kinds.push(call(
+                &format!("t{i}"),
+                "Bash",
+                json!({"command": format!("make target{i}")}),
+            ));
+            kinds.push(result(
+                &format!("t{i}"),
+                true,
+                &format!("make: cc{i}: Command not found"),
+            ));
+        }
+        kinds.push(call("r", "Bash", json!({"command": "rm -rf build"})));
+        kinds.push(EventKind::Rejection {
+            tool_use_id: "r".into(),
+            text: "use make clean instead".into(),
+        });
+        let borrowed = run(kinds.clone());
+        let mut detector = Detector::new();
+        for (i, kind) in kinds.into_iter().enumerate() {
+            detector.feed_owned(Event {
+                line: i as u64 + 1,
+                uuid: Some(format!("uuid-{}", i + 1).into()),
+                timestamp: None,
+                kind,
+            });
+        }
+        let owned = detector.finish();
+        // Everything but the creation time, which may tick between the two runs.
+        let json = |signals: &[Signal]| {
+            let mut signals = signals.to_vec();
+            for s in &mut signals {
+                s.timestamp.clear();
+            }
+            serde_json::to_string(&signals).unwrap()
+        };
+        assert!(borrowed.len() >= 4, "{borrowed:#?}");
+        assert!(json(&borrowed).contains("rm -rf build"), "{borrowed:#?}");
+        assert_eq!(json(&owned), json(&borrowed));
+    }
+
+    #[test]
+    fn a_failure_that_repeats_is_one_failure_for_the_store() {
+        // Three calls fail the same way on other files: three sightings of one dedup key, which
+        // the store folds into one signal seen three times. No streak signal of its own.
+        let mut events = Vec::new();
+        for i in 0..3 {
+            events.push(call(
+                &format!("t{i}"),
+                "Bash",
+                json!({"command": format!("cat src/m{i}.py")}),
+            ));
+            events.push(result(
+                &format!("t{i}"),
+                true,
+                &format!("Exit code 1\ncat: src/m{i}.py: Permission denied"),
+            ));
+        }
+        let signals = run(events);
+        assert_eq!(signals.len(), 3, "{signals:#?}");
+        let keys: HashSet<String> = signals.iter().map(Signal::dedup_key).collect();
+        assert_eq!(keys.len(), 1, "{signals:#?}");
+        assert!(signals
+            .iter()
+            .all(|s| s.category.as_deref() == Some("tool-failure")));
+    }
+
+    #[test]
+    fn a_failure_run_fixed_by_another_command_is_one_signal_with_its_resolution() {
+        let npm_failed = "Exit code 1\nnpm ERR! Unsupported URL Type \"workspace:\": workspace:*";
+        let signals = run(vec![
+            user("install the deps"),
+            call("t1", "Bash", json!({"command": "npm install"})),
+            result("t1", true, npm_failed),
+            call(
+                "t2",
+                "Bash",
+                json!({"command": "npm install --legacy-peer-deps"}),
+            ),
+            result("t2", true, npm_failed),
+            call("t3", "Bash", json!({"command": "ls"})),
+            result("t3", false, "package.json pnpm-workspace.yaml"),
+            call("t4", "Bash", json!({"command": "pnpm install"})),
+            result("t4", false, "Done in 2.1s"),
+        ]);
+        assert_eq!(signals.len(), 1, "{signals:#?}");
+        let s = &signals[0];
+        assert_eq!(
+            s.content,
+            "Bash failed: npm ERR! Unsupported URL Type \"workspace:\": workspace:*"
+        );
+        assert_eq!(s.resolution.as_deref(), Some("`pnpm install`"));
+        assert_eq!(s.source.line, Some(3), "the first failure");
+        assert_eq!(s.meta["tries"], 2);
+        assert_eq!(s.meta["tool_use_ids"], json!(["t1", "t2"]));
+        assert_eq!(
+            s.headline(100),
+            "Bash failed: npm ERR! Unsupported URL Type \"workspace:\": workspace:* → `pnpm install`"
+        );
+        assert_eq!(s.headline(40), "Bash failed: npm ERR! … → `pnpm install`");
+    }
+
+    #[test]
+    fn a_failure_fixed_by_an_edit_or_passing_on_a_retry_is_no_lesson() {
+        let compile = "error[E0425]: cannot find value `y` in this scope";
+        let signals = run(vec![
+            user("fix the build"),
+            call("t1", "Bash", json!({"command": "cargo test"})),
+            result("t1", true, compile),
+            call("e1", "Edit", json!({"file_path": "/w/src/lib.rs"})),
+            result("e1", false, "ok"),
+            call("t2", "Bash", json!({"command": "cargo test --lib"})),
+            result("t2", false, "test result: ok"),
+            call(
+                "t3",
+                "Bash",
+                json!({"command": "curl -s http://localhost:3000/health"}),
+            ),
+            result(
+                "t3",
+                true,
+                "curl: (7) Failed to connect: Connection refused",
+            ),
+            call(
+                "t4",
+                "Bash",
+                json!({"command": "curl -s http://localhost:3000/health"}),
+            ),
+            result("t4", false, "ok"),
+        ]);
+        assert!(of_kind(&signals, &Kind::Failure).is_empty(), "{signals:#?}");
+    }
+
+    #[test]
+    fn an_unresolved_failure_is_kept_only_as_a_fact_of_the_environment() {
+        let signals = run(vec![
+            user("check the json"),
+            call("t1", "Bash", json!({"command": "jq .name package.json"})),
+            result(
+                "t1",
+                true,
+                "Exit code 127\n/bin/bash: line 1: jq: command not found",
+            ),
+            call("t2", "Bash", json!({"command": "npx tsc --noEmit"})),
+            result(
+                "t2",
+                true,
+                "src/a.ts(3,7): error TS2322: Type 'string' is not assignable",
+            ),
+            call("r1", "Read", json!({"file_path": "/w/package.json"})),
+            result("r1", false, "{}"),
+            user("ok thanks"),
+        ]);
+        let contents: Vec<&str> = signals.iter().map(|s| s.content.as_str()).collect();
+        assert_eq!(
+            contents,
+            ["Bash failed: /bin/bash: line 1: jq: command not found"]
+        );
+        assert_eq!(signals[0].resolution, None);
+    }
+
+    #[test]
+    fn a_failure_is_resolved_by_the_users_redirect_or_by_what_ran_before_the_retry() {
+        let signals = run(vec![
+            user("run the tests"),
+            call("t1", "Bash", json!({"command": "pytest -q"})),
+            result(
+                "t1",
+                true,
+                "E   ModuleNotFoundError: No module named 'httpx'",
+            ),
+            call("t2", "Bash", json!({"command": "uv pip install httpx"})),
+            result("t2", false, "Installed 1 package"),
+            call("t3", "Bash", json!({"command": "pytest -q"})),
+            result("t3", false, "3 passed"),
+            call(
+                "t4",
+                "Bash",
+                json!({"command": "sudo apt-get install -y jq"}),
+            ),
+            result(
+                "t4",
+                true,
+                "sudo: a terminal is required to read the password",
+            ),
+            user("No, don't use sudo here, install it with brew instead"),
+        ]);
+        let failures = of_kind(&signals, &Kind::Failure);
+        let resolved: Vec<(&str, Option<&str>)> = failures
+            .iter()
+            .map(|s| (s.content.as_str(), s.resolution.as_deref()))
+            .collect();
+        assert_eq!(
+            resolved,
+            [
+                (
+                    "Bash failed: ModuleNotFoundError: No module named 'httpx'",
+                    Some("`uv pip install httpx`, then the same command")
+                ),
+                (
+                    "Bash failed: sudo: a terminal is required to read the password",
+                    Some("the user said: 'No, don't use sudo here, install it with brew instead'")
+                ),
+            ]
+        );
+        // The failures carry the turn they came from, for the store's episodes.
+        assert!(failures.iter().all(|s| s.source.extra["prompt_line"] == 1));
+    }
+
+    #[test]
+    fn every_remember_request_is_kept_whatever_follows_remember() {
+        for text in [
+            "Remember that the staging database listens on port 5433, not 5432.",
+            "Remember to use pnpm, not npm.",
+            "please remember the API key lives in 1Password, never in .env",
+            "Keep in mind that CI runs on Node 18",
+        ] {
+            let signals = run(vec![
+                call("t1", "Bash", json!({"command": "psql -p 5432"})),
+                result("t1", false, "ok"),
+                user(text),
+            ]);
+            let kinds: Vec<&Kind> = signals.iter().map(|s| &s.kind).collect();
+            assert_eq!(kinds, [&Kind::Remember], "{text}: {signals:#?}");
+            assert_eq!(signals[0].content, text);
+        }
+        // Recalling is not asking to keep anything (the rule; the model weighs such words too).
+        for text in ["remember when the build was green?", "I don't remember why"] {
+            let read = text::Reading::of(text);
+            assert!(!text::asks_to_remember(&read.words), "{text}");
+        }
+    }
+
+    #[test]
+    fn noise_dressed_as_a_lesson_is_not_stored() {
+        let plan = "## Plan\n1. Rewrite the About page";
+        let signals = run(vec![
+            // A refused plan whose reason is the next requirements.
+            call("p1", "ExitPlanMode", json!({"plan": plan})),
+            EventKind::Rejection {
+                tool_use_id: "p1".into(),
+                text: "update the About section with this text:\nWe are a small team of bakers.\nFounded 1998.".into(),
+            },
+            // Another hook's verdict, where the refusal's reason would be.
+            call("b1", "Bash", json!({"command": "git push --force"})),
+            EventKind::Rejection {
+                tool_use_id: "b1".into(),
+                text: "BLOCKED: force pushes are not allowed by policy guard".into(),
+            },
+            user("BLOCKED: Do not edit generated files. Use the generator instead."),
+            // The user ran `pwd` in bash mode; a Node hint in a pasted log.
+            user("<bash-input>pwd</bash-input>"),
+            user("it fails:\n(node:1234) [DEP0040] DeprecationWarning: The punycode module is deprecated.\n(Use `node --trace-deprecation ...` to show where the warning was created)"),
+            // A leading "No" before picking an option, and a pasted trace that starts with "No".
+            says("Shall I do #1 (split the module) or #2 (keep it)?"),
+            user("No Just do #1"),
+            call("t9", "Bash", json!({"command": "npm run build"})),
+            result("t9", false, "ok"),
+            user("No matching export in \"src/a.ts\" for import \"b\"\n    at resolve (node_modules/vite/dist/node.js:120:11)\n    at Object.load (node_modules/vite/dist/node.js:88:3)\nError: Build failed with 1 error"),
+            // A pasted prompt template.
+            user(&template()),
+        ]);
+        assert!(signals.is_empty(), "{signals:#?}");
+        // The same shapes with a real lesson in them are kept.
+        let kept = run(vec![
+            call("p2", "ExitPlanMode", json!({"plan": plan})),
+            EventKind::Rejection {
+                tool_use_id: "p2".into(),
+                text: "keep the auth module, only fix the token check".into(),
+            },
+            user("<bash-input>sudo pacman -S ventoy --noconfirm</bash-input>"),
+        ]);
+        let kinds: Vec<&Kind> = kept.iter().map(|s| &s.kind).collect();
+        assert_eq!(kinds, [&Kind::Correction, &Kind::Command], "{kept:#?}");
+    }
+
+    /// A prompt template pasted as a message: headings, rules, placeholders.
+    fn template() -> String {
+        let mut t =
+            String::from("# Review prompt\n## Role\nYou are a senior reviewer.\n## Rules\n");
+        for i in 0..8 {
+            t.push_str(&format!("- Always check rule {i} before answering\n"));
+        }
+        t.push_str("# Output\nAlways answer in the format below.\n{{answer}}\n# Notes\nNever skip a step.\n");
+        t
+    }
+
+    #[test]
+    fn streaks_of_edits_and_empty_searches_raise_nothing() {
+        let mut events = Vec::new();
+        for i in 0..4 {
+            events.push(call(
+                &format!("e{i}"),
+                "Edit",
+                json!({"file_path": "/src/a.rs"}),
+            ));
+            events.push(result(&format!("e{i}"), false, "ok"));
+        }
+        for i in 0..4 {
+            events.push(call(&format!("g{i}"), "Grep", json!({"pattern": "foo"})));
+            events.push(result(&format!("g{i}"), false, "No matches found"));
+        }
+        let signals = run(events);
+        assert!(signals.is_empty(), "{signals:#?}");
+    }
+
+    #[test]
+    fn a_refused_tool_call_with_a_reason_is_a_strong_correction() {
+        let signals = run(vec![
+            call("t1", "Write", json!({"file_path": "/src/new.rs"})),
+            EventKind::Rejection {
+                tool_use_id: "t1".into(),
+                text: "put it in lib.rs".into(),
+            },
+        ]);
+        assert!(of_kind(&signals, &Kind::Failure).is_empty());
+        let c = of_kind(&signals, &Kind::Correction);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].content, "put it in lib.rs");
+        assert_eq!(c[0].confidence, 2);
+        assert_eq!(
+            c[0].context,
+            "User refused Write `/src/new.rs`, saying: 'put it in lib.rs'"
+        );
+    }
+
+    #[test]
+    fn a_refusal_without_a_reason_is_no_signal_and_a_plan_is_never_quoted() {
+        let plan = "## Plan\n1. Rewrite the whole auth module\n2. Ship it";
+        let signals = run(vec![
+            call("t1", "Bash", json!({"command": "curl https://example.com"})),
+            EventKind::Rejection {
+                tool_use_id: "t1".into(),
+                text: String::new(),
+            },
+            call("t2", "Bash", json!({"command": "rm -rf /"})),
+            EventKind::Rejection {
+                tool_use_id: "t2".into(),
+                text: "cancel".into(),
+            },
+            call("p1", "ExitPlanMode", json!({"plan": plan})),
+            EventKind::Rejection {
+                tool_use_id: "p1".into(),
+                text: String::new(),
+            },
+            call("p2", "exit_plan_mode", json!({"plan": plan})),
+            EventKind::Rejection {
+                tool_use_id: "p2".into(),
+                text: "keep the auth module, only fix the token check".into(),
+            },
+        ]);
+        assert_eq!(signals.len(), 1, "{signals:#?}");
+        assert_eq!(
+            signals[0].content,
+            "keep the auth module, only fix the token check"
+        );
+        assert!(
+            signals[0]
+                .context
+                .starts_with("User refused the plan, saying"),
+            "{}",
+            signals[0].context
+        );
+        assert!(!serde_json::to_string(&signals)
+            .unwrap()
+            .contains("Rewrite the whole"));
+    }
+
+    #[test]
+    fn what_is_not_stored_is_counted_after_the_cursor_only() {
+        let refuse = |id: &str, why: &str| EventKind::Rejection {
+            tool_use_id: id.into(),
+            text: why.into(),
+        };
+        let kinds = vec![
+            call("b0", "Bash", json!({"command": "ls"})),
+            refuse("b0", ""),
+            call("b1", "Bash", json!({"command": "ls"})),
+            refuse("b1", ""),
+            call("e1", "Edit", json!({"file_path": "/a"})),
+            refuse("e1", "use the other file"),
+            refuse("gone", ""),
+            call("e2", "Edit", json!({"file_path": "/a"})),
+            result(
+                "e2",
+                true,
+                "<tool_use_error>File has not been read yet.</tool_use_error>",
+            ),
+            call("t1", "Bash", json!({"command": "npm test"})),
+            result("t1", true, "Exit code 1\n FAIL  src/a.test.ts > adds"),
+        ];
+        // Lines 1 and 2 were read by an earlier run: seen again, not counted again.
+        let mut detector = Detector::counting_after(2);
+        for (i, kind) in kinds.into_iter().enumerate() {
+            detector.feed(&Event {
+                line: i as u64 + 1,
+                uuid: None,
+                timestamp: None,
+                kind,
+            });
+        }
+        let counted = detector.take_counted();
+        let pairs = |m: &BTreeMap<String, u64>| -> Vec<(String, u64)> {
+            m.iter().map(|(k, n)| (k.clone(), *n)).collect()
+        };
+        assert_eq!(
+            pairs(&counted.refused),
+            [("Bash".into(), 1), ("Edit".into(), 1), ("tool".into(), 1)]
+        );
+        assert_eq!(
+            pairs(&counted.protocol_errors),
+            [("File has not been read yet".into(), 1)]
+        );
+        assert_eq!(counted.failing_tests, 1);
+        assert_eq!(detector.finish().len(), 1, "the refusal with a reason");
+    }
+
+    #[test]
+    fn a_refusal_reason_written_as_the_edit_error_is_a_correction() {
+        let signals = run(vec![
+            call("t1", "Edit", json!({"file_path": "/src/view_model.ts"})),
+            result(
+                "t1",
+                true,
+                "No changes to the view models please. Read the state from the service instead.",
+            ),
+        ]);
+        assert!(of_kind(&signals, &Kind::Failure).is_empty(), "{signals:#?}");
+        let c = of_kind(&signals, &Kind::Correction);
+        assert_eq!(c.len(), 1, "{signals:#?}");
+        assert_eq!(c[0].confidence, 2);
+        assert!(c[0].content.starts_with("No changes to the view models"));
+    }
+
+    #[test]
+    fn praise_is_the_users_words_and_only_when_it_names_the_approach() {
+        let signals = run(vec![
+            says("Done! The parser is now table-driven."),
+            call("1", "Edit", json!({"file_path": "/src/parse.rs"})),
+            result("1", false, "ok"),
+            user("Perfect, keep doing it this way: one table per grammar"),
+        ]);
+        let patterns = of_kind(&signals, &Kind::Pattern);
+        assert_eq!(patterns.len(), 1, "{signals:#?}");
+        assert_eq!(
+            patterns[0].content,
+            "Perfect, keep doing it this way: one table per grammar"
+        );
+        assert!(!patterns[0].content.contains("table-driven"));
+
+        // Praise that only moves on, or praise after reading: nothing.
+        let signals = run(vec![
+            says("Done! The parser is now table-driven."),
+            call("1", "Edit", json!({"file_path": "/src/parse.rs"})),
+            result("1", false, "ok"),
+            user("Great, now let's do the lexer"),
+        ]);
+        assert!(of_kind(&signals, &Kind::Pattern).is_empty(), "{signals:#?}");
+        let signals = run(vec![
+            call("1", "Read", json!({"file_path": "/src/parse.rs"})),
+            user("great, keep doing it this way"),
+        ]);
+        assert!(of_kind(&signals, &Kind::Pattern).is_empty());
+    }
+
+    #[test]
+    fn remember_requests_drop_the_memory_wrapper() {
+        let signals = run(vec![user(
+            "<user-memory-input>staging uses port 8443</user-memory-input>",
+        )]);
+        assert_eq!(signals.len(), 1);
+        assert_eq!(signals[0].kind, Kind::Remember);
+        assert_eq!(signals[0].content, "staging uses port 8443");
+    }
+
+    #[test]
+    fn the_situation_a_message_answers_is_the_turn_since_the_last_one() {
+        let mut detector = Detector::new();
+        let mut feed = |kind: EventKind| {
+            detector.feed_owned(Event {
+                line: 1,
+                uuid: None,
+                timestamp: None,
+                kind,
+            });
+        };
+        feed(says("Done."));
+        feed(user("thanks"));
+        feed(says("Shall I also update the docs?"));
+        feed(call("e", "Edit", json!({"file_path": "/a"})));
+        feed(result("e", false, "ok"));
+        feed(call("b", "Bash", json!({"command": "make"})));
+        feed(result("b", true, "Exit code 2"));
+        feed(call("w", "Write", json!({"file_path": "/b"})));
+        feed(EventKind::Rejection {
+            tool_use_id: "w".into(),
+            text: String::new(),
+        });
+        assert_eq!(
+            detector.situation(),
+            &Situation {
+                actions: 4,
+                calls: 3,
+                rejected: true,
+                edited: true,
+                ran: true,
+                failed: true,
+                asked: true,
+            }
+        );
+        detector.feed(&Event {
+            line: 2,
+            uuid: None,
+            timestamp: None,
+            kind: EventKind::CompactBoundary,
+        });
+        assert_eq!(detector.situation(), &Situation::default());
+        detector.feed(&Event {
+            line: 3,
+            uuid: None,
+            timestamp: None,
+            kind: says("Which file?"),
+        });
+        assert!(detector.situation().asked);
+        detector.feed(&Event {
+            line: 4,
+            uuid: None,
+            timestamp: None,
+            kind: user("the config"),
+        });
+        assert_eq!(detector.situation(), &Situation::default());
+    }
+
+    #[test]
+    fn calls_are_found_by_id_across_a_turn_among_many() {
+        // Ids that differ in one byte, past their first eight; the maps trade places at every
+        // user message.
+        let ids: Vec<String> = (0..300)
+            .map(|i| format!("toolu_01ABCDEFGH{i:03}"))
+            .collect();
+        let mut kinds = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            let tool = ["Bash", "Read", "Grep"][i % 3];
+            kinds.push(call(id, tool, json!({"command": format!("cmd {i}")})));
+        }
+        kinds.push(user("go on"));
+        kinds.push(result(
+            &ids[7],
+            true,
+            "error: the first one broke: permission denied",
+        ));
+        kinds.push(result(
+            &ids[299],
+            true,
+            "error: the second one broke: permission denied",
+        ));
+        kinds.push(call("x", "Write", json!({"file_path": "/a"})));
+        kinds.push(user("and on"));
+        kinds.push(result("x", true, "EACCES: permission denied"));
+        kinds.push(result(
+            &ids[10],
+            true,
+            "error: the third one broke: permission denied",
+        ));
+        let contents: Vec<_> = of_kind(&run(kinds), &Kind::Failure)
+            .iter()
+            .map(|s| format!("{} | {}", s.content, s.context.lines().next().unwrap()))
+            .collect();
+        assert_eq!(
+            contents,
+            vec![
+                "Read failed: error: the first one broke: permission denied | Tried: cmd 7",
+                "Grep failed: error: the second one broke: permission denied | Tried: cmd 299",
+                "Write failed: EACCES: permission denied | Tried: /a",
+                "tool failed: error: the third one broke: permission denied | Error: error: the third one broke: permission denied",
+            ]
+        );
+    }
+
+    #[test]
+    fn calls_are_remembered_for_one_more_turn_only() {
+        let signals = run(vec![
+            call("t1", "Bash", json!({"command": "make"})),
+            user("keep going"),
+            result("t1", true, "make: cc: Command not found"),
+            call("t2", "Bash", json!({"command": "make"})),
+            user("next"),
+            user("and next"),
+            result("t2", true, "make: cc: Command not found"),
+        ]);
+        let contents: Vec<_> = of_kind(&signals, &Kind::Failure)
+            .iter()
+            .map(|s| s.content.clone())
+            .collect();
+        assert_eq!(
+            contents,
+            vec![
+                "Bash failed: make: cc: Command not found",
+                "tool failed: make: cc: Command not found"
+            ]
+        );
+    }
+}

@@ -1,0 +1,200 @@
+//! The learned classifier of user messages: weights over the binary [`features`] and the
+//! generated source file that ships them (`weights.rs`). Training lives in `reflect-lab`
+//! (`train.rs`), which the hooks never link.
+//!
+//! Two stages, each a logistic regression. The first says whether a message is a learning
+//! moment at all; a message is one from [`THRESHOLD`] on. The second, trained on learning
+//! moments only, says which kind (one model per kind, the highest score wins). Training is
+//! Newton's method on the L2-regularized log-loss: a few dozen features, so each step solves a
+//! small dense system; a fixed number of steps in a fixed order, so the same examples always
+//! give the same weights, bit for bit. No randomness anywhere.
+//!
+//! `scripts/train-detector` (`hooks-src/lab/examples/train_detector.rs`) trains on the labelled
+//! corpora and writes `weights.rs`; a test regenerates it and compares, so a stale weights file
+//! fails the build.
+
+use std::borrow::Cow;
+
+use super::features::{self, Features};
+use super::text::{Reading, Situation, Verdict};
+use reflect_store::signal::Kind;
+
+pub use super::weights::SHIPPED;
+
+/// The score columns: learning moment or not, then one per kind.
+pub const KINDS: [Kind; 4] = [
+    Kind::Correction,
+    Kind::Convention,
+    Kind::Preference,
+    Kind::Remember,
+];
+/// The score columns of a [`Model`]: learning moment, then [`KINDS`].
+pub const COLUMNS: usize = 1 + KINDS.len();
+
+/// Probability from which a message is a learning moment. Set high: what capture stores is
+/// reviewed, re-injected after compaction and counted, and the model's second look in
+/// `/reflect` finds what capture leaves.
+pub const THRESHOLD: f64 = 0.6;
+/// Probabilities from which a verdict has confidence 2 and 3.
+const CONFIDENT: [f64; 2] = [0.75, 0.9];
+
+/// What [`classify`] reads of a message, before a model weighs it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Evidence {
+    /// The `#` memory shortcut, or a message that opens by asking to remember: a
+    /// remember-request whatever the model says.
+    Memory,
+    /// No prose at all (a paste, an image).
+    Nothing,
+    /// Words that read as an instruction but are none ([`crate::text::not_an_instruction`]):
+    /// never a learning moment; the model still learns from their features as a labelled
+    /// example, so the rule withholds a verdict without moving the weights.
+    Withheld(Features),
+    Features(Features),
+}
+
+/// What a message typed after `situation` offers the model.
+pub fn evidence(read: &Reading, situation: &Situation) -> Evidence {
+    if memchr::memmem::find(read.text.as_bytes(), b"<user-memory-input>").is_some()
+        || crate::text::asks_to_remember(&read.words)
+    {
+        return Evidence::Memory;
+    }
+    if read.words.trim().is_empty() {
+        return Evidence::Nothing;
+    }
+    let raw = read.prose.to_lowercase();
+    let features = features::extract(read, &raw, situation);
+    if crate::text::not_an_instruction(read) {
+        return Evidence::Withheld(features);
+    }
+    Evidence::Features(features)
+}
+
+/// The verdict of `model` on `evidence`.
+pub fn verdict(evidence: &Evidence, model: &Model) -> Option<Verdict> {
+    match evidence {
+        Evidence::Memory => Some(Verdict {
+            kind: Kind::Remember,
+            confidence: 3,
+        }),
+        Evidence::Nothing | Evidence::Withheld(_) => None,
+        Evidence::Features(f) => model.verdict(f).or_else(|| {
+            f.explicit_request().map(|kind| Verdict {
+                kind,
+                confidence: 1,
+            })
+        }),
+    }
+}
+
+/// Classify one user message typed after `situation`, with the shipped model.
+pub(crate) fn classify(read: &Reading, situation: &Situation) -> Option<Verdict> {
+    verdict(&evidence(read, situation), &SHIPPED)
+}
+
+/// Weights per feature and column, and a bias per column. The weights are a slice, not an
+/// array of [`features::COUNT`] rows, so that a weights file left stale by a change of the
+/// features still compiles and the trainer can be built to rewrite it (a test catches it first).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    pub bias: [f32; COLUMNS],
+    pub weights: Cow<'static, [[f32; COLUMNS]]>,
+}
+
+impl Model {
+    fn score(&self, f: &Features, column: usize) -> f64 {
+        let mut z = f64::from(self.bias[column]);
+        for i in f.iter() {
+            z += self.weights.get(i).map_or(0.0, |w| f64::from(w[column]));
+        }
+        z
+    }
+
+    /// The probability that a message with features `f` is a learning moment.
+    pub fn probability(&self, f: &Features) -> f64 {
+        sigmoid(self.score(f, 0))
+    }
+
+    /// A learning moment of the likeliest kind, or nothing.
+    pub fn verdict(&self, f: &Features) -> Option<Verdict> {
+        let p = self.probability(f);
+        if p < THRESHOLD {
+            return None;
+        }
+        let mut best = 0;
+        let mut best_score = f64::NEG_INFINITY;
+        for k in 0..KINDS.len() {
+            let score = self.score(f, 1 + k);
+            if score > best_score {
+                (best, best_score) = (k, score);
+            }
+        }
+        let confidence = 1 + CONFIDENT.iter().filter(|&&c| p >= c).count() as u8;
+        Some(Verdict {
+            kind: KINDS[best].clone(),
+            confidence,
+        })
+    }
+}
+
+/// The logistic function.
+pub fn sigmoid(z: f64) -> f64 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_memory_shortcut_is_a_remember_request_whatever_the_model_says() {
+        let text = "<user-memory-input>deploys happen on tuesdays</user-memory-input>";
+        let read = Reading::of(text);
+        let verdict = classify(&read, &Situation::default());
+        assert_eq!(
+            verdict,
+            Some(Verdict {
+                kind: Kind::Remember,
+                confidence: 3
+            })
+        );
+    }
+
+    #[test]
+    fn a_correction_or_a_rule_said_in_so_many_words_is_kept_where_the_model_hesitates() {
+        let after_a_command = Situation {
+            actions: 1,
+            calls: 1,
+            ran: true,
+            ..Situation::default()
+        };
+        for (text, kind) in [
+            ("No, use pnpm not npm", Some(Kind::Correction)),
+            ("Please stop", Some(Kind::Correction)),
+            (
+                "That's wrong, the helper is in utils.ts",
+                Some(Kind::Correction),
+            ),
+            (
+                "Always run the linter before committing",
+                Some(Kind::Convention),
+            ),
+            ("shjow 120 instead of 60", None),
+            ("Please continue, I was on the wrong branch", None),
+        ] {
+            let read = Reading::of(text);
+            let evidence = evidence(&read, &after_a_command);
+            let Evidence::Features(f) = &evidence else {
+                panic!("{text}: {evidence:?}");
+            };
+            assert_eq!(
+                SHIPPED.verdict(f),
+                None,
+                "the model alone passes on {text:?}"
+            );
+            let got = verdict(&evidence, &SHIPPED).map(|v| v.kind);
+            assert_eq!(got, kind, "{text}");
+        }
+    }
+}

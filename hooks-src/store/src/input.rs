@@ -1,0 +1,195 @@
+//! What a user types into memory-store: the values of its flags and the JSON objects `append`
+//! takes, checked (a bad value is a usage error naming what would do) and completed.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{Map, Value};
+
+use crate::signal::{self, Kind, Signal, Status};
+use reflect_base::error::{Error, Result};
+
+/// A status given by a user (only known values).
+pub fn status(text: &str) -> Result<Status> {
+    let status = Status::parse(text);
+    if status.is_known() {
+        Ok(status)
+    } else {
+        Err(Error::usage(format!(
+            "unknown status '{text}' (one of: {})",
+            Status::KNOWN.join(", ")
+        )))
+    }
+}
+
+/// A type given by a user (only known values).
+pub fn kind(text: &str) -> Result<Kind> {
+    let kind = Kind::parse(text);
+    if kind.is_known() {
+        Ok(kind)
+    } else {
+        Err(Error::usage(format!(
+            "unknown type '{text}' (one of: {})",
+            Kind::KNOWN.join(", ")
+        )))
+    }
+}
+
+/// `--since`: a span back from `now` (`30m`, `12h`, `7d`, `2w`) or a date/time (`2026-11-01`,
+/// RFC 3339).
+pub fn since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
+    let text = text.trim();
+    let bad = || {
+        Error::usage(format!(
+            "invalid --since '{text}': use 30m, 12h, 7d, 2w or a date such as 2026-11-01"
+        ))
+    };
+    if let Some(unit) = text.chars().last().filter(|c| c.is_ascii_alphabetic()) {
+        let number: i64 = text[..text.len() - 1].parse().map_err(|_| bad())?;
+        let span = match unit {
+            'm' => Duration::minutes(number),
+            'h' => Duration::hours(number),
+            'd' => Duration::days(number),
+            'w' => Duration::weeks(number),
+            _ => return Err(bad()),
+        };
+        return Ok(now - span);
+    }
+    signal::parse_time(text).ok_or_else(bad)
+}
+
+/// [`since`] from the current time.
+pub fn since_now(text: &str) -> Result<DateTime<Utc>> {
+    since(text, Utc::now())
+}
+
+/// A `--project` directory as Claude Code reports a cwd: absolute (taken from the current dir),
+/// symlinks resolved when it exists.
+pub fn project(dir: &Path) -> PathBuf {
+    let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    abs.canonicalize().unwrap_or(abs)
+}
+
+/// The signals `append` is given: one object, an array of objects, or JSON lines; each checked
+/// and completed ([`signal_from`]).
+pub fn signals(text: &str) -> Result<Vec<Signal>> {
+    objects(text)?.into_iter().map(signal_from).collect()
+}
+
+fn objects(text: &str) -> Result<Vec<Map<String, Value>>> {
+    let objects = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => vec![m],
+        Ok(Value::Array(items)) => items
+            .into_iter()
+            .map(|v| match v {
+                Value::Object(m) => Ok(m),
+                _ => Err(Error::usage(
+                    "append: every array element must be a JSON object",
+                )),
+            })
+            .collect::<Result<_>>()?,
+        Ok(_) => return Err(Error::usage("append: expected a JSON object")),
+        Err(whole) => {
+            let mut out = Vec::new();
+            for (n, line) in text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| !l.trim().is_empty())
+            {
+                match serde_json::from_str::<Value>(line) {
+                    Ok(Value::Object(m)) => out.push(m),
+                    Ok(_) => {
+                        return Err(Error::usage(format!(
+                            "append: line {} is not a JSON object",
+                            n + 1
+                        )))
+                    }
+                    Err(_) if out.is_empty() && n == 0 => {
+                        return Err(Error::usage(format!("append: not JSON: {whole}")))
+                    }
+                    Err(e) => {
+                        return Err(Error::usage(format!(
+                            "append: line {} is not JSON: {e}",
+                            n + 1
+                        )))
+                    }
+                }
+            }
+            out
+        }
+    };
+    if objects.is_empty() {
+        return Err(Error::usage("append: no signal given"));
+    }
+    Ok(objects)
+}
+
+/// A signal from one object a user gave: its type, status and confidence checked, and what a
+/// person would expect filled in (the current dir as project, the Claude Code session, `cli`).
+fn signal_from(mut fields: Map<String, Value>) -> Result<Signal> {
+    fields.insert("id".into(), Value::from(""));
+    let type_name = fields
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    kind(type_name).map_err(|_| {
+        Error::usage(format!(
+            "append: \"type\" must be one of: {}",
+            Kind::KNOWN.join(", ")
+        ))
+    })?;
+    if let Some(text) = fields.get("status").and_then(Value::as_str) {
+        status(text)?;
+    }
+    if let Some(c) = fields.get("confidence") {
+        if !c.as_u64().is_some_and(|c| (1..=4).contains(&c)) {
+            return Err(Error::usage("append: \"confidence\" must be 1, 2, 3 or 4"));
+        }
+    }
+    let mut sig: Signal = serde_json::from_value(Value::Object(fields))
+        .map_err(|e| Error::usage(format!("append: {e}")))?;
+    if sig.content.trim().is_empty() {
+        return Err(Error::usage("append: \"content\" is empty"));
+    }
+    if sig.project.is_none() {
+        sig.project = std::env::current_dir()
+            .ok()
+            .map(|d| d.display().to_string());
+    }
+    if sig.session_id.is_none() {
+        sig.session_id = std::env::var("CLAUDE_CODE_SESSION_ID")
+            .ok()
+            .filter(|s| !s.is_empty());
+    }
+    if sig.source.hook.is_none() {
+        sig.source.hook = Some("cli".into());
+    }
+    Ok(sig)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_accepts_spans_and_dates() {
+        let now = signal::parse_time("2026-11-22T12:00:00Z").unwrap();
+        let at = |t: &str| signal::parse_time(t).unwrap();
+        assert_eq!(since("7d", now).unwrap(), at("2026-11-15T12:00:00Z"));
+        assert_eq!(since("12h", now).unwrap(), at("2026-11-22T00:00:00Z"));
+        assert_eq!(
+            since("2026-11-01", now).unwrap(),
+            at("2026-11-01T00:00:00Z")
+        );
+        assert!(since("7x", now).unwrap_err().is_usage());
+        assert!(since("soon", now).is_err());
+    }
+
+    #[test]
+    fn statuses_and_types_are_only_known_values() {
+        assert_eq!(status("analyzed").unwrap(), Status::Analyzed);
+        assert_eq!(kind("gotcha").unwrap(), Kind::Gotcha);
+        assert!(status("snoozed").unwrap_err().is_usage());
+        assert!(kind("insight").unwrap_err().is_usage());
+    }
+}

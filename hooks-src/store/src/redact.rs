@@ -1,0 +1,2268 @@
+//! Secret redaction: what keeps credentials out of everything reflect writes or prints.
+//!
+//! Every signal passes through [`redact_signal`] inside `Store::append`, so no capture path can
+//! store a secret by forgetting to call it; promotion redacts the text it writes into a memory
+//! file, and `export` redacts again on the way out (for stores written before a rule existed).
+//! A text is redacted before it is cut ([`redact_prefix`]): a cut token no longer matches its
+//! rule and would leak its start.
+//!
+//! Each secret is replaced by `[REDACTED:<kind>]` (the kinds are [`KINDS`]); for assignments,
+//! URLs, headers and command-line flags only the secret part goes, so
+//! `DATABASE_PASSWORD=[REDACTED:env-secret]` still says what was set. `<private>…</private>`
+//! spans (any case, across lines; an unclosed one runs to the end of the text) are dropped
+//! entirely, tags included.
+//!
+//! No secret hides behind an encoding: the rules read the text as written and, when it holds
+//! escapes, its normalized view too (the `view` module: backslash and percent escapes decoded),
+//! and what they find in the view is replaced in the text as written, the escapes it came from
+//! included. The stored text stays as it was but for its secrets, and nothing of a secret is
+//! kept, encoded or not. An `_`, a literal `\n` or a `%xx` before a token is a separator like a
+//! blank. Known secret-bearing command-line flags are redacted by flag (the `flags` module).
+//!
+//! What is deliberately left alone: empty values and placeholders (`password=`,
+//! `password=${PASSWORD}`, `<your-password>`, `{{ token }}`, `****`, `null`), because they are not
+//! secrets and a learning such as "put `API_KEY=${API_KEY}` in .env.example" must stay readable;
+//! code on the right of an assignment (`token = os.environ["TOKEN"]`, `password = self.password`,
+//! `token = get_token()`); prose (`the password field is validated`, `invalid token: expired`);
+//! file paths, commit hashes, UUIDs and base64 that no rule ties to a credential.
+//!
+//! Speed: `capture-failure` redacts on every failed tool call and must stay close to the cost
+//! of starting a process. Every rule has a literal pre-check (a substring, or a short scan for
+//! `keyword=`) that decides whether it can match at all, and the rules themselves are
+//! hand-written byte scans, not regexes (see [`Rule`] for why). Text without a trigger costs a
+//! few substring searches and comes back as `Cow::Borrowed`; only text holding a `\` or a `%`
+//! builds a view, and only a `-` that starts a flag-like word runs the flag scan.
+
+use std::borrow::Cow;
+use std::cell::OnceCell;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use memchr::memmem;
+use serde_json::{Map, Value};
+
+use crate::signal::Signal;
+
+mod flags;
+mod view;
+
+use view::View;
+
+/// How every placeholder starts; a value that already starts with it is never redacted again.
+pub const PLACEHOLDER_PREFIX: &str = "[REDACTED:";
+
+/// The kind names, in the order the rules run (a more specific kind first).
+pub const KINDS: &[&str] = &[
+    "private-key",
+    "jwt",
+    "slack-webhook",
+    "url-password",
+    "anthropic-key",
+    "openai-key",
+    "github-token",
+    "gitlab-token",
+    "slack-token",
+    "stripe-key",
+    "google-api-key",
+    "npm-token",
+    "pypi-token",
+    "aws-access-key",
+    "aws-secret-key",
+    "bearer-token",
+    "basic-auth",
+    "flag-secret",
+    "env-secret",
+    "secret-assignment",
+];
+
+/// `[REDACTED:<kind>]`.
+pub fn placeholder(kind: &str) -> String {
+    format!("{PLACEHOLDER_PREFIX}{kind}]")
+}
+
+/// `text` with `<private>` spans dropped and every secret replaced by its placeholder. Borrowed
+/// when nothing changed.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let dropped = drop_private(text);
+    let mut found = find(&dropped);
+    if let Some(view) = View::of(&dropped) {
+        // Both readings count: a secret behind an escape is whole only in the view, one holding
+        // an escaped blank or quote (`pass%20word`) only in the text as written.
+        found.extend(find(&view.text).into_iter().map(|f| Found {
+            span: view.source(&f.span),
+            kind: f.kind,
+        }));
+    }
+    if found.is_empty() {
+        return dropped;
+    }
+    let out = replace(dropped.as_bytes(), found);
+    // Every secret starts and ends next to an ASCII byte or at an end of the text, so splicing
+    // keeps the text valid UTF-8; the lossy path is a guard, not an expected case.
+    match String::from_utf8(out) {
+        Ok(s) => Cow::Owned(s),
+        Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    }
+}
+
+/// A secret: the bytes it covers in the text searched, and its kind.
+struct Found {
+    span: Range<usize>,
+    kind: &'static str,
+}
+
+/// The secrets of `text`. The rules run in [`KINDS`] order, each on the text with what the rules
+/// before it found already replaced by placeholders (a redacted token is not read again as a
+/// password); where each find lies in `text` is tracked through those replacements.
+fn find(text: &str) -> Vec<Found> {
+    let probe = Probe::new(text);
+    let due: Vec<&Rule> = RULES.iter().filter(|r| (r.may_match)(&probe)).collect();
+    drop(probe);
+    let mut current: Cow<[u8]> = Cow::Borrowed(text.as_bytes());
+    // `origin[i]`: the bytes of `text` (start, end) that byte `i` of `current` stands for; built
+    // at the first find, as most texts have none.
+    let mut origin: Option<Vec<(usize, usize)>> = None;
+    let mut found = Vec::new();
+    for rule in due {
+        let spans = (rule.scan)(&current);
+        if spans.is_empty() {
+            continue;
+        }
+        let from = origin.get_or_insert_with(|| (0..current.len()).map(|i| (i, i + 1)).collect());
+        let placeholder = placeholder(rule.kind);
+        let mut next = Vec::with_capacity(current.len() + spans.len() * placeholder.len());
+        let mut next_origin = Vec::with_capacity(next.capacity());
+        let mut kept = 0;
+        for span in spans.into_iter().filter(|s| !s.is_empty()) {
+            next.extend_from_slice(&current[kept..span.start]);
+            next_origin.extend_from_slice(&from[kept..span.start]);
+            let source = (from[span.start].0, from[span.end - 1].1);
+            found.push(Found {
+                span: source.0..source.1,
+                kind: rule.kind,
+            });
+            next.extend_from_slice(placeholder.as_bytes());
+            next_origin.extend(std::iter::repeat_n(source, placeholder.len()));
+            kept = span.end;
+        }
+        next.extend_from_slice(&current[kept..]);
+        next_origin.extend_from_slice(&from[kept..]);
+        current = Cow::Owned(next);
+        *from = next_origin;
+    }
+    found
+}
+
+/// `text` with each found secret replaced by its placeholder. Finds that overlap become one: a
+/// find that covers the placeholder of an earlier one covers that whole secret, so the outer
+/// (the first when sorted by start, longest first) names the kind; of two finds of the same
+/// bytes (in the text and in its view), the more specific kind (the earlier in [`KINDS`]).
+fn replace(text: &[u8], mut found: Vec<Found>) -> Vec<u8> {
+    let rank = |kind: &str| KINDS.iter().position(|k| *k == kind);
+    found.sort_by_key(|f| (f.span.start, std::cmp::Reverse(f.span.end), rank(f.kind)));
+    let mut merged: Vec<Found> = Vec::with_capacity(found.len());
+    for f in found {
+        match merged.last_mut() {
+            Some(last) if f.span.start < last.span.end => {
+                last.span.end = last.span.end.max(f.span.end);
+            }
+            _ => merged.push(f),
+        }
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut kept = 0;
+    for f in merged {
+        out.extend_from_slice(&text[kept..f.span.start]);
+        out.extend_from_slice(placeholder(f.kind).as_bytes());
+        kept = f.span.end;
+    }
+    out.extend_from_slice(&text[kept..]);
+    out
+}
+
+/// The first `max_bytes` or so of `text`, redacted: [`redact`] costs time in proportion to its
+/// input, and a hook handed a 10 MB error must not pay that. The cut goes back to whitespace,
+/// so no secret is split: a cut token would no longer match its rule and would leak its start.
+/// A token that straddles the cut is dropped whole.
+pub fn redact_prefix(text: &str, max_bytes: usize) -> Cow<'_, str> {
+    if text.len() <= max_bytes {
+        return redact(text);
+    }
+    let mut end = max_bytes;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
+    let cut = head.rfind(char::is_whitespace).unwrap_or(0);
+    let mut out = redact(&text[..cut]).into_owned();
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str("[truncated]");
+    Cow::Owned(out)
+}
+
+/// Redact every free-text part of a signal: content, context, category, tags, and every string
+/// in `meta`, `source` and unknown fields (a string under a secret-looking key such as
+/// `"api_key"` is replaced whole). Ids, timestamps, session ids and paths are left as they are.
+pub fn redact_signal(sig: &mut Signal) {
+    redact_in_place(&mut sig.content);
+    redact_in_place(&mut sig.context);
+    if let Some(resolution) = &mut sig.resolution {
+        redact_in_place(resolution);
+    }
+    if let Some(category) = &mut sig.category {
+        redact_in_place(category);
+    }
+    for tag in &mut sig.tags {
+        redact_in_place(tag);
+    }
+    redact_map(&mut sig.meta);
+    redact_map(&mut sig.source.extra);
+    redact_map(&mut sig.extra);
+}
+
+/// Redact a string where it is, allocating only when something changes.
+pub(crate) fn redact_in_place(text: &mut String) {
+    if let Cow::Owned(s) = redact(text) {
+        *text = s;
+    }
+}
+
+/// Redact every string in a JSON value, recursively.
+pub(crate) fn redact_value(value: &mut Value) {
+    match value {
+        Value::String(s) => redact_in_place(s),
+        Value::Array(items) => items.iter_mut().for_each(redact_value),
+        Value::Object(map) => redact_map(map),
+        _ => {}
+    }
+}
+
+fn redact_map(map: &mut Map<String, Value>) {
+    for (key, value) in map.iter_mut() {
+        match value {
+            Value::String(s) if is_secret_name(key) && !is_placeholder(s) => {
+                *s = placeholder("secret-assignment");
+            }
+            other => redact_value(other),
+        }
+    }
+}
+
+/// Drop `<private>…</private>` spans (ASCII case-insensitive); an unclosed one drops to the end.
+fn drop_private(text: &str) -> Cow<'_, str> {
+    const OPEN: &[u8] = b"<private>";
+    const CLOSE: &[u8] = b"</private>";
+    let bytes = text.as_bytes();
+    let find = |tag: &[u8], from: usize| {
+        memchr::memchr_iter(b'<', &bytes[from..])
+            .map(|i| from + i)
+            .find(|&i| {
+                bytes[i..].len() >= tag.len() && bytes[i..i + tag.len()].eq_ignore_ascii_case(tag)
+            })
+    };
+    let Some(mut open) = find(OPEN, 0) else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut kept_from = 0;
+    loop {
+        out.push_str(&text[kept_from..open]);
+        let Some(close) = find(CLOSE, open + OPEN.len()) else {
+            return Cow::Owned(out);
+        };
+        kept_from = close + CLOSE.len();
+        match find(OPEN, kept_from) {
+            Some(next) => open = next,
+            None => break,
+        }
+    }
+    out.push_str(&text[kept_from..]);
+    Cow::Owned(out)
+}
+
+/// The text the pre-checks look at, with its ASCII-lowercase copy made on first use.
+///
+/// It also knows which byte values occur in the text (one pass): a needle with a byte the text
+/// lacks cannot occur in it, so most of the pre-checks' ~45 substring searches on a text with
+/// nothing secret-looking are skipped without a search.
+struct Probe<'a> {
+    text: &'a str,
+    lower: OnceCell<String>,
+    bytes: ByteSet,
+}
+
+/// Which of the 256 byte values occur in a text.
+#[derive(Clone, Copy, PartialEq, Debug)]
+struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    fn of(text: &[u8]) -> ByteSet {
+        // A flag a byte value: independent stores, where or-ing bits into four words makes
+        // every byte wait for the one before (a 4 KB error took 5 µs, now about 1).
+        let mut seen = [false; 256];
+        for &b in text {
+            seen[usize::from(b)] = true;
+        }
+        let mut set = [0u64; 4];
+        for (b, _) in seen.iter().enumerate().filter(|(_, &s)| s) {
+            set[b >> 6] |= 1 << (b & 63);
+        }
+        ByteSet(set)
+    }
+
+    /// The set of the text's ASCII-lowercase copy: `A`..=`Z` (bits 1..=26 of the second word)
+    /// become `a`..=`z` (bits 33..=58), nothing else changes.
+    fn ascii_lowercase(self) -> ByteSet {
+        const UPPER: u64 = ((1 << 26) - 1) << 1;
+        let [a, b, c, d] = self.0;
+        ByteSet([a, (b & !UPPER) | ((b & UPPER) << 32), c, d])
+    }
+
+    fn contains(self, b: u8) -> bool {
+        self.0[usize::from(b >> 6)] & (1 << (b & 63)) != 0
+    }
+
+    /// Every byte of `needle` occurs (a necessary condition for `needle` to occur).
+    fn may_hold(self, needle: &[u8]) -> bool {
+        needle.iter().all(|&b| self.contains(b))
+    }
+}
+
+impl<'a> Probe<'a> {
+    fn new(text: &'a str) -> Probe<'a> {
+        Probe {
+            text,
+            lower: OnceCell::new(),
+            bytes: ByteSet::of(text.as_bytes()),
+        }
+    }
+
+    fn has(&self, needle: &memmem::Finder) -> bool {
+        self.bytes.may_hold(needle.needle()) && needle.find(self.text.as_bytes()).is_some()
+    }
+
+    fn has_any(&self, needles: &[&memmem::Finder]) -> bool {
+        needles.iter().any(|n| self.has(n))
+    }
+
+    fn lower(&self) -> &str {
+        self.lower.get_or_init(|| self.text.to_ascii_lowercase())
+    }
+
+    /// Whether the lowercase copy may hold `needle` (no copy is made to tell).
+    fn lower_may_hold(&self, needle: &[u8]) -> bool {
+        self.bytes.ascii_lowercase().may_hold(needle)
+    }
+
+    fn lower_has(&self, needle: &memmem::Finder) -> bool {
+        self.lower_may_hold(needle.needle()) && needle.find(self.lower().as_bytes()).is_some()
+    }
+}
+
+/// A substring searcher built on first use: building one costs more than searching a short
+/// text with it, and every redacted string is searched for every trigger.
+macro_rules! finder {
+    ($needle:literal) => {{
+        static FINDER: LazyLock<memmem::Finder<'static>> =
+            LazyLock::new(|| memmem::Finder::new($needle));
+        &*FINDER
+    }};
+}
+
+/// One searcher per [`SECRET_WORDS`] entry.
+static SECRET_WORD_FINDERS: LazyLock<Vec<memmem::Finder<'static>>> =
+    LazyLock::new(|| SECRET_WORDS.iter().map(memmem::Finder::new).collect());
+
+/// One kind of secret: a cheap pre-check, and the scan that finds its secrets once the check
+/// fired (their byte ranges, in order, not overlapping).
+///
+/// The scans are hand-written rather than regexes: linking the `regex` crate into the hooks costs
+/// ~35 page faults at every start (its Unicode tables are relocated on load), and compiling the
+/// patterns a hit needs cost up to a few milliseconds; either is more than a hook's whole budget.
+struct Rule {
+    kind: &'static str,
+    may_match: fn(&Probe) -> bool,
+    scan: fn(&[u8]) -> Vec<Range<usize>>,
+}
+
+/// Sorted, and of two overlapping spans the earlier one kept.
+fn ordered(mut found: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    found.sort_by_key(|r| (r.start, r.end));
+    let mut spans: Vec<Range<usize>> = Vec::with_capacity(found.len());
+    for span in found {
+        if spans.last().is_none_or(|last| span.start >= last.end) {
+            spans.push(span);
+        }
+    }
+    spans
+}
+
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t')
+}
+
+/// A word boundary right before `at` (`\b` in front of a word byte).
+fn boundary_before(text: &[u8], at: usize) -> bool {
+    at == 0 || !is_word(text[at - 1])
+}
+
+/// Where a token or a header name may start: after anything but a letter or a digit. An `_`
+/// separates too (`ERR_ghp_…`, `HTTP_AUTHORIZATION`), while `risk-` never holds an `sk-` key.
+fn separated(text: &[u8], at: usize) -> bool {
+    at == 0 || !text[at - 1].is_ascii_alphanumeric()
+}
+
+/// How many bytes from `from` on are in `class`.
+fn run(text: &[u8], from: usize, class: impl Fn(u8) -> bool) -> usize {
+    text.get(from..)
+        .map_or(0, |rest| rest.iter().take_while(|&&b| class(b)).count())
+}
+
+/// How many bytes right before `to` are in `class`.
+fn run_back(text: &[u8], to: usize, class: impl Fn(u8) -> bool) -> usize {
+    text[..to].iter().rev().take_while(|&&b| class(b)).count()
+}
+
+fn text_of(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap_or("")
+}
+
+/// A token with a fixed prefix: `prefix` + at least `min` bytes of `body` (exactly `min` when
+/// `exact`), starting at a word boundary; `end_boundary` demands a non-word byte after it.
+struct Token {
+    prefixes: &'static [&'static str],
+    body: fn(u8) -> bool,
+    min: usize,
+    exact: bool,
+    end_boundary: bool,
+}
+
+fn alnum(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+}
+
+fn alnum_dash(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')
+}
+
+fn upper_digit(b: u8) -> bool {
+    b.is_ascii_uppercase() || b.is_ascii_digit()
+}
+
+/// Every token of `spec` in `text` that `accept` (given the whole token) agrees with.
+fn tokens(text: &[u8], spec: &Token, accept: fn(&[u8]) -> bool) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    for prefix in spec.prefixes {
+        for at in memmem::find_iter(text, prefix.as_bytes()) {
+            if !separated(text, at) {
+                continue;
+            }
+            let body_at = at + prefix.len();
+            let len = run(text, body_at, spec.body);
+            let len = match (spec.exact, len >= spec.min) {
+                (_, false) => continue,
+                (true, true) => spec.min,
+                (false, true) => len,
+            };
+            let end = body_at + len;
+            if spec.end_boundary && text.get(end).is_some_and(|&b| is_word(b)) {
+                continue;
+            }
+            if accept(&text[at..end]) {
+                found.push(at..end);
+            }
+        }
+    }
+    ordered(found)
+}
+
+fn any_token(_: &[u8]) -> bool {
+    true
+}
+
+/// `-----BEGIN … PRIVATE KEY-----` through its `-----END … PRIVATE KEY-----`, or to the end of
+/// the text when the end is missing (a cut key is still a key).
+fn private_keys(text: &[u8]) -> Vec<Range<usize>> {
+    // `[ A-Z0-9]*` then `PRIVATE KEY` or `PRIVATE KEY BLOCK`, then `-----`; the end of the label.
+    let label_end = |from: usize| {
+        let end = from + run(text, from, |b| b == b' ' || upper_digit(b));
+        let label = &text[from..end];
+        let ok = (label.ends_with(b"PRIVATE KEY") || label.ends_with(b"PRIVATE KEY BLOCK"))
+            && text[end..].starts_with(b"-----");
+        ok.then_some(end + 5)
+    };
+    let mut found = Vec::new();
+    for at in memmem::find_iter(text, b"-----BEGIN") {
+        let Some(body) = label_end(at + 10) else {
+            continue;
+        };
+        let end = memmem::find_iter(&text[body..], b"-----END")
+            .find_map(|e| label_end(body + e + 8))
+            .unwrap_or(text.len());
+        found.push(at..end);
+    }
+    ordered(found)
+}
+
+/// `eyJ…` header (7+ base64url bytes after `eyJ`), `.`, a payload of 2+, `.`, a signature.
+fn jwts(text: &[u8]) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    for at in memmem::find_iter(text, b"eyJ") {
+        if !separated(text, at) {
+            continue;
+        }
+        let header = run(text, at + 3, alnum_dash);
+        let mut i = at + 3 + header;
+        if header < 7 || text.get(i) != Some(&b'.') {
+            continue;
+        }
+        let payload = run(text, i + 1, alnum_dash);
+        i += 1 + payload;
+        if payload < 2 || text.get(i) != Some(&b'.') {
+            continue;
+        }
+        i += 1 + run(text, i + 1, alnum_dash);
+        found.push(at..i);
+    }
+    ordered(found)
+}
+
+/// `[https://]hooks.slack.com/{services,workflows,triggers}/T…/…/…`, the whole URL.
+fn slack_webhooks(text: &[u8]) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    for at in memmem::find_iter(text, b"hooks.slack.com/") {
+        let start = ["https://", "http://"]
+            .iter()
+            .find(|s| text[..at].ends_with(s.as_bytes()))
+            .map_or(at, |s| at - s.len());
+        let mut i = at + 16;
+        let Some(kind) = ["services/", "workflows/", "triggers/"]
+            .iter()
+            .find(|k| text[i..].starts_with(k.as_bytes()))
+        else {
+            continue;
+        };
+        i += kind.len();
+        if text.get(i) != Some(&b'T') {
+            continue;
+        }
+        let team = run(text, i + 1, upper_digit);
+        i += 1 + team;
+        if team < 6 || text.get(i) != Some(&b'/') {
+            continue;
+        }
+        let channel = run(text, i + 1, upper_digit);
+        i += 1 + channel;
+        if channel < 6 || text.get(i) != Some(&b'/') {
+            continue;
+        }
+        let secret = run(text, i + 1, alnum);
+        if secret < 12 {
+            continue;
+        }
+        found.push(start..i + 1 + secret);
+    }
+    ordered(found)
+}
+
+/// The password of `scheme://user:password@host`: up to the last `@` of the authority. A
+/// password may hold a `/`, `?` or `#` its user did not encode (`redis://u:pa#ss@host`): when no
+/// `@` comes before the first of them and what follows `user:` is not a port, the password runs
+/// to the first `@` that a host name follows.
+fn url_passwords(text: &[u8]) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    for at in memmem::find_iter(text, b"://") {
+        let scheme = run_back(text, at, |b| {
+            b.is_ascii_alphanumeric() || b"+.-".contains(&b)
+        });
+        let has_scheme =
+            (at - scheme..at).any(|p| text[p].is_ascii_alphabetic() && separated(text, p));
+        if !has_scheme {
+            continue;
+        }
+        let user_at = at + 3;
+        let user = run(text, user_at, |b| {
+            !(b.is_ascii_whitespace() || b":/?#@\"'<>[]".contains(&b))
+        });
+        // The user may be empty (`redis://:password@host`).
+        if text.get(user_at + user) != Some(&b':') {
+            continue;
+        }
+        let pass_at = user_at + user + 1;
+        let region = run(text, pass_at, |b| {
+            !(b.is_ascii_whitespace() || b"/?#\"'<>".contains(&b))
+        });
+        let end = match memchr::memrchr(b'@', &text[pass_at..pass_at + region]) {
+            Some(last_at) => pass_at + last_at,
+            None if region > 0
+                && text[pass_at..pass_at + region]
+                    .iter()
+                    .all(u8::is_ascii_digit) =>
+            {
+                continue;
+            }
+            None => match unencoded_password_end(text, pass_at) {
+                Some(end) => end,
+                None => continue,
+            },
+        };
+        let password = pass_at..end;
+        if end > pass_at && !is_placeholder(text_of(&text[password.clone()])) {
+            found.push(password);
+        }
+    }
+    ordered(found)
+}
+
+/// Where a password holding `/`, `?` or `#` ends: at the first `@` (before any blank or quote)
+/// followed by a host name and then the end of the authority.
+fn unencoded_password_end(text: &[u8], pass_at: usize) -> Option<usize> {
+    let wide = run(text, pass_at, |b| {
+        !(b.is_ascii_whitespace() || b"\"'<>".contains(&b))
+    });
+    let rest = &text[pass_at..pass_at + wide];
+    memchr::memchr_iter(b'@', rest).find_map(|at| {
+        let host = run(rest, at + 1, |b| {
+            b.is_ascii_alphanumeric() || b".-_".contains(&b)
+        });
+        let ends = rest.get(at + 1 + host).is_none_or(|b| b":/?#".contains(b));
+        (host > 0 && ends).then_some(pass_at + at)
+    })
+}
+
+/// The 40-character value of `[aws_]secret_access_key` (any case, `_` optional) `=` or `:`.
+fn aws_secret_keys(text: &[u8]) -> Vec<Range<usize>> {
+    let lower = text.to_ascii_lowercase();
+    let mut found = Vec::new();
+    for at in memmem::find_iter(&lower, b"secret") {
+        let aws_before = ["aws_", "aws"]
+            .iter()
+            .any(|p| lower[..at].ends_with(p.as_bytes()) && boundary_before(text, at - p.len()));
+        if !boundary_before(text, at) && !aws_before {
+            continue;
+        }
+        let mut i = at + 6;
+        for part in ["access", "key"] {
+            i += usize::from(lower.get(i) == Some(&b'_'));
+            if !lower[i..].starts_with(part.as_bytes()) {
+                i = usize::MAX;
+                break;
+            }
+            i += part.len();
+        }
+        if i == usize::MAX {
+            continue;
+        }
+        i += usize::from(matches!(text.get(i), Some(b'"' | b'\'')));
+        i += run(text, i, |b| b.is_ascii_whitespace());
+        if !matches!(text.get(i), Some(b':' | b'=')) {
+            continue;
+        }
+        i += 1 + run(text, i + 1, |b| b.is_ascii_whitespace());
+        i += usize::from(matches!(text.get(i), Some(b'"' | b'\'')));
+        let len = run(text, i, |b| {
+            b.is_ascii_alphanumeric() || b == b'/' || b == b'+'
+        });
+        if len == 40 && text.get(i + 40) != Some(&b'=') {
+            found.push(i..i + 40);
+        }
+    }
+    ordered(found)
+}
+
+/// Whether `authorization`, a separator and an optional quote stand right before `at`.
+fn after_authorization(text: &[u8], lower: &[u8], at: usize) -> bool {
+    let ws = |b: u8| b.is_ascii_whitespace();
+    let mut j = at - run_back(text, at, ws);
+    if j > 0 && matches!(text[j - 1], b'"' | b'\'') {
+        j -= 1;
+    }
+    j -= run_back(text, j, ws);
+    if j == 0 || !matches!(text[j - 1], b':' | b'=') {
+        return false;
+    }
+    j -= 1;
+    j -= run_back(text, j, ws);
+    lower[..j].ends_with(b"authorization") && separated(text, j - 13)
+}
+
+fn token68(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"._~+/-".contains(&b)
+}
+
+/// The token after `Bearer`: any length after an `Authorization` header, otherwise only what
+/// looks generated (`a Bearer token` is prose).
+fn bearer_tokens(text: &[u8]) -> Vec<Range<usize>> {
+    let lower = text.to_ascii_lowercase();
+    let mut found = Vec::new();
+    for at in memmem::find_iter(&lower, b"bearer") {
+        if !boundary_before(text, at) {
+            continue;
+        }
+        let blank = run(text, at + 6, |b| b.is_ascii_whitespace());
+        let start = at + 6 + blank;
+        let len = run(text, start, token68);
+        if blank == 0 || len == 0 {
+            continue;
+        }
+        let end = start + len + run(text, start + len, |b| b == b'=');
+        let token = &text[start..end];
+        let digits = token.iter().any(u8::is_ascii_digit);
+        let ok = if after_authorization(text, &lower, at) {
+            token.len() >= 6
+        } else {
+            (token.len() >= 16 && digits) || token.len() >= 24
+        };
+        if ok && !is_placeholder(text_of(token)) {
+            found.push(start..end);
+        }
+    }
+    ordered(found)
+}
+
+/// The credentials of `Authorization: Basic <base64>`.
+fn basic_auths(text: &[u8]) -> Vec<Range<usize>> {
+    let lower = text.to_ascii_lowercase();
+    let mut found = Vec::new();
+    for at in memmem::find_iter(&lower, b"basic") {
+        if !boundary_before(text, at) || !after_authorization(text, &lower, at) {
+            continue;
+        }
+        let blank = run(text, at + 5, |b| b.is_ascii_whitespace());
+        let start = at + 5 + blank;
+        let len = run(text, start, |b| {
+            b.is_ascii_alphanumeric() || b == b'+' || b == b'/'
+        });
+        if blank == 0 || len < 6 {
+            continue;
+        }
+        found.push(start..start + len + run(text, start + len, |b| b == b'='));
+    }
+    ordered(found)
+}
+
+/// The value at `i`: `"…"` or `'…'` (closed on the same line), or a bare run that does not start
+/// with `=` (`==` is a comparison). Returns the value's range and whether it was quoted.
+fn value_at(text: &[u8], i: usize) -> Option<(Range<usize>, bool)> {
+    match *text.get(i)? {
+        quote @ (b'"' | b'\'') => {
+            let len = text[i + 1..]
+                .iter()
+                .position(|&b| b == quote || b == b'\n')?;
+            (text[i + 1 + len] == quote).then_some((i + 1..i + 1 + len, true))
+        }
+        b if b == b'=' || ends_bare_value(b) => None,
+        _ => Some((i..i + run(text, i, |b| !ends_bare_value(b)), false)),
+    }
+}
+
+/// `NAME=value` where `NAME` is an `UPPER_SNAKE` secret name (see [`env_name`]).
+fn env_secrets(text: &[u8]) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    for eq in memchr::memchr_iter(b'=', text) {
+        let before = run_back(text, eq, is_blank);
+        let name_end = eq - before;
+        let name_start = name_end - run_back(text, name_end, |b| upper_digit(b) || b == b'_');
+        // `x_DB_PASSWORD=`: the name starts after the `_`s.
+        let name_start = name_start + run(&text[..name_end], name_start, |b| b == b'_');
+        if name_start == name_end
+            || !text[name_start].is_ascii_uppercase()
+            || !separated(text, name_start)
+        {
+            continue;
+        }
+        let after = run(text, eq + 1, is_blank);
+        let Some((value, quoted)) = value_at(text, eq + 1 + after) else {
+            continue;
+        };
+        let rhs = Rhs {
+            value: text_of(&text[value.clone()]),
+            quoted,
+            sep: b'=',
+            blank_before_sep: before > 0,
+            blank_after_sep: after > 0,
+            key_starts_line: false,
+        };
+        let secret = rhs_is_secret(&rhs)
+            && match env_name(text_of(&text[name_start..name_end])) {
+                EnvName::Secret => true,
+                EnvName::MaybeKey => credential_like(rhs.value),
+                EnvName::Other => false,
+            };
+        if secret {
+            found.push(value);
+        }
+    }
+    ordered(found)
+}
+
+/// The right-hand side of an assignment to a secret-named key, and what surrounds it.
+struct Rhs<'h> {
+    value: &'h str,
+    quoted: bool,
+    sep: u8,
+    blank_before_sep: bool,
+    blank_after_sep: bool,
+    /// The key starts its line (YAML), as opposed to sitting in prose.
+    key_starts_line: bool,
+}
+
+/// Whether the value is worth redacting.
+fn rhs_is_secret(rhs: &Rhs) -> bool {
+    let value = rhs.value;
+    if is_placeholder(value) || is_path(value) {
+        return false;
+    }
+    if rhs.quoted {
+        return true;
+    }
+    if value.len() < MIN_BARE_SECRET || is_code(value) {
+        return false;
+    }
+    // `KEY= cmd` assigns nothing (the shell runs `cmd`); `KEY = value` is a spaced assignment.
+    if rhs.sep == b'=' && !rhs.blank_before_sep && rhs.blank_after_sep {
+        return false;
+    }
+    // `key: value` in prose ("invalid token: expired") is not a secret; in YAML (the key starts
+    // the line) it is, and so is anything that looks generated.
+    rhs.sep != b':' || rhs.key_starts_line || credential_like(value)
+}
+
+/// Where an unquoted value ends (and what it cannot start with, besides `=`): a blank, a quote,
+/// a separator, a closing bracket, a backslash (a JSON-escaped newline).
+fn ends_bare_value(b: u8) -> bool {
+    b.is_ascii_whitespace() || b"\"'`,;&|)]}>\\".contains(&b)
+}
+
+/// `secret-assignment`, scanned by hand: each secret word in the lowercased text that ends a key
+/// (`[A-Za-z0-9_.-]*word`) followed by an optional quote, blanks, `=` or `:`, blanks and a value
+/// (`"…"`, `'…'` or bare).
+fn secret_assignments(text: &[u8]) -> Vec<Range<usize>> {
+    let lower = text.to_ascii_lowercase();
+    let found = SECRET_WORD_FINDERS
+        .iter()
+        .flat_map(|word| {
+            let len = word.needle().len();
+            word.find_iter(&lower)
+                .filter_map(|at| assignment_after(text, at, at + len))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    ordered(found)
+}
+
+/// The secret value of the assignment whose key ends with the word at `word..key_end`, if any.
+fn assignment_after(text: &[u8], word: usize, key_end: usize) -> Option<Range<usize>> {
+    let blanks = |from: usize| {
+        text[from..]
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count()
+    };
+    let key_start = word
+        - text[..word]
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+            .count();
+    let mut i = key_end;
+    let closing = text.get(i).copied().filter(|b| matches!(b, b'"' | b'\''));
+    i += usize::from(closing.is_some());
+    let before = blanks(i);
+    i += before;
+    let sep = match *text.get(i)? {
+        sep @ (b':' | b'=') => sep,
+        b',' if closing.is_some_and(|q| opens_call(text, key_start, q)) => {
+            let at = i + 1 + blanks(i + 1);
+            return call_argument(text, at);
+        }
+        _ => return None,
+    };
+    i += 1;
+    let after = blanks(i);
+    i += after;
+    let (value, quoted) = value_at(text, i)?;
+    let rhs = Rhs {
+        value: std::str::from_utf8(&text[value.clone()]).ok()?,
+        quoted,
+        sep,
+        blank_before_sep: before > 0,
+        blank_after_sep: after > 0,
+        key_starts_line: starts_line(text, key_start),
+    };
+    rhs_is_secret(&rhs).then_some(value)
+}
+
+/// Whether the key at `key_start` is a string, quoted with `quote`, that opens a call's
+/// arguments: `define('DB_PASSWORD', …)`, `setenv("API_TOKEN", …)`.
+fn opens_call(text: &[u8], key_start: usize, quote: u8) -> bool {
+    let Some(open) = key_start.checked_sub(1).filter(|&q| text[q] == quote) else {
+        return false;
+    };
+    let before = open - run_back(text, open, is_blank);
+    before > 0 && text[before - 1] == b'('
+}
+
+/// The secret in the argument at `at` after a secret-named one: a quoted string that is not a
+/// placeholder or a label (`'Your password'`), or a bare run that looks generated (a
+/// `define()` whose quotes a shell ate: the value runs to the blank, since such keys hold `)`
+/// and `;`).
+fn call_argument(text: &[u8], at: usize) -> Option<Range<usize>> {
+    if let Some((value, true)) = value_at(text, at) {
+        let v = text_of(&text[value.clone()]);
+        return (!is_placeholder(v) && !v.contains(' ')).then_some(value);
+    }
+    let mut end = at + run(text, at, |b| !b.is_ascii_whitespace());
+    end -= run_back(&text[..end], end, |b| b == b';');
+    let opened = text[at..end].iter().filter(|&&b| b == b'(').count();
+    let mut closed = text[at..end].iter().filter(|&&b| b == b')').count();
+    while closed > opened && end > at && text[end - 1] == b')' {
+        end -= 1;
+        closed -= 1;
+    }
+    let v = text_of(&text[at..end]);
+    (credential_like(v) && !is_placeholder(v)).then_some(at..end)
+}
+
+/// Whether only blanks, an optional `- ` list marker and an optional quote stand between the
+/// start of the line and `at`.
+fn starts_line(text: &[u8], at: usize) -> bool {
+    let blanks_back = |to: usize| {
+        text[..to]
+            .iter()
+            .rev()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count()
+    };
+    let line_start = |at: usize| at == 0 || text[at - 1] == b'\n';
+    let mut at = at;
+    if at > 0 && matches!(text[at - 1], b'"' | b'\'') {
+        at -= 1;
+    }
+    let blank = blanks_back(at);
+    let start = at - blank;
+    if line_start(start) {
+        return true;
+    }
+    blank > 0 && text[start - 1] == b'-' && line_start(start - 1 - blanks_back(start - 1))
+}
+
+/// Unquoted values shorter than this are left (`withCredentials=!0`, `token: 5`): too short to be
+/// a credential worth hiding, and too often code.
+const MIN_BARE_SECRET: usize = 4;
+
+/// Placeholders, empty values, template syntax and values that are never secrets (types,
+/// versions, modes): nothing to hide.
+fn is_placeholder(value: &str) -> bool {
+    let v = value.trim();
+    if v.is_empty()
+        || v.starts_with(['$', '<', '{', '%', '[', '*'])
+        || v.starts_with("REDACTED")
+        || v.chars()
+            .all(|c| matches!(c, '*' | 'x' | 'X' | '.' | '…' | '•' | '-' | '_'))
+        || is_version(v)
+    {
+        return true;
+    }
+    let lower = v.to_ascii_lowercase();
+    NOT_SECRETS.contains(&lower.as_str())
+        || lower.starts_with("your_")
+        || lower.starts_with("your-")
+}
+
+/// Values an assignment to a secret-named key takes that are not secrets: placeholders, type
+/// names (`token: string;`), fetch credential modes, workflow permissions, code keywords.
+const NOT_SECRETS: &[&str] = &[
+    "null",
+    "none",
+    "nil",
+    "true",
+    "false",
+    "undefined",
+    "redacted",
+    "hidden",
+    "placeholder",
+    "example",
+    "password",
+    "secret",
+    "token",
+    "changeme",
+    "string",
+    "number",
+    "boolean",
+    "bool",
+    "str",
+    "int",
+    "any",
+    "unknown",
+    "object",
+    "bytes",
+    "float",
+    "void",
+    "include",
+    "omit",
+    "same-origin",
+    "read",
+    "write",
+    "required",
+    "optional",
+    "await",
+    "new",
+    "this",
+    "self",
+    "function",
+    "async",
+    "lambda",
+    "return",
+    "typeof",
+    "yield",
+];
+
+/// `9.0.2`, `^1.4`, `~2.0.0-beta.1`, `>=3.10`: a dependency version.
+fn is_version(v: &str) -> bool {
+    let v = v.trim_start_matches(['^', '~', '>', '<', '=', 'v']);
+    let mut parts = v.split('.');
+    parts.clone().count() >= 2
+        && parts
+            .next()
+            .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        && parts
+            .next()
+            .is_some_and(|p| p.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// An unquoted right-hand side that is code, not a value: a call, an index, a generic, a
+/// negation, a dotted path (`os.environ["X"]`, `get_token()`, `self.password`), or a variable
+/// whose own name says it holds the secret (`token = accessToken`).
+fn is_code(value: &str) -> bool {
+    if value.contains(['(', '[', '<']) || value.starts_with('!') {
+        return true;
+    }
+    let ident = |s: &str| {
+        s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    // A generated part (`S3cr3tV4lue.md`, a secret in a file name) is no identifier of code.
+    let dotted = value.contains('.')
+        && value
+            .split('.')
+            .all(|part| ident(part) && !credential_like(part));
+    dotted || (ident(value) && is_secret_name(value))
+}
+
+/// At least 8 characters mixing letters and digits: what a generated secret looks like, and a
+/// prose word does not.
+fn credential_like(value: &str) -> bool {
+    value.len() >= 8
+        && value.chars().any(|c| c.is_ascii_digit())
+        && value.chars().any(|c| c.is_ascii_alphabetic())
+}
+
+/// An OpenAI key body: mixed case and digits, or one unbroken run with digits. Keeps kebab-case
+/// names that happen to start with `sk-` (`sk-learn-tutorial-part-2024`).
+fn random_looking(body: &str) -> bool {
+    let digits = body.chars().filter(char::is_ascii_digit).count();
+    let upper = body.chars().any(|c| c.is_ascii_uppercase());
+    let lower = body.chars().any(|c| c.is_ascii_lowercase());
+    digits >= 2 && (upper || lower) && (upper || !body.contains('-'))
+}
+
+/// What an `UPPER_SNAKE` name says about its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EnvName {
+    /// `DB_PASSWORD`, `GH_TOKEN`, `API_KEY`, `SECRET_KEY_BASE`: the value is a secret.
+    Secret,
+    /// `…_KEY` after a word that does not make it one (`STRIPE_KEY`, but also `STORAGE_KEY`):
+    /// a secret only if the value looks generated.
+    MaybeKey,
+    /// Anything else (`BYPASS_CACHE`, `TOKEN_URL`, `PASSWORD_FILE`, `KEYBOARD`).
+    Other,
+}
+
+/// Classify a name by its last `_`-separated part: what it ends with is what it holds, so
+/// `TOKEN_STORAGE_KEY` and `PASSWORD_FILE` are not secrets while `GITHUB_TOKEN` is.
+fn env_name(name: &str) -> EnvName {
+    const ENDINGS: &[&str] = &[
+        "SECRET",
+        "SECRETS",
+        "TOKEN",
+        "PASSWORD",
+        "PASSWD",
+        "PASSPHRASE",
+        "APIKEY",
+    ];
+    const WHOLE: &[&str] = &["PASS", "PWD", "CREDENTIAL", "CREDENTIALS"];
+    const KEY_OF: &[&str] = &[
+        "API",
+        "SECRET",
+        "PRIVATE",
+        "ACCESS",
+        "MASTER",
+        "SIGNING",
+        "ENCRYPTION",
+        "AUTH",
+        "CLIENT",
+        "LICENSE",
+        "SERVICE",
+        "WEBHOOK",
+        "JWT",
+        "HMAC",
+        "ADMIN",
+        "DEPLOY",
+    ];
+    const ANYWHERE: &[&str] = &[
+        "SECRET_KEY",
+        "PRIVATE_KEY",
+        "API_KEY",
+        "ACCESS_KEY",
+        "MASTER_KEY",
+    ];
+    let mut parts = name.rsplit('_').filter(|p| !p.is_empty());
+    let last = parts.next().unwrap_or("");
+    if ENDINGS.iter().any(|w| last.ends_with(w)) || WHOLE.contains(&last) {
+        return EnvName::Secret;
+    }
+    if ANYWHERE.iter().any(|w| name.contains(w)) {
+        return EnvName::Secret;
+    }
+    if last == "KEY" {
+        return match parts.next() {
+            Some(before) if KEY_OF.contains(&before) => EnvName::Secret,
+            _ => EnvName::MaybeKey,
+        };
+    }
+    EnvName::Other
+}
+
+/// A key naming a secret in any case or style (`password`, `dbPassword`, `api-key`,
+/// `SecretAccessKey`, `auth_token`): it ends with one of [`SECRET_WORDS`].
+pub(crate) fn is_secret_name(key: &str) -> bool {
+    let lower = key.to_ascii_lowercase();
+    let lower = lower.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+    SECRET_WORDS.iter().any(|w| lower.ends_with(w)) || env_name(key) == EnvName::Secret
+}
+
+/// Key endings that name a secret in an assignment (lowercase).
+const SECRET_WORDS: &[&str] = &[
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "token",
+    "api_key",
+    "api-key",
+    "apikey",
+    "access_key",
+    "access-key",
+    "accesskey",
+    "secret_key",
+    "secret-key",
+    "secretkey",
+    "private_key",
+    "private-key",
+    "privatekey",
+    "auth_key",
+    "authkey",
+    "credential",
+    "credentials",
+];
+
+/// Pre-check for `secret-assignment`: some secret word directly followed by an optional quote,
+/// blanks and `=` or `:`, or by a quote, blanks and `,` (a call's first argument).
+fn has_secret_assignment(p: &Probe) -> bool {
+    if ![b'=', b':', b','].iter().any(|&b| p.bytes.contains(b)) {
+        return false;
+    }
+    SECRET_WORD_FINDERS.iter().any(|word| {
+        if !p.lower_may_hold(word.needle()) {
+            return false;
+        }
+        let lower = p.lower().as_bytes();
+        word.find_iter(lower).any(|at| {
+            let rest = &lower[at + word.needle().len()..];
+            let unquoted = rest.strip_prefix(b"\"").or(rest.strip_prefix(b"'"));
+            let quoted = unquoted.is_some();
+            let rest = unquoted.unwrap_or(rest);
+            let skip = rest
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t'))
+                .count();
+            match rest.get(skip) {
+                Some(b':' | b'=') => true,
+                Some(b',') => quoted,
+                _ => false,
+            }
+        })
+    })
+}
+
+/// Pre-check for `env-secret`: some `=` right after an `UPPER_SNAKE` secret name.
+fn has_env_secret(p: &Probe) -> bool {
+    if !p.bytes.contains(b'=') {
+        return false;
+    }
+    let bytes = p.text.as_bytes();
+    memchr::memchr_iter(b'=', bytes).any(|eq| {
+        let before = bytes[..eq].trim_ascii_end();
+        let start = before
+            .iter()
+            .rposition(|b| !(b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_'))
+            .map_or(0, |i| i + 1);
+        let name = &before[start..];
+        !name.is_empty() && env_name(std::str::from_utf8(name).unwrap_or("")) != EnvName::Other
+    })
+}
+
+/// Pre-check for `url-password`: a `scheme://` followed by a `:` and then an `@`.
+fn has_url_password(p: &Probe) -> bool {
+    if !p.bytes.may_hold(b"://") {
+        return false;
+    }
+    let bytes = p.text.as_bytes();
+    finder!("://").find_iter(bytes).any(|at| {
+        // Up to a blank or a quote, not the first `/`: a password may hold one (see
+        // `url_passwords`).
+        let authority = &bytes[at + 3..];
+        let end = authority
+            .iter()
+            .position(|b| matches!(b, b'"' | b'\'' | b'<' | b'>') || b.is_ascii_whitespace())
+            .unwrap_or(authority.len());
+        let authority = &authority[..end];
+        match (
+            memchr::memchr(b':', authority),
+            memchr::memrchr(b'@', authority),
+        ) {
+            (Some(colon), Some(at)) => colon < at,
+            _ => false,
+        }
+    })
+}
+
+fn alnum_hyphen(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-'
+}
+
+static RULES: [Rule; 20] = [
+    Rule {
+        kind: "private-key",
+        may_match: |p| p.has(finder!("PRIVATE KEY")),
+        scan: private_keys,
+    },
+    Rule {
+        kind: "jwt",
+        may_match: |p| p.has(finder!("eyJ")),
+        scan: jwts,
+    },
+    Rule {
+        kind: "slack-webhook",
+        may_match: |p| p.has(finder!("hooks.slack.com/")),
+        scan: slack_webhooks,
+    },
+    Rule {
+        kind: "url-password",
+        may_match: has_url_password,
+        scan: url_passwords,
+    },
+    Rule {
+        kind: "anthropic-key",
+        may_match: |p| p.has(finder!("sk-ant-")),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["sk-ant-"],
+                body: alnum_dash,
+                min: 20,
+                exact: false,
+                end_boundary: false,
+            };
+            tokens(t, &spec, any_token)
+        },
+    },
+    Rule {
+        kind: "openai-key",
+        may_match: |p| p.has(finder!("sk-")),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["sk-"],
+                body: alnum_dash,
+                min: 20,
+                exact: false,
+                end_boundary: false,
+            };
+            tokens(t, &spec, |token| {
+                let body = &token[3..];
+                let short = ["proj-", "svcacct-", "admin-"]
+                    .iter()
+                    .find_map(|p| body.strip_prefix(p.as_bytes()))
+                    .filter(|rest| rest.len() >= 20);
+                random_looking(text_of(short.unwrap_or(body)))
+            })
+        },
+    },
+    Rule {
+        kind: "github-token",
+        may_match: |p| {
+            p.has_any(&[
+                finder!("ghp_"),
+                finder!("gho_"),
+                finder!("ghu_"),
+                finder!("ghs_"),
+                finder!("ghr_"),
+                finder!("github_pat_"),
+            ])
+        },
+        scan: |t| {
+            let classic = Token {
+                prefixes: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+                body: alnum,
+                min: 30,
+                exact: false,
+                end_boundary: false,
+            };
+            let fine_grained = Token {
+                prefixes: &["github_pat_"],
+                body: is_word,
+                ..classic
+            };
+            let mut found = tokens(t, &classic, any_token);
+            found.extend(tokens(t, &fine_grained, any_token));
+            ordered(found)
+        },
+    },
+    Rule {
+        kind: "gitlab-token",
+        may_match: |p| p.has(finder!("glpat-")),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["glpat-"],
+                body: alnum_dash,
+                min: 20,
+                exact: false,
+                end_boundary: false,
+            };
+            tokens(t, &spec, any_token)
+        },
+    },
+    Rule {
+        kind: "slack-token",
+        may_match: |p| p.has(finder!("xox")),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"],
+                body: alnum_hyphen,
+                min: 10,
+                exact: false,
+                end_boundary: false,
+            };
+            // `xoxb-your-token-here` is a placeholder: real tokens carry digits.
+            tokens(t, &spec, |token| token.iter().any(u8::is_ascii_digit))
+        },
+    },
+    Rule {
+        kind: "stripe-key",
+        may_match: |p| p.has_any(&[finder!("_live_"), finder!("_test_")]),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &[
+                    "sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "pk_test_",
+                ],
+                body: alnum,
+                min: 16,
+                exact: false,
+                end_boundary: false,
+            };
+            tokens(t, &spec, any_token)
+        },
+    },
+    Rule {
+        kind: "google-api-key",
+        may_match: |p| p.has(finder!("AIza")),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["AIza"],
+                body: alnum_dash,
+                min: 35,
+                exact: true,
+                end_boundary: false,
+            };
+            tokens(t, &spec, any_token)
+        },
+    },
+    Rule {
+        kind: "npm-token",
+        may_match: |p| p.has(finder!("npm_")),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["npm_"],
+                body: alnum,
+                min: 36,
+                exact: true,
+                end_boundary: true,
+            };
+            tokens(t, &spec, any_token)
+        },
+    },
+    Rule {
+        kind: "pypi-token",
+        may_match: |p| p.has(finder!("pypi-AgEI")),
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["pypi-AgEI"],
+                body: alnum_dash,
+                min: 50,
+                exact: false,
+                end_boundary: false,
+            };
+            tokens(t, &spec, any_token)
+        },
+    },
+    Rule {
+        kind: "aws-access-key",
+        may_match: |p| {
+            p.has_any(&[
+                finder!("AKIA"),
+                finder!("ASIA"),
+                finder!("ABIA"),
+                finder!("ACCA"),
+            ])
+        },
+        scan: |t| {
+            let spec = Token {
+                prefixes: &["AKIA", "ASIA", "ABIA", "ACCA"],
+                body: upper_digit,
+                min: 16,
+                exact: true,
+                end_boundary: true,
+            };
+            tokens(t, &spec, any_token)
+        },
+    },
+    Rule {
+        kind: "aws-secret-key",
+        may_match: |p| p.lower_has(finder!("secret")) && p.lower_has(finder!("access")),
+        scan: aws_secret_keys,
+    },
+    Rule {
+        kind: "bearer-token",
+        may_match: |p| p.lower_has(finder!("bearer")),
+        scan: bearer_tokens,
+    },
+    Rule {
+        kind: "basic-auth",
+        may_match: |p| p.lower_has(finder!("basic")) && p.lower_has(finder!("authorization")),
+        scan: basic_auths,
+    },
+    Rule {
+        kind: "flag-secret",
+        may_match: |p| p.bytes.contains(b'-') && flags::has_cue(p.text.as_bytes()),
+        scan: flags::flag_secrets,
+    },
+    Rule {
+        kind: "env-secret",
+        may_match: has_env_secret,
+        scan: env_secrets,
+    },
+    Rule {
+        kind: "secret-assignment",
+        may_match: has_secret_assignment,
+        scan: secret_assignments,
+    },
+];
+
+/// A file path as a value (`SSH_KEY=~/.ssh/id_ed25519`): a pointer to a secret, not one.
+fn is_path(value: &str) -> bool {
+    value.starts_with('/')
+        || value.starts_with("~/")
+        || value.starts_with("./")
+        || value.starts_with("../")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prefix_cut_never_splits_a_secret() {
+        let token = concat!("ghp_", "16C7e42F292c6912E7710c838347Ae178B4a");
+        let text = format!("{} {token} tail", "x".repeat(30));
+        // The cut lands inside the token: the token goes whole, no start of it is left.
+        let cut = redact_prefix(&text, 40);
+        assert_eq!(cut, format!("{} [truncated]", "x".repeat(30)));
+        // Room for the whole token: it is redacted as usual.
+        let whole = redact_prefix(&text, text.len() - 3);
+        assert!(whole.contains("[REDACTED:github-token]"), "{whole}");
+        assert!(!whole.contains("ghp_"), "{whole}");
+        // Short text is simply redacted; a cut inside a multi-byte character is safe.
+        assert_eq!(redact_prefix("plain", 100), "plain");
+        assert_eq!(redact_prefix("ab\u{e9}\u{e9} cd", 5), "[truncated]");
+        assert_eq!(redact_prefix("ab cd\u{e9}\u{e9}", 8), "ab [truncated]");
+    }
+
+    /// One row of the table: the input, and what it must become (`None`: left alone byte for byte).
+    struct Case {
+        kind: &'static str,
+        input: &'static str,
+        expected: Option<&'static str>,
+    }
+
+    const fn hit(kind: &'static str, input: &'static str, expected: &'static str) -> Case {
+        Case {
+            kind,
+            input,
+            expected: Some(expected),
+        }
+    }
+
+    const fn miss(kind: &'static str, input: &'static str) -> Case {
+        Case {
+            kind,
+            input,
+            expected: None,
+        }
+    }
+
+    // Samples are split with concat! so secret scanners do not flag this file.
+    const CASES: &[Case] = &[
+        hit(
+            "private-key",
+            "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1c7+9z\nabc==\n-----END RSA PRIVATE KEY-----\ndone",
+            "key:\n[REDACTED:private-key]\ndone",
+        ),
+        hit(
+            "private-key",
+            concat!("{\"private_key\": \"-----BEGIN ", "PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----\\n\"}"),
+            "{\"private_key\": \"[REDACTED:private-key]\\n\"}",
+        ),
+        hit(
+            "private-key",
+            "cut: -----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ…",
+            "cut: [REDACTED:private-key]",
+        ),
+        miss(
+            "private-key",
+            "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
+        ),
+        miss("private-key", "the PRIVATE KEY file must be chmod 600"),
+        hit(
+            "jwt",
+            concat!("cookie eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9", ".eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U; path=/"),
+            "cookie [REDACTED:jwt]; path=/",
+        ),
+        miss("jwt", "eyJhbGciOiJIUzI1NiJ9 is the base64 of a JSON header"),
+        miss("jwt", "eyJhbGciOiJIUzI1NiJ9.x"),
+        hit(
+            "slack-webhook",
+            concat!("POST https://hooks.slack", ".com/services/T024BE7LD/B01ABCDEF12/abcDEF123ghiJKL456mnoPQR failed"),
+            "POST [REDACTED:slack-webhook] failed",
+        ),
+        miss("slack-webhook", "see https://hooks.slack.com/services/YOUR/WEBHOOK/URL"),
+        hit(
+            "url-password",
+            "psql postgres://app:s3cr3t-P4ss@db.internal:5432/app",
+            "psql postgres://app:[REDACTED:url-password]@db.internal:5432/app",
+        ),
+        hit(
+            "url-password",
+            "clone https://user:p@ss@git.example.com/x.git",
+            "clone https://user:[REDACTED:url-password]@git.example.com/x.git",
+        ),
+        miss("url-password", "http://localhost:8080/api?x=1"),
+        // A token redacted in the user part must not look like `user:password` the next time.
+        hit(
+            "github-token",
+            concat!("https://ghp_", "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF2hJ5@github.com/o/r"),
+            "https://[REDACTED:github-token]@github.com/o/r",
+        ),
+        miss("url-password", "ssh://git@github.com/org/repo.git"),
+        miss("url-password", "postgres://app:${DB_PASSWORD}@db:5432/app"),
+        hit(
+            "anthropic-key",
+            concat!("ANTHROPIC_API_KEY=sk-ant-", "api03-AbCdEfGh1234567890_IjKlMnOpQrStUvWx-yz0123456789AA"),
+            "ANTHROPIC_API_KEY=[REDACTED:anthropic-key]",
+        ),
+        miss("anthropic-key", "keys look like sk-ant-api03-…"),
+        hit(
+            "openai-key",
+            concat!("key sk-", "proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z_AbC-dEf used"),
+            "key [REDACTED:openai-key] used",
+        ),
+        hit(
+            "openai-key",
+            concat!("\"sk-", "9fX2aB7cD4eF1gH6iJ3kL8mN5oP0qR2sT7uV4wX1yZ6aB3c\""),
+            "\"[REDACTED:openai-key]\"",
+        ),
+        miss("openai-key", "read sk-learn-tutorial-part-2024-notes.md"),
+        miss("openai-key", "risk-assessment-matrix-2024-final-A1"),
+        hit(
+            "github-token",
+            concat!("git push https://x:", "ghp_", "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF2hJ5 origin"),
+            "git push https://x:[REDACTED:github-token] origin",
+        ),
+        hit(
+            "github-token",
+            concat!("github_", "pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123"),
+            "[REDACTED:github-token]",
+        ),
+        miss("github-token", "tokens start with ghp_ or github_pat_ (ghp_short123)"),
+        hit(
+            "gitlab-token",
+            concat!("glpat", "-xYz12AbC34dEf56GhI78 ok"),
+            "[REDACTED:gitlab-token] ok",
+        ),
+        miss("gitlab-token", "glpat-xxxx is a placeholder"),
+        hit(
+            "slack-token",
+            concat!("xoxb", "-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"),
+            "[REDACTED:slack-token]",
+        ),
+        miss("slack-token", "set xoxb-your-token-here in the config"),
+        hit(
+            "stripe-key",
+            concat!("stripe.api_key = '", "sk_live_", "51H8abcDEF123ghiJKL456mno'"),
+            "stripe.api_key = '[REDACTED:stripe-key]'",
+        ),
+        hit(
+            "stripe-key",
+            concat!("pk_", "test_TYooMQauvdEDq54NiTphI7jx"),
+            "[REDACTED:stripe-key]",
+        ),
+        miss("stripe-key", "sk_test_123 is too short to be a key"),
+        hit(
+            "google-api-key",
+            concat!("?key=AIza", "SyA-1234567890abcdefghijklmnopqrstu&q=x"),
+            "?key=[REDACTED:google-api-key]&q=x",
+        ),
+        miss("google-api-key", "AIzaSyShort"),
+        hit(
+            "npm-token",
+            concat!("//registry.npmjs.org/:_authToken=npm_", "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF2hJ5"),
+            "//registry.npmjs.org/:_authToken=[REDACTED:npm-token]",
+        ),
+        miss("npm-token", "npm_config_cache=/tmp/npm-cache"),
+        hit(
+            "pypi-token",
+            concat!("password = pypi-", "AgEIcHlwaS5vcmcCJGE4ZjY5ZDA2LTk0NGEtNDU5ZS1hYTk3LWE4NmNjYmVmN2E4ZQ"),
+            "password = [REDACTED:pypi-token]",
+        ),
+        miss("pypi-token", "pypi-AgEI is the prefix of every upload token; see pypi-server"),
+        hit(
+            "aws-access-key",
+            concat!("aws_access_key_id = AKIA", "IOSFODNN7EXAMPLE"),
+            "aws_access_key_id = [REDACTED:aws-access-key]",
+        ),
+        miss("aws-access-key", "AKIAIOSFODNN7EXAMPL is one short; AKIA_DOCS"),
+        hit(
+            "aws-secret-key",
+            concat!("aws_secret_access_key = wJalrXUtnFEMI/", "K7MDENG/bPxRfiCYEXAMPLEKEY"),
+            "aws_secret_access_key = [REDACTED:aws-secret-key]",
+        ),
+        hit(
+            "aws-secret-key",
+            concat!("{\"SecretAccessKey\": \"wJalrXUtnFEMI/", "K7MDENG/bPxRfiCYEXAMPLEKEY\", \"x\": 1}"),
+            "{\"SecretAccessKey\": \"[REDACTED:aws-secret-key]\", \"x\": 1}",
+        ),
+        miss("aws-secret-key", "the secret access key is 40 characters long"),
+        miss("aws-secret-key", "aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY}"),
+        hit(
+            "bearer-token",
+            "curl -H 'Authorization: Bearer abcDEF123456' https://api.example.com",
+            "curl -H 'Authorization: Bearer [REDACTED:bearer-token]' https://api.example.com",
+        ),
+        hit(
+            "bearer-token",
+            "sent Bearer 0123456789abcdefXYZ to the proxy",
+            "sent Bearer [REDACTED:bearer-token] to the proxy",
+        ),
+        miss("bearer-token", "the API expects a Bearer token in the header"),
+        miss("bearer-token", "curl -H \"Authorization: Bearer $TOKEN\""),
+        hit(
+            "basic-auth",
+            "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+            "Authorization: Basic [REDACTED:basic-auth]",
+        ),
+        miss("basic-auth", "the proxy uses Basic authentication (see Authorization docs)"),
+        hit(
+            "flag-secret",
+            "curl -u admin:Cu7lPa55 https://x.test && curl -sS --user \"deploy:S3cr3t pass\" https://x.test",
+            "curl -u admin:[REDACTED:flag-secret] https://x.test && curl -sS --user \"deploy:[REDACTED:flag-secret]\" https://x.test",
+        ),
+        hit(
+            "flag-secret",
+            "docker exec db mysql -uroot -pS3cretPw app; mysqldump --user=root --password=Eq.Pa55w0rd.X app",
+            "docker exec db mysql -uroot -p[REDACTED:flag-secret] app; mysqldump --user=root --password=[REDACTED:flag-secret] app",
+        ),
+        hit(
+            "flag-secret",
+            "mysql -u root --password My5qlL0ngPw -h db",
+            "mysql -u root --password [REDACTED:flag-secret] -h db",
+        ),
+        hit(
+            "flag-secret",
+            "docker login -u bot -p D0ckerPa5sw reg.test && docker login --password 'p@ss w0rd' ghcr.io",
+            "docker login -u bot -p [REDACTED:flag-secret] reg.test && docker login --password '[REDACTED:flag-secret]' ghcr.io",
+        ),
+        hit(
+            "flag-secret",
+            "sshpass -p hunter2 ssh h; redis-cli -a R3disPass ping; zip -P Z1pPass o.zip f",
+            "sshpass -p [REDACTED:flag-secret] ssh h; redis-cli -a [REDACTED:flag-secret] ping; zip -P [REDACTED:flag-secret] o.zip f",
+        ),
+        hit(
+            "flag-secret",
+            "openssl rsa -in k.pem -passin pass:S3cret -out x; vercel deploy --token Vq7xKp2mN9",
+            "openssl rsa -in k.pem -passin pass:[REDACTED:flag-secret] -out x; vercel deploy --token [REDACTED:flag-secret]",
+        ),
+        hit(
+            "flag-secret",
+            "keytool -list -keystore k.jks -storepass Ch4ngeIt; sqlcmd -S db -U sa -P 'Sq1 Pass'",
+            "keytool -list -keystore k.jks -storepass [REDACTED:flag-secret]; sqlcmd -S db -U sa -P '[REDACTED:flag-secret]'",
+        ),
+        hit(
+            "flag-secret",
+            "jarsigner -storepass Ch4ngeIt app.jar alias",
+            "jarsigner -storepass [REDACTED:flag-secret] app.jar alias",
+        ),
+        hit(
+            "flag-secret",
+            "docker login -u me --password swordfish reg.test; gh auth login --token hunter; mysql --password app",
+            "docker login -u me --password [REDACTED:flag-secret] reg.test; gh auth login --token [REDACTED:flag-secret]; mysql --password [REDACTED:flag-secret]",
+        ),
+        miss(
+            "flag-secret",
+            "mysql -u root -p app; mysql -p -h db app",
+        ),
+        miss(
+            "flag-secret",
+            "mkdir -p build/out && cp -p a b; docker run -p 8080:80 -u 1000:1000 nginx; ssh -p 22 host",
+        ),
+        miss(
+            "flag-secret",
+            "curl -u admin https://x.test; curl -u \"$USER:$PASS\" https://x.test; curl -u admin: x",
+        ),
+        miss(
+            "flag-secret",
+            "use the --password flag, or --token <token>; docker login --password-stdin reg.test",
+        ),
+        miss(
+            "flag-secret",
+            "ansible-playbook --ask-vault-password site.yml; docker login -p \"$REGISTRY_PASS\" reg",
+        ),
+        miss(
+            "flag-secret",
+            "ls -a; tar -P -cf x.tar /; grep -P '\\d+' f; openssl enc -pass env:KEY; git log -p",
+        ),
+        hit(
+            "env-secret",
+            "DATABASE_PASSWORD=hunter2",
+            "DATABASE_PASSWORD=[REDACTED:env-secret]",
+        ),
+        hit(
+            "env-secret",
+            "cd app && export SOME_SECRET_KEY=\"s3cr3t value\" && MY_APP_CREDENTIALS='x9y8z7' npm start",
+            "cd app && export SOME_SECRET_KEY=\"[REDACTED:env-secret]\" && MY_APP_CREDENTIALS='[REDACTED:env-secret]' npm start",
+        ),
+        hit("env-secret", "GH_TOKEN = abcd1234", "GH_TOKEN = [REDACTED:env-secret]"),
+        hit(
+            "env-secret",
+            "MAPBOX_KEY=a1b2c3d4e5f6g7 SECRET_KEY_BASE=f00dcafe",
+            "MAPBOX_KEY=[REDACTED:env-secret] SECRET_KEY_BASE=[REDACTED:env-secret]",
+        ),
+        miss(
+            "env-secret",
+            "const STORAGE_KEY = 'reflect-filters'; const TOKEN_STORAGE_KEY = \"jwt_auth_token\";",
+        ),
+        miss("env-secret", "TOKEN_URL=https://x.test/t PASSWORD_FILE=secrets.txt SECRET_KEY_BASE_DUMMY=1"),
+        miss("env-secret", "BYPASS_CACHE=1 MONKEY_PATCH=yes NODE_ENV=production"),
+        miss("env-secret", "API_KEY= and API_KEY=${API_KEY} in .env.example"),
+        miss("env-secret", "SSH_KEY_PATH=~/.ssh/id_ed25519"),
+        hit(
+            "env-secret",
+            "edited /home/dev/p/DATABASE_PASSWORD=FowT4ds4uW5mvf88.md",
+            "edited /home/dev/p/DATABASE_PASSWORD=[REDACTED:env-secret]",
+        ),
+        miss("env-secret", "API_TOKEN=settings.api_token SECRET_KEY=config.v2.secret_key"),
+        hit(
+            "secret-assignment",
+            "psql password=hunter2 host=db",
+            "psql password=[REDACTED:secret-assignment] host=db",
+        ),
+        hit(
+            "secret-assignment",
+            "{\"api_key\": \"abc123xyz\", \"apikey\":\"q\", \"name\": \"x\"}",
+            "{\"api_key\": \"[REDACTED:secret-assignment]\", \"apikey\":\"[REDACTED:secret-assignment]\", \"name\": \"x\"}",
+        ),
+        hit(
+            "secret-assignment",
+            "db:\n  password: swordfish\n  user: app\n",
+            "db:\n  password: [REDACTED:secret-assignment]\n  user: app\n",
+        ),
+        hit(
+            "secret-assignment",
+            "login with token: a1b2c3d4e5f6 failed; passwd='pa ss'; client_secret: 'xyz'",
+            "login with token: [REDACTED:secret-assignment] failed; passwd='[REDACTED:secret-assignment]'; client_secret: '[REDACTED:secret-assignment]'",
+        ),
+        hit(
+            "secret-assignment",
+            "GET /cb?access_token=abc123&state=1",
+            "GET /cb?access_token=[REDACTED:secret-assignment]&state=1",
+        ),
+        hit(
+            "secret-assignment",
+            "{\"error\":\"bad password=hunter2abc\\nExit code 1\"}",
+            "{\"error\":\"bad password=[REDACTED:secret-assignment]\\nExit code 1\"}",
+        ),
+        hit(
+            "secret-assignment",
+            "パスワード password=hünter2ß です",
+            "パスワード password=[REDACTED:secret-assignment] です",
+        ),
+        miss("secret-assignment", "パスワード: 検証済み — token: ok ✓"),
+        miss("secret-assignment", "the password field is validated; rotate the token weekly"),
+        miss("secret-assignment", "password= and password=${PASSWORD} and password: <your-password>"),
+        miss("secret-assignment", "max_tokens=100 token_count: 5 \"input_tokens\": 12"),
+        miss("secret-assignment", "if password == confirm: pass"),
+        miss("secret-assignment", "Error: invalid token: signature mismatch"),
+        miss("secret-assignment", "token = os.environ[\"TOKEN\"]; password = self.password; token = get_token()"),
+        miss(
+            "secret-assignment",
+            "u.withCredentials=!0; interface R { token: string; refresh_token: string; }",
+        ),
+        miss(
+            "secret-assignment",
+            "fetch(u, { credentials: \"include\" }) and \"jsonwebtoken\": \"^9.0.2\"",
+        ),
+        miss("secret-assignment", "permissions:\n  id-token: write\n"),
+        miss(
+            "secret-assignment",
+            "this.accessToken = accessToken;\nconst token = await getAuthToken();\n\"X-Api-Key\": apiKey,",
+        ),
+        hit(
+            "url-password",
+            "redis://default:Ha5h#Pa55@cache:6379 mongodb://app:Sl4sh/Pa5s?x@mongo/app",
+            "redis://default:[REDACTED:url-password]@cache:6379 mongodb://app:[REDACTED:url-password]@mongo/app",
+        ),
+        miss(
+            "url-password",
+            "http://localhost:8080/@scope/pkg https://registry.test:443/a@b.c http://host:/x",
+        ),
+        hit(
+            "url-password",
+            "REDIS_URL=redis://:R3disPw@cache:6379/0",
+            "REDIS_URL=redis://:[REDACTED:url-password]@cache:6379/0",
+        ),
+        miss("url-password", "http://:8080/x and redis://:6379"),
+        hit(
+            "secret-assignment",
+            "define( 'WP_FS__demo_SECRET_KEY', 'sk_h1.Qv\\!Rt;XyZ_)4@mn^rs' );",
+            "define( 'WP_FS__demo_SECRET_KEY', '[REDACTED:secret-assignment]' );",
+        ),
+        hit(
+            "secret-assignment",
+            "define( 'X_SECRET_KEY', sk_h1.Qv\\!Rt;XyZ_)4@mn^rs );\nsetenv(\"API_TOKEN\", \"tok3n-value\", 1)",
+            "define( 'X_SECRET_KEY', [REDACTED:secret-assignment] );\nsetenv(\"API_TOKEN\", \"[REDACTED:secret-assignment]\", 1)",
+        ),
+        miss(
+            "secret-assignment",
+            "t('password', 'Your password'); get(\"token\", \"\"); define('API_KEY', MY_CONST); f(\"token\", x)",
+        ),
+        hit(
+            "github-token",
+            concat!("ERR_ghp_", "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF2hJ5 x_AKIA", "IOSFODNN7EXAMPLE"),
+            "ERR_[REDACTED:github-token] x_[REDACTED:aws-access-key]",
+        ),
+        hit(
+            "basic-auth",
+            "HTTP_AUTHORIZATION: Basic dXNlcjpwYXNzd29yZA==",
+            "HTTP_AUTHORIZATION: Basic [REDACTED:basic-auth]",
+        ),
+        hit(
+            "env-secret",
+            "echo -e \"ok\\nDATABASE_PASSWORD=hunter2\\n\" x_GH_TOKEN=abcd1234",
+            "echo -e \"ok\\nDATABASE_PASSWORD=[REDACTED:env-secret]\\n\" x_GH_TOKEN=[REDACTED:env-secret]",
+        ),
+        hit(
+            "bearer-token",
+            "curl -H \"Authorization%3A%20Bearer%20abcDEF123456\" -d password%3Dhunter2%26x%3D1",
+            "curl -H \"Authorization%3A%20Bearer%20[REDACTED:bearer-token]\" -d password%3D[REDACTED:secret-assignment]%26x%3D1",
+        ),
+        hit(
+            "secret-assignment",
+            "error: {\\\"cmd\\\":\\\"login\\\",\\\"api_key\\\":\\\"As5ignS3cr3t\\\"} q=%2522token%2522%253A%2522tok3nV4lue%2522",
+            "error: {\\\"cmd\\\":\\\"login\\\",\\\"api_key\\\":\\\"[REDACTED:secret-assignment]\\\"} q=%2522token%2522%253A%2522[REDACTED:secret-assignment]%2522",
+        ),
+        hit(
+            "secret-assignment",
+            "GET /?password=abc%20def%21x&next=1",
+            "GET /?password=[REDACTED:secret-assignment]&next=1",
+        ),
+        miss(
+            "ordinary",
+            "echo -e \"a\\ttoken = get_token()\\n\" && curl 'x.test/?q=password%20reset&next=%2Fhome' # 100% done",
+        ),
+        miss(
+            "ordinary",
+            "{\\\"commit\\\":\\\"9fceb02d0ae598e95dc970b74767f19372d61af8\\\",\\\"session\\\":\\\"3f9394bc-4c1d-4b7e-9a2c-0c0c4e1f2a3b\\\",\\\"path\\\":\\\"C:\\\\Users\\\\dev\\\\token\\\\notes.txt\\\"}",
+        ),
+        miss("ordinary", "/home/dev/.config/app/secrets/credentials.json"),
+        miss("ordinary", "git show 9fceb02d0ae598e95dc970b74767f19372d61af8"),
+        miss("ordinary", "session 3f9394bc-4c1d-4b7e-9a2c-0c0c4e1f2a3b"),
+        miss(
+            "ordinary",
+            "const png = \"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==\";",
+        ),
+        miss("ordinary", "{\"tool_use_id\":\"toolu_01ABCdefGHIjklMNOpqrSTUv\",\"is_error\":true}"),
+        miss("ordinary", "Tests: 5 passed, 1 failed. PASS src/a.test.js KeyError: 'token'"),
+    ];
+
+    #[test]
+    fn every_kind_has_a_redacted_sample_and_a_near_miss() {
+        for kind in KINDS {
+            assert!(
+                CASES
+                    .iter()
+                    .any(|c| c.kind == *kind && c.expected.is_some()),
+                "{kind}: no sample"
+            );
+            assert!(
+                CASES
+                    .iter()
+                    .any(|c| c.kind == *kind && c.expected.is_none()),
+                "{kind}: no near-miss"
+            );
+        }
+        let kinds: Vec<&str> = RULES.iter().map(|r| r.kind).collect();
+        assert_eq!(kinds, KINDS);
+    }
+
+    #[test]
+    fn samples_are_redacted_exactly_and_near_misses_left_alone() {
+        let mut failures = Vec::new();
+        for case in CASES {
+            let got = redact(case.input);
+            let want = case.expected.unwrap_or(case.input);
+            if got != want {
+                failures.push(format!(
+                    "{}:\n  input {:?}\n  want  {:?}\n  got   {:?}",
+                    case.kind, case.input, want, got
+                ));
+            }
+            if let Some(expected) = case.expected {
+                assert!(
+                    expected.contains(&placeholder(case.kind)),
+                    "{}: the expectation must show its own placeholder",
+                    case.kind
+                );
+            } else {
+                if !matches!(got, Cow::Borrowed(_)) {
+                    failures.push(format!(
+                        "{}: {:?} must come back borrowed",
+                        case.kind, case.input
+                    ));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn redacting_twice_changes_nothing_more() {
+        for case in CASES {
+            let once = redact(case.input).into_owned();
+            assert_eq!(redact(&once), once.as_str(), "{}", case.kind);
+        }
+    }
+
+    #[test]
+    fn every_prefix_and_suffix_of_every_sample_is_handled() {
+        // Truncated secrets (a cut payload) must neither panic a scan nor survive it whole.
+        for case in CASES {
+            let text = case.input;
+            for (at, _) in text.char_indices() {
+                let head = redact(&text[..at]).into_owned();
+                assert_eq!(redact(&head), head.as_str(), "{:?}", &text[..at]);
+                let tail = redact(&text[at..]).into_owned();
+                assert_eq!(redact(&tail), tail.as_str(), "{:?}", &text[at..]);
+            }
+        }
+    }
+
+    #[test]
+    fn soup_of_trigger_fragments_never_panics_and_redaction_is_stable() {
+        const PIECES: &[&str] = &[
+            "sk-",
+            "ant-",
+            "proj-",
+            "ghp_",
+            "github_pat_",
+            "glpat-",
+            "xoxb-",
+            "sk_live_",
+            "AIza",
+            "npm_",
+            "pypi-AgEI",
+            "AKIA",
+            "eyJ",
+            ".",
+            "-----BEGIN ",
+            "PRIVATE KEY",
+            "-----END ",
+            "-----",
+            "hooks.slack.com/",
+            "services/",
+            "T0ABCDEF1",
+            "/",
+            "://",
+            "user",
+            ":",
+            "@",
+            "Authorization",
+            "Bearer ",
+            "Basic ",
+            "password",
+            "TOKEN",
+            "API_KEY",
+            "=",
+            "\"",
+            "'",
+            " ",
+            "\n",
+            "a1B2c3D4e5",
+            "0123456789",
+            "<private>",
+            "</private>",
+            "secret_access_key",
+            "é",
+            "${X}",
+            "_",
+            "-",
+            "-p",
+            "-u ",
+            "--password",
+            "mysql ",
+            "curl ",
+            "login ",
+            "define('",
+            ", ",
+            "(",
+            "%3D",
+            "%25",
+            "%",
+            "\\n",
+            "\\\"",
+            "\\",
+            "#",
+        ];
+        let mut seed: u64 = 0x5eed;
+        for _ in 0..4000 {
+            let mut text = String::new();
+            for _ in 0..12 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                text.push_str(PIECES[(seed >> 33) as usize % PIECES.len()]);
+            }
+            let once = redact(&text).into_owned();
+            assert_eq!(redact(&once), once.as_str(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn private_spans_are_dropped() {
+        assert_eq!(
+            redact("keep <private>my salary is 1</private> this"),
+            "keep  this"
+        );
+        assert_eq!(redact("a<private>\nline 1\nline 2\n</private>b"), "ab");
+        assert_eq!(
+            redact("a <private>x</private> b <PRIVATE>y</Private> c <private>z</private>"),
+            "a  b  c "
+        );
+        assert_eq!(
+            redact("before <private>never closed\nstill private"),
+            "before "
+        );
+        assert_eq!(
+            redact("</private> stray close and <privateer> stay"),
+            "</private> stray close and <privateer> stay"
+        );
+    }
+
+    #[test]
+    fn a_secret_inside_a_private_span_goes_with_it_and_one_outside_is_redacted() {
+        let text = concat!(
+            "<private>ghp_",
+            "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF2hJ5</private> password=hunter2"
+        );
+        assert_eq!(redact(text), " password=[REDACTED:secret-assignment]");
+    }
+
+    #[test]
+    fn signal_fields_are_redacted_and_secret_named_keys_replaced_whole() {
+        let mut sig = Signal::new(crate::signal::Kind::Gotcha, "use password=hunter2");
+        sig.context = "DATABASE_PASSWORD=hunter2".into();
+        sig.category = Some("AKIAIOSFODNN7EXAMPLE".into());
+        sig.tags = vec!["api_key=abc123".into(), "plain".into()];
+        sig.meta.insert("api_key".into(), Value::from("abc"));
+        sig.meta.insert(
+            "tool_use_id".into(),
+            Value::from("toolu_01ABCdefGHIjklMNOpqrSTUv"),
+        );
+        sig.meta.insert(
+            "nested".into(),
+            serde_json::json!({"list": ["token: a1b2c3d4e5f6"]}),
+        );
+        sig.meta.insert("empty_token".into(), Value::from(""));
+        sig.source
+            .extra
+            .insert("note".into(), Value::from("secret=s3cr3t"));
+        sig.extra
+            .insert("future".into(), Value::from("<private>gone</private>kept"));
+        sig.session_id = Some("password=not-touched".into());
+        redact_signal(&mut sig);
+        assert_eq!(sig.content, "use password=[REDACTED:secret-assignment]");
+        assert_eq!(sig.context, "DATABASE_PASSWORD=[REDACTED:env-secret]");
+        assert_eq!(sig.category.as_deref(), Some("[REDACTED:aws-access-key]"));
+        assert_eq!(sig.tags, ["api_key=[REDACTED:secret-assignment]", "plain"]);
+        assert_eq!(sig.meta["api_key"], "[REDACTED:secret-assignment]");
+        assert_eq!(sig.meta["tool_use_id"], "toolu_01ABCdefGHIjklMNOpqrSTUv");
+        assert_eq!(
+            sig.meta["nested"]["list"][0],
+            "token: [REDACTED:secret-assignment]"
+        );
+        assert_eq!(sig.meta["empty_token"], "");
+        assert_eq!(
+            sig.source.extra["note"],
+            "secret=[REDACTED:secret-assignment]"
+        );
+        assert_eq!(sig.extra["future"], "kept");
+        assert_eq!(sig.session_id.as_deref(), Some("password=not-touched"));
+    }
+
+    #[test]
+    fn secret_names_in_every_style() {
+        for name in [
+            "password",
+            "dbPassword",
+            "api-key",
+            "SecretAccessKey",
+            "auth_token",
+            "GITHUB_TOKEN",
+            "SOME_PASS",
+        ] {
+            assert!(is_secret_name(name), "{name}");
+        }
+        for name in [
+            "tool_use_id",
+            "max_tokens",
+            "bypass",
+            "monkey",
+            "keyboard",
+            "promoted_content",
+            "seen",
+        ] {
+            assert!(!is_secret_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn byte_sets_skip_only_needles_that_cannot_occur() {
+        let texts = [
+            "",
+            "plain prose without anything",
+            "MiXeD CaSe Text With ÜNICODE and AKIA and Bearer xyz",
+            "password = hunter2; API_KEY=abc; https://u:p@host/",
+            "\u{0}\u{7f}\u{80}\u{ff} bytes at the ends of the ranges @[`{",
+        ];
+        let needles = [
+            "a",
+            "Z",
+            "z",
+            "@",
+            "[",
+            "`",
+            "{",
+            "AKIA",
+            "akia",
+            "bearer",
+            "Bearer",
+            "://",
+            "=",
+            "\u{ff}",
+            "secret",
+            "ü",
+            "Ü",
+            "prose with",
+        ];
+        for text in texts {
+            let probe = Probe::new(text);
+            let lower = text.to_ascii_lowercase();
+            for needle in needles {
+                let finder = memmem::Finder::new(needle);
+                assert_eq!(
+                    probe.has(&finder),
+                    text.contains(needle),
+                    "{text:?} {needle:?}"
+                );
+                assert_eq!(
+                    probe.lower_has(&finder),
+                    lower.contains(needle),
+                    "{text:?} {needle:?}"
+                );
+            }
+            assert_eq!(
+                probe.bytes.ascii_lowercase(),
+                ByteSet::of(lower.as_bytes()),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_byte_set_never_skips_a_rule_the_plain_pre_checks_run() {
+        // A probe whose set claims every byte skips nothing: what the pre-checks did before.
+        let due = |probe: &Probe| -> Vec<&str> {
+            RULES
+                .iter()
+                .filter(|r| (r.may_match)(probe))
+                .map(|r| r.kind)
+                .collect()
+        };
+        for case in CASES {
+            let view = View::of(case.input).map(|v| v.text);
+            let mut kinds = Vec::new();
+            for text in [Some(case.input), view.as_deref()].into_iter().flatten() {
+                let mut plain = Probe::new(text);
+                plain.bytes = ByteSet([u64::MAX; 4]);
+                let fast = Probe::new(text);
+                assert_eq!(due(&fast), due(&plain), "{}: {:?}", case.kind, text);
+                kinds.extend(due(&fast));
+            }
+            if case.expected.is_some() {
+                assert!(
+                    kinds.contains(&case.kind),
+                    "{}: {:?}",
+                    case.kind,
+                    case.input
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn text_without_triggers_runs_no_scan() {
+        let text =
+            "Exit code 1\nnpm ERR! missing script: test\n5 passed, 1 failed at src/app.ts:12:5";
+        let probe = Probe::new(text);
+        let due: Vec<&str> = RULES
+            .iter()
+            .filter(|r| (r.may_match)(&probe))
+            .map(|r| r.kind)
+            .collect();
+        assert!(due.is_empty(), "{due:?}");
+        assert!(matches!(redact(text), Cow::Borrowed(_)));
+    }
+}
