@@ -761,7 +761,7 @@ fn installed_binaries_run_and_are_reused() {
     let command = commands(&read_json(&settings(&env)), "PostToolUseFailure")[0].clone();
     let payload = json!({"session_id": "s1", "transcript_path": "/nonexistent", "cwd": env.dir.path(),
         "hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": {"command": "false"},
-        "tool_use_id": "t1", "error": "Exit code 1\nerror: the build failed", "is_interrupt": false});
+        "tool_use_id": "t1", "error": "Exit code 1\nerror: the build failed: permission denied", "is_interrupt": false});
     let mut child = StdCommand::new("sh")
         .args(["-c", &command])
         .env_clear()

@@ -41,9 +41,11 @@ const CONFIDENT: [f64; 2] = [0.75, 0.9];
 /// What [`classify`] reads of a message, before a model weighs it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Evidence {
-    /// The `#` memory shortcut, or a message that opens by asking to remember: a
-    /// remember-request whatever the model says.
+    /// The `#` memory shortcut: a remember-request whatever the model says.
     Memory,
+    /// A message that opens by asking to remember ([`crate::text::asks_to_remember`]): a
+    /// remember-request whatever the model says; its features stay a training example.
+    Asked(Features),
     /// No prose at all (a paste, an image).
     Nothing,
     /// Words that read as an instruction but are none ([`crate::text::not_an_instruction`]):
@@ -55,9 +57,7 @@ pub enum Evidence {
 
 /// What a message typed after `situation` offers the model.
 pub fn evidence(read: &Reading, situation: &Situation) -> Evidence {
-    if memchr::memmem::find(read.text.as_bytes(), b"<user-memory-input>").is_some()
-        || crate::text::asks_to_remember(&read.words)
-    {
+    if memchr::memmem::find(read.text.as_bytes(), b"<user-memory-input>").is_some() {
         return Evidence::Memory;
     }
     if read.words.trim().is_empty() {
@@ -65,6 +65,9 @@ pub fn evidence(read: &Reading, situation: &Situation) -> Evidence {
     }
     let raw = read.prose.to_lowercase();
     let features = features::extract(read, &raw, situation);
+    if crate::text::asks_to_remember(&read.words) {
+        return Evidence::Asked(features);
+    }
     if crate::text::not_an_instruction(read) {
         return Evidence::Withheld(features);
     }
@@ -74,7 +77,7 @@ pub fn evidence(read: &Reading, situation: &Situation) -> Evidence {
 /// The verdict of `model` on `evidence`.
 pub fn verdict(evidence: &Evidence, model: &Model) -> Option<Verdict> {
     match evidence {
-        Evidence::Memory => Some(Verdict {
+        Evidence::Memory | Evidence::Asked(_) => Some(Verdict {
             kind: Kind::Remember,
             confidence: 3,
         }),

@@ -750,7 +750,7 @@ impl PromptReader {
     fn typed(&self, event: &Event, text: &str) -> Typed {
         let read = Reading::of(text);
         let probability = match model::evidence(&read, &self.situation) {
-            Evidence::Memory => 1.0,
+            Evidence::Memory | Evidence::Asked(_) => 1.0,
             Evidence::Nothing => 0.0,
             Evidence::Features(f) | Evidence::Withheld(f) => model::SHIPPED.probability(&f),
         };
