@@ -184,7 +184,7 @@ pub fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
         }
         match chars.next() {
             Some('[') => {
-                while let Some(c) = chars.next() {
+                for c in chars.by_ref() {
                     if ('@'..='~').contains(&c) {
                         break;
                     }
