@@ -110,8 +110,13 @@ pub(crate) fn assess(error: &str) -> Assessment {
     let error = reflect_base::text::truncate(error, SCAN_BYTES);
     let trimmed = error.trim();
     // A timeout is the lesson (the command outlives the tool's limit), not what it printed.
-    if let Some(first) = trimmed.lines().next().filter(|l| l.starts_with(TIMED_OUT)) {
-        return Assessment::Error(one_line(first, ERROR_LINE_CHARS));
+    if let Some(after) = trimmed.strip_prefix(TIMED_OUT) {
+        // "Command timed out after 2m 0.0s", and nothing of the output that may follow it.
+        let took: Vec<&str> = after
+            .split_whitespace()
+            .take_while(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+            .collect();
+        return Assessment::Error(format!("{TIMED_OUT} {}", took.join(" ")));
     }
     if trimmed == "Warmup"
         || trimmed.starts_with("[Request interrupted by user")
@@ -825,7 +830,7 @@ mod tests {
         ));
         // A timeout is the timeout of that command, whatever it printed first.
         let timeout =
-            "Command timed out after 2m 0.0s\nFAIL src/a.test.ts\nError: connect ECONNREFUSED";
+            "Command timed out after 2m 0.0s #0 building\nFAIL src/a.test.ts\nError: connect ECONNREFUSED";
         let Assessment::Error(line) = assess(timeout) else {
             panic!("{:?}", assess(timeout))
         };
