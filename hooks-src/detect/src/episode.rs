@@ -51,7 +51,7 @@ pub struct Job {
     subject: String,
     /// The words of its main segment that are not options (paths by their last part), sorted.
     words: Vec<String>,
-    /// The command as written, whitespace flattened (an identical retry is the same command).
+    /// The command (another tool's input) as written: an identical retry is the same command.
     command: String,
 }
 
@@ -63,7 +63,7 @@ impl Job {
                 program: tool.to_string(),
                 subject: String::new(),
                 words: Vec::new(),
-                command: flat(input),
+                command: input.to_string(),
             };
         }
         let (program, subject, words) = program_and_subject(input);
@@ -71,8 +71,24 @@ impl Job {
             program,
             subject,
             words,
-            command: flat(input),
+            command: input.trim().to_string(),
         }
+    }
+
+    /// The call as a resolution quotes it, in one redacted line: the command, or the first text
+    /// of another tool's input (its path, URL, query).
+    fn shown(&self) -> String {
+        let text = match serde_json::from_str::<serde_json::Value>(&self.command) {
+            Ok(serde_json::Value::Object(input)) => input
+                .values()
+                .find_map(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            _ => self.command.clone(),
+        };
+        // Redacted before it is cut: a cut token would no longer match its rule.
+        let redacted = reflect_store::redact::redact_prefix(&text, 16 * 1024);
+        reflect_base::text::one_line(&redacted, 160)
     }
 
     /// The program (Bash) or the tool.
@@ -108,10 +124,6 @@ impl Job {
                 && ["status", "log", "diff", "show", "branch", "remote"]
                     .contains(&self.subject.as_str()))
     }
-}
-
-fn flat(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Words that only prepare a command's environment, looked through to its program.
@@ -285,7 +297,7 @@ struct Open {
     tries: u64,
     calls: Vec<String>,
     edited: bool,
-    between: Vec<String>,
+    between: Vec<Job>,
     fact: bool,
 }
 
@@ -339,17 +351,17 @@ impl Episodes {
         });
     }
 
-    /// A call of `job` succeeded (its result on line `at`); `summary` is its redacted input.
-    pub fn succeeded(&mut self, job: &Job, summary: &str, at: u64, out: &mut Closed) {
+    /// A call of `job` succeeded (its result on line `at`).
+    pub fn succeeded(&mut self, job: &Job, at: u64, out: &mut Closed) {
         let mut i = 0;
         while i < self.open.len() {
             let open = &mut self.open[i];
             if !open.job.same_job(job) {
-                if !job.only_looks() && !summary.is_empty() && job.program != open.job.program {
+                if !job.only_looks() && !job.command.is_empty() && job.program != open.job.program {
                     if open.between.len() == MAX_BETWEEN {
                         open.between.remove(0);
                     }
-                    open.between.push(summary.to_string());
+                    open.between.push(job.clone());
                 }
                 i += 1;
                 continue;
@@ -358,9 +370,13 @@ impl Episodes {
             let end = if open.edited {
                 End::Dropped
             } else if job.command != open.job.command {
-                End::Resolved(format!("`{summary}`"))
+                End::Resolved(format!("`{}`", job.shown()))
             } else if !open.between.is_empty() {
-                let ran: Vec<String> = open.between.iter().map(|b| format!("`{b}`")).collect();
+                let ran: Vec<String> = open
+                    .between
+                    .iter()
+                    .map(|b| format!("`{}`", b.shown()))
+                    .collect();
                 End::Resolved(format!("{}, then the same command", ran.join(", ")))
             } else {
                 End::Dropped

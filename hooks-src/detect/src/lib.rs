@@ -360,9 +360,7 @@ impl Detector {
             return self.episodes.edited();
         }
         let job = self.call_job(tool_use_id, &call.name.clone());
-        let summary = self.call_summary(tool_use_id);
-        self.episodes
-            .succeeded(&job, &summary, line, &mut self.closed);
+        self.episodes.succeeded(&job, line, &mut self.closed);
     }
 
     /// The command of a Bash call.
@@ -371,11 +369,12 @@ impl Detector {
         call.input.str_field("command").map(|c| c.into_owned())
     }
 
-    /// What a call was doing (see [`episode::Job`]).
+    /// What a call was doing (see [`episode::Job`]): nothing is redacted or summarized here,
+    /// only when a resolution quotes it, which is rare.
     fn call_job(&self, id: &str, tool: &str) -> Job {
         match self.call_command(id) {
             Some(command) => Job::of("Bash", &command),
-            None => Job::of(tool, &self.call_summary(id)),
+            None => Job::of(tool, self.find_call(id).map_or("", |c| c.input.json())),
         }
     }
 

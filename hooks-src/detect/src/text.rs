@@ -824,13 +824,25 @@ pub fn asks_to_remember(words: &str) -> bool {
 /// * another hook's message ([`is_hook_message`]).
 pub fn not_an_instruction(read: &Reading) -> bool {
     let text = read.text.trim();
-    let words: Vec<&str> = read.words.split(' ').filter(|w| !w.is_empty()).collect();
-    let picks = words.len() <= 6
+    if is_hook_message(text) {
+        return true;
+    }
+    let few_words = read
+        .words
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .nth(6)
+        .is_none();
+    let picks = few_words
         && text.split_whitespace().any(|w| {
             let w = w.trim_matches(|c: char| matches!(c, '.' | ',' | '!' | ')' | '('));
             w.strip_prefix('#')
                 .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
         });
+    // A paste or a document has lines; most messages have one or two.
+    if picks || memchr::memchr_iter(b'\n', text.as_bytes()).nth(1).is_none() {
+        return picks;
+    }
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim)
@@ -867,7 +879,7 @@ pub fn not_an_instruction(read: &Reading) -> bool {
     let headings = lines.iter().filter(|l| heading(l)).count();
     // It opens with its title: the user's own words before a paste are not part of it.
     let document = lines.len() >= 15 && headings >= 3 && lines.first().is_some_and(|l| heading(l));
-    picks || output || document || is_hook_message(text)
+    output || document
 }
 
 /// Another hook's message, which Claude Code shows where the user's words or a refusal's
