@@ -5,7 +5,6 @@
 use libfuzzer_sys::fuzz_target;
 use reflect_app::hookio::{parse_payload, PayloadError};
 use reflect_store::store::{parse_line, Record};
-use reflect_app::render;
 use reflect_detect::failure;
 
 fuzz_target!(|data: &[u8]| {
@@ -26,5 +25,5 @@ fuzz_target!(|data: &[u8]| {
         Record::Signal(back) => assert_eq!(*back, signal, "store round trip changed the signal"),
         other => panic!("a failure signal did not read back as a signal: {other:?}"),
     }
-    let _ = render::inject_context(&[&signal], 2000);
+    let _ = reflect_app::inject::context(&[&signal], 2000);
 });

@@ -25,7 +25,7 @@ fn main() {
     let Some(payload) = hook::read_payload(PROGRAM) else {
         return;
     };
-    if payload.opted_out() {
+    if payload.opted_out() || hook::plugin_uninstalled(PROGRAM) {
         return;
     }
     let Some(signal) = failure::failure_signal(&payload.tool_failure()) else {

@@ -57,6 +57,9 @@ fn run_hook(program: &str, hook_event: &str, summary: bool) {
     let Some(payload) = hook::read_payload(program) else {
         return;
     };
+    if hook::plugin_uninstalled(program) {
+        return;
+    }
     let outcome =
         capture::request_from_payload(&payload, hook_event, summary).and_then(|req| match req {
             Some(req) => Paths::from_env()
@@ -64,14 +67,15 @@ fn run_hook(program: &str, hook_event: &str, summary: bool) {
                 .map(Some),
             None => Ok(None),
         });
+    let transcript = payload.transcript_path.as_deref();
     match outcome {
         Ok(Some(done)) => {
             for w in done.warnings {
-                hook::log(program, &w);
+                hook::log_about_transcript(program, transcript, &w);
             }
         }
         Ok(None) => {}
-        Err(e) => hook::log(program, &e.to_string()),
+        Err(e) => hook::log_about_transcript(program, transcript, &e.to_string()),
     }
 }
 
@@ -148,9 +152,17 @@ fn offline_request(args: &[OsString], summary: bool) -> Result<(Request, Format)
                 }
             }
             _ => {
-                return Err(Error::usage(format!(
-                    "unknown argument {text:?} (see --help)"
-                )))
+                // Named only when it reads as a flag: a value typed by mistake is not shown.
+                let shaped = flag.len() <= 32
+                    && flag.starts_with("--")
+                    && flag[2..]
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b == b'-');
+                return Err(Error::usage(if shaped {
+                    format!("unknown flag {flag} (see --help)")
+                } else {
+                    "unknown flag or extra argument (see --help)".to_string()
+                }));
             }
         }
     }

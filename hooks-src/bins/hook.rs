@@ -6,6 +6,7 @@
 //! hook runs before the abort would).
 
 use std::io::{self, IsTerminal, Read};
+use std::path::Path;
 use std::process;
 
 use reflect_app::hookio::{self, Payload, MAX_PAYLOAD_BYTES};
@@ -23,11 +24,83 @@ pub fn answer_help_or_version(program: &str, help: &str) -> bool {
     true
 }
 
-/// Log to the error log of the environment's data dir (best effort).
+/// Log to the error log of the environment's data dir (best effort), redacted: a message quotes
+/// paths, payload fields and errors, any of which can carry a secret.
 pub fn log(program: &str, message: &str) {
     if let Ok(paths) = Paths::from_env() {
-        fsutil::log_error(&paths.error_log(), program, message);
+        // Redacted before the log cuts it to one line (a cut token would leak its start).
+        let message = reflect_store::redact::redact_prefix(message, 2 * fsutil::LOG_LINE_MAX);
+        fsutil::log_error(&paths.error_log(), program, &message);
     }
+}
+
+/// [`log`] a problem with the capture of `transcript`, whose path is shown only by its file name
+/// (`…/<session id>.jsonl`): Claude Code keeps transcripts under a directory named after the
+/// project's path, and the error log must not keep what `forget --project` is asked to remove.
+pub fn log_about_transcript(program: &str, transcript: Option<&str>, message: &str) {
+    log(program, &hide_transcript_path(message, transcript));
+}
+
+/// `message` with every occurrence of `transcript` replaced by `…/<its file name>`.
+pub fn hide_transcript_path(message: &str, transcript: Option<&str>) -> String {
+    let Some(path) = transcript.filter(|t| t.contains('/')) else {
+        return message.to_string();
+    };
+    let name = Path::new(path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    message.replace(path, &format!("…/{name}"))
+}
+
+/// Whether capture was just turned off because the plugin it was turned on from is uninstalled
+/// (see [`reflect_app::plugin`]): then the hook does nothing more. Two `stat`s while nothing changed.
+pub fn plugin_uninstalled(program: &str) -> bool {
+    let Ok(paths) = Paths::from_env() else {
+        return false;
+    };
+    let Some((marker, why)) = reflect_app::plugin::uninstalled(&paths) else {
+        return false;
+    };
+    let message = match turn_off(&paths, &marker) {
+        Ok(()) => format!(
+            "the plugin {} was uninstalled ({why}): capture turned off (reflect-toggle off). \
+             Reinstall it and run /reflect-toggle on to capture again",
+            marker.id
+        ),
+        Err(e) => format!(
+            "the plugin {} was uninstalled ({why}), but turning capture off failed: {e}; \
+             run reflect-toggle off",
+            marker.id
+        ),
+    };
+    log(program, &message);
+    let _ = reflect_app::plugin::note_turned_off(&paths, marker, &why);
+    true
+}
+
+/// Run the installed `reflect-toggle off` on the settings file the marker names: the very code a
+/// user runs, in its own process (linking the settings editor into every hook would double its size).
+fn turn_off(
+    paths: &Paths,
+    marker: &reflect_app::plugin::Marker,
+) -> reflect_base::error::Result<()> {
+    let toggle = paths.bin_dir().join("reflect-toggle");
+    let out = process::Command::new(&toggle)
+        .arg("off")
+        .arg("--settings")
+        .arg(&marker.settings)
+        .env_remove("REFLECT_PLUGIN_ROOT")
+        .stdin(process::Stdio::null())
+        .stdout(process::Stdio::null())
+        .stderr(process::Stdio::piped())
+        .output()
+        .map_err(|e| reflect_base::error::Error::io("cannot run", &toggle, e))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    Err(reflect_base::error::Error::msg(said.trim().to_string()))
 }
 
 /// Make any panic a logged exit 0.
@@ -63,5 +136,18 @@ pub fn read_payload(program: &str) -> Option<Payload> {
             log(program, &e.to_string());
             None
         }
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_transcript_path_is_logged_by_its_file_name_only() {
+        let path = "/home/u/.claude/projects/-home-u-secret-client/0b7d6f1e.jsonl";
+        let said =
+            hide_transcript_path(&format!("cannot read transcript {path}: gone"), Some(path));
+        assert_eq!(said, "cannot read transcript …/0b7d6f1e.jsonl: gone");
+        assert_eq!(hide_transcript_path("other", None), "other");
     }
 }

@@ -3,7 +3,7 @@
 //! budget. Prints that one JSON object, or nothing; always exits 0.
 
 use reflect::hook;
-use reflect_app::{hookio, render};
+use reflect_app::{hookio, inject};
 use reflect_base::fsutil::LockWait;
 use reflect_base::paths::{self, Paths};
 use reflect_store::store::Store;
@@ -29,7 +29,7 @@ fn main() {
     let Some(payload) = hook::read_payload(PROGRAM) else {
         return;
     };
-    if payload.opted_out() {
+    if payload.opted_out() || hook::plugin_uninstalled(PROGRAM) {
         return;
     }
     let Some(session) = payload.session_id.as_deref().filter(|s| !s.is_empty()) else {
@@ -45,7 +45,7 @@ fn main() {
         }
     };
     let refs: Vec<_> = signals.iter().collect();
-    if let Some(context) = render::inject_context(&refs, paths::inject_budget_tokens()) {
+    if let Some(context) = inject::context(&refs, paths::inject_budget_tokens()) {
         println!("{}", hookio::session_start_json(&context));
     }
 }

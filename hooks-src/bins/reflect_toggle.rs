@@ -48,7 +48,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = reflect::cli_support::parse(PROGRAM);
     finish(PROGRAM, run(cli))
 }
 
@@ -70,6 +70,10 @@ fn run(cli: Cli) -> Result<()> {
         settings,
         source_dir,
         dry_run: cli.dry_run,
+        // Set by the plugin's runner (skills/self-reflect-toggle/run-toggle) to its plugin root.
+        plugin_root: std::env::var_os("REFLECT_PLUGIN_ROOT")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from),
     };
     let lines = match cli.action {
         Some(Action::On) => install::on(&paths, &opts, &mut waiting)?,

@@ -237,7 +237,7 @@ fn the_digest_refuses_a_since_it_cannot_read_with_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{bad}: {out:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains(&format!("invalid --since '{bad}'")) && err.contains("7d"),
+            err.contains("invalid --since") && !err.contains(bad) && err.contains("7d"),
             "{err}"
         );
         assert!(out.stdout.is_empty());
@@ -298,7 +298,7 @@ fn prompts_already_stored_approvals_and_repeats_are_not_listed() {
     );
     let text = stdout(&digest(&env, &app, &[]));
     assert!(
-        text.contains("L11 [after: Thanks.] rename the module to parser (typed 2 times)"),
+        text.contains("L11 (typed 2 times) [after: Thanks.] rename the module to parser"),
         "{text}"
     );
 }

@@ -422,3 +422,123 @@ fn memory_store_launcher_names_its_plugin_for_doctor() {
     );
     assert_eq!(stdout(&out), format!("root={}\n", root.display()));
 }
+
+/// Run as root through sudo (HOME kept), the runner's own `mkdir` and `mktemp` left a root-owned
+/// data dir, `bin/` and binaries that the user's hooks and toggles then could not replace. What it
+/// creates now takes the owner of the directory it is created in, as the binaries do.
+#[test]
+fn regression_the_runner_as_root_leaves_nothing_root_owned_in_a_users_data_dir() {
+    use std::os::unix::fs::MetadataExt;
+    if !Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| stdout(&o).trim() == "0")
+    {
+        eprintln!("skipped: needs root");
+        return;
+    }
+    let env = Env::new();
+    let root = plugin(&env, "0.1.0");
+    pin(&root, &publish(&env, "0.1.0", "0.1.0"));
+    // The user's config dir; the data dir does not exist yet.
+    let user = 65534;
+    std::os::unix::fs::chown(&env.config, Some(user), Some(user)).unwrap();
+    let url = url(&env);
+    let text = run(&env, &root, &["on"], &[("REFLECT_RELEASE_URL", &url)]);
+    assert!(text.contains("SHA-256 verified"), "{text}");
+    assert_installed(&env, "0.1.0");
+    let root_owned: Vec<PathBuf> = std::iter::once(env.data.clone())
+        .chain(tree(&env.data))
+        .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.uid() != user || m.gid() != user))
+        .collect();
+    assert!(root_owned.is_empty(), "{root_owned:?}");
+    assert!(env.data.join("bin/reflect-toggle").exists());
+}
+
+/// A data dir that cannot be written was reported as "install Rust".
+#[test]
+fn regression_an_unwritable_data_dir_gets_advice_about_the_data_dir() {
+    let env = Env::new();
+    let root = plugin(&env, "0.1.0");
+    pin(&root, &publish(&env, "0.1.0", "0.1.0"));
+    // A file where a directory above the data dir should be: not even root can create it.
+    let blocked = env.dir.path().join("not-a-dir");
+    fs::write(&blocked, "").unwrap();
+    let data = blocked.join("reflections");
+    let url = url(&env);
+    let text = run(
+        &env,
+        &root,
+        &["on"],
+        &[("REFLECT_RELEASE_URL", &url), ("REFLECT_HOME", &data)],
+    );
+    assert!(text.contains("cannot create a temp dir in"), "{text}");
+    assert!(
+        text.contains("make") && text.contains("a directory you own"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("Rust") && !text.contains("REFLECT_BUILD"),
+        "{text}"
+    );
+}
+
+/// Downloads were capped at 60 s whatever their progress, so a 7 MB archive could never install
+/// below ~117 kB/s. curl is now told to give up only when the transfer stalls.
+#[test]
+fn regression_the_download_is_given_up_only_when_it_stalls() {
+    let env = Env::new();
+    let root = plugin(&env, "0.1.0");
+    pin(&root, &publish(&env, "0.1.0", "0.1.0"));
+    // A curl that records its arguments and then fails like a dropped connection.
+    let fake = env.dir.path().join("fakebin");
+    let args = env.dir.path().join("curl-args");
+    exe(
+        &fake.join("curl"),
+        &format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\necho 'curl: (56) Recv failure' >&2\nexit 56\n",
+            args.display()
+        ),
+    );
+    let path = format!(
+        "{}:{}",
+        fake.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let url = url(&env);
+    let text = run(
+        &env,
+        &root,
+        &["on"],
+        &[("REFLECT_RELEASE_URL", &url), ("PATH", Path::new(&path))],
+    );
+    assert!(text.contains("Recv failure"), "{text}");
+    let given: Vec<String> = fs::read_to_string(&args)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert!(
+        !given.iter().any(|a| a == "--max-time" || a == "-m"),
+        "no flat cap: {given:?}"
+    );
+    let at = given.iter().position(|a| a == "--speed-time").unwrap();
+    assert!(given[at + 1].parse::<u32>().unwrap() >= 10, "{given:?}");
+    assert!(given.iter().any(|a| a == "--speed-limit"), "{given:?}");
+}
+
+/// The runner names its plugin root to reflect-toggle: `on` from a plugin Claude Code installed
+/// leaves the marker that lets a hook notice the plugin's uninstall.
+#[test]
+fn the_runner_tells_reflect_toggle_its_plugin_root() {
+    let env = Env::new();
+    let root = plugin(&env, "0.2.0");
+    stand_ins(&root.join("dist"), "0.2.0", "dist");
+    exe(
+        &root.join("dist/reflect-toggle"),
+        "#!/bin/sh\necho \"root=$REFLECT_PLUGIN_ROOT\"\n",
+    );
+    let text = run(&env, &root, &["on"], &[]);
+    let canonical = root.canonicalize().unwrap();
+    assert_eq!(text, format!("root={}\n", canonical.display()));
+}

@@ -1,8 +1,8 @@
 //! The shape of the code that later changes must keep (issues #16 and #21): the crates stand in a
 //! declared order of layers and each depends only on crates below it; the hooks link no
 //! development code; no module of a crate imports one that imports it back; no foreign function
-//! is declared by hand; and `unsafe` appears only in the store's fast paths the README's speed
-//! figures defend, each block saying why it is sound.
+//! is declared by hand; and `unsafe` appears only in the store's fast paths, whose speed
+//! docs/speed.md measures, each block saying why it is sound.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -28,7 +28,7 @@ const LAYERS: &[(&str, u32)] = &[
 ];
 
 /// The files that may hold `unsafe`, with how many blocks each: the store's mapped read and its
-/// scanner (`memory-store query` 21x the Python original, README "Speed").
+/// scanner (`memory-store query` 21x the Python original, docs/speed.md).
 const UNSAFE_ALLOWED: &[(&str, usize)] = &[
     ("hooks-src/store/src/store/mod.rs", 1),
     ("hooks-src/store/src/store/scan.rs", 2),

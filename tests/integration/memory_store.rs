@@ -545,10 +545,11 @@ fn promote_to(env: &Env, id: &str, target: &std::path::Path) -> std::process::Ou
         .unwrap()
 }
 
-/// On a Windows drive mounted in WSL every file has the execute bit: a CLAUDE.md there is still
-/// notes, and only a file that starts like a program is refused.
+/// `promote` wrote into an executable `.md` that did not start with `#!`: a shell runs such a file
+/// as a script, so a learning written there could be run. It is refused, the fix named, nothing
+/// changed; once the bit is cleared the promotion goes through.
 #[test]
-fn promote_writes_a_markdown_note_that_merely_has_the_execute_bit() {
+fn regression_promote_refuses_an_executable_markdown_file_without_a_shebang() {
     let env = Env::new();
     let ids = seed(&env);
     let repo = env.dir.path().join("wsl-repo");
@@ -556,6 +557,18 @@ fn promote_writes_a_markdown_note_that_merely_has_the_execute_bit() {
     let claude_md = repo.join("CLAUDE.md");
     fs::write(&claude_md, "# Project\n").unwrap();
     fs::set_permissions(&claude_md, fs::Permissions::from_mode(0o777)).unwrap();
+    let store = fs::read(env.store()).unwrap();
+    let out = promote_to(&env, &ids[0], &claude_md);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("is executable (mode 777)") && err.contains("chmod -x"),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(&claude_md).unwrap(), "# Project\n");
+    assert_eq!(fs::read(env.store()).unwrap(), store, "nothing marked");
+    fs::set_permissions(&claude_md, fs::Permissions::from_mode(0o644)).unwrap();
     let out = promote_to(&env, &ids[0], &claude_md);
     assert!(out.status.success(), "{out:?}");
     let text = fs::read_to_string(&claude_md).unwrap();

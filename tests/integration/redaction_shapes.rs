@@ -236,6 +236,160 @@ const SHAPES: &[Shape] = &[
         Text,
         |s| format!("define( 'WP_FS__demo_SECRET_KEY', '{s}' );"),
     ),
+    // The kinds issue 22 found never redacted (made up, of the shape each service issues).
+    (
+        "slack app token",
+        "xapp-",
+        "1-A0123BCDEFG-1234567890123-0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b",
+        Token,
+        |s| format!("SLACK_APP {s}"),
+    ),
+    (
+        "huggingface",
+        "hf_",
+        "QwErTyUiOpAsDfGhJkLzXcVbNmQwErTyUi",
+        Token,
+        |s| format!("login with {s} now"),
+    ),
+    (
+        "context7",
+        "ctx7sk-",
+        "4f1c2d3e-5a6b-7c8d-9e0f-a1b2c3d4e5f6",
+        Token,
+        |s| format!("--api-key {s}"),
+    ),
+    (
+        "sendgrid",
+        "SG.",
+        "aB3dE6gH9jK2mN5pQ8sT1v.wX4yZ7bC0eF2hJ5kL8nP1rS4uV7xA0cD3fG6iJ9lM2o",
+        Token,
+        |s| format!("sendgrid {s}"),
+    ),
+    (
+        "azure AccountKey",
+        "",
+        "Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2FsZG8xMjM0NTY3OA==",
+        Text,
+        |s| {
+            format!("DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={s};EndpointSuffix=core.windows.net")
+        },
+    ),
+    (
+        "azure SAS sig",
+        "",
+        "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z",
+        Text,
+        |s| {
+            format!("GET https://acme.blob.core.windows.net/c/b.txt?sv=2022-11-02&sr=b&sig={s} 403")
+        },
+    ),
+    (
+        "twilio",
+        "SK",
+        "0123456789abcdef0123456789abcdef",
+        Token,
+        |s| format!("twilio api key {s} used"),
+    ),
+    (
+        "authorization token",
+        "",
+        "7a9f3c2e1b0d4f6a8c5e3b1d9f7a5c3e1b0d2f4a",
+        Text,
+        |s| format!("curl -H \"Authorization: token {s}\" https://api.example.com"),
+    ),
+    ("my token is", "", "Tk9xQ2mV8pL4rZ7wN3bY6cF1", Text, |s| {
+        format!("my token is {s} so use it")
+    }),
+    (
+        "the api key is",
+        "",
+        "Hq2Lm9Xc4Vb8Nz3Kp6Rt1Ws7Jd",
+        Text,
+        |s| format!("the api key is {s}."),
+    ),
+    ("API키는", "", "Q7mX2pL9vK4rN8tZ3wB6cY1d", Text, |s| {
+        format!("API키는 {s} 입니다")
+    }),
+    ("password is", "", "Tr0ub4dor&3x", Text, |s| {
+        format!("the password is {s}, don't share")
+    }),
+    (
+        "discord bot token",
+        "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.",
+        "ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+        Token,
+        |s| format!("bot.run('{s}')"),
+    ),
+    (
+        "telegram bot token",
+        "123456789:AA",
+        "HdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        Token,
+        |s| format!("https://api.telegram.org/bot{s}/getMe"),
+    ),
+    (
+        "mailgun",
+        "key-",
+        "3ax6xnjp29jd6fds4gc373sgvjxteol0",
+        Token,
+        |s| format!("curl --user api:{s} https://api.mailgun.net"),
+    ),
+    (
+        "shopify",
+        "shpat_",
+        "0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+        Token,
+        |s| format!("X-Shopify-Access-Token: {s}"),
+    ),
+    (
+        "digitalocean",
+        "dop_v1_",
+        "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9",
+        Token,
+        |s| format!("doctl auth init -t {s}"),
+    ),
+    (
+        "vault",
+        "hvs.",
+        "CAESIJ0q1W2e3R4t5Y6u7I8o9P0aSdFgHjKl",
+        Token,
+        |s| format!("VAULT_TOKEN {s}"),
+    ),
+    (
+        "groq",
+        "gsk_",
+        "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb3dEf6hIj9kLm2nOp5q",
+        Token,
+        |s| format!("client = Groq(api_key={s})"),
+    ),
+    (
+        "xai",
+        "xai-",
+        "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb3dEf6hIj9kLm2n",
+        Token,
+        |s| format!("export KEY {s}"),
+    ),
+    (
+        "age",
+        "AGE-SECRET-KEY-1",
+        "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE",
+        Token,
+        |s| format!("# secret: {s}"),
+    ),
+    (
+        "gcp private_key_id",
+        "",
+        "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567",
+        Text,
+        |s| format!("{{\"type\": \"service_account\", \"private_key_id\": \"{s}\"}}"),
+    ),
+    (
+        "url password with a percent-escape",
+        "",
+        "%40Sx9pQ2wE7",
+        Text,
+        |s| format!("git clone https://deploy:{s}@git.example.com/r.git"),
+    ),
 ];
 
 fn percent_encode(text: &str) -> String {
@@ -256,11 +410,17 @@ fn json_escape(text: &str) -> String {
 }
 
 /// `body` with its letters and digits moved on by `by` in their class: a secret of the same
-/// shape, different for every row, so a leak names the row it came from.
+/// shape, different for every row, so a leak names the row it came from. A lowercase hex body
+/// stays hex.
 fn rotate(body: &str, by: u8) -> String {
     let shift = |c: u8, first: u8, len: u8| char::from(first + (c - first + by) % len);
+    let hex = body.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'));
     body.bytes()
         .map(|c| match c {
+            b'0'..=b'9' if hex => char::from(b"0123456789abcdef"[usize::from(c - b'0' + by) % 16]),
+            b'a'..=b'f' if hex => {
+                char::from(b"0123456789abcdef"[usize::from(c - b'a' + 10 + by) % 16])
+            }
             b'a'..=b'z' => shift(c, b'a', 26),
             b'A'..=b'Z' => shift(c, b'A', 26),
             b'0'..=b'9' => shift(c, b'0', 10),
@@ -585,6 +745,12 @@ fn append_promote_and_export_leak_no_secret_of_any_shape_or_encoding() {
             .arg(format!("--content={}", texts.join(" ; ")))
             .output()
             .unwrap();
+        assert_no_leak(shape, &out.stderr, "promote's error");
+        if texts.join(" ").trim().contains(['\n', '\r']) {
+            // A learning is one line: a value of several is refused, and not echoed.
+            assert_eq!(out.status.code(), Some(2));
+            continue;
+        }
         assert!(
             out.status.success(),
             "{}",
@@ -631,4 +797,132 @@ fn append_promote_and_export_leak_no_secret_of_any_shape_or_encoding() {
             );
         }
     }
+}
+
+/// `memory-store ARGS…` run in `cwd`: its stdout, after checking it succeeded.
+fn store_out(env: &Env, cwd: &std::path::Path, args: &[&str]) -> Vec<u8> {
+    let out = env
+        .cmd("memory-store")
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Issue 22's "in every output path": each shape (written plain) planted in a signal and in a
+/// session's prompts, then read back through every way reflect shows or writes it: the store,
+/// `get`, `query` (jsonl, table, index), `export` (jsonl, csv), `inject-signals`, `digest` (text,
+/// jsonl), `promote` into a CLAUDE.md and the learnings, and the error log.
+#[test]
+fn no_output_path_leaks_a_secret_of_any_shape() {
+    let rows: Vec<Row> = rows()
+        .into_iter()
+        .filter(|r| r.encoding == "plain")
+        .collect();
+    let env = Env::new();
+    let app = env.dir.path().join("app");
+    fs::create_dir_all(app.join(".git")).unwrap();
+    let project = app.to_str().unwrap();
+
+    let mut ids = Vec::new();
+    for row in &rows {
+        let signal = json!({"type": "correction", "content": format!("Deploy with {}", row.text),
+            "context": row.text, "session_id": "s-out", "project": project, "confidence": 4});
+        let out = store_out(&env, &app, &["append", &signal.to_string()]);
+        ids.push(String::from_utf8(out).unwrap().trim().to_string());
+    }
+    let data = env.all_data_bytes();
+    assert_redacted(&data, "the store");
+    assert_no_leak(&rows, &data, "the store");
+
+    let mut shown: Vec<(String, Vec<u8>)> = Vec::new();
+    for id in &ids {
+        shown.push((format!("get {id}"), store_out(&env, &app, &["get", id])));
+    }
+    for format in ["jsonl", "table", "index"] {
+        let out = store_out(&env, &app, &["query", "--format", format]);
+        shown.push((format!("query --format {format}"), out));
+    }
+    for format in ["jsonl", "csv"] {
+        let out = store_out(&env, &app, &["export", "--format", format]);
+        shown.push((format!("export --format {format}"), out));
+    }
+    let payload = json!({"session_id": "s-out", "cwd": app, "hook_event_name": "SessionStart",
+        "source": "compact"});
+    let (out, _) = run_hook(&env, "inject-signals", payload.to_string().as_bytes());
+    assert!(out.status.success());
+    shown.push(("inject-signals".into(), out.stdout));
+
+    // The digest reads the session's prompts from its transcript.
+    let dir = env.config.join("projects/x");
+    fs::create_dir_all(&dir).unwrap();
+    let transcript = dir.join("s-dig.jsonl");
+    let prompts: String = rows
+        .iter()
+        .enumerate()
+        .map(|(n, row)| {
+            entry("user", 2 * n + 1, json!(format!("Use {} for it", row.text)))
+                + &entry(
+                    "assistant",
+                    2 * n + 2,
+                    json!([{"type": "text", "text": "Done."}]),
+                )
+        })
+        .collect();
+    fs::write(&transcript, prompts.replace("s-shapes", "s-dig")).unwrap();
+    let end = json!({"session_id": "s-dig", "transcript_path": transcript, "cwd": app,
+        "hook_event_name": "SessionEnd", "reason": "other"});
+    let (out, _) = run_hook(&env, "capture-session-summary", end.to_string().as_bytes());
+    assert_silent_success("capture-session-summary", &out, "the digest's session");
+    for format in ["text", "jsonl"] {
+        let out = store_out(&env, &app, &["digest", "--format", format]);
+        shown.push((format!("digest --format {format}"), out));
+    }
+
+    let target = app.join("CLAUDE.md");
+    for (id, row) in ids.iter().zip(&rows) {
+        let content = format!("--content=Deploy with {}", row.text.replace('\n', " "));
+        let out = store_out(
+            &env,
+            &app,
+            &[
+                "promote",
+                id,
+                "--target",
+                target.to_str().unwrap(),
+                &content,
+            ],
+        );
+        shown.push((format!("promote {id}"), out));
+    }
+    shown.push(("CLAUDE.md".into(), fs::read(&target).unwrap()));
+    let mut learnings = Vec::new();
+    for file in fs::read_dir(env.data.join("learnings")).unwrap().flatten() {
+        learnings.extend(fs::read(file.path()).unwrap());
+    }
+    shown.push(("the learnings".into(), learnings));
+
+    // A hook logs the arguments it ignores: every text reaches the error log that way.
+    let args: Vec<String> = rows.iter().map(|r| format!("at {}", r.text)).collect();
+    let out = env.cmd("capture-signals").args(&args).output().unwrap();
+    assert!(out.status.success());
+    shown.push((
+        "errors.log".into(),
+        fs::read(env.data.join("errors.log")).unwrap(),
+    ));
+
+    for (place, out) in &shown {
+        assert_no_leak(&rows, out, place);
+    }
+    // Each output read the texts (nothing was dropped on the way): a placeholder is in each.
+    for (place, out) in shown.iter().filter(|(p, _)| !p.starts_with("promote ")) {
+        assert_redacted(out, place);
+    }
+    assert_no_leak(&rows, &env.all_data_bytes(), "the data dir");
 }

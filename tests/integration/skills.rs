@@ -287,7 +287,7 @@ fn reflect_skill_names_only_real_memory_store_subcommands_and_flags() {
     assert!(text.contains("query --status captured --format index"));
     assert!(text.contains("stats --format statusline"));
     // What the second look stores says where it came from.
-    assert!(text.contains(r#""source":{"hook":"reflect","line":LINE}"#));
+    assert!(text.contains(r#""source":{"hook":"reflect","line":LINE,"origin":"user"}"#));
     assert!(text.contains("memory-store update ID... --status analyzed"));
 }
 

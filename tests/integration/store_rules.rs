@@ -454,7 +454,7 @@ fn after_a_compaction_inject_puts_back_what_the_user_asked_first() {
     assert!(!context.contains("Keep following them"), "{context}");
     // A failure is put back only with the times it was seen.
     for line in context.lines().filter(|l| l.starts_with("- [failure")) {
-        assert!(line.ends_with(" times)"), "{line}");
+        assert!(line.contains(" times] "), "{line}");
     }
 }
 

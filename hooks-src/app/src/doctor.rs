@@ -67,9 +67,10 @@ impl Report {
                 Level::Warn => "warn",
                 Level::Fail => "FAIL",
             };
-            let _ = writeln!(out, "{tag}  {}", c.what);
+            // A path may hold a newline or an escape: each check stays one line.
+            let _ = writeln!(out, "{tag}  {}", reflect_base::sanitize::visible(&c.what));
             if let Some(fix) = &c.fix {
-                let _ = writeln!(out, "      fix: {fix}");
+                let _ = writeln!(out, "      fix: {}", reflect_base::sanitize::visible(fix));
             }
         }
         let problems = self
@@ -102,6 +103,8 @@ pub fn run(paths: &Paths) -> Report {
     check_data_dir(paths, &mut r);
     check_binaries(paths, &mut r);
     check_hooks(paths, &mut r);
+    check_plugin(paths, &mut r);
+    check_settings_leftovers(paths, &mut r);
     check_store(paths, &mut r);
     check_archive(paths, &mut r);
     check_lock(paths, &mut r);
@@ -265,6 +268,54 @@ fn check_hooks(paths: &Paths, r: &mut Report) {
             Some("run `reflect-toggle on` to register all four (it replaces stale and legacy entries)"),
         ),
     }
+}
+
+/// Capture turned on from a plugin that has since been uninstalled (see [`crate::plugin`]).
+fn check_plugin(paths: &Paths, r: &mut Report) {
+    let Some(marker) = crate::plugin::load(paths) else {
+        return;
+    };
+    if let Some(off) = &marker.turned_off {
+        r.add(
+            Level::Warn,
+            format!(
+                "capture was turned off at {}: the plugin {} was uninstalled ({})",
+                off.at, marker.id, off.why
+            ),
+            Some(&format!(
+                "reinstall the plugin and run /reflect-toggle on to capture again; to remove reflect, delete {}",
+                paths.data_dir.display()
+            )),
+        );
+    } else if let Some(why) = crate::plugin::gone_why(&marker) {
+        r.add(
+            Level::Warn,
+            format!(
+                "the plugin {} was uninstalled ({why}) but its hooks are still registered",
+                marker.id
+            ),
+            Some("the next hook run turns capture off; or run `reflect-toggle off` now"),
+        );
+    }
+}
+
+/// Temp files of a settings.json rewrite that was killed: each is a full copy of the file, with
+/// the tokens users keep under `env`, in a directory that is not reflect's.
+fn check_settings_leftovers(paths: &Paths, r: &mut Report) {
+    let left = fsutil::stale_temps_of(&paths.settings());
+    if left.is_empty() {
+        return;
+    }
+    let names: Vec<String> = left.iter().map(|p| p.display().to_string()).collect();
+    r.add(
+        Level::Warn,
+        format!(
+            "{} temp file(s) left by an interrupted rewrite of settings.json (full copies of it, `env` included): {}",
+            left.len(),
+            names.join(", ")
+        ),
+        Some("the next `reflect-toggle on` or `off` removes them, or remove them by hand; settings.json itself is intact"),
+    );
 }
 
 fn check_store(paths: &Paths, r: &mut Report) {

@@ -19,7 +19,9 @@
 //!   forgotten; its lock file goes, and so does any file under the data dir named after the
 //!   session. A session whose signals are forgotten by id keeps its cursor without its tally.
 //!
-//! Backups of the user's own files (CLAUDE.md…) are not touched: promoted text is theirs.
+//! Backups of the user's own files (CLAUDE.md…) are not touched (promoted text is theirs), except
+//! with `--project`: the backups of the files inside the project that its forgotten signals were
+//! promoted to go, as their names spell the project's path.
 
 use std::collections::HashSet;
 use std::fs;
@@ -97,6 +99,7 @@ pub fn forget(store: &Store, selector: &Selector) -> Result<ForgetReport> {
     let mut report = ForgetReport::default();
     let mut names = Names::new(selector);
     let mut sessions: HashSet<String> = HashSet::new();
+    let mut promoted_in_project: HashSet<PathBuf> = HashSet::new();
     for (from_archive, found) in [
         (false, &mut report.from_store),
         (true, &mut report.from_archive),
@@ -115,6 +118,7 @@ pub fn forget(store: &Store, selector: &Selector) -> Result<ForgetReport> {
             true => store.rewrite_archive(pass)?,
         };
         *found = gone.len();
+        promoted_in_project.extend(promoted_within(&gone, selector.project.as_deref()));
         sessions.extend(gone.iter().filter_map(|s| s.session_id.clone()));
         report.ids.extend(gone.into_iter().map(|s| s.id));
     }
@@ -124,6 +128,7 @@ pub fn forget(store: &Store, selector: &Selector) -> Result<ForgetReport> {
 
     report.learnings_files = forget_learnings(paths, &report.ids)?;
     report.files_scrubbed = store.locked(&mut || {}, || scrub_files(paths, &names))?;
+    report.files_scrubbed += remove_backups_of(&paths.backups(), &promoted_in_project);
     for log in [paths.error_log(), fsutil::rotated_log(&paths.error_log())] {
         report.files_scrubbed += usize::from(scrub(&log, &names)?);
     }
@@ -139,6 +144,29 @@ pub fn forget(store: &Store, selector: &Selector) -> Result<ForgetReport> {
         remove_named_after(&paths.data_dir, &cursor::file_stem(session), 0);
     }
     Ok(report)
+}
+
+/// The files inside the forgotten `project` that the forgotten signals `gone` were promoted to:
+/// reflect's backups of them are named after their path, so they name the project.
+fn promoted_within(gone: &[Signal], project: Option<&Path>) -> Vec<PathBuf> {
+    let Some(project) = project else {
+        return Vec::new();
+    };
+    gone.iter()
+        .filter_map(|s| s.promoted_to.as_deref())
+        .map(PathBuf::from)
+        .filter(|target| within(target, project))
+        .collect()
+}
+
+/// Remove reflect's backups (in `backups`) of each of `files`; returns how many went. The user's
+/// files themselves, in the project, are theirs and stay.
+fn remove_backups_of(backups: &Path, files: &HashSet<PathBuf>) -> usize {
+    files
+        .iter()
+        .flat_map(|f| fsutil::backups_of(f, backups))
+        .filter(|b| fs::remove_file(b).is_ok())
+        .count()
 }
 
 /// What names the forgotten things in a line of bytes.

@@ -27,6 +27,9 @@ pub struct Options {
     /// The directory the six binaries are copied from (the running executable's).
     pub source_dir: PathBuf,
     pub dry_run: bool,
+    /// The root of the plugin whose runner started us (`REFLECT_PLUGIN_ROOT`), if any: `on` from a
+    /// plugin Claude Code installed leaves the marker [`crate::plugin`] checks.
+    pub plugin_root: Option<PathBuf>,
 }
 
 /// `<data dir>/bin`, absolute: it is written into settings.json and run from any cwd.
@@ -158,6 +161,14 @@ pub fn on(paths: &Paths, opts: &Options, on_wait: &mut dyn FnMut()) -> Result<Ve
         ));
         lines.extend(outcome.changes.iter().map(|c| format!("  {}", c.line())));
     }
+    if !dry {
+        if let Err(e) = remember_plugin(paths, opts) {
+            lines.push(format!(
+                "note: {e}: uninstalling the plugin will not turn capture off by itself; \
+                 run /reflect-toggle off before you uninstall it"
+            ));
+        }
+    }
     let default_data = paths.config_dir.join("reflections");
     if paths.data_dir != default_data {
         // The hooks resolve the data dir from their own environment, which is Claude Code's.
@@ -180,6 +191,16 @@ pub fn on(paths: &Paths, opts: &Options, on_wait: &mut dyn FnMut()) -> Result<Ve
     Ok(lines)
 }
 
+/// Leave the marker of the installed plugin `on` ran from, or remove an old one when it ran from a
+/// checkout (see [`crate::plugin`]).
+fn remember_plugin(paths: &Paths, opts: &Options) -> Result<()> {
+    let marker = opts
+        .plugin_root
+        .as_deref()
+        .and_then(|root| crate::plugin::marker_for(paths, root, &opts.settings));
+    crate::plugin::remember(paths, marker.as_ref())
+}
+
 /// `reflect-toggle off`: remove every hook entry of ours (current and legacy) and nothing else. The
 /// installed binaries and the data stay; with no hook registered none of them ever runs.
 pub fn off(paths: &Paths, opts: &Options, on_wait: &mut dyn FnMut()) -> Result<Vec<String>> {
@@ -189,6 +210,10 @@ pub fn off(paths: &Paths, opts: &Options, on_wait: &mut dyn FnMut()) -> Result<V
         let before_on = settings::last_backup(&opts.settings, &backups);
         doc.disable_after(before_on.as_ref(), &bin)
     })?;
+    if !dry {
+        // The hooks are gone: a marker that cannot be removed only makes doctor say more.
+        let _ = crate::plugin::remember(paths, None);
+    }
     let mut lines = vec![if dry {
         "reflect: would be off"
     } else {

@@ -13,8 +13,9 @@
 //!
 //! A target is written only when it is a Markdown file ([`check_target`]): named `.md` or
 //! `.markdown`, both as given and once links are followed; not inside a `.git` directory (a hook
-//! script, a git config); not an executable program (a `#!` script or a binary: the execute bit alone
-//! is no sign, every file on a WSL-mounted Windows drive has it); a regular file or absent. A CLAUDE.md linked to `~/.bashrc`
+//! script, a git config); not executable (a shell runs an executable file without `#!` as a
+//! script, so a learning written there could be run; on a Windows drive mounted in WSL, where every
+//! file has the bit, the refusal says how to clear it); a regular file or absent. A CLAUDE.md linked to `~/.bashrc`
 //! or into `.git/` is refused before anything is read or written, so the learning never lands in a
 //! shell profile or a hook. A CLAUDE.md linked into a dotfiles repository is followed: the file it
 //! names is rewritten atomically, the link stays, and so do the file's mode and owner.
@@ -80,11 +81,11 @@ fn is_fence(line: &str) -> bool {
 }
 
 /// The lines of `text` as they should appear: a single line becomes a `- ` bullet unless it is
-/// already a list item or a heading.
+/// already a list item (a line starting with `#` is bulleted too: a learning is never a heading).
 fn as_block(text: &str) -> String {
     let text = text.trim();
     if text.contains('\n')
-        || text.starts_with(['-', '*', '#'])
+        || text.starts_with(['-', '*'])
         || text.starts_with(|c: char| c.is_ascii_digit())
     {
         text.to_string()
@@ -229,12 +230,20 @@ pub(crate) fn check_target(given: &Path, target: &Path) -> Result<()> {
     }
     match fs::metadata(target) {
         Ok(meta) if !meta.is_file() => Err(fsutil::not_regular(target, &meta)),
-        Ok(meta) if meta.permissions().mode() & 0o111 != 0 && is_program(target) => {
-            refuse(format!(
-                "{} is an executable program (mode {:o}), not notes",
-                target.display(),
-                meta.permissions().mode() & 0o7777
-            ))
+        Ok(meta) if meta.permissions().mode() & 0o111 != 0 => {
+            let mode = meta.permissions().mode() & 0o7777;
+            if is_program(target) {
+                refuse(format!(
+                    "{} is an executable program (mode {mode:o}), not notes",
+                    target.display()
+                ))
+            } else {
+                refuse(format!(
+                    "{} is executable (mode {mode:o}) and a shell would run what is written into it; \
+                     `chmod -x` it first (on a Windows drive in WSL: mount it with the metadata option)",
+                    target.display()
+                ))
+            }
         }
         _ => Ok(()),
     }
@@ -256,6 +265,18 @@ fn is_program(path: &Path) -> bool {
         || head == [0xca, 0xfe, 0xba, 0xbe]
 }
 
+/// A flag's value as it may be written: one line (a value of several is refused, named but not
+/// echoed: it may hold a secret), cleaned ([`reflect_store::sanitize`]), tabs as blanks, redacted.
+fn one_line_value(flag: &str, value: &str) -> Result<String> {
+    let cleaned = reflect_store::sanitize::clean(value.trim());
+    if cleaned.contains('\n') {
+        return Err(Error::usage(format!(
+            "{flag} must be one line (it is written as one line of the file); nothing was changed"
+        )));
+    }
+    Ok(reflect_store::redact::redact(&cleaned.replace('\t', " ")).into_owned())
+}
+
 /// Promote signal `id`: write `content` under `## section` of `target`, mark the signal
 /// promoted, and record it in the learnings index. Nothing changes when the id does not exist.
 pub fn promote(
@@ -272,15 +293,17 @@ pub fn promote(
             store.paths().store().display()
         ))
     })?;
-    let content = reflect_store::redact::redact(content.trim()).into_owned();
+    let content = one_line_value("--content", content)?;
     if content.is_empty() {
         return Err(Error::usage("--content is empty"));
     }
-    let section = section
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .unwrap_or(default_section(&signal.kind))
-        .to_string();
+    let section = match section
+        .map(|s| one_line_value("--section", s))
+        .transpose()?
+    {
+        Some(s) if !s.is_empty() => s,
+        _ => default_section(&signal.kind).to_string(),
+    };
     let given = target;
     let target = fsutil::resolve_symlinks(given).ctx("cannot resolve", given)?;
     check_target(given, &target)?;
@@ -335,7 +358,9 @@ pub fn promote(
             .insert("promoted_at".into(), Value::from(fsutil::now_rfc3339()));
         sig.meta
             .insert("promoted_content".into(), Value::from(content.clone()));
-        // A signal stored before a redaction rule existed is cleaned when it is promoted.
+        // A signal stored before a redaction rule (or cleaning) existed is cleaned when it is
+        // promoted.
+        reflect_store::sanitize::clean_signal(sig);
         reflect_store::redact::redact_signal(sig);
         Ok(((sig.clone(), true), true))
     })?;
@@ -365,7 +390,9 @@ fn record_learning(paths: &Paths, sig: &Signal, content: &str) -> Result<bool> {
         .get(..10)
         .unwrap_or("")
         .to_string();
-    let target = sig.promoted_to.clone().unwrap_or_default();
+    // A path may hold a newline: each learning stays one line.
+    let target = reflect_store::sanitize::visible(sig.promoted_to.as_deref().unwrap_or_default())
+        .into_owned();
     let topic = topic_file(&sig.kind);
     let line = format!(
         "- {} · {} · {} → {} ({date}) · [evidence]({topic})",

@@ -286,9 +286,15 @@ fn is_current(
 #[derive(Debug, Clone)]
 pub struct Document {
     original: Option<Vec<u8>>,
+    /// The file starts with a UTF-8 byte order mark (Claude Code reads such a file): it is not
+    /// part of `text`, and [`Document::render`] puts it back.
+    bom: bool,
     text: String,
     root: Map<String, Value>,
 }
+
+/// The UTF-8 byte order mark some Windows editors write at the start of a file.
+const BOM: char = '\u{feff}';
 
 fn shape_error(path: &Path, what: impl std::fmt::Display) -> Error {
     Error::msg(format!("{}: {what}", path.display()))
@@ -416,6 +422,10 @@ impl Document {
                 .map_err(|e| shape_error(path, format!("not valid UTF-8 ({e})")))?
                 .to_string(),
         };
+        let (bom, text) = match text.strip_prefix(BOM) {
+            Some(rest) => (true, rest.to_string()),
+            None => (false, text),
+        };
         let root = if text.trim().is_empty() {
             Map::new()
         } else {
@@ -432,6 +442,7 @@ impl Document {
         check_repeats(path, &text, &root)?;
         Ok(Document {
             original,
+            bom,
             text,
             root,
         })
@@ -444,7 +455,12 @@ impl Document {
 
     /// The document as the file would be written: the bytes read, with our edits spliced in.
     pub fn render(&self) -> Vec<u8> {
-        self.text.clone().into_bytes()
+        let mut bytes = Vec::with_capacity(self.text.len() + 3);
+        if self.bom {
+            bytes.extend(BOM.to_string().as_bytes());
+        }
+        bytes.extend(self.text.as_bytes());
+        bytes
     }
 
     /// Replace the text with `edited` (the result of a splice, valid by construction).
@@ -900,6 +916,9 @@ pub(crate) fn edit_file(
     on_wait: &mut dyn FnMut(),
     mut edit: impl FnMut(&mut Document) -> Vec<Change>,
 ) -> Result<Outcome> {
+    if !dry_run {
+        sweep_leftovers(path);
+    }
     let mut planned = Document::load(path)?;
     let changes = edit(&mut planned);
     if changes.is_empty() || dry_run {
@@ -941,6 +960,13 @@ pub(crate) fn edit_file(
             format!("kept changing while we edited it ({EDIT_ATTEMPTS} attempts); try again"),
         ))
     })
+}
+
+/// Remove the temp files a killed rewrite of `path` left beside it (each a full copy of the
+/// settings, `env` tokens included): those of writers that are gone ([`fsutil::stale_temps_of`]).
+/// No lock is needed: a gone writer renames nothing.
+pub fn sweep_leftovers(path: &Path) -> usize {
+    fsutil::remove_stale_temps_of(path)
 }
 
 /// A read-only settings file, or one in a read-only directory, was made so on purpose (home-manager,
@@ -1205,11 +1231,17 @@ mod tests {
     fn regression_on_then_off_is_byte_identical_in_every_layout() {
         let bin = Path::new("/home/u/.claude/reflections/bin");
         let at = Path::new("/s.json");
-        for (name, text) in real_world_files() {
+        // A file saved with a byte order mark (Claude Code accepts it) was refused.
+        let with_bom: Vec<(String, String)> = real_world_files()
+            .into_iter()
+            .map(|(name, text)| (format!("{name} with a BOM"), format!("{BOM}{text}")))
+            .collect();
+        for (name, text) in real_world_files().into_iter().chain(with_bom) {
             let before = Document::parse(at, Some(text.clone().into_bytes())).unwrap();
             let mut on = before.clone();
             assert_eq!(on.enable(bin).len(), 4, "{name}");
             let on_text = String::from_utf8(on.render()).unwrap();
+            assert_eq!(on_text.starts_with(BOM), text.starts_with(BOM), "{name}");
             if text.contains("\r\n") {
                 assert!(!on_text.replace("\r\n", "").contains('\n'), "{name}: CRLF");
             }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use reflect_detect::Counted;
-use reflect_store::signal::{parse_time, Kind, Signal};
+use reflect_store::signal::{parse_time, Kind, Origin, Signal};
 use reflect_transcript::{self as transcript, Event, EventKind};
 
 /// Files remembered by name (a summary lists them; more are only counted).
@@ -314,6 +314,7 @@ pub fn summary_signal(
     sig.project = project.map(str::to_string);
     sig.category = Some("session".into());
     sig.source.hook = Some("SessionEnd".into());
+    sig.source.origin = Some(Origin::Assistant);
     let mut meta = Map::new();
     meta.insert("turns".into(), Value::from(tally.turns));
     let tools: Map<String, Value> = tally

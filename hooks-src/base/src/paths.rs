@@ -91,12 +91,13 @@ impl Paths {
     }
     /// The directories reflect writes files into atomically (a temp file, then a rename): where a
     /// killed writer can leave a temp file behind.
-    pub fn atomic_dirs(&self) -> [PathBuf; 4] {
+    pub fn atomic_dirs(&self) -> [PathBuf; 5] {
         [
             self.data_dir.clone(),
             self.pending(),
             self.cursors(),
             self.learnings_dir(),
+            self.backups(),
         ]
     }
 }
@@ -114,10 +115,23 @@ const OPT_OUT_LEVELS: usize = 64;
 /// repository from its root down: the marker is looked for in `cwd` and each directory above it
 /// up to the repository root (the first one holding `.git`, a directory or a worktree's file),
 /// or up to `/` outside a repository. Two `stat`s a level, so every hook can afford it.
+///
+/// A cwd reached through a symlink into an opted-out repository is opted out too: the walk is
+/// made on the path as given, then once more on its canonical form when that differs. A marker
+/// that is a symlink counts even when it dangles: the user put it there.
 pub fn opt_out_marker_for(cwd: &Path) -> Option<PathBuf> {
+    if let Some(marker) = marker_above(cwd) {
+        return Some(marker);
+    }
+    let real = cwd.canonicalize().ok().filter(|real| real != cwd)?;
+    marker_above(&real)
+}
+
+/// [`opt_out_marker_for`] along one spelling of the cwd.
+fn marker_above(cwd: &Path) -> Option<PathBuf> {
     for dir in cwd.ancestors().take(OPT_OUT_LEVELS) {
         let marker = opt_out_marker(dir);
-        if marker.exists() {
+        if std::fs::symlink_metadata(&marker).is_ok() {
             return Some(marker);
         }
         if dir.join(".git").exists() {
@@ -183,5 +197,28 @@ mod tests {
         assert!(!project_opted_out(&sub));
         // Outside a repository, every directory up to `/` counts.
         assert!(project_opted_out(&outer.join("plain/dir")));
+    }
+
+    /// The opt-out was bypassed by a cwd reached through a symlink into the opted-out repository,
+    /// and a dangling `reflect.off` symlink was taken as no marker.
+    #[test]
+    fn regression_a_symlinked_cwd_and_a_dangling_marker_are_opted_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(repo.join("src/deep")).unwrap();
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join(".claude")).unwrap();
+        std::fs::write(opt_out_marker(&repo), "").unwrap();
+        let link = dir.path().join("shortcut");
+        std::os::unix::fs::symlink(repo.join("src"), &link).unwrap();
+        assert!(project_opted_out(&link));
+        assert!(project_opted_out(&link.join("deep")));
+
+        let other = dir.path().join("other");
+        std::fs::create_dir_all(other.join(".git")).unwrap();
+        std::fs::create_dir_all(other.join(".claude")).unwrap();
+        assert!(!project_opted_out(&other));
+        std::os::unix::fs::symlink("/nonexistent/reflect.off", opt_out_marker(&other)).unwrap();
+        assert!(project_opted_out(&other));
     }
 }

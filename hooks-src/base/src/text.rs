@@ -12,8 +12,10 @@ pub fn truncate(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-/// One line, at most `max` characters, newlines and tabs flattened; `…` marks a cut.
+/// One line, at most `max` characters, newlines and tabs flattened, escapes, controls and
+/// invisible characters removed ([`crate::sanitize::clean`]); `…` marks a cut.
 pub fn one_line(text: &str, max: usize) -> String {
+    let text = &*crate::sanitize::clean(text);
     let mut flat = String::with_capacity(text.len().min(max.saturating_mul(4) + 8));
     let mut chars = 0;
     for word in text.split_whitespace() {

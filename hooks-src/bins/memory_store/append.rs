@@ -12,8 +12,10 @@ use reflect::cli_support::emit;
 impl Append {
     pub fn run(self, ctx: &Ctx) -> Result<()> {
         let text = if self.json == "-" {
+            // One byte past the bound is enough to refuse: a 50 MB paste is not read whole.
             let mut buf = String::new();
             std::io::stdin()
+                .take(input::APPEND_INPUT_MAX_BYTES as u64 + 1)
                 .read_to_string(&mut buf)
                 .map_err(|e| Error::msg(format!("cannot read stdin: {e}")))?;
             buf

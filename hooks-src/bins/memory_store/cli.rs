@@ -145,7 +145,8 @@ pub struct Promote {
     /// The learning: one line, added as a bullet
     #[arg(long, value_name = "TEXT")]
     pub content: String,
-    /// Section heading (default from the type: Conventions, Preferences, Commands, Gotchas…)
+    /// Section heading, one line (default from the type: Conventions, Preferences, Commands,
+    /// Gotchas…)
     #[arg(long, value_name = "NAME")]
     pub section: Option<String>,
     /// Create FILE's directory when it does not exist (else a missing directory is refused as a

@@ -8,10 +8,11 @@ use reflect::cli_support::emit;
 
 impl Get {
     pub fn run(self, ctx: &Ctx) -> Result<()> {
-        let sig = ctx
+        let mut sig = ctx
             .store
             .find(&self.id)?
             .ok_or_else(|| ctx.store.not_found(&self.id))?;
+        reflect_store::sanitize::clean_signal(&mut sig);
         emit(&(serde_json::to_string_pretty(&sig).expect("serializes") + "\n"));
         Ok(())
     }

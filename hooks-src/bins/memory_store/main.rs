@@ -19,7 +19,6 @@ mod update;
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use reflect_base::error::Result;
 use reflect_base::fsutil::LockWait;
 use reflect_base::paths::Paths;
@@ -36,7 +35,7 @@ pub struct Ctx {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = reflect::cli_support::parse(PROGRAM);
     reflect::cli_support::finish(PROGRAM, run(cli.command))
 }
 

@@ -28,7 +28,7 @@
 use serde_json::Value;
 
 use reflect_base::text::one_line;
-use reflect_store::signal::{Kind, Signal};
+use reflect_store::signal::{Kind, Origin, Signal};
 use reflect_transcript as transcript;
 
 /// Longest error text kept in a signal's context (Claude Code already caps errors at ~10,000).
@@ -687,6 +687,7 @@ pub fn signal(tool: &str, line: &str, tried: &str, error: &str) -> Signal {
         format!("Tried: {tried}\nError: {excerpt}")
     };
     sig.category = Some("tool-failure".into());
+    sig.source.origin = Some(Origin::Tool);
     sig.tags = vec![tool.to_ascii_lowercase()];
     sig.meta.insert("tool".into(), Value::from(tool));
     sig

@@ -1044,7 +1044,7 @@ impl Features {
     /// whatever the model weighs), a correction that opens with a no, a "that's wrong" or a stop
     /// ("No, use pnpm not npm"), or a convention that opens as a rule ("Always run the linter
     /// before committing"). Measured leave-one-repository-out, these add recall at the model's
-    /// precision (`scripts/eval-detectors`, README).
+    /// precision (`scripts/eval-detectors`, docs/capture-quality.md).
     pub(crate) fn explicit_request(&self) -> Option<Kind> {
         let says = |k: &Kind| {
             RULE_KINDS

@@ -20,7 +20,9 @@
 //!   the strongest correction there is, so it is stored with confidence 2, its content the
 //!   reason, its context what was refused. A refusal without a reason (or with a one-word
 //!   "cancel") says only "not now": no signal, the session summary counts it by tool. A refused
-//!   plan never stores the plan's text.
+//!   plan never stores the plan's text. A refusal is known by where Claude Code writes it
+//!   ([`transcript::refusal_reason`]), for a call the assistant was seen to make, and not for an
+//!   MCP tool, whose server writes its error text whole and so could write those sentences.
 //! * **failure**: a tool error that says something about the project or its environment; see
 //!   [`crate::failure`] for the rules (the error line, protocol errors, failing tests). A run of
 //!   the same failure is one signal seen several times, not a streak signal of its own.
@@ -48,7 +50,7 @@ use serde_json::Value;
 
 use crate::failure::{input_summary, Assessment, SCAN_BYTES};
 use reflect_base::text::one_line;
-use reflect_store::signal::{Kind, Signal};
+use reflect_store::signal::{Kind, Origin, Signal};
 use reflect_transcript::{self as transcript, Event, EventKind, ToolInput};
 
 use episode::{Episodes, Job};
@@ -257,6 +259,7 @@ impl Detector {
                 _ => quote(text, CONTENT_CHARS),
             };
             let mut sig = Signal::new(verdict.kind, content);
+            sig.source.origin = Some(Origin::User);
             sig.confidence = verdict.confidence;
             sig.context = user_context(text, &answered);
             sig.tags = self.turn_tags();
@@ -266,6 +269,7 @@ impl Detector {
             // The user's words only: what they approved is in them; the assistant's last line
             // (usually "Done! …") goes in the context.
             let mut sig = Signal::new(Kind::Pattern, quote(text, CONTENT_CHARS));
+            sig.source.origin = Some(Origin::User);
             sig.context = user_context(text, &answered);
             sig.tags = self.turn_tags();
             self.set_source(&mut sig, event);
@@ -275,6 +279,7 @@ impl Detector {
             .user_spoke(redirect.as_deref(), event.line, &mut self.closed);
         if let Some(command) = command {
             let mut sig = Signal::new(Kind::Command, command);
+            sig.source.origin = Some(Origin::User);
             sig.context = user_context(text, &answered);
             sig.category = Some("command".into());
             self.set_source(&mut sig, event);
@@ -384,19 +389,19 @@ impl Detector {
             let tool = if name.is_empty() { "tool" } else { &*name };
             *self.counted.refused.entry(tool.to_string()).or_default() += 1;
         }
-        if !says_something(reason) || text::is_hook_message(reason) {
-            // "Not now" is no lesson: the session summary counts refusals by tool. Another
-            // hook's verdict is not the user's words.
+        let hook = text::is_hook_message(reason);
+        if !says_something(reason) || name.is_empty() || name.starts_with("mcp__") || hook {
+            // "Not now" is no lesson: the session summary counts refusals by tool. Nor is the
+            // refusal of a call the assistant was not seen to make: a result is the user's
+            // refusal only as the answer to a call. An MCP server writes its error text whole,
+            // Claude Code's sentences at its start included: what follows them may be its own.
+            // Another hook's verdict is not the user's words.
             return;
         }
         if transcript::presents_a_plan(&name) && !redirects_a_plan(reason) {
             return;
         }
-        let tool = if name.is_empty() {
-            "a tool call"
-        } else {
-            &*name
-        };
+        let tool = &*name;
         let refused = if transcript::presents_a_plan(tool) {
             // A plan is pages of the assistant's text: the reason is what matters.
             "the plan".to_string()
@@ -409,6 +414,9 @@ impl Detector {
             }
         };
         let mut sig = Signal::new(Kind::Correction, quote(reason, CONTENT_CHARS));
+        // Claude Code's refusal, known by its place (see `transcript::refusal_reason`): the
+        // reason is what the user typed.
+        sig.source.origin = Some(Origin::User);
         sig.confidence = REFUSAL_CONFIDENCE;
         sig.context = format!(
             "User refused {refused}, saying: '{}'",
@@ -1052,6 +1060,25 @@ mod tests {
             c[0].context,
             "User refused Write `/src/new.rs`, saying: 'put it in lib.rs'"
         );
+    }
+
+    #[test]
+    fn a_refusal_is_the_users_words_only_for_a_call_seen_and_not_an_mcp_servers() {
+        let refuse = |id: &str| EventKind::Rejection {
+            tool_use_id: id.into(),
+            text: "always run the installer first".into(),
+        };
+        let signals = run(vec![
+            refuse("never-called"),
+            call("m1", "mcp__issues__close", json!({"id": 7})),
+            refuse("m1"),
+            call("w1", "Write", json!({"file_path": "/src/a.rs"})),
+            refuse("w1"),
+        ]);
+        let c = of_kind(&signals, &Kind::Correction);
+        assert_eq!(c.len(), 1, "{signals:#?}");
+        assert_eq!(c[0].meta["tool_use_id"], "w1");
+        assert_eq!(c[0].source.origin, Some(Origin::User));
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub fn status(text: &str) -> Result<Status> {
         Ok(status)
     } else {
         Err(Error::usage(format!(
-            "unknown status '{text}' (one of: {})",
+            "unknown status (one of: {})",
             Status::KNOWN.join(", ")
         )))
     }
@@ -29,7 +29,7 @@ pub fn kind(text: &str) -> Result<Kind> {
         Ok(kind)
     } else {
         Err(Error::usage(format!(
-            "unknown type '{text}' (one of: {})",
+            "unknown type (one of: {})",
             Kind::KNOWN.join(", ")
         )))
     }
@@ -39,11 +39,7 @@ pub fn kind(text: &str) -> Result<Kind> {
 /// RFC 3339).
 pub fn since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
     let text = text.trim();
-    let bad = || {
-        Error::usage(format!(
-            "invalid --since '{text}': use 30m, 12h, 7d, 2w or a date such as 2026-11-01"
-        ))
-    };
+    let bad = || Error::usage("invalid --since: use 30m, 12h, 7d, 2w or a date such as 2026-11-01");
     if let Some(unit) = text.chars().last().filter(|c| c.is_ascii_alphabetic()) {
         let number: i64 = text[..text.len() - 1].parse().map_err(|_| bad())?;
         let span = match unit {
@@ -70,10 +66,56 @@ pub fn project(dir: &Path) -> PathBuf {
     abs.canonicalize().unwrap_or(abs)
 }
 
+/// Longest `content` `append` takes, in characters: a learning is a sentence or two (capture
+/// stores at most a few hundred).
+pub const APPEND_CONTENT_MAX: usize = 2_000;
+/// Longest `context` `append` takes, in characters (capture keeps at most 1,500 of an error).
+pub const APPEND_CONTEXT_MAX: usize = 4_000;
+/// Largest signal `append` takes, in bytes of JSON, whatever its fields (tags, meta…).
+pub const APPEND_SIGNAL_MAX_BYTES: usize = 16 * 1024;
+/// Largest input `append -` reads: many signals at once, never a file dumped by mistake.
+pub const APPEND_INPUT_MAX_BYTES: usize = 4 << 20;
+
 /// The signals `append` is given: one object, an array of objects, or JSON lines; each checked
-/// and completed ([`signal_from`]).
+/// and completed ([`signal_from`]). Input larger than the bounds above is refused, not cut: the
+/// caller meant to store something else, and nothing of it is stored.
 pub fn signals(text: &str) -> Result<Vec<Signal>> {
-    objects(text)?.into_iter().map(signal_from).collect()
+    if text.len() > APPEND_INPUT_MAX_BYTES {
+        return Err(Error::usage(format!(
+            "append: the input is {} bytes; at most {APPEND_INPUT_MAX_BYTES} (nothing stored)",
+            text.len()
+        )));
+    }
+    objects(text)?
+        .into_iter()
+        .map(|fields| within_bounds(&fields).and_then(|()| signal_from(fields)))
+        .collect()
+}
+
+/// Refuse a signal over [`APPEND_CONTENT_MAX`], [`APPEND_CONTEXT_MAX`] or
+/// [`APPEND_SIGNAL_MAX_BYTES`], saying which bound and by how much.
+fn within_bounds(fields: &Map<String, Value>) -> Result<()> {
+    for (field, max) in [
+        ("content", APPEND_CONTENT_MAX),
+        ("context", APPEND_CONTEXT_MAX),
+    ] {
+        let chars = fields
+            .get(field)
+            .and_then(Value::as_str)
+            .map_or(0, |t| t.chars().count());
+        if chars > max {
+            return Err(Error::usage(format!(
+                "append: \"{field}\" is {chars} characters; at most {max} (nothing stored)"
+            )));
+        }
+    }
+    let bytes = serde_json::to_string(fields).map_or(0, |j| j.len());
+    if bytes > APPEND_SIGNAL_MAX_BYTES {
+        return Err(Error::usage(format!(
+            "append: a signal is {bytes} bytes of JSON; at most {APPEND_SIGNAL_MAX_BYTES} (nothing stored)"
+        )));
+    }
+    Ok(())
 }
 
 fn objects(text: &str) -> Result<Vec<Map<String, Value>>> {
@@ -124,6 +166,15 @@ fn objects(text: &str) -> Result<Vec<Map<String, Value>>> {
     Ok(objects)
 }
 
+/// `message` with what it quotes (serde names the value it could not take: `invalid type:
+/// string "…", expected …`) left out: a usage error never prints back what was typed.
+fn without_quoted(message: &str) -> String {
+    match (message.find('"'), message.rfind('"')) {
+        (Some(a), Some(b)) if a < b => format!("{}\"…\"{}", &message[..a], &message[b + 1..]),
+        _ => message.to_string(),
+    }
+}
+
 /// A signal from one object a user gave: its type, status and confidence checked, and what a
 /// person would expect filled in (the current dir as project, the Claude Code session, `cli`).
 fn signal_from(mut fields: Map<String, Value>) -> Result<Signal> {
@@ -147,7 +198,7 @@ fn signal_from(mut fields: Map<String, Value>) -> Result<Signal> {
         }
     }
     let mut sig: Signal = serde_json::from_value(Value::Object(fields))
-        .map_err(|e| Error::usage(format!("append: {e}")))?;
+        .map_err(|e| Error::usage(format!("append: {}", without_quoted(&e.to_string()))))?;
     if sig.content.trim().is_empty() {
         return Err(Error::usage("append: \"content\" is empty"));
     }
@@ -183,6 +234,36 @@ mod tests {
         );
         assert!(since("7x", now).unwrap_err().is_usage());
         assert!(since("soon", now).is_err());
+    }
+
+    #[test]
+    fn append_refuses_what_is_over_its_bounds() {
+        let one = |content: usize, context: usize| {
+            let v = serde_json::json!({"type": "correction", "content": "é".repeat(content),
+                "context": "x".repeat(context)});
+            signals(&v.to_string())
+        };
+        assert!(one(APPEND_CONTENT_MAX, APPEND_CONTEXT_MAX).is_ok());
+        let err = one(APPEND_CONTENT_MAX + 1, 0).unwrap_err();
+        assert!(err.is_usage() && err.to_string().contains("\"content\" is 2001 characters"));
+        let err = one(1, APPEND_CONTEXT_MAX + 1).unwrap_err();
+        assert!(
+            err.to_string().contains("\"context\" is 4001 characters"),
+            "{err}"
+        );
+        let fat = serde_json::json!({"type": "correction", "content": "x",
+            "meta": {"blob": "y".repeat(APPEND_SIGNAL_MAX_BYTES)}});
+        assert!(signals(&fat.to_string())
+            .unwrap_err()
+            .to_string()
+            .contains("bytes of JSON"));
+        let line = format!(
+            "{}\n",
+            serde_json::json!({"type": "correction", "content": "z"})
+        );
+        let many = line.repeat(APPEND_INPUT_MAX_BYTES / line.len() + 1);
+        let refused = signals(&many).err().map(|e| e.to_string());
+        assert!(refused.is_some_and(|e| e.contains("the input is")));
     }
 
     #[test]

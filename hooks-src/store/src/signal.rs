@@ -94,6 +94,18 @@ open_enum! {
     }
 }
 
+open_enum! {
+    /// Whose words a signal's content is (`source.origin`): `user`, what the user typed or the
+    /// reason they gave when refusing a tool call; `tool`, a tool's output (an error, a fetched
+    /// page, an MCP reply), evidence of what happened and never something the user asked for;
+    /// `assistant`, the assistant's or reflect's own words (a finding of /reflect, a summary).
+    Origin {
+        User => "user",
+        Tool => "tool",
+        Assistant => "assistant",
+    }
+}
+
 /// Confidence levels: 1 low (seen once), 2 medium (twice), 3 high (3+), 4 verified by the user.
 pub const CONFIDENCE_VERIFIED: u8 = 4;
 
@@ -112,6 +124,10 @@ pub struct Source {
     pub turn: Option<u64>,
     #[serde(default)]
     pub file: Option<String>,
+    /// Whose words the content is; absent in signals stored before it existed (see
+    /// [`Signal::origin`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -216,6 +232,30 @@ impl Signal {
     /// When the signal was captured, if its timestamp can be read.
     pub fn time(&self) -> Option<DateTime<Utc>> {
         parse_time(&self.timestamp)
+    }
+
+    /// Whose words the content is: `source.origin` (a value this version does not know counts as
+    /// a tool's), or, for a signal stored before it existed, what its kind says (a failure quotes
+    /// a tool, a summary or a finding of /reflect is the assistant's, every other kind the user's).
+    pub fn origin(&self) -> Origin {
+        match &self.source.origin {
+            // Words of unknown origin are not taken for the user's: read as a tool's.
+            Some(origin) if !origin.is_known() => return Origin::Tool,
+            Some(origin) => return origin.clone(),
+            None => {}
+        }
+        match self.kind {
+            Kind::Failure => Origin::Tool,
+            Kind::Summary | Kind::Gotcha | Kind::Discovery | Kind::ProjectFriction => {
+                Origin::Assistant
+            }
+            _ => Origin::User,
+        }
+    }
+
+    /// Whether the content is the user's own words (see [`Signal::origin`]).
+    pub fn is_users_words(&self) -> bool {
+        self.origin() == Origin::User
     }
 
     /// How many times this signal has been seen (`meta.seen`, at least 1).
@@ -901,5 +941,29 @@ mod tests {
             dedup_key(&Kind::Correction, Some("/p"), "use pnpm"),
             dedup_key(&Kind::Convention, Some("/p"), "use pnpm")
         );
+    }
+
+    #[test]
+    fn whose_words_a_signal_holds_is_read_from_its_source_or_its_kind() {
+        let parse = |line: &str| serde_json::from_str::<Signal>(line).unwrap();
+        let old = parse(r#"{"id":"SIG-1","type":"correction","source":{"hook":"PreCompact"}}"#);
+        assert!(old.is_users_words());
+        assert_eq!(
+            parse(r#"{"id":"SIG-1","type":"failure"}"#).origin(),
+            Origin::Tool
+        );
+        assert_eq!(
+            parse(r#"{"id":"SIG-1","type":"gotcha"}"#).origin(),
+            Origin::Assistant
+        );
+        let tool = parse(r#"{"id":"SIG-1","type":"correction","source":{"origin":"tool"}}"#);
+        assert_eq!(tool.origin(), Origin::Tool);
+        let odd = parse(r#"{"id":"SIG-1","type":"correction","source":{"origin":"web"}}"#);
+        assert_eq!(odd.origin(), Origin::Tool, "unknown is not the user's");
+        // Written back as read; absent stays absent.
+        assert!(serde_json::to_string(&odd)
+            .unwrap()
+            .contains(r#""origin":"web""#));
+        assert!(!serde_json::to_string(&old).unwrap().contains("origin"));
     }
 }

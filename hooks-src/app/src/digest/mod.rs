@@ -58,6 +58,7 @@ use reflect_base::text::one_line;
 use reflect_detect::model::{self, Evidence};
 use reflect_detect::text::{Reading, Situation};
 use reflect_store::redact;
+use reflect_store::sanitize;
 use reflect_store::signal;
 use reflect_store::store::Store;
 use reflect_transcript::{self as transcript, Event, EventKind, Position};
@@ -120,11 +121,8 @@ impl fmt::Display for Mark {
 impl FromStr for Mark {
     type Err = Error;
     fn from_str(text: &str) -> Result<Mark> {
-        let bad = || {
-            Error::usage(format!(
-                "invalid mark '{text}': expected SESSION:LINE:TURN, as the digest prints it"
-            ))
-        };
+        let bad =
+            || Error::usage("invalid mark: expected SESSION:LINE:TURN, as the digest prints it");
         let mut parts = text.rsplitn(3, ':');
         let turn: u64 = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
         let line: u64 = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
@@ -338,7 +336,11 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
             line: p.line,
             uuid: p.uuid.clone(),
             timestamp: p.timestamp.clone(),
-            text: one_line(&redact::redact_prefix(&p.head, HEAD_BYTES), TEXT_CHARS),
+            // Cleaned before redaction: a zero-width character inside a token would hide it.
+            text: one_line(
+                &redact::redact_prefix(&sanitize::clean(&p.head), HEAD_BYTES),
+                TEXT_CHARS,
+            ),
             answering: answering_quote(&p.answering),
             probability: p.probability,
             typed,
@@ -466,7 +468,7 @@ fn time_text(t: SystemTime) -> String {
 /// The end of the assistant's last line, redacted, at most [`ANSWERING_CHARS`], cut back to a
 /// word.
 fn answering_quote(raw: &str) -> String {
-    let redacted = redact::redact(raw);
+    let redacted = redact::redact(&sanitize::clean(raw)).into_owned();
     let flat = one_line(&redacted, redacted.len());
     let count = flat.chars().count();
     if count <= ANSWERING_CHARS {
@@ -1059,13 +1061,18 @@ fn line_starts<const N: usize>(
 
 // ---- output ----
 
+// Every line the digest prints is one line whatever the text in it: names (a session id, a
+// project path, which may hold a newline) are shown escaped ([`sanitize::visible`]), and a
+// prompt's line gives its labels first and the prompt last, so a prompt, a path or what the
+// assistant said cannot forge a heading, an `L<line>`, a count or the command to mark.
+
 fn heading(session: &str, project: Option<&str>, last_active: Option<&str>) -> String {
-    let mut out = format!("\n## session {session}");
+    let mut out = format!("\n## session {}", sanitize::visible(session));
     if let Some(p) = project {
-        let _ = write!(out, " · {p}");
+        let _ = write!(out, " · {}", sanitize::visible(p));
     }
     if let Some(t) = last_active {
-        let _ = write!(out, " · {t}");
+        let _ = write!(out, " · {}", sanitize::visible(t));
     }
     out.push('\n');
     out
@@ -1073,13 +1080,15 @@ fn heading(session: &str, project: Option<&str>, last_active: Option<&str>) -> S
 
 fn prompt_line(p: &Shown) -> String {
     let mut out = format!("L{}", p.line);
-    if !p.answering.is_empty() && p.text.chars().count() < SELF_CONTAINED_CHARS {
-        let _ = write!(out, " [after: {}]", p.answering);
-    }
-    let _ = write!(out, " {}", p.text);
     if p.typed > 1 {
         let _ = write!(out, " (typed {} times)", p.typed);
     }
+    if !p.answering.is_empty() && p.text.chars().count() < SELF_CONTAINED_CHARS {
+        // The quote is bracketed: a bracket in it would end it early.
+        let quote = p.answering.replace('[', "(").replace(']', ")");
+        let _ = write!(out, " [after: {quote}]");
+    }
+    let _ = write!(out, " {}", p.text);
     out.push('\n');
     out
 }
@@ -1107,7 +1116,7 @@ impl Digest {
         } else {
             let _ = writeln!(
                 out,
-                "{listed} prompt(s) not yet looked at, in {} session(s), newest first. L<line> [after: the assistant's last words] prompt:",
+                "{listed} prompt(s) not yet looked at, in {} session(s), newest first. L<line> (typed N times) [after: the assistant's last words] prompt, the count and the quote when they apply:",
                 self.sessions.len()
             );
         }
@@ -1145,10 +1154,11 @@ impl Digest {
                 out,
                 "Not read: {} session(s) whose transcript is gone (Claude Code deletes transcripts after cleanupPeriodDays, 30 days by default): {}.",
                 self.gone.len(),
-                self.gone.join(", ")
+                sanitize::visible(&self.gone.join(", "))
             );
         }
         for (session, why) in &self.failed {
+            let (session, why) = (sanitize::visible(session), sanitize::visible(why));
             let _ = writeln!(out, "Not read: session {session}: {why}.");
         }
         if let Some(mark) = self.mark_arguments() {
@@ -1208,8 +1218,8 @@ impl Digest {
         for s in &self.sessions {
             for p in &s.prompts {
                 let object: Value = json!({
-                    "session_id": s.session,
-                    "project": s.project,
+                    "session_id": sanitize::clean(&s.session),
+                    "project": s.project.as_deref().map(sanitize::clean),
                     "line": p.line,
                     "uuid": p.uuid,
                     "timestamp": p.timestamp,

@@ -40,6 +40,8 @@ pub fn backup(path: &Path, backups_dir: &Path, keep: usize, link: bool) -> Resul
         return Ok(None);
     }
     ensure_private_dir(backups_dir)?;
+    // A rewrite of a backup (`forget` scrubs them) killed midway left a temp copy here.
+    super::temp::remove_stale_temps(backups_dir);
     let stem = backup_stem(&source);
     let stamp = Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
     let mut dest = backups_dir.join(format!("{stem}.{stamp}"));
@@ -65,6 +67,15 @@ pub fn newest_backup(path: &Path, backups_dir: &Path) -> Option<PathBuf> {
     // The timestamp sorts by time (a `-N` suffix after a same-instant copy sorts after it).
     let newest = backup_names(backups_dir, &backup_stem(&source)).pop()?;
     Some(backups_dir.join(newest))
+}
+
+/// Every copy of `path` in `backups_dir` (made by [`backup`]), oldest first.
+pub fn backups_of(path: &Path, backups_dir: &Path) -> Vec<PathBuf> {
+    let source = resolve_symlinks(path).unwrap_or_else(|_| path.to_path_buf());
+    backup_names(backups_dir, &backup_stem(&source))
+        .into_iter()
+        .map(|n| backups_dir.join(n))
+        .collect()
 }
 
 /// The names of the backups of the file whose stem is `stem`, oldest first.

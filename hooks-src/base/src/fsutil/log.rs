@@ -23,7 +23,8 @@ pub const ERROR_LOG_MAX: u64 = 256 * 1024;
 pub const LOG_LINE_MAX: usize = 2048;
 
 /// Append one line to the error log, its message cut at [`LOG_LINE_MAX`]. Never fails: a hook that
-/// cannot even log still exits 0.
+/// cannot even log still exits 0. The message is written as given: hooks log through
+/// `hook::log` (hooks-src/bins), which redacts it first.
 pub fn log_error(log_path: &Path, program: &str, message: &str) {
     let _ = (|| -> io::Result<()> {
         if let Some(dir) = log_path.parent() {

@@ -31,12 +31,15 @@ pub mod owner;
 pub mod temp;
 
 pub use atomic::atomic_write;
-pub use backup::{backup, backup_stem, newest_backup};
+pub use backup::{backup, backup_stem, backups_of, newest_backup};
 pub use lock::{remove_lock_file, with_lock, LockWait};
 pub use log::{log_error, rotated_log, ERROR_LOG_MAX, LOG_LINE_MAX};
 pub use open::{not_regular, open_regular, read_regular, resolve_symlinks};
 pub use owner::{create_dirs, ensure_private_dir, give_to_dir_owner};
-pub use temp::{remove_stale_temps, stale_temp, stale_temps, TEMP_STALE_AFTER};
+pub use temp::{
+    remove_stale_temps, remove_stale_temps_of, stale_temp, stale_temps, stale_temps_of,
+    TEMP_STALE_AFTER,
+};
 
 /// Mode of every file reflect creates for itself (the store, cursors, logs, backups).
 pub const PRIVATE_FILE: u32 = 0o600;

@@ -1,4 +1,4 @@
-//! Appending signals: fill and redact them, dedup them against the store's tail, and write them
+//! Appending signals: fill, clean and redact them, dedup them against the store's tail, and write them
 //! in one `write` under the lock. An append never reads more than [`TAIL_BYTES`] of the store.
 //!
 //! A signal repeats a recent captured one of the tail when their dedup keys match, or when it is
@@ -176,6 +176,7 @@ pub fn prepare(sig: &mut Signal, now: DateTime<Utc>) {
         sig.timestamp = signal::format_time(now);
     }
     sig.confidence = sig.confidence.clamp(1, CONFIDENCE_VERIFIED);
+    crate::sanitize::clean_signal(sig); // first: a zero-width character could hide a token
     crate::redact::redact_signal(sig);
 }
 

@@ -50,6 +50,7 @@ impl Store {
                         sig.tags.push(t.clone());
                     }
                 }
+                crate::sanitize::clean_signal(sig);
                 crate::redact::redact_signal(sig);
             }
             Ok(((), true))
@@ -119,13 +120,14 @@ impl Store {
         })
     }
 
-    /// Every signal of the store (and of the archive, with `archive`), redacted again.
+    /// Every signal of the store (and of the archive, with `archive`), cleaned and redacted again.
     pub fn export(&self, archive: bool) -> Result<Vec<Signal>> {
         let mut all: Vec<Signal> = self.load()?.signals().cloned().collect();
         if archive {
             all.extend(self.load_archive()?.signals().cloned());
         }
         for s in &mut all {
+            crate::sanitize::clean_signal(s);
             crate::redact::redact_signal(s);
         }
         Ok(all)

@@ -101,6 +101,7 @@ impl Selection<'_> {
             Hit::Parsed(s) => (**s).clone(),
         };
         self.sightings.fold(&mut sig);
+        crate::sanitize::clean_signal(&mut sig); // whatever an older version stored
         Some(sig)
     }
 
@@ -118,7 +119,9 @@ impl Selection<'_> {
         let mut out = Vec::with_capacity(self.hits.iter().map(size).sum());
         for hit in &self.hits {
             match hit {
-                Hit::Raw { line, id } if !self.sightings.contains(id) => {
+                Hit::Raw { line, id }
+                    if !self.sightings.contains(id) && crate::sanitize::is_clean_json(line) =>
+                {
                     out.extend_from_slice(line)
                 }
                 _ => match self.whole(hit) {
