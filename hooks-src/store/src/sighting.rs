@@ -10,8 +10,8 @@
 //!   records away).
 //! * **Episodes**: `seen` counts episodes, not retries. A sighting in the same session and the
 //!   same turn (the same prompt line, else the same transcript line) as the latest one is a
-//!   retry: nothing is recorded. A sighting that knows neither (the failure hook's) is of its
-//!   session's episode.
+//!   retry: nothing is recorded. The failure hook's reports, which know neither, are one
+//!   episode of their session.
 //! * **Completion and update**: a record marked `completes` is no sighting; it brings a
 //!   failure's `resolution`, or (`update`) a newer `content`, `context` and `meta`. The newest
 //!   wins.
@@ -152,6 +152,9 @@ pub fn completion(target: &str, sig: &Signal, update: bool) -> Recurrence {
     }
 }
 
+/// The failure hook's `source.hook`.
+const HOOK: &str = "PostToolUseFailure";
+
 /// Whether `sig` is a sighting of the same episode as `prev`'s latest one (see the module doc).
 pub fn same_episode(prev: &Signal, sig: &Signal) -> bool {
     if prev.session_id.is_none() || prev.session_id != sig.session_id {
@@ -165,7 +168,8 @@ pub fn same_episode(prev: &Signal, sig: &Signal) -> bool {
         (Some(x), Some(y)) => x == y,
         _ => match (a.line, b.line) {
             (Some(x), Some(y)) => x == y,
-            _ => true,
+            // The failure hook knows no turn: its reports in one session are one episode.
+            _ => a.hook.as_deref() == Some(HOOK) && b.hook.as_deref() == Some(HOOK),
         },
     }
 }

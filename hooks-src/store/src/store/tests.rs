@@ -482,6 +482,7 @@ fn repeats_become_recurrences_and_replays_are_dropped() {
     // The failure hook and the transcript miner both report a failed tool call.
     let mut from_hook = sig(Kind::Failure, "Bash failed: Exit code 1", "s", 0);
     from_hook.source.line = None;
+    from_hook.source.hook = Some("PostToolUseFailure".into());
     let from_transcript = sig(Kind::Failure, "Bash error: npm ERR! missing", "s", 40);
     let failed = append(on_call(from_hook.clone(), "toolu_1")).written;
     let replayed = append(on_call(from_transcript.clone(), "toolu_1"));
