@@ -156,7 +156,7 @@ fn regression_forget_project_leaves_no_trace_in_the_data_dir() {
         v["tool_name"] = "Bash".into();
         v["tool_input"] = serde_json::json!({"command": "make widgets"});
         v["tool_use_id"] = call.into();
-        v["error"] = format!("Exit code 1\nerror: {what}").into();
+        v["error"] = format!("Exit code 1\nerror: {what}: permission denied").into();
         v
     };
     hook(&env, "capture-signals", &payload(s, &t, &p));
@@ -292,12 +292,24 @@ fn write_record(env: &Env, ids: &[&str], tick: u64) {
         .unwrap();
 }
 
+/// `call` with its digits as letters.
+fn spelled(call: &str) -> String {
+    call.chars()
+        .map(|c| match c.to_digit(10) {
+            Some(d) => char::from(b'a' + d as u8),
+            None => c,
+        })
+        .collect()
+}
+
 fn failure_payload(env: &Env, call: &str) -> serde_json::Value {
     serde_json::json!({
         "session_id": "s-plugin", "transcript_path": env.dir.path().join("t.jsonl"),
         "cwd": env.dir.path(), "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
         "tool_input": {"command": "make"}, "tool_use_id": call,
-        "error": format!("Exit code 1\nerror: widget {call} broke"),
+        // A fact of the environment (the failure hook keeps those), its own per call (a
+        // failure's key drops words with digits: the call's are spelled out).
+        "error": format!("Exit code 1\nerror: widget {} broke: permission denied", spelled(call)),
     })
 }
 

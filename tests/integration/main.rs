@@ -25,6 +25,7 @@ mod provenance;
 mod redaction;
 mod redaction_shapes;
 mod review;
+mod sightings;
 #[cfg(unix)] // the skills' helpers are POSIX sh: see first_use above
 mod skills;
 mod store_rules;

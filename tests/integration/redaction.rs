@@ -396,7 +396,10 @@ fn capture_failure_redacts_the_error_and_the_tool_input() {
         "{} && {} && {}",
         samples[17].text, samples[16].text, samples[14].text
     );
-    let error = format!("Exit code 1\nerror: deploy failed\n{}", all_texts(&samples));
+    let error = format!(
+        "Exit code 1\nerror: deploy failed: permission denied\n{}",
+        all_texts(&samples)
+    );
     let out = env
         .cmd("capture-failure")
         .write_stdin(failure_payload(&command, &error))
@@ -426,7 +429,8 @@ fn capture_failure_redacts_before_cutting_so_no_token_prefix_survives() {
     let token = &samples()[2].secret; // github-token
     let prefix = &token[..12];
     // The error line keeps 200 characters and the command 160: both cut inside the token.
-    let error = format!("error: {} {token}\nmore", "e".repeat(185));
+    // (An EACCES: the failure hook keeps facts of the environment.)
+    let error = format!("error: eacces {} {token}\nmore", "e".repeat(178));
     let command = format!("echo {} {token}", "y".repeat(145));
     env.cmd("capture-failure")
         .write_stdin(failure_payload(&command, &error))

@@ -536,7 +536,7 @@ fn capture_failure_leaks_no_secret_of_any_shape_or_encoding() {
                 "tool_name": "Bash",
                 "tool_input": {"command": row.text},
                 "tool_use_id": format!("toolu_{}_{}", row.shape.len(), row.encoding.len()),
-                "error": format!("Exit code 1\n{}", row.text),
+                "error": format!("Exit code 1\nerror: permission denied: {}", row.text),
                 "is_interrupt": false
             });
             let (out, _) = run_hook(&env, "capture-failure", payload.to_string().as_bytes());

@@ -106,7 +106,7 @@ fn hook_runs_racing_rewrites_and_toggle_pairs_lose_and_tear_nothing() {
                         "tool_name": "Bash",
                         "tool_input": {"command": "make"},
                         "tool_use_id": format!("toolu_{w}_{i}"),
-                        "error": format!("Exit code 2\nerror: {} broke", word(w * runs + i)),
+                        "error": format!("Exit code 2\nerror: {} broke: permission denied", word(w * runs + i)),
                     });
                     let bytes = payload.to_string();
                     let mut child = spawn_fed(&mut cmd(env, "capture-failure"), bytes.as_bytes());
@@ -143,7 +143,10 @@ fn hook_runs_racing_rewrites_and_toggle_pairs_lose_and_tear_nothing() {
     }
     let mut lost = Vec::new();
     for n in 0..workers * runs {
-        match seen.get(&format!("Bash failed: error: {} broke", word(n))) {
+        match seen.get(&format!(
+            "Bash failed: error: {} broke: permission denied",
+            word(n)
+        )) {
             Some(1) => {}
             Some(k) => panic!("failure {n} stored {k} times"),
             None => lost.push(n),

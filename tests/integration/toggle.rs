@@ -787,7 +787,7 @@ fn installed_binaries_run_and_are_reused() {
     let handler = read_json(&settings(&env))["hooks"]["PostToolUseFailure"][0]["hooks"][0].clone();
     let payload = json!({"session_id": "s1", "transcript_path": "/nonexistent", "cwd": env.dir.path(),
         "hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": {"command": "false"},
-        "tool_use_id": "t1", "error": "Exit code 1\nerror: the build failed", "is_interrupt": false});
+        "tool_use_id": "t1", "error": "Exit code 1\nerror: the build failed: permission denied", "is_interrupt": false});
     let mut child = crate::util::as_claude_starts(&handler)
         .env_clear()
         .env("HOME", &env.home)

@@ -191,8 +191,10 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
     .ctx("cannot read transcript", path)?;
 
     tally.add(detector.take_counted());
-    let mut signals = detector.finish();
-    signals.retain(|s| s.source.line.is_none_or(|l| l > line));
+    // A PreCompact run leaves a failure still waiting for its resolution to the next run, which
+    // re-reads its turn; the session's end, or an offline run, ends it unresolved.
+    let defer = req.hook == "PreCompact";
+    let mut signals = detector.finish_after(line, defer);
     for s in &mut signals {
         s.session_id = Some(session.to_string());
         s.project = req.project.clone();
@@ -274,11 +276,12 @@ impl Stored {
 
 /// The signals as the store would write them: prepared (filled, redacted) as an append does, with
 /// ids and dedup keys; a repeat within the batch (the same key, or a paraphrase of an
-/// instruction) counts as one more sighting of the first, as the store counts it.
+/// instruction) from another turn counts as one more sighting of the first, as the store counts
+/// it (a repeat within one turn is a retry of the same episode, not counted).
 fn preview(batch: Vec<Signal>) -> Vec<Signal> {
     let now = chrono::Utc::now();
     let mut out: Vec<Signal> = Vec::with_capacity(batch.len());
-    let mut by_key: HashMap<String, usize> = HashMap::new();
+    let mut by_key: HashMap<String, (usize, Option<u64>)> = HashMap::new();
     let mut sightings = Sightings::default();
     let mut said = signal::Instructions::default();
     for mut sig in batch {
@@ -291,8 +294,13 @@ fn preview(batch: Vec<Signal>) -> Vec<Signal> {
                 .paraphrased(sig.project.as_deref(), &sig.content)
                 .unwrap_or(&own),
         };
-        if let Some(&at) = by_key.get(key) {
-            sightings.add(&out[at].id, "");
+        if let Some((at, last)) = by_key.get_mut(key) {
+            // One session: another turn is another episode, a repeat within one is a retry.
+            let prompt = reflect_store::keyindex::prompt_line(&sig.source);
+            if prompt.is_some() && last.is_some() && prompt != *last {
+                sightings.add(&out[*at].id, "");
+                *last = prompt;
+            }
             continue;
         }
         if instruction {
@@ -301,7 +309,10 @@ fn preview(batch: Vec<Signal>) -> Vec<Signal> {
         sig.id = signal::make_id(now, out.last().map(|s| s.id.as_str()));
         sig.meta
             .insert("dedup_key".into(), Value::from(own.clone()));
-        by_key.insert(own, out.len());
+        by_key.insert(
+            own,
+            (out.len(), reflect_store::keyindex::prompt_line(&sig.source)),
+        );
         out.push(sig);
     }
     for sig in &mut out {
@@ -310,8 +321,8 @@ fn preview(batch: Vec<Signal>) -> Vec<Signal> {
     out
 }
 
-/// The capture request a hook payload asks for; `Ok(None)` when the payload names no transcript
-/// or its project opted out (nothing to do, nothing to log).
+/// The capture request a hook payload asks for; `Ok(None)` when its project opted out, or the
+/// session ends (`summary`) without a transcript on disk (nothing to do, nothing to log).
 pub fn request_from_payload(
     payload: &Payload,
     hook_event: &str,
@@ -325,6 +336,13 @@ pub fn request_from_payload(
             "payload has no transcript_path; nothing to capture",
         ));
     };
+    // Claude Code ends sessions that never wrote a transcript (`claude plugin update` does):
+    // nothing was said, nothing to summarize, nothing wrong.
+    let gone =
+        std::fs::symlink_metadata(transcript).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
+    if summary && gone {
+        return Ok(None);
+    }
     Ok(Some(Request {
         transcript: PathBuf::from(transcript),
         session: payload.session_id.clone().filter(|s| !s.is_empty()),
@@ -342,9 +360,12 @@ mod tests {
 
     #[test]
     fn preview_folds_paraphrases_of_an_instruction_as_the_store_does() {
+        let turn = std::cell::Cell::new(0);
         let said = |kind, text: &str| {
             let mut s = Signal::new(kind, text);
             s.project = Some("/p".into());
+            turn.set(turn.get() + 1);
+            in_turn(&mut s, turn.get());
             s
         };
         let out = preview(vec![
@@ -376,12 +397,21 @@ mod tests {
         );
     }
 
+    fn in_turn(s: &mut Signal, prompt: u64) {
+        let key = reflect_store::keyindex::PROMPT_LINE.to_string();
+        s.source.extra.insert(key, Value::from(prompt));
+    }
+
     #[test]
-    fn preview_gives_ids_and_folds_repeats() {
-        let a = Signal::new(signal::Kind::Correction, "Use pnpm, not npm");
-        let b = Signal::new(signal::Kind::Correction, "use PNPM not npm!");
+    fn preview_gives_ids_and_folds_repeats_of_other_turns_only() {
+        let mut a = Signal::new(signal::Kind::Correction, "Use pnpm, not npm");
+        let mut b = Signal::new(signal::Kind::Correction, "use PNPM not npm!");
+        let mut retry = Signal::new(signal::Kind::Correction, "use pnpm, not npm");
         let c = Signal::new(signal::Kind::Convention, "Tests live in tests/");
-        let out = preview(vec![a, b, c]);
+        in_turn(&mut a, 1);
+        in_turn(&mut b, 5);
+        in_turn(&mut retry, 5);
+        let out = preview(vec![a, b, retry, c]);
         assert_eq!(out.len(), 2);
         assert!(signal::looks_like_id(&out[0].id));
         assert!(out[1].id > out[0].id, "ids increase");

@@ -107,6 +107,7 @@ pub fn forget(store: &Store, selector: &Selector) -> Result<ForgetReport> {
         let pass = |snap: &mut Snapshot| {
             let gone = snap.remove_where(|s| selector.matches(s));
             names.add_ids(gone.iter().map(|s| s.id.as_str()));
+            snap.drop_evidence_naming(|bytes| names.name(bytes));
             let before = snap.entries.len();
             snap.entries.retain(|e| !names.name(e.raw()));
             let changed = !gone.is_empty() || snap.entries.len() != before;

@@ -3,7 +3,6 @@
 
 use std::fmt::Write as _;
 
-use reflect_base::text::one_line;
 use reflect_store::sanitize;
 use reflect_store::signal::{Kind, Origin, Signal};
 use reflect_store::store::Stats;
@@ -38,13 +37,14 @@ pub fn list(signals: &[&Signal], format: ListFormat) -> String {
 }
 
 /// A signal's content as the last column of a listing (labels first, so it forges none): one
-/// clean line, marked `[tool output]` when it quotes a tool (a failure's type says so already).
+/// clean line, marked `[tool output]` when it quotes a tool (a failure's type says so already),
+/// a failure's resolution after an arrow ([`Signal::headline`]).
 pub fn free_text(s: &Signal, max: usize) -> String {
     let mark = s.kind != Kind::Failure && s.origin() == Origin::Tool;
     format!(
         "{}{}",
         if mark { "[tool output] " } else { "" },
-        one_line(&s.content, max)
+        s.headline(max)
     )
 }
 

@@ -216,14 +216,15 @@ pub(crate) fn human_duration(secs: i64) -> String {
     }
 }
 
-/// The `summary` signal for a session, `None` when the session did nothing.
+/// The `summary` signal for a session, `None` when the session called no tool.
 pub fn summary_signal(
     tally: &Tally,
     session: &str,
     project: Option<&str>,
     end_reason: Option<&str>,
 ) -> Option<Signal> {
-    if tally.is_empty() {
+    // A session that called no tool did no work to summarize (a greeting, a question).
+    if tally.is_empty() || tally.tool_calls() == 0 {
         return None;
     }
     let mut by_use: Vec<(&String, &u64)> = tally.tools.iter().collect();
@@ -385,6 +386,7 @@ mod tests {
     fn refusals_protocol_errors_and_failing_tests_are_counted_not_stored() {
         let mut t = Tally::default();
         t.observe(&ev(1, None, EventKind::UserText { text: "go".into() }));
+        t.observe(&ev(2, None, tool("Bash", json!({"command": "ls"}))));
         let counted = |refused: &[(&str, u64)], protocol: &[(&str, u64)], failing| Counted {
             refused: refused.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
             protocol_errors: protocol.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
@@ -507,10 +509,11 @@ mod tests {
 
     #[test]
     fn other_session_ids_are_named_whole() {
-        let t = Tally {
+        let mut t = Tally {
             turns: 1,
             ..Tally::default()
         };
+        t.observe(&ev(2, None, tool("Bash", json!({"command": "ls"}))));
         let s = summary_signal(&t, "demo-transcript", None, None).unwrap();
         assert!(
             s.content.starts_with("Session demo-transcript: 1 prompt,"),
@@ -520,8 +523,11 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_session_has_no_summary() {
+    fn an_empty_session_or_one_without_work_has_no_summary() {
         assert!(summary_signal(&Tally::default(), "s", None, None).is_none());
+        let mut hi = Tally::default();
+        hi.observe(&ev(1, None, EventKind::UserText { text: "hi".into() }));
+        assert!(summary_signal(&hi, "s", None, None).is_none());
     }
 
     #[test]

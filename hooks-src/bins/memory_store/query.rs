@@ -5,7 +5,7 @@ use reflect_app::render::{self, ListFormat};
 use reflect_app::scope::{self, Names, Scope};
 use reflect_base::error::{Error, Result};
 use reflect_store::input;
-use reflect_store::signal::Signal;
+use reflect_store::signal::{Kind, Signal};
 use reflect_store::store::{self, Filter};
 
 use crate::cli::{Query, QueryFormat};
@@ -49,6 +49,7 @@ impl Query {
             ));
         }
         let budget = self.budget_tokens.unwrap_or(index::INDEX_BUDGET_TOKENS);
+        let summaries = filter.kinds.contains(&Kind::Summary);
         let bytes = ctx.store.view_bytes()?;
         let mut selection = store::select(&bytes, &filter);
         let Some(scope) = scope else {
@@ -65,6 +66,7 @@ impl Query {
                 self.format,
                 None,
                 budget,
+                summaries,
             ));
             return Ok(());
         };
@@ -80,18 +82,21 @@ impl Query {
             self.format,
             Some(&scope),
             budget,
+            summaries,
         ));
         Ok(())
     }
 }
 
 /// The signals in `format`. The index names each signal's project and session, marks a
-/// preference that came from outside `scope` as global, and keeps within `budget_tokens`.
+/// preference that came from outside `scope` as global, keeps within `budget_tokens`, and lists
+/// summaries only when `summaries` (they were asked for by type).
 fn render_list(
     signals: &[&Signal],
     format: QueryFormat,
     scope: Option<&Scope>,
     budget_tokens: usize,
+    summaries: bool,
 ) -> String {
     let format = match format {
         QueryFormat::Jsonl => ListFormat::Jsonl,
@@ -99,8 +104,15 @@ fn render_list(
         QueryFormat::Table => ListFormat::Table,
         QueryFormat::Index => {
             let names = Names::default();
+            // The index lists candidates for a review; a summary is its context, listed only
+            // when asked for by type.
+            let signals: Vec<&Signal> = signals
+                .iter()
+                .copied()
+                .filter(|s| summaries || s.kind != Kind::Summary)
+                .collect();
             return index::index(
-                signals,
+                &signals,
                 |s| {
                     let global = scope.is_some_and(|scope| !scope.holds_signal(s));
                     render::place(

@@ -81,6 +81,15 @@ const PROTOCOL_STARTS: &[&str] = &[
     "No task found with ID",
     "Unknown slash command",
     "Permission to use ",
+    // Claude Code's permission prompts, denied or not answered: not the project's failures.
+    "This command requires approval",
+    "This tool requires approval",
+    "Permission for this tool use was denied",
+    "The user denied",
+    // Another hook's verdict on the call (a PreToolUse hook that blocks it).
+    "BLOCKED",
+    "PreToolUse:",
+    "PreToolUse hook",
 ];
 
 /// Protocol messages matched anywhere in the error's first line.
@@ -89,12 +98,26 @@ const PROTOCOL_CONTAINS: &[&str] = &[
     "exceeds maximum allowed tokens",
     "is not running, so cannot be killed",
     "was blocked. For security, Claude Code",
+    "requires approval",
+    "haven't granted it yet",
+    "hook error:",
+    "blocked by hook",
+    "blocked by a hook",
 ];
 
 /// Judge a tool error (redacted, as the tool returned it).
 pub(crate) fn assess(error: &str) -> Assessment {
     let error = reflect_base::text::truncate(error, SCAN_BYTES);
     let trimmed = error.trim();
+    // A timeout is the lesson (the command outlives the tool's limit), not what it printed.
+    if let Some(after) = trimmed.strip_prefix(TIMED_OUT) {
+        // "Command timed out after 2m 0.0s", and nothing of the output that may follow it.
+        let took: Vec<&str> = after
+            .split_whitespace()
+            .take_while(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+            .collect();
+        return Assessment::Error(format!("{TIMED_OUT} {}", took.join(" ")));
+    }
     if trimmed == "Warmup"
         || trimmed.starts_with("[Request interrupted by user")
         || trimmed.starts_with("Interrupted by user")
@@ -119,6 +142,70 @@ pub(crate) fn assess(error: &str) -> Assessment {
         Some(line) if is_failing_test(&line, text) => Assessment::FailingTests,
         Some(line) => Assessment::Error(line),
     }
+}
+
+/// How Claude Code's Bash tool says a command outlived its timeout.
+const TIMED_OUT: &str = "Command timed out after";
+
+/// Programs that print files or matches: their output is the file's text, so a line of it that
+/// reads like an error (`except ValueError:` in a `cat` of Python) is not theirs to report.
+const PRINTERS: &[&str] = &[
+    "cat", "head", "tail", "sed", "less", "more", "grep", "rg", "awk", "bat", "nl", "diff",
+];
+
+/// [`assess`] for a call of `tool` running `command` (a Bash command; empty for other tools):
+/// a program that prints files reports an error only in its own name (`cat: x: No such file`)
+/// or as a fact of the environment.
+pub fn assess_call(tool: &str, command: &str, error: &str) -> Assessment {
+    let assessed = assess(error);
+    if let (Assessment::Error(line), "Bash") = (&assessed, tool) {
+        let program = crate::episode::Job::of("Bash", command)
+            .program()
+            .to_string();
+        let own = line.starts_with(&format!("{program}:"));
+        if PRINTERS.contains(&program.as_str())
+            && !own
+            && !line.starts_with(TIMED_OUT)
+            && !crate::episode::environment_fact(line)
+        {
+            return Assessment::Silent;
+        }
+    }
+    assessed
+}
+
+/// Escape sequences of terminals (colours, cursor moves) taken out of a text: `ESC [` … a
+/// final letter, `ESC ]` … BEL or `ESC \\`, and any other `ESC` with the character after it.
+pub fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\u{1b}') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('[') => {
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            Some(']') => {
+                while let Some(c) = chars.next() {
+                    if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Whether a tool error (as [`assess`]ed) is the reason a user typed when refusing the call:
@@ -289,6 +376,23 @@ const NOISE_STARTS: &[&str] = &[
     // PowerShell's excerpt and record lines under its message.
     "+ ",
     "at line:",
+    // Source code printed by the program (a file shown, a snippet echoed): not its error.
+    "except ",
+    "except:",
+    "raise ",
+    "catch ",
+    "catch(",
+    "} catch",
+    "throw ",
+    "try:",
+    "def ",
+    "class ",
+    "if err",
+    "return err",
+    "// ",
+    "# ",
+    "/* ",
+    "* ",
 ];
 
 /// Markers at the start of a line (in any ASCII case), each followed by a non-letter.
@@ -567,7 +671,14 @@ pub fn input_summary(tool: &str, input: &Value) -> String {
 /// A failure signal for `tool`'s error line; `tried` is the call's [`input_summary`], `error`
 /// the whole (redacted) error for the context.
 pub fn signal(tool: &str, line: &str, tried: &str, error: &str) -> Signal {
-    let mut sig = Signal::new(Kind::Failure, format!("{tool} failed: {line}"));
+    let content = match line.strip_prefix(TIMED_OUT) {
+        // The command is the lesson: which one outlives the tool's limit.
+        Some(after) if !tried.is_empty() => {
+            format!("{tool} timed out after{after}: `{}`", one_line(tried, 120))
+        }
+        _ => format!("{tool} failed: {line}"),
+    };
+    let mut sig = Signal::new(Kind::Failure, content);
     // Lines kept: an error's shape (a traceback, a compiler's excerpt) is read by its lines.
     let excerpt: String = error.trim().chars().take(ERROR_CONTEXT_CHARS).collect();
     sig.context = if tried.is_empty() {
@@ -605,10 +716,21 @@ pub fn failure_signal(p: &ToolFailure) -> Option<Signal> {
     }
     let tool = p.tool_name.filter(|t| !t.is_empty())?;
     // Redacted before the error line and the excerpt cut it (see `input_summary`).
-    let error = reflect_store::redact::redact_prefix(p.error.unwrap_or(""), SCAN_BYTES);
-    let Assessment::Error(line) = assess(&error) else {
+    let raw = strip_ansi(p.error.unwrap_or(""));
+    let error = reflect_store::redact::redact_prefix(&raw, SCAN_BYTES);
+    let command = p
+        .tool_input
+        .and_then(|i| i.get("command"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let Assessment::Error(line) = assess_call(tool, command, &error) else {
         return None;
     };
+    // Whether anything resolves it is known only to the transcript miner, later: the hook keeps
+    // what is worth a signal unresolved, a fact of the environment (see `detect::episode`).
+    if tool == "Bash" && !crate::episode::environment_fact(&line) {
+        return None;
+    }
     let tried = p
         .tool_input
         .map(|i| input_summary(tool, i))
@@ -658,13 +780,68 @@ mod tests {
 
     #[test]
     fn bash_failure_quotes_the_error_and_keeps_the_command_in_the_context() {
-        let p = parse_payload(br#"{"session_id":"s","cwd":"/w","tool_name":"Bash","tool_input":{"command":"npm test","description":"run"},"tool_use_id":"toolu_1","error":"Exit code 1\n\n> app@1.0.0 test\nnpm ERR! missing script: test\nmore","is_interrupt":false}"#).unwrap();
+        let p = parse_payload(br#"{"session_id":"s","cwd":"/w","tool_name":"Bash","tool_input":{"command":"npm test","description":"run"},"tool_use_id":"toolu_1","error":"Exit code 127\n\n> app@1.0.0 test\nsh: 1: jest: command not found\nmore","is_interrupt":false}"#).unwrap();
         let s = failure_signal(&p).unwrap();
-        assert_eq!(s.content, "Bash failed: npm ERR! missing script: test");
-        assert!(s.context.starts_with("Tried: npm test\nError: Exit code 1"));
+        assert_eq!(s.content, "Bash failed: sh: 1: jest: command not found");
+        assert!(s
+            .context
+            .starts_with("Tried: npm test\nError: Exit code 127"));
         assert_eq!(s.tool_use_id(), Some("toolu_1"));
         assert_eq!(s.project.as_deref(), Some("/w"));
         assert_eq!(s.source.hook.as_deref(), Some("PostToolUseFailure"));
+    }
+
+    #[test]
+    fn the_hook_keeps_only_environment_facts_the_miner_resolves_the_rest() {
+        // Whether the next call fixed a missing script is known only later, to the miner.
+        let p = parse_payload(br#"{"session_id":"s","tool_name":"Bash","tool_input":{"command":"npm test"},"tool_use_id":"t","error":"Exit code 1\nnpm ERR! missing script: test"}"#).unwrap();
+        assert!(failure_signal(&p).is_none());
+    }
+
+    #[test]
+    fn noise_in_tool_errors_is_not_a_failure() {
+        for error in [
+            // Claude Code's permission prompt, and another hook's verdict.
+            "This command requires approval",
+            "Claude requested permissions to write to /w/a.md, but you haven't granted it yet.",
+            "Permission to use Bash with command rm -rf build has been denied.",
+            "BLOCKED: git push to main is not allowed by the repository policy",
+            "PreToolUse:Bash hook error: [./guard.sh]: blocked: no force pushes",
+        ] {
+            assert!(
+                matches!(assess(error), Assessment::Protocol(_)),
+                "{error}: {:?}",
+                assess(error)
+            );
+        }
+        // A program that prints a file reports only in its own name.
+        let shown = "Exit code 1\n    try:\n        run()\n    except ValueError:\n        pass\ncat: b.py: No such file or directory";
+        assert_eq!(
+            assess_call("Bash", "cat a.py b.py", shown),
+            Assessment::Error("cat: b.py: No such file or directory".into())
+        );
+        let printed = "Exit code 1\nraise ValueError(\"bad\")\nValueError: bad input";
+        assert_eq!(
+            assess_call("Bash", "head -40 tool.py", printed),
+            Assessment::Silent
+        );
+        assert!(matches!(
+            assess_call("Bash", "python tool.py", printed),
+            Assessment::Error(_)
+        ));
+        // A timeout is the timeout of that command, whatever it printed first.
+        let timeout =
+            "Command timed out after 2m 0.0s #0 building\nFAIL src/a.test.ts\nError: connect ECONNREFUSED";
+        let Assessment::Error(line) = assess(timeout) else {
+            panic!("{:?}", assess(timeout))
+        };
+        let sig = signal("Bash", &line, "npm run dev", timeout);
+        assert_eq!(sig.content, "Bash timed out after 2m 0.0s: `npm run dev`");
+        // Terminal colours are gone before anything is judged or kept.
+        assert_eq!(
+            strip_ansi("\u{1b}[31mError:\u{1b}[0m bad \u{1b}]8;;http://x\u{7}link\u{1b}]8;;\u{7}"),
+            "Error: bad link"
+        );
     }
 
     #[test]

@@ -35,6 +35,7 @@
 //! worked step by step, not what to change, and no reviewer could act on them.
 
 mod cues;
+pub mod episode;
 pub mod failure;
 pub mod features;
 pub mod model;
@@ -53,6 +54,7 @@ use reflect_base::text::one_line;
 use reflect_store::signal::{Kind, Origin, Signal};
 use reflect_transcript::{self as transcript, Event, EventKind, ToolInput};
 
+use episode::{Episodes, Job};
 use text::Situation;
 
 /// Longest user text kept in a signal's content.
@@ -80,6 +82,12 @@ pub struct Detector {
     counted: Counted,
     /// Only events after this line are counted (a run re-reads the last turn before its cursor).
     count_after: u64,
+    /// Failures waiting for what resolves them, and those closed, with the line that closed them.
+    episodes: Episodes,
+    closed: episode::Closed,
+    /// The line of the user prompt that opened the current turn (see
+    /// [`reflect_store::keyindex::PROMPT_LINE`]).
+    prompt_line: Option<u64>,
 }
 
 /// What the detectors saw and did not store one by one, for the session summary to count.
@@ -174,6 +182,8 @@ impl Detector {
             } => {
                 if *is_error {
                     self.tool_error(tool_use_id, text, event)
+                } else if !self.episodes.is_empty() {
+                    self.tool_success(tool_use_id, event.line)
                 }
             }
             EventKind::Rejection { tool_use_id, text } => self.rejection(tool_use_id, text, event),
@@ -193,8 +203,30 @@ impl Detector {
         }
     }
 
+    /// The signals, in transcript order; failures still waiting for a resolution end unresolved.
     pub fn finish(self) -> Vec<Signal> {
-        self.signals
+        self.finish_after(0, false)
+    }
+
+    /// The signals found after transcript line `line` (a run that re-read the last turn before
+    /// its cursor keeps only what is new: a signal from a later line, or a failure episode that
+    /// closed after it), in transcript order. With `defer_open`, failures still waiting for a
+    /// resolution are left for the next run, which re-reads their turn; otherwise they end
+    /// unresolved.
+    pub fn finish_after(mut self, line: u64, defer_open: bool) -> Vec<Signal> {
+        if !defer_open {
+            self.episodes.finish(&mut self.closed);
+        }
+        let mut signals = self.signals;
+        signals.retain(|s| s.source.line.is_none_or(|l| l > line));
+        signals.extend(
+            self.closed
+                .into_iter()
+                .filter(|(_, closed_at)| *closed_at > line)
+                .map(|(s, _)| s),
+        );
+        signals.sort_by_key(|s| s.source.line.unwrap_or(u64::MAX));
+        signals
     }
 
     /// What the assistant did since the user last spoke: what the next user message answers.
@@ -203,19 +235,25 @@ impl Detector {
     }
 
     fn user_text(&mut self, text: &str, event: &Event) {
+        self.prompt_line = Some(event.line);
         let read = text::Reading::of(text);
         let verdict = model::classify(&read, &self.turn.situation);
         let praise = verdict.is_none()
             && self.turn.substantive
             && text::is_praise(&read)
             && names_an_approach(&read.words);
-        let command = text::shared_command(&read);
+        let command = match text::is_hook_message(text) {
+            true => None,
+            false => text::shared_command(&read),
+        };
         // Most messages raise nothing: what they answered is quoted only for a signal.
         let answered = if verdict.is_some() || praise || command.is_some() {
             self.answered()
         } else {
             String::new()
         };
+        // A failure the user answered with an instruction was resolved by it.
+        let redirect = (verdict.is_some() || command.is_some()).then(|| quote(text, 200));
         if let Some(verdict) = verdict {
             let content = match verdict.kind {
                 Kind::Remember => quote(&strip_memory_tags(text), CONTENT_CHARS),
@@ -226,7 +264,7 @@ impl Detector {
             sig.confidence = verdict.confidence;
             sig.context = user_context(text, &answered);
             sig.tags = self.turn_tags();
-            set_source(&mut sig, event);
+            self.set_source(&mut sig, event);
             self.signals.push(sig);
         } else if praise {
             // The user's words only: what they approved is in them; the assistant's last line
@@ -235,15 +273,17 @@ impl Detector {
             sig.source.origin = Some(Origin::User);
             sig.context = user_context(text, &answered);
             sig.tags = self.turn_tags();
-            set_source(&mut sig, event);
+            self.set_source(&mut sig, event);
             self.signals.push(sig);
         }
+        self.episodes
+            .user_spoke(redirect.as_deref(), event.line, &mut self.closed);
         if let Some(command) = command {
             let mut sig = Signal::new(Kind::Command, command);
             sig.source.origin = Some(Origin::User);
             sig.context = user_context(text, &answered);
             sig.category = Some("command".into());
-            set_source(&mut sig, event);
+            self.set_source(&mut sig, event);
             self.signals.push(sig);
         }
         self.turn.reset();
@@ -284,9 +324,11 @@ impl Detector {
         let name = self.call_name(tool_use_id);
         // Redacted before the error line and the excerpt cut it: a cut token no longer matches
         // its rule and would leak its start.
-        let redacted = reflect_store::redact::redact_prefix(text, SCAN_BYTES);
+        let plain = failure::strip_ansi(text);
+        let redacted = reflect_store::redact::redact_prefix(&plain, SCAN_BYTES);
         let text = &*redacted;
-        let assessment = failure::assess(text);
+        let command = self.call_command(tool_use_id);
+        let assessment = failure::assess_call(&name, command.as_deref().unwrap_or(""), text);
         if failure::refusal_as_error(&name, text, &assessment) {
             return self.rejection(tool_use_id, text.trim(), event);
         }
@@ -308,8 +350,38 @@ impl Detector {
         let mut sig = failure::signal(tool, &line, &summary, text);
         sig.meta
             .insert("tool_use_id".into(), Value::from(tool_use_id));
-        set_source(&mut sig, event);
-        self.signals.push(sig);
+        self.set_source(&mut sig, event);
+        let job = self.call_job(tool_use_id, tool);
+        self.episodes
+            .failed(job, sig, tool_use_id, &mut self.closed);
+    }
+
+    /// A call succeeded while failures wait: it may be what resolves them, or an edit that
+    /// fixed them.
+    fn tool_success(&mut self, tool_use_id: &str, line: u64) {
+        let Some(call) = self.find_call(tool_use_id) else {
+            return;
+        };
+        if transcript::edits_a_file(&call.name) {
+            return self.episodes.edited();
+        }
+        let job = self.call_job(tool_use_id, &call.name.clone());
+        self.episodes.succeeded(&job, line, &mut self.closed);
+    }
+
+    /// The command of a Bash call.
+    fn call_command(&self, id: &str) -> Option<String> {
+        let call = self.find_call(id).filter(|c| &*c.name == "Bash")?;
+        call.input.str_field("command").map(|c| c.into_owned())
+    }
+
+    /// What a call was doing (see [`episode::Job`]): nothing is redacted or summarized here,
+    /// only when a resolution quotes it, which is rare.
+    fn call_job(&self, id: &str, tool: &str) -> Job {
+        match self.call_command(id) {
+            Some(command) => Job::of("Bash", &command),
+            None => Job::of(tool, self.find_call(id).map_or("", |c| c.input.json())),
+        }
     }
 
     fn rejection(&mut self, tool_use_id: &str, reason: &str, event: &Event) {
@@ -318,11 +390,16 @@ impl Detector {
             let tool = if name.is_empty() { "tool" } else { &*name };
             *self.counted.refused.entry(tool.to_string()).or_default() += 1;
         }
-        if !says_something(reason) || name.is_empty() || name.starts_with("mcp__") {
+        let hook = text::is_hook_message(reason);
+        if !says_something(reason) || name.is_empty() || name.starts_with("mcp__") || hook {
             // "Not now" is no lesson: the session summary counts refusals by tool. Nor is the
             // refusal of a call the assistant was not seen to make: a result is the user's
             // refusal only as the answer to a call. An MCP server writes its error text whole,
             // Claude Code's sentences at its start included: what follows them may be its own.
+            // Another hook's verdict is not the user's words.
+            return;
+        }
+        if transcript::presents_a_plan(&name) && !redirects_a_plan(reason) {
             return;
         }
         let tool = &*name;
@@ -352,7 +429,7 @@ impl Detector {
         }
         sig.meta
             .insert("tool_use_id".into(), Value::from(tool_use_id));
-        set_source(&mut sig, event);
+        self.set_source(&mut sig, event);
         self.signals.push(sig);
     }
 
@@ -397,6 +474,29 @@ impl Detector {
         }
         tags
     }
+}
+
+/// Whether the reason a user gave for refusing a plan redirects it (a few short lines) rather
+/// than bringing what comes next: requirements, a text to put somewhere, a list of changes
+/// ("update the About section with this text: …"). Those are the next task, not a lesson.
+fn redirects_a_plan(reason: &str) -> bool {
+    let lines = reason.lines().filter(|l| !l.trim().is_empty()).count();
+    let lower = reason.to_lowercase();
+    let brings = [
+        ":\n",
+        "```",
+        "\n- ",
+        "\n* ",
+        "\n1.",
+        "this text",
+        "the following",
+        "as follows",
+        "here is",
+        "here's",
+    ]
+    .iter()
+    .any(|m| lower.contains(m));
+    reason.chars().count() <= 400 && lines <= 3 && !brings
 }
 
 /// Whether a refusal's reason says more than "no": two words at least ("use yarn"), or a few
@@ -469,9 +569,16 @@ fn quote(text: &str, max: usize) -> String {
     )
 }
 
-fn set_source(sig: &mut Signal, event: &Event) {
-    sig.source.line = Some(event.line);
-    sig.source.uuid = event.uuid.as_deref().map(str::to_string);
+impl Detector {
+    /// The transcript entry a signal comes from, and the prompt of the turn it was in.
+    fn set_source(&self, sig: &mut Signal, event: &Event) {
+        sig.source.line = Some(event.line);
+        sig.source.uuid = event.uuid.as_deref().map(str::to_string);
+        if let Some(prompt) = self.prompt_line {
+            let key = reflect_store::keyindex::PROMPT_LINE.to_string();
+            sig.source.extra.insert(key, Value::from(prompt));
+        }
+    }
 }
 
 fn user_context(text: &str, answered: &str) -> String {
@@ -639,7 +746,7 @@ mod tests {
             kinds.push(result(
                 &format!("t{i}"),
                 true,
-                &format!("make: *** No rule to make target 'target{i}'.  Stop."),
+                &format!("make: cc{i}: Command not found"),
             ));
         }
         kinds.push(call("r", "Bash", json!({"command": "rm -rf build"})));
@@ -695,6 +802,226 @@ mod tests {
         assert!(signals
             .iter()
             .all(|s| s.category.as_deref() == Some("tool-failure")));
+    }
+
+    #[test]
+    fn a_failure_run_fixed_by_another_command_is_one_signal_with_its_resolution() {
+        let npm_failed = "Exit code 1\nnpm ERR! Unsupported URL Type \"workspace:\": workspace:*";
+        let signals = run(vec![
+            user("install the deps"),
+            call("t1", "Bash", json!({"command": "npm install"})),
+            result("t1", true, npm_failed),
+            call(
+                "t2",
+                "Bash",
+                json!({"command": "npm install --legacy-peer-deps"}),
+            ),
+            result("t2", true, npm_failed),
+            call("t3", "Bash", json!({"command": "ls"})),
+            result("t3", false, "package.json pnpm-workspace.yaml"),
+            call("t4", "Bash", json!({"command": "pnpm install"})),
+            result("t4", false, "Done in 2.1s"),
+        ]);
+        assert_eq!(signals.len(), 1, "{signals:#?}");
+        let s = &signals[0];
+        assert_eq!(
+            s.content,
+            "Bash failed: npm ERR! Unsupported URL Type \"workspace:\": workspace:*"
+        );
+        assert_eq!(s.resolution.as_deref(), Some("`pnpm install`"));
+        assert_eq!(s.source.line, Some(3), "the first failure");
+        assert_eq!(s.meta["tries"], 2);
+        assert_eq!(s.meta["tool_use_ids"], json!(["t1", "t2"]));
+        assert_eq!(
+            s.headline(100),
+            "Bash failed: npm ERR! Unsupported URL Type \"workspace:\": workspace:* → `pnpm install`"
+        );
+        assert_eq!(s.headline(40), "Bash failed: npm ERR! … → `pnpm install`");
+    }
+
+    #[test]
+    fn a_failure_fixed_by_an_edit_or_passing_on_a_retry_is_no_lesson() {
+        let compile = "error[E0425]: cannot find value `y` in this scope";
+        let signals = run(vec![
+            user("fix the build"),
+            call("t1", "Bash", json!({"command": "cargo test"})),
+            result("t1", true, compile),
+            call("e1", "Edit", json!({"file_path": "/w/src/lib.rs"})),
+            result("e1", false, "ok"),
+            call("t2", "Bash", json!({"command": "cargo test --lib"})),
+            result("t2", false, "test result: ok"),
+            call(
+                "t3",
+                "Bash",
+                json!({"command": "curl -s http://localhost:3000/health"}),
+            ),
+            result(
+                "t3",
+                true,
+                "curl: (7) Failed to connect: Connection refused",
+            ),
+            call(
+                "t4",
+                "Bash",
+                json!({"command": "curl -s http://localhost:3000/health"}),
+            ),
+            result("t4", false, "ok"),
+        ]);
+        assert!(of_kind(&signals, &Kind::Failure).is_empty(), "{signals:#?}");
+    }
+
+    #[test]
+    fn an_unresolved_failure_is_kept_only_as_a_fact_of_the_environment() {
+        let signals = run(vec![
+            user("check the json"),
+            call("t1", "Bash", json!({"command": "jq .name package.json"})),
+            result(
+                "t1",
+                true,
+                "Exit code 127\n/bin/bash: line 1: jq: command not found",
+            ),
+            call("t2", "Bash", json!({"command": "npx tsc --noEmit"})),
+            result(
+                "t2",
+                true,
+                "src/a.ts(3,7): error TS2322: Type 'string' is not assignable",
+            ),
+            call("r1", "Read", json!({"file_path": "/w/package.json"})),
+            result("r1", false, "{}"),
+            user("ok thanks"),
+        ]);
+        let contents: Vec<&str> = signals.iter().map(|s| s.content.as_str()).collect();
+        assert_eq!(
+            contents,
+            ["Bash failed: /bin/bash: line 1: jq: command not found"]
+        );
+        assert_eq!(signals[0].resolution, None);
+    }
+
+    #[test]
+    fn a_failure_is_resolved_by_the_users_redirect_or_by_what_ran_before_the_retry() {
+        let signals = run(vec![
+            user("run the tests"),
+            call("t1", "Bash", json!({"command": "pytest -q"})),
+            result(
+                "t1",
+                true,
+                "E   ModuleNotFoundError: No module named 'httpx'",
+            ),
+            call("t2", "Bash", json!({"command": "uv pip install httpx"})),
+            result("t2", false, "Installed 1 package"),
+            call("t3", "Bash", json!({"command": "pytest -q"})),
+            result("t3", false, "3 passed"),
+            call(
+                "t4",
+                "Bash",
+                json!({"command": "sudo apt-get install -y jq"}),
+            ),
+            result(
+                "t4",
+                true,
+                "sudo: a terminal is required to read the password",
+            ),
+            user("No, don't use sudo here, install it with brew instead"),
+        ]);
+        let failures = of_kind(&signals, &Kind::Failure);
+        let resolved: Vec<(&str, Option<&str>)> = failures
+            .iter()
+            .map(|s| (s.content.as_str(), s.resolution.as_deref()))
+            .collect();
+        assert_eq!(
+            resolved,
+            [
+                (
+                    "Bash failed: ModuleNotFoundError: No module named 'httpx'",
+                    Some("`uv pip install httpx`, then the same command")
+                ),
+                (
+                    "Bash failed: sudo: a terminal is required to read the password",
+                    Some("the user said: 'No, don't use sudo here, install it with brew instead'")
+                ),
+            ]
+        );
+        // The failures carry the turn they came from, for the store's episodes.
+        assert!(failures.iter().all(|s| s.source.extra["prompt_line"] == 1));
+    }
+
+    #[test]
+    fn every_remember_request_is_kept_whatever_follows_remember() {
+        for text in [
+            "Remember that the staging database listens on port 5433, not 5432.",
+            "Remember to use pnpm, not npm.",
+            "please remember the API key lives in 1Password, never in .env",
+            "Keep in mind that CI runs on Node 18",
+        ] {
+            let signals = run(vec![
+                call("t1", "Bash", json!({"command": "psql -p 5432"})),
+                result("t1", false, "ok"),
+                user(text),
+            ]);
+            let kinds: Vec<&Kind> = signals.iter().map(|s| &s.kind).collect();
+            assert_eq!(kinds, [&Kind::Remember], "{text}: {signals:#?}");
+            assert_eq!(signals[0].content, text);
+        }
+        // Recalling is not asking to keep anything (the rule; the model weighs such words too).
+        for text in ["remember when the build was green?", "I don't remember why"] {
+            let read = text::Reading::of(text);
+            assert!(!text::asks_to_remember(&read.words), "{text}");
+        }
+    }
+
+    #[test]
+    fn noise_dressed_as_a_lesson_is_not_stored() {
+        let plan = "## Plan\n1. Rewrite the About page";
+        let signals = run(vec![
+            // A refused plan whose reason is the next requirements.
+            call("p1", "ExitPlanMode", json!({"plan": plan})),
+            EventKind::Rejection {
+                tool_use_id: "p1".into(),
+                text: "update the About section with this text:\nWe are a small team of bakers.\nFounded 1998.".into(),
+            },
+            // Another hook's verdict, where the refusal's reason would be.
+            call("b1", "Bash", json!({"command": "git push --force"})),
+            EventKind::Rejection {
+                tool_use_id: "b1".into(),
+                text: "BLOCKED: force pushes are not allowed by policy guard".into(),
+            },
+            user("BLOCKED: Do not edit generated files. Use the generator instead."),
+            // The user ran `pwd` in bash mode; a Node hint in a pasted log.
+            user("<bash-input>pwd</bash-input>"),
+            user("it fails:\n(node:1234) [DEP0040] DeprecationWarning: The punycode module is deprecated.\n(Use `node --trace-deprecation ...` to show where the warning was created)"),
+            // A leading "No" before picking an option, and a pasted trace that starts with "No".
+            says("Shall I do #1 (split the module) or #2 (keep it)?"),
+            user("No Just do #1"),
+            call("t9", "Bash", json!({"command": "npm run build"})),
+            result("t9", false, "ok"),
+            user("No matching export in \"src/a.ts\" for import \"b\"\n    at resolve (node_modules/vite/dist/node.js:120:11)\n    at Object.load (node_modules/vite/dist/node.js:88:3)\nError: Build failed with 1 error"),
+            // A pasted prompt template.
+            user(&template()),
+        ]);
+        assert!(signals.is_empty(), "{signals:#?}");
+        // The same shapes with a real lesson in them are kept.
+        let kept = run(vec![
+            call("p2", "ExitPlanMode", json!({"plan": plan})),
+            EventKind::Rejection {
+                tool_use_id: "p2".into(),
+                text: "keep the auth module, only fix the token check".into(),
+            },
+            user("<bash-input>sudo pacman -S ventoy --noconfirm</bash-input>"),
+        ]);
+        let kinds: Vec<&Kind> = kept.iter().map(|s| &s.kind).collect();
+        assert_eq!(kinds, [&Kind::Correction, &Kind::Command], "{kept:#?}");
+    }
+
+    /// A prompt template pasted as a message: headings, rules, placeholders.
+    fn template() -> String {
+        let mut t =
+            String::from("# Review prompt\n## Role\nYou are a senior reviewer.\n## Rules\n");
+        for i in 0..8 {
+            t.push_str(&format!("- Always check rule {i} before answering\n"));
+        }
+        t.push_str("# Output\nAlways answer in the format below.\n{{answer}}\n# Notes\nNever skip a step.\n");
+        t
     }
 
     #[test]
@@ -975,12 +1302,24 @@ mod tests {
             kinds.push(call(id, tool, json!({"command": format!("cmd {i}")})));
         }
         kinds.push(user("go on"));
-        kinds.push(result(&ids[7], true, "error: the first one broke"));
-        kinds.push(result(&ids[299], true, "error: the second one broke"));
+        kinds.push(result(
+            &ids[7],
+            true,
+            "error: the first one broke: permission denied",
+        ));
+        kinds.push(result(
+            &ids[299],
+            true,
+            "error: the second one broke: permission denied",
+        ));
         kinds.push(call("x", "Write", json!({"file_path": "/a"})));
         kinds.push(user("and on"));
         kinds.push(result("x", true, "EACCES: permission denied"));
-        kinds.push(result(&ids[10], true, "error: the third one broke"));
+        kinds.push(result(
+            &ids[10],
+            true,
+            "error: the third one broke: permission denied",
+        ));
         let contents: Vec<_> = of_kind(&run(kinds), &Kind::Failure)
             .iter()
             .map(|s| format!("{} | {}", s.content, s.context.lines().next().unwrap()))
@@ -988,10 +1327,10 @@ mod tests {
         assert_eq!(
             contents,
             vec![
-                "Read failed: error: the first one broke | Tried: cmd 7",
-                "Grep failed: error: the second one broke | Tried: cmd 299",
+                "Read failed: error: the first one broke: permission denied | Tried: cmd 7",
+                "Grep failed: error: the second one broke: permission denied | Tried: cmd 299",
                 "Write failed: EACCES: permission denied | Tried: /a",
-                "tool failed: error: the third one broke | Error: error: the third one broke",
+                "tool failed: error: the third one broke: permission denied | Error: error: the third one broke: permission denied",
             ]
         );
     }
@@ -1001,11 +1340,11 @@ mod tests {
         let signals = run(vec![
             call("t1", "Bash", json!({"command": "make"})),
             user("keep going"),
-            result("t1", true, "make: *** No targets.  Stop."),
+            result("t1", true, "make: cc: Command not found"),
             call("t2", "Bash", json!({"command": "make"})),
             user("next"),
             user("and next"),
-            result("t2", true, "make: *** No targets.  Stop."),
+            result("t2", true, "make: cc: Command not found"),
         ]);
         let contents: Vec<_> = of_kind(&signals, &Kind::Failure)
             .iter()
@@ -1014,8 +1353,8 @@ mod tests {
         assert_eq!(
             contents,
             vec![
-                "Bash failed: make: *** No targets. Stop.",
-                "tool failed: make: *** No targets. Stop."
+                "Bash failed: make: cc: Command not found",
+                "tool failed: make: cc: Command not found"
             ]
         );
     }

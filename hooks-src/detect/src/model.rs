@@ -43,8 +43,15 @@ const CONFIDENT: [f64; 2] = [0.75, 0.9];
 pub enum Evidence {
     /// The `#` memory shortcut: a remember-request whatever the model says.
     Memory,
+    /// A message that opens by asking to remember ([`crate::text::asks_to_remember`]): a
+    /// remember-request whatever the model says; its features stay a training example.
+    Asked(Features),
     /// No prose at all (a paste, an image).
     Nothing,
+    /// Words that read as an instruction but are none ([`crate::text::not_an_instruction`]):
+    /// never a learning moment; the model still learns from their features as a labelled
+    /// example, so the rule withholds a verdict without moving the weights.
+    Withheld(Features),
     Features(Features),
 }
 
@@ -57,17 +64,24 @@ pub fn evidence(read: &Reading, situation: &Situation) -> Evidence {
         return Evidence::Nothing;
     }
     let raw = read.prose.to_lowercase();
-    Evidence::Features(features::extract(read, &raw, situation))
+    let features = features::extract(read, &raw, situation);
+    if crate::text::asks_to_remember(&read.words) {
+        return Evidence::Asked(features);
+    }
+    if crate::text::not_an_instruction(read) {
+        return Evidence::Withheld(features);
+    }
+    Evidence::Features(features)
 }
 
 /// The verdict of `model` on `evidence`.
 pub fn verdict(evidence: &Evidence, model: &Model) -> Option<Verdict> {
     match evidence {
-        Evidence::Memory => Some(Verdict {
+        Evidence::Memory | Evidence::Asked(_) => Some(Verdict {
             kind: Kind::Remember,
             confidence: 3,
         }),
-        Evidence::Nothing => None,
+        Evidence::Nothing | Evidence::Withheld(_) => None,
         Evidence::Features(f) => model.verdict(f).or_else(|| {
             f.explicit_request().map(|kind| Verdict {
                 kind,

@@ -765,12 +765,134 @@ pub(crate) fn is_praise(read: &Reading) -> bool {
     opens && !words.contains(" but ") && !words.contains(" aber ") && !words.contains(" still ")
 }
 
+/// Whether a message opens by asking to remember something ("Remember that the staging
+/// database listens on 5433", "Please remember to use pnpm", "Keep in mind …"), after at most a
+/// couple of filler words: a remember-request whatever follows. (`words` as [`normalize`]
+/// writes them.) A "remember" later in a sentence ("I don't remember why") asks nothing.
+pub fn asks_to_remember(words: &str) -> bool {
+    const FILLERS: &[&str] = &[
+        "please", "also", "and", "oh", "btw", "ok", "okay", "so", "pls",
+    ];
+    const OPENERS: &[&str] = &[
+        "remember that ",
+        "remember to ",
+        "remember ",
+        "keep in mind ",
+        "dont forget ",
+        "do not forget ",
+        "never forget ",
+    ];
+    let mut rest = words.trim_start();
+    for _ in 0..2 {
+        match FILLERS.iter().find(|f| {
+            rest.strip_prefix(**f)
+                .is_some_and(|after| after.starts_with(' '))
+        }) {
+            Some(f) => rest = rest[f.len()..].trim_start(),
+            None => break,
+        }
+    }
+    // "remember when …" and "remember?" recall; they do not ask to keep anything.
+    OPENERS.iter().any(|o| rest.starts_with(o))
+        && !rest.starts_with("remember when ")
+        && rest.split(' ').filter(|w| !w.is_empty()).count() >= 4
+}
+
+/// Messages that are no instruction whatever their words (they would read as one):
+/// * a paste of program output (a stack trace, a log) from its first line on, "No …" or not;
+/// * a short pick of an option the assistant offered ("No Just do #1", "option 2");
+/// * a pasted document (a prompt template, a spec): many lines under several headings, opening
+///   with its title;
+/// * another hook's message ([`is_hook_message`]).
+pub fn not_an_instruction(read: &Reading) -> bool {
+    let text = read.text.trim();
+    if is_hook_message(text) {
+        return true;
+    }
+    let few_words = read
+        .words
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .nth(6)
+        .is_none();
+    let picks = few_words
+        && text.split_whitespace().any(|w| {
+            let w = w.trim_matches(|c: char| matches!(c, '.' | ',' | '!' | ')' | '('));
+            w.strip_prefix('#')
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        });
+    // A paste or a document has lines; most messages have one or two.
+    if picks || memchr::memchr_iter(b'\n', text.as_bytes()).nth(1).is_none() {
+        return picks;
+    }
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    // The paste starts at the first line: it says what went wrong, or a stack frame follows it
+    // ("No, try harder:" and a log below it is the user's words first).
+    let first_is_output = lines.first().is_some_and(|first| {
+        crate::failure::error_line(first).is_some()
+            || lines
+                .get(1)
+                .is_some_and(|l| l.starts_with("at ") || l.starts_with("File \""))
+    });
+    let output = lines.len() >= 3 && first_is_output && {
+        let frames = lines
+            .iter()
+            .filter(|l| {
+                l.starts_with("at ")
+                    || l.starts_with("File \"")
+                    || l.starts_with("Traceback")
+                    || l.contains("Error: ")
+                    || l.contains("Exception")
+            })
+            .count();
+        frames * 3 >= lines.len()
+    };
+    // A markdown heading: `#` to `######`, a space, a word (not a `# ====` comment rule).
+    let heading = |l: &str| {
+        let title = l.trim_start_matches('#');
+        (1..=6).contains(&(l.len() - title.len()))
+            && title.starts_with(' ')
+            && title.trim_start().starts_with(char::is_alphanumeric)
+    };
+    let headings = lines.iter().filter(|l| heading(l)).count();
+    // It opens with its title: the user's own words before a paste are not part of it.
+    let document = lines.len() >= 15 && headings >= 3 && lines.first().is_some_and(|l| heading(l));
+    output || document
+}
+
+/// Another hook's message, which Claude Code shows where the user's words or a refusal's
+/// reason would be (`BLOCKED: …` from a PreToolUse hook, a Stop hook's feedback).
+pub fn is_hook_message(text: &str) -> bool {
+    let text = text.trim_start();
+    [
+        "BLOCKED",
+        "PreToolUse",
+        "PostToolUse",
+        "Stop hook feedback",
+        "Blocked by hook",
+    ]
+    .iter()
+    .any(|p| text.starts_with(p))
+        || text
+            .lines()
+            .next()
+            .is_some_and(|l| l.contains("hook error:"))
+}
+
 /// A command the user shares for the assistant to run: bash mode (`!cmd`), or an imperative
-/// "run `…`" / "use `…`" naming it in backticks.
+/// "run `…`" / "use `…`" naming it in backticks. Not a command: one the user ran in bash mode
+/// that only looks (`pwd`, `ls`, `git status`), nor a tool's hint in a pasted log ("(Use `node
+/// --trace-deprecation …` to show where the warning was created)").
 pub(crate) fn shared_command(read: &Reading) -> Option<String> {
     if let Some(rest) = read.text.trim().strip_prefix("<bash-input>") {
         let cmd = rest.split("</bash-input>").next().unwrap_or("").trim();
-        return (!cmd.is_empty()).then(|| cmd.to_string());
+        let job = super::episode::Job::of("Bash", cmd);
+        let looks = job.only_looks() || !cmd.contains(' ');
+        return (!cmd.is_empty() && !looks).then(|| cmd.to_string());
     }
     let prose = read.prose;
     // Every verb below ends in a backtick.
@@ -781,6 +903,18 @@ pub(crate) fn shared_command(read: &Reading) -> Option<String> {
             let start = at + verb.len();
             let end = prose[start..].find('`')? + start;
             let cmd = prose[start..end].trim();
+            let line_start = lower[..at].rfind('\n').map_or(0, |n| n + 1);
+            let line_end = lower[at..].find('\n').map_or(lower.len(), |n| at + n);
+            let line = &lower[line_start..line_end];
+            // A tool's own hint, quoted in a pasted log.
+            let hint = lower[..at].ends_with('(')
+                || line.contains("to show where")
+                || line.contains("deprecat")
+                || line.trim_start().starts_with("(node:")
+                || line.trim_start().starts_with("npm ");
+            if hint {
+                continue;
+            }
             // A command has a program and an argument, and is not a bare file name.
             if cmd.contains(' ') && cmd.len() <= 200 && !cmd.contains('\n') {
                 return Some(cmd.to_string());

@@ -325,7 +325,10 @@ pub fn examples<'a>(prompts: impl IntoIterator<Item = &'a Prompt>) -> Vec<Exampl
     let mut out = Vec::new();
     for p in prompts {
         for e in &p.evidence {
-            if let Evidence::Features(features) = e {
+            if let Evidence::Features(features)
+            | Evidence::Withheld(features)
+            | Evidence::Asked(features) = e
+            {
                 out.push(Example {
                     features: *features,
                     kind: p.kind(),

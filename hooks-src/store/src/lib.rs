@@ -11,7 +11,9 @@
 //! query` 21x faster than the Python original (docs/speed.md).
 
 pub mod input;
+pub mod keyindex;
 pub mod redact;
 pub mod sanitize;
+pub mod sighting;
 pub mod signal;
 pub mod store;

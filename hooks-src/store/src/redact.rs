@@ -283,6 +283,9 @@ pub fn redact_prefix(text: &str, max_bytes: usize) -> Cow<'_, str> {
 pub fn redact_signal(sig: &mut Signal) {
     redact_in_place(&mut sig.content);
     redact_in_place(&mut sig.context);
+    if let Some(resolution) = &mut sig.resolution {
+        redact_in_place(resolution);
+    }
     if let Some(category) = &mut sig.category {
         redact_in_place(category);
     }

@@ -185,6 +185,10 @@ pub struct Signal {
     pub content: String,
     #[serde(default)]
     pub context: String,
+    /// What resolved a failure: the call that then worked, or what the user said instead
+    /// (see [`crate::detect::episode`]). Written only when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<String>,
     #[serde(default)]
     pub category: Option<String>,
     #[serde(default)]
@@ -215,6 +219,7 @@ impl Signal {
             source: Source::default(),
             content: content.into(),
             context: String::new(),
+            resolution: None,
             category: None,
             tags: Vec::new(),
             related: Vec::new(),
@@ -281,6 +286,20 @@ impl Signal {
             .filter(|s| !s.is_empty())
     }
 
+    /// Every tool call a failure signal reports: `meta.tool_use_id`, and the calls of the retries
+    /// it stands for (`meta.tool_use_ids`).
+    pub fn tool_use_ids(&self) -> Vec<String> {
+        let mut calls: Vec<String> = self.tool_use_id().map(str::to_string).into_iter().collect();
+        if let Some(Value::Array(more)) = self.meta.get("tool_use_ids") {
+            for c in more.iter().filter_map(Value::as_str) {
+                if !c.is_empty() && !calls.iter().any(|k| k == c) {
+                    calls.push(c.to_string());
+                }
+            }
+        }
+        calls
+    }
+
     /// Fold `n` recurrence records (the newest at `last_seen`) into this signal.
     pub(crate) fn fold_recurrences(&mut self, n: u64, last_seen: &str) {
         self.add_sightings(n);
@@ -289,9 +308,32 @@ impl Signal {
         }
     }
 
-    /// The dedup fingerprint kept in `meta.dedup_key` (see [`dedup_key`]).
+    /// The content as a list shows it in about `max` characters: a failure's resolution follows
+    /// it after an arrow, each cut to its share (`Bash failed: npm ERR! Unsupported URL Type
+    /// "workspace:" → \`pnpm install\``).
+    pub fn headline(&self, max: usize) -> String {
+        use reflect_base::text::one_line;
+        match self.resolution.as_deref().filter(|r| !r.is_empty()) {
+            Some(how) => {
+                let how = one_line(how, max * 2 / 5);
+                let room = max.saturating_sub(how.chars().count() + 3).max(max / 2);
+                format!("{} → {how}", one_line(&self.content, room))
+            }
+            None => one_line(&self.content, max),
+        }
+    }
+
+    /// The dedup fingerprint kept in `meta.dedup_key` (see [`dedup_key`]). A summary's is its
+    /// session's: one summary per session, updated when the session resumes.
     pub fn dedup_key(&self) -> String {
-        dedup_key(&self.kind, self.project.as_deref(), &self.content)
+        match (&self.kind, &self.session_id) {
+            (Kind::Summary, Some(session)) => dedup_key(
+                &self.kind,
+                self.project.as_deref(),
+                &format!("session {session}"),
+            ),
+            _ => dedup_key(&self.kind, self.project.as_deref(), &self.content),
+        }
     }
 
     /// Convert a v2 line (`{"ts","sid","type","context","turn"}`) into schema v1. The id is derived
@@ -315,12 +357,15 @@ impl Signal {
         };
         let session_id = take_str(&mut fields, "sid");
         let context = take_str(&mut fields, "context").unwrap_or_default();
+        // Named like a v1 field: it would be written twice if left in `extra`.
+        let resolution = take_str(&mut fields, "resolution");
         let turn = fields.remove("turn").and_then(|v| v.as_u64());
         let mut signal = Signal::new(kind, context.clone());
         signal.id = format!("SIG-{day}-v2{:012x}", fnv1a(raw) & 0xffff_ffff_ffff);
         signal.timestamp = timestamp;
         signal.session_id = session_id;
         signal.context = context;
+        signal.resolution = resolution;
         signal.source = Source {
             hook: Some("PreCompact".into()),
             turn,
@@ -377,11 +422,30 @@ pub struct Recurrence {
     /// The tool call this sighting was about, so a later report of the same call is recognised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_use_id: Option<String>,
+    /// The sighting's own words (redacted), kept as its evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub said: Option<String>,
+    /// What resolved the failure this time (see [`Signal::resolution`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<String>,
+    /// Not a sighting: this record only completes the target with its `resolution`, found by a
+    /// later pass over a failure a hook stored before the fix was known.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub completes: bool,
+    /// The target's newer `content`, `context` and `meta` fields (a resumed session's summary):
+    /// readers show the newest; a rewrite writes it into the signal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update: Option<Value>,
 }
 
-/// The confidence a signal has after `seen` sightings: 2 sightings earn medium, 3+ high; a
-/// verified signal stays verified and nothing lowers what was set before.
-pub(crate) fn confidence_after(confidence: u8, seen: u64) -> u8 {
+/// The one definition of a signal's confidence, which every reader shows (the index, `get`,
+/// `inject-signals`, the /reflect skill through them): the higher of what its source earned when
+/// it was captured (1; 2 for a refused call's reason; up to 3 for words the detector is sure
+/// of, or a `#` memory) and what its episodes earned — `seen` counts episodes (other sessions,
+/// or other turns of one session; never retries within one), 2 episodes earn medium, 3+ high.
+/// 4 (verified) only ever comes from the user confirming it (`memory-store update --confidence
+/// 4`, a promotion); nothing lowers it, and sightings never raise anything to it.
+pub fn confidence_after(confidence: u8, seen: u64) -> u8 {
     let earned = match seen {
         0 | 1 => 1,
         2 => 2,

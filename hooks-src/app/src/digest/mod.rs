@@ -495,9 +495,9 @@ fn render(p: &Typed, typed: usize) -> Shown {
 /// The classifier's probability that `read`, typed after `situation`, is a learning moment.
 fn likelihood(read: &Reading, situation: &Situation) -> f64 {
     match model::evidence(read, situation) {
-        Evidence::Memory => 1.0,
+        Evidence::Memory | Evidence::Asked(_) => 1.0,
         Evidence::Nothing => 0.0,
-        Evidence::Features(f) => model::SHIPPED.probability(&f),
+        Evidence::Features(f) | Evidence::Withheld(f) => model::SHIPPED.probability(&f),
     }
 }
 

@@ -38,7 +38,7 @@ use log::ERROR_LOG_MAX;
 pub use log::{log_error, rotated_log, LOG_LINE_MAX};
 pub use open::{not_regular, open_regular, read_regular, resolve_symlinks};
 pub use owner::{create_dirs, ensure_private_dir, give_to_dir_owner};
-#[cfg(test)]
+#[cfg(all(test, unix))]
 use temp::TEMP_STALE_AFTER;
 pub use temp::{
     remove_stale_temps, remove_stale_temps_of, stale_temp, stale_temps, stale_temps_of,

@@ -13,6 +13,12 @@ pub fn is_at(held: &File, path: &Path) -> bool {
     }
 }
 
+/// The identity of the file now at `path` (device and inode, or volume and file index), `None`
+/// when it cannot be asked.
+pub fn of_path(path: &Path) -> Option<(u64, u64)> {
+    imp::id_at(path)
+}
+
 #[cfg(unix)]
 mod imp {
     use std::fs::File;

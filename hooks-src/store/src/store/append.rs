@@ -21,7 +21,9 @@ use super::line::Record;
 use super::read::{self, Read, Reader};
 use super::scan::{Key, Shape};
 use super::Store;
-use crate::signal::{self, Recurrence, Signal, Status, CONFIDENCE_VERIFIED};
+use crate::keyindex as keys;
+use crate::sighting;
+use crate::signal::{self, Kind, Signal, Status, CONFIDENCE_VERIFIED};
 use reflect_base::error::{IoContext, Result};
 use reflect_base::fsutil::{self, PRIVATE_FILE};
 
@@ -35,6 +37,8 @@ pub struct AppendOutcome {
     pub written: Vec<String>,
     /// Ids of earlier signals that were seen again (a recurrence record was appended).
     pub recurred: Vec<String>,
+    /// Ids of earlier failures a later report of the same call completed with its resolution.
+    pub completed: Vec<String>,
     /// Signals dropped because the very same sighting was already stored (a replayed capture).
     pub duplicates: usize,
     /// Signals spooled to `pending/` because the lock stayed busy (see [`Store::append_or_spool`]).
@@ -47,8 +51,11 @@ struct Tail {
     /// Recent captured signals by fingerprint (an incoming one may repeat one of them), each with
     /// the session and source of its last sighting.
     recent: HashMap<String, Signal>,
-    /// Tool calls already reported by a recent failure signal or recurrence record.
-    calls: HashSet<String>,
+    /// Tool calls already reported by a recent failure signal or recurrence record, with the
+    /// signal that holds them.
+    calls: HashMap<String, String>,
+    /// Signals a record of the tail already gave a resolution.
+    resolved: HashSet<String>,
     /// Recent captured instructions, for a paraphrase of one to count as its recurrence.
     said: signal::Instructions,
 }
@@ -88,15 +95,27 @@ impl Store {
         let lines = &tail[whole..];
         let mut last_id = last_signal_id(lines);
         let mut tail = Tail::read(lines, &batch, now);
-        let mut outcome = AppendOutcome::default();
+        // Repeats of signals first seen before the tail: the key index.
+        let fresh_from = signal::format_time(now - Duration::days(CAPTURED_TTL_DAYS));
+        let older: Vec<String> = batch.iter().map(Signal::dedup_key).collect();
+        for (key, entry) in keys::lookup(&path, &older) {
+            if entry.t >= fresh_from && !tail.recent.contains_key(&key) {
+                tail.recent.insert(key, entry.to_signal());
+            }
+        }
+        let (mut indexed, mut outcome) = (Vec::new(), AppendOutcome::default());
         for mut sig in batch {
-            let call = sig.tool_use_id().map(str::to_string);
-            if let Some(call) = &call {
-                // The failure hook and the transcript miner both report a failed tool call.
-                if !tail.calls.insert(call.clone()) {
+            let calls = sig.tool_use_ids();
+            if let Some(target) = calls.iter().find_map(|c| tail.calls.get(c)).cloned() {
+                // The failure hook and the transcript miner both report a failed tool call: the
+                // miner's report completes the hook's with what resolved it, once.
+                if sig.resolution.is_some() && tail.resolved.insert(target.clone()) {
+                    put(&mut out, &sighting::completion(&target, &sig, false));
+                    outcome.completed.push(target);
+                } else {
                     outcome.duplicates += 1;
-                    continue;
                 }
+                continue;
             }
             let key = sig.dedup_key();
             let instruction = sig.kind.is_learning();
@@ -105,38 +124,37 @@ impl Store {
                 true => None,
                 false => tail.said.paraphrased(sig.project.as_deref(), &sig.content),
             };
-            if let Some(prev) = tail.recent.get_mut(paraphrased.unwrap_or(&key)) {
-                // A replayed capture of the very same transcript line is not a recurrence.
-                let same_sighting = prev.session_id == sig.session_id
-                    && ((prev.source.line.is_some() && prev.source.line == sig.source.line)
-                        || (prev.source.uuid.is_some() && prev.source.uuid == sig.source.uuid));
-                if same_sighting {
+            let target = paraphrased.map_or_else(|| key.clone(), str::to_string);
+            if let Some(prev) = tail.recent.get_mut(&target) {
+                if sig.kind == Kind::Summary {
+                    // A resumed session ends again: its one summary is updated, not repeated.
+                    put(&mut out, &sighting::completion(&prev.id, &sig, true));
+                    outcome.completed.push(prev.id.clone());
+                } else if sighting::same_episode(prev, &sig) {
+                    // A replay of the same sighting, or a retry within one episode.
                     outcome.duplicates += 1;
-                    continue;
+                } else {
+                    put(&mut out, &sighting::recurrence(&prev.id, &sig));
+                    outcome.recurred.push(prev.id.clone());
+                    tail.calls
+                        .extend(calls.into_iter().map(|c| (c, prev.id.clone())));
+                    indexed.push(keys::Entry::of(&target, &prev.id, &prev.timestamp, &sig));
+                    (prev.session_id, prev.source) = (sig.session_id, sig.source);
                 }
-                let rec = Recurrence {
-                    recur: prev.id.clone(),
-                    timestamp: sig.timestamp.clone(),
-                    session_id: sig.session_id.clone(),
-                    source: sig.source.clone(),
-                    tool_use_id: call,
-                };
-                serde_json::to_writer(&mut out, &rec).expect("serializes");
-                out.push(b'\n');
-                outcome.recurred.push(prev.id.clone());
-                (prev.session_id, prev.source) = (sig.session_id, sig.source);
                 continue;
             }
             sig.id = signal::make_id(now, last_id.as_deref());
             sig.meta
                 .insert("dedup_key".into(), Value::from(key.clone()));
-            serde_json::to_writer(&mut out, &sig).expect("serializes");
-            out.push(b'\n');
+            put(&mut out, &sig);
+            tail.calls
+                .extend(calls.into_iter().map(|c| (c, sig.id.clone())));
             if sig.status == Status::Captured {
                 if instruction {
                     tail.said
                         .remember(sig.project.as_deref(), &sig.content, &key);
                 }
+                indexed.push(keys::Entry::of(&key, &sig.id, &sig.timestamp, &sig));
                 tail.recent.insert(key, sig.clone());
             }
             last_id = Some(sig.id.clone());
@@ -144,6 +162,7 @@ impl Store {
         }
         if out.iter().any(|&b| b != b'\n') {
             file.write_all(&out).ctx("cannot append to", &path)?;
+            keys::record(&path, &indexed);
         }
         Ok(outcome)
     }
@@ -174,6 +193,12 @@ fn read_tail(file: &mut File) -> std::io::Result<(Vec<u8>, usize)> {
         _ => memchr::memchr(b'\n', &tail).map_or(tail.len(), |end| end + 1),
     };
     Ok((tail, lines))
+}
+
+/// Write `record` as one line of `out`.
+fn put(out: &mut Vec<u8>, record: &impl serde::Serialize) {
+    serde_json::to_writer(&mut *out, record).expect("serializes");
+    out.push(b'\n');
 }
 
 /// The id of the last v1 signal among `lines`, read backwards (new ids are made past it).
@@ -208,7 +233,8 @@ const INSTRUCTIONS: [&[u8]; 4] = [b"correction", b"convention", b"preference", b
 impl Needles {
     pub(super) fn of(batch: &[Signal]) -> Needles {
         let keys: Vec<String> = batch.iter().map(Signal::dedup_key).collect();
-        let calls = batch.iter().filter_map(Signal::tool_use_id);
+        let calls: Vec<String> = batch.iter().flat_map(Signal::tool_use_ids).collect();
+        let calls = calls.iter().map(String::as_str);
         let needles: Vec<&str> = keys.iter().map(String::as_str).chain(calls).collect();
         let instruction = batch.iter().any(|sig| sig.kind.is_learning());
         let kinds = INSTRUCTIONS.into_iter().filter(|_| instruction);
@@ -233,11 +259,31 @@ impl Tail {
         let needles = Needles::of(batch);
         let window = now - Duration::days(CAPTURED_TTL_DAYS);
         let mut tail = Tail::default();
-        let triage = read::parse_if(|line| needles.may_repeat(line));
+        // Recurrence records too: the latest sighting of a signal tells its episode.
+        let triage =
+            read::parse_if(|line| line.starts_with(b"{\"recur\"") || needles.may_repeat(line));
         read::visit(lines, triage, |_, view| match view.into_record() {
-            Record::Recur(r) => tail.calls.extend(r.tool_use_id),
+            Record::Recur(r) => {
+                if let Some(call) = r.tool_use_id {
+                    tail.calls.insert(call, r.recur.clone());
+                }
+                if r.resolution.is_some() {
+                    tail.resolved.insert(r.recur.clone());
+                }
+                // The latest sighting of a recent signal decides what is another episode.
+                if !r.completes {
+                    if let Some(prev) = tail.recent.values_mut().find(|p| p.id == r.recur) {
+                        (prev.session_id, prev.source) = (r.session_id, r.source);
+                    }
+                }
+            }
             Record::Signal(s) => {
-                tail.calls.extend(s.tool_use_id().map(str::to_string));
+                for call in s.tool_use_ids() {
+                    tail.calls.insert(call, s.id.clone());
+                }
+                if s.resolution.is_some() {
+                    tail.resolved.insert(s.id.clone());
+                }
                 let key = s.meta.get("dedup_key").and_then(Value::as_str);
                 let fresh = s.time().is_some_and(|t| t >= window);
                 if let (Some(key), Status::Captured, true) = (key, &s.status, fresh) {

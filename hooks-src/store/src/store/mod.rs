@@ -188,6 +188,9 @@ impl Store {
             let (bytes, invalid) = snap.render();
             append_bytes(&invalid_lines_path(&self.paths), &invalid)?;
             self.replace(&path, &bytes)?;
+            // The key index follows the new file: what it keeps captured, fresh.
+            let window = chrono::Utc::now() - chrono::Duration::days(CAPTURED_TTL_DAYS);
+            crate::keyindex::rebuild(&path, snap.signals(), &crate::signal::format_time(window));
             Ok(result)
         })
     }
@@ -300,11 +303,12 @@ fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
     let triage = read::parse_if(holds_id);
     read::visit(bytes, triage, |_, view| match view.into_record() {
         Record::Signal(s) | Record::Legacy(s) if found.is_none() && s.id == id => found = Some(*s),
-        Record::Recur(r) if r.recur == id => sightings.add(&r.recur, &r.timestamp),
+        Record::Recur(r) if r.recur == id => sightings.add_record(&r),
         _ => {}
     });
     let mut signal = found?;
     sightings.fold(&mut signal);
+    crate::sighting::add_evidence(&mut signal, sightings.evidence(id));
     Some(signal)
 }
 

@@ -17,7 +17,10 @@ use foldhash::fast::FixedState;
 use super::filter::Selectable;
 use super::line::{parse_line, Record};
 use super::scan::{self, Fields, Key, Shape};
-use crate::signal::{self, Signal};
+use serde_json::Value;
+
+use crate::sighting::Later;
+use crate::signal::{self, Recurrence, Signal};
 
 /// What a pass wants of one line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +89,13 @@ impl<'a> View<'a> {
     /// Count the line into `sightings` if it is a recurrence record; says whether it was one.
     pub fn count_recurrence(&self, sightings: &mut Sightings) -> bool {
         match &self.seen {
+            // A record with a resolution or an update is read whole (it may complete or update
+            // its target rather than count).
+            Seen::Scanned(Shape::Recur, f) if f.has(Key::Resolution) || f.has(Key::Update) => {
+                if let Record::Recur(r) = parse_line(self.raw) {
+                    sightings.add_record(&r);
+                }
+            }
             Seen::Scanned(Shape::Recur, f) => match (f.text(Key::Recur), f.text(Key::Timestamp)) {
                 (Some(Some(target)), Some(at)) => sightings.add(target, at.unwrap_or("")),
                 // An escaped target or time: the parser spells it out.
@@ -95,7 +105,7 @@ impl<'a> View<'a> {
                     }
                 }
             },
-            Seen::Parsed(Record::Recur(r)) => sightings.add(&r.recur, &r.timestamp),
+            Seen::Parsed(Record::Recur(r)) => sightings.add_record(r),
             _ => return false,
         }
         true
@@ -256,10 +266,11 @@ pub(super) fn each_part<'a, R: Send>(
     })
 }
 
-/// The sightings recurrence records add to their signals: by target id, how many and the
-/// newest one's time, folded in by [`Sightings::fold`] (a rewrite then drops the records).
+/// The sightings recurrence records add to their signals: by target id, how many, the newest
+/// one's time, and what records read whole add besides ([`Later`]), folded in by
+/// [`Sightings::fold`] (a rewrite then drops the records).
 #[derive(Debug, Default)]
-pub struct Sightings(HashMap<String, (u64, String), FixedState>);
+pub struct Sightings(HashMap<String, (u64, String, Later), FixedState>);
 
 impl Sightings {
     /// One more sighting of `target`, at `at` (empty when unknown).
@@ -267,22 +278,25 @@ impl Sightings {
         self.add_n(target, 1, at);
     }
 
+    /// A record read whole: a sighting with its evidence, or a completion (no sighting).
+    pub fn add_record(&mut self, r: &Recurrence) {
+        self.add_n(&r.recur, u64::from(!r.completes), &r.timestamp);
+        self.0.get_mut(&r.recur).expect("just added").2.add(r);
+    }
+
     fn add_n(&mut self, target: &str, n: u64, at: &str) {
-        match self.0.get_mut(target) {
-            Some(slot) => {
-                slot.0 += n;
-                if at > slot.1.as_str() {
-                    slot.1 = at.to_string();
-                }
-            }
-            None => drop(self.0.insert(target.to_string(), (n, at.to_string()))),
+        let slot = self.0.entry(target.to_string()).or_default();
+        slot.0 += n;
+        if n > 0 && at > slot.1.as_str() {
+            slot.1 = at.to_string();
         }
     }
 
     /// Add the sightings counted over a later part of the store, as if one pass had seen both.
-    pub(crate) fn merge(&mut self, later: Sightings) {
-        for (target, (n, at)) in later.0 {
+    pub fn merge(&mut self, later: Sightings) {
+        for (target, (n, at, more)) in later.0 {
             self.add_n(&target, n, &at);
+            self.0.get_mut(&target).expect("just added").2.merge(more);
         }
     }
 
@@ -291,18 +305,29 @@ impl Sightings {
     }
 
     /// Fold the sightings of `sig` into it: `meta.seen` and confidence grow, `meta.last_seen` is
-    /// the newest sighting's time. Says whether there were any.
+    /// the newest sighting's time, and a resolution or an update is applied ([`Later::apply`]).
+    /// Says whether there was anything. (Evidence is not folded here: every reader's fast path
+    /// would have to read every record whole; see [`Sightings::evidence`].)
     pub fn fold(&self, sig: &mut Signal) -> bool {
-        let Some((n, last)) = self.0.get(&sig.id) else {
+        let Some((n, last, later)) = self.0.get(&sig.id) else {
             return false;
         };
-        sig.fold_recurrences(*n, last);
+        if *n > 0 {
+            sig.fold_recurrences(*n, last);
+        }
+        later.apply(sig);
         true
     }
 
+    /// The evidence of the later sightings of `id` that records read whole brought, oldest first.
+    pub fn evidence(&self, id: &str) -> &[Value] {
+        self.0.get(id).map_or(&[], |(_, _, later)| later.evidence())
+    }
+
     /// The confidence of signal `id` (confidence `confidence`, seen `seen` times) once folded.
-    pub(crate) fn confidence(&self, id: &str, confidence: u8, seen: u64) -> u8 {
-        let folded = |(n, _): &(u64, String)| signal::confidence_after(confidence, seen + n);
+    pub fn confidence(&self, id: &str, confidence: u8, seen: u64) -> u8 {
+        let folded =
+            |(n, _, _): &(u64, String, Later)| signal::confidence_after(confidence, seen + n);
         self.0.get(id).map_or(confidence, folded)
     }
 }

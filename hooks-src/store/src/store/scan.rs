@@ -41,7 +41,7 @@ keys! {
     Project b"project" Type b"type" Status b"status" Confidence b"confidence" Source b"source"
     Content b"content" Context b"context" Category b"category" Tags b"tags" Related b"related"
     PromotedTo b"promoted_to" Meta b"meta" Recur b"recur" Ts b"ts" Sid b"sid"
-    ToolUseId b"tool_use_id"
+    ToolUseId b"tool_use_id" Resolution b"resolution" Update b"update"
 }
 
 /// The raw value spans (as written, strings with their quotes) of the [`Key`]s a line holds.
@@ -345,6 +345,8 @@ impl<'b> Walk<'b, '_> {
                 && string(Key::Timestamp)
                 && string_or_null(Key::SessionId)
                 && string_or_null(Key::ToolUseId)
+                && string_or_null(Key::Resolution)
+                && matches!(f.kind(Key::Update), None | Some(b'{'))
                 && self.source_ok(f);
             return ok.then_some(Shape::Recur);
         }
@@ -353,7 +355,13 @@ impl<'b> Walk<'b, '_> {
             return Some(if v2 { Shape::Legacy } else { Shape::Foreign });
         }
         let plain = [Key::Status, Key::Timestamp, Key::Content, Key::Context];
-        let nullable = [Key::SessionId, Key::Project, Key::Category, Key::PromotedTo];
+        let nullable = [
+            Key::SessionId,
+            Key::Project,
+            Key::Category,
+            Key::PromotedTo,
+            Key::Resolution,
+        ];
         let strings_ok = f.kind(Key::Id) == Some(b'"')
             && f.kind(Key::Type) == Some(b'"')
             && plain.into_iter().all(string)

@@ -1,6 +1,8 @@
 //! A whole store file parsed, as rewrites and the full-parse readers hold it: every line with its
 //! bytes and its record, recurrences folded into their signals, and the file's health.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::line::Record;
@@ -60,6 +62,9 @@ pub struct Snapshot {
     pub health: Health,
     /// Signals a rewrite should move to the archive file (set by [`Snapshot::take_to_archive`]).
     pub(super) archive_out: Vec<Signal>,
+    /// The evidence of later sightings the recurrence records hold, by signal id (oldest first):
+    /// a rewrite, which drops the records, keeps it in the signal's `meta.sightings`.
+    pub(super) evidence: HashMap<String, Vec<Value>>,
 }
 
 impl Snapshot {
@@ -95,7 +100,12 @@ impl Snapshot {
         });
         for entry in &mut snap.entries {
             if entry.signal().is_some_and(|s| sightings.contains(&s.id)) {
-                sightings.fold(entry.signal_mut().expect("a signal"));
+                let sig = entry.signal_mut().expect("a signal");
+                sightings.fold(sig);
+                let evidence = sightings.evidence(&sig.id);
+                if !evidence.is_empty() {
+                    snap.evidence.insert(sig.id.clone(), evidence.to_vec());
+                }
             }
         }
         snap
@@ -110,12 +120,46 @@ impl Snapshot {
         self.signals().find(|s| s.id == id)
     }
 
+    /// The signal `id` as `memory-store get` shows it: with the evidence of its later sightings
+    /// in `meta.sightings` (see [`read::add_evidence`]).
+    pub fn get_shown(&self, id: &str) -> Option<Signal> {
+        let mut sig = self.get(id)?.clone();
+        if let Some(evidence) = self.evidence.get(id) {
+            crate::sighting::add_evidence(&mut sig, evidence);
+        }
+        Some(sig)
+    }
+
     /// The signal `id`, marked for rewrite.
     pub fn get_mut(&mut self, id: &str) -> Option<&mut Signal> {
         self.entries
             .iter_mut()
             .find(|e| e.signal().is_some_and(|s| s.id == id))
             .and_then(Entry::signal_mut)
+    }
+
+    /// Drop the evidence of every sighting whose bytes `names` says name something forgotten,
+    /// from the signals' `meta.sightings` and from the records' evidence a rewrite would keep
+    /// (`forget`: a signal of another session keeps its own sightings, not the forgotten one's).
+    pub fn drop_evidence_naming(&mut self, names: impl Fn(&[u8]) -> bool) {
+        let named = |e: &Value| names(&serde_json::to_vec(e).expect("serializes"));
+        for list in self.evidence.values_mut() {
+            list.retain(|e| !named(e));
+        }
+        for entry in &mut self.entries {
+            let Some(Value::Array(kept)) = entry.signal().and_then(|s| s.meta.get("sightings"))
+            else {
+                continue;
+            };
+            if !kept.iter().any(named) {
+                continue;
+            }
+            let sig = entry.signal_mut().expect("a signal");
+            if let Some(Value::Array(kept)) = sig.meta.get_mut("sightings") {
+                kept.retain(|e| !named(e));
+            }
+            entry.raw = serde_json::to_vec(&*sig).expect("serializes");
+        }
     }
 
     /// Drop the signals for which `remove` says yes; returns them.
@@ -183,7 +227,15 @@ impl Snapshot {
                 Record::Recur(_) => {}
                 Record::Invalid => invalid.extend(entry.raw.iter().chain(b"\n")),
                 Record::Signal(s) | Record::Legacy(s) if entry.dirty => {
-                    serde_json::to_writer(&mut out, s).expect("a signal always serializes");
+                    match self.evidence.get(&s.id) {
+                        Some(evidence) => {
+                            let mut s = s.clone();
+                            crate::sighting::add_evidence(&mut s, evidence);
+                            serde_json::to_writer(&mut out, &s)
+                        }
+                        None => serde_json::to_writer(&mut out, s),
+                    }
+                    .expect("a signal always serializes");
                     out.push(b'\n');
                 }
                 _ => {

@@ -80,7 +80,8 @@ impl<'a> Tally<'a> {
     fn add(&mut self, c: Counted<'a>) {
         let st = &mut self.stats;
         st.total += 1;
-        if c.status == "captured" {
+        // A summary is context for a review, not a candidate for one.
+        if c.status == "captured" && c.kind != "summary" {
             st.pending += 1;
             st.oldest_captured = earliest(st.oldest_captured.take(), Some(c.timestamp.clone()));
         }

@@ -152,7 +152,17 @@ fn the_fast_path_accepts_every_line_reflect_writes() {
     for (k, kind) in Kind::KNOWN.iter().enumerate() {
         for (c, content) in contents.iter().enumerate() {
             let n = (k * contents.len() + c) as u64;
-            let s = sig(Kind::parse(kind), &format!("{content} {n}"), "s1", n + 1);
+            // A session has one summary: each summary here is another session's.
+            let session = match *kind {
+                "summary" => format!("s1-{n}"),
+                _ => "s1".to_string(),
+            };
+            let s = sig(
+                Kind::parse(kind),
+                &format!("{content} {n}"),
+                &session,
+                n + 1,
+            );
             let mut s = on_call(s, &format!("toolu_{n}"));
             s.status = Status::parse(Status::KNOWN[n as usize % 4]);
             s.confidence = (n % 4 + 1) as u8;
@@ -209,9 +219,28 @@ fn the_fast_path_accepts_every_line_reflect_writes() {
     let v2 = "{\"ts\":\"2026-02-11T10:23:00Z\",\"sid\":\"abc\",\"type\":\"correction\",\"context\":\"No, use pnpm\",\"turn\":4,\"x\":1}\n";
     append_bytes(&path, v2.as_bytes()).unwrap();
     assert_eq!(store.migrate_legacy(&mut || {}).unwrap(), 1);
-    let captured = batch.iter().rev().filter(|s| s.status == Status::Captured);
+    let captured = batch
+        .iter()
+        .rev()
+        .filter(|s| s.status == Status::Captured && s.kind != Kind::Summary);
     let repeat = captured.take(3).map(|s| again("s3", s, None)).collect();
     assert_eq!(store.append(repeat).unwrap().recurred.len(), 3);
+    // A resumed session's summary updates it; a failure is completed by its resolution.
+    let summary = batch
+        .iter()
+        .rev()
+        .find(|s| s.kind == Kind::Summary && s.status == Status::Captured);
+    let mut resumed = summary.unwrap().clone();
+    resumed.content = "resumed \"again\" é".into();
+    resumed.meta.remove("tool_use_id");
+    let failure = batch
+        .iter()
+        .rev()
+        .find(|s| s.kind == Kind::Failure && s.status == Status::Captured);
+    let mut resolved = failure.unwrap().clone();
+    resolved.resolution = Some("`pnpm install` \"quoted\"".into());
+    let done = store.append(vec![resumed, resolved]).unwrap();
+    assert_eq!(done.completed.len(), 2, "{done:?}");
 
     let mut kinds = std::collections::BTreeSet::new();
     for file in [path, store.paths().archive()] {
@@ -366,7 +395,7 @@ fn find_agrees_with_the_full_parser() {
     let archived = store.find("SIG-20261001-00000000bb").unwrap();
     assert_eq!(archived.unwrap().content, "archived");
     for id in &ids {
-        assert_eq!(store.find(id).unwrap().as_ref(), snap.get(id), "{id}");
+        assert_eq!(store.find(id).unwrap(), snap.get_shown(id), "{id}");
     }
 }
 
@@ -453,20 +482,23 @@ fn repeats_become_recurrences_and_replays_are_dropped() {
     // The failure hook and the transcript miner both report a failed tool call.
     let mut from_hook = sig(Kind::Failure, "Bash failed: Exit code 1", "s", 0);
     from_hook.source.line = None;
+    from_hook.source.hook = Some("PostToolUseFailure".into());
     let from_transcript = sig(Kind::Failure, "Bash error: npm ERR! missing", "s", 40);
     let failed = append(on_call(from_hook.clone(), "toolu_1")).written;
     let replayed = append(on_call(from_transcript.clone(), "toolu_1"));
     assert_eq!(replayed.duplicates, 1);
-    // The same failure on another call is a recurrence, and that call is remembered too.
-    for call in ["toolu_2", "toolu_3"] {
-        assert_eq!(append(on_call(from_hook.clone(), call)).recurred, failed);
-    }
+    // The same failure on another call of the session is a retry of its episode; in another
+    // session it is a recurrence, and that call is remembered too.
+    assert_eq!(append(on_call(from_hook.clone(), "toolu_2")).duplicates, 1);
+    let mut elsewhere = on_call(from_hook.clone(), "toolu_3");
+    elsewhere.session_id = Some("t".into());
+    assert_eq!(append(elsewhere).recurred, failed);
     assert_eq!(append(on_call(from_transcript, "toolu_3")).duplicates, 1);
     store.rewrite(&mut || {}, |_| Ok(((), true))).unwrap();
     let text = fs::read_to_string(store.paths().store()).unwrap();
     assert_eq!(text.lines().count(), 2, "{text}");
     let seen: Vec<u64> = store.load().unwrap().signals().map(Signal::seen).collect();
-    assert_eq!(seen, [2, 3]);
+    assert_eq!(seen, [2, 2]);
 }
 
 #[test]

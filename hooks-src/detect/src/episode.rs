@@ -1,0 +1,501 @@
+//! Failure episodes: a failed tool call, the retries of the same job that also failed, and what
+//! resolved it, decided in the same pass that reads the calls after the failure.
+//!
+//! **The job of a call.** A Bash command's job is its program and its first argument (the
+//! subcommand, script or target), read from the command's first segment that does something
+//! (a leading `cd`, `export`, `source`, env assignments, `sudo`, `timeout N` and wrappers such as
+//! `uv run`, `npx`, `bundle exec` are looked through). `npm`, `pnpm`, `yarn` and `bun` are one
+//! program, and so are `python`/`python3` (version digits dropped): `npm install` and `pnpm
+//! install` do the same job; `git add a.md` and `git add ../a.md` do; `git status` does not do
+//! `git add`'s. Another tool's job is the tool itself.
+//!
+//! **How an episode ends** (first that applies):
+//! * a later call doing the same job succeeds:
+//!   - after a file was edited: the fix was the edit (a compile error, a failing build): no
+//!     lesson, nothing stored (unless the failure is an environment fact, below);
+//!   - with another command (`pnpm install` after `npm install`, `git add ../a.md`): that
+//!     command is the resolution (`resolution`);
+//!   - with the same command, after other commands that changed something (`pip install httpx`,
+//!     then `pytest` again): those commands are the resolution;
+//!   - with the same command and nothing in between: it was transient, nothing stored;
+//! * the user speaks: when what they said is an instruction (a correction, a shared command),
+//!   their words are the resolution; otherwise the episode ends unresolved;
+//! * the pass ends: unresolved.
+//!
+//! **An unresolved failure is kept only when it is a fact of the environment** that the next
+//! session meets again whatever it edits ([`environment_fact`]): a missing program or module,
+//! a permission the user does not have (no sudo, a read-only or system path), a network or
+//! authentication failure, a port in use, a command that times out. A compile or test error
+//! the assistant went on to fix, or left, is work in progress, not a lesson.
+//!
+//! A run of failures of one job within an episode is one signal: the first failure's error line
+//! and source, the number of tries in `meta.tries`, and every failed call's id in
+//! `meta.tool_use_ids` (so a failure the PostToolUseFailure hook stored for any of them is
+//! completed, not stored again).
+
+use serde_json::Value;
+
+use reflect_store::signal::Signal;
+
+/// Open episodes at once; an older one is closed unresolved when a new one needs room.
+const MAX_OPEN: usize = 8;
+/// Commands remembered between a failure and the same command's success.
+const MAX_BETWEEN: usize = 2;
+/// Longest resolution kept.
+const RESOLUTION_CHARS: usize = 200;
+
+/// What a tool call was doing, for telling a retry or an alternative of a failed call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    program: String,
+    subject: String,
+    /// The words of its main segment that are not options (paths by their last part), sorted.
+    words: Vec<String>,
+    /// The command (another tool's input) as written: an identical retry is the same command.
+    command: String,
+}
+
+impl Job {
+    /// The job of a call of `tool` whose main input is `input` (a Bash command, a path…).
+    pub fn of(tool: &str, input: &str) -> Job {
+        if tool != "Bash" {
+            return Job {
+                program: tool.to_string(),
+                subject: String::new(),
+                words: Vec::new(),
+                command: input.to_string(),
+            };
+        }
+        let (program, subject, words) = program_and_subject(input);
+        Job {
+            program,
+            subject,
+            words,
+            command: input.trim().to_string(),
+        }
+    }
+
+    /// The call as a resolution quotes it, in one redacted line: the command, or the first text
+    /// of another tool's input (its path, URL, query).
+    fn shown(&self) -> String {
+        let text = match serde_json::from_str::<serde_json::Value>(&self.command) {
+            Ok(serde_json::Value::Object(input)) => input
+                .values()
+                .find_map(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            _ => self.command.clone(),
+        };
+        // Redacted before it is cut: a cut token would no longer match its rule.
+        let redacted = reflect_store::redact::redact_prefix(&text, 16 * 1024);
+        reflect_base::text::one_line(&redacted, 160)
+    }
+
+    /// The program (Bash) or the tool.
+    pub fn program(&self) -> &str {
+        &self.program
+    }
+
+    /// The same program and subject, and at least half their words in common (`docker compose
+    /// run app php artisan migrate` is not `docker compose run app sh -c "ls"`).
+    fn same_job(&self, other: &Job) -> bool {
+        if self.program.is_empty() || self.program != other.program || self.subject != other.subject
+        {
+            return false;
+        }
+        let shared = self
+            .words
+            .iter()
+            .filter(|w| other.words.contains(w))
+            .count();
+        let all = self.words.len() + other.words.len() - shared;
+        all == 0 || shared * 2 >= all
+    }
+
+    /// A call that only looks (lists, prints, searches): not a resolution of anything.
+    pub fn only_looks(&self) -> bool {
+        const LOOKING: &[&str] = &[
+            "ls", "cat", "which", "grep", "rg", "find", "head", "tail", "echo", "pwd", "type",
+            "file", "stat", "env", "printenv", "wc", "tree", "less", "sleep", "ps", "whoami",
+            "uname", "date", "du", "df", "true", "command", "where", "curl",
+        ];
+        LOOKING.contains(&self.program.as_str())
+            || (self.program == "git"
+                && ["status", "log", "diff", "show", "branch", "remote"]
+                    .contains(&self.subject.as_str()))
+    }
+}
+
+/// Words that only prepare a command's environment, looked through to its program.
+const PREFIXES: &[&str] = &[
+    "sudo", "time", "env", "exec", "nohup", "command", "npx", "bunx", "pnpx",
+];
+/// `<first> <second>` pairs that wrap the real program.
+const WRAPPERS: &[(&str, &str)] = &[
+    ("uv", "run"),
+    ("poetry", "run"),
+    ("pipenv", "run"),
+    ("bundle", "exec"),
+    ("pnpm", "exec"),
+    ("pnpm", "dlx"),
+    ("yarn", "dlx"),
+    ("npm", "exec"),
+    ("conda", "run"),
+];
+/// Segments that set up a shell rather than do the job.
+const SETUP: &[&str] = &[
+    "cd", "export", "source", ".", "set", "pushd", "nvm", "echo", "sleep", "unset", "alias",
+];
+
+/// The program (basename, lower case, version digits dropped, package managers as one), its
+/// first argument that is not an option, and its words that are not options, of the first
+/// segment of `command` that does something.
+fn program_and_subject(command: &str) -> (String, String, Vec<String>) {
+    let mut fallback = None;
+    for segment in command.split(['\n', ';', '|', '&']) {
+        let mut words = segment.split_whitespace().peekable();
+        // Environment assignments, prefixes and their options.
+        let mut prefixed = false;
+        while let Some(&w) = words.peek() {
+            let assignment = w.contains('=') && !w.starts_with(['-', '=']);
+            if assignment || PREFIXES.contains(&w) {
+                words.next();
+            } else if w == "timeout" {
+                words.next();
+                words.next_if(|d| d.starts_with(|c: char| c.is_ascii_digit()));
+            } else if prefixed && w.starts_with('-') {
+                words.next();
+                continue;
+            } else {
+                break;
+            }
+            prefixed = true;
+        }
+        let Some(first) = words.next() else { continue };
+        let mut program = program_name(first);
+        // Wrappers (`uv run`, `python -m`), possibly nested, name the real program after them.
+        while let Some(&second) = words.peek() {
+            if !(WRAPPERS.contains(&(program.as_str(), second))
+                || (program == "python" && second == "-m"))
+            {
+                break;
+            }
+            words.next();
+            match words.find(|w| !w.starts_with('-')) {
+                Some(real) => program = program_name(real),
+                None => break,
+            }
+        }
+        let mut rest: Vec<String> = words
+            .filter(|w| !w.starts_with('-') && !w.contains(['>', '<']))
+            .map(|w| {
+                let w = w.trim_matches(['"', '\'']);
+                let last = w.trim_end_matches('/').rsplit('/').next().unwrap_or(w);
+                last.chars().take(80).collect()
+            })
+            .filter(|w: &String| !w.is_empty())
+            .take(24)
+            .collect();
+        let subject = rest.first().cloned().unwrap_or_default();
+        rest.sort();
+        rest.dedup();
+        if SETUP.contains(&program.as_str()) {
+            fallback.get_or_insert((program, subject, rest));
+            continue;
+        }
+        return (program, subject, rest);
+    }
+    fallback.unwrap_or_default()
+}
+
+fn program_name(word: &str) -> String {
+    let word = word.trim_matches(['"', '\'', '(', ')']);
+    let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
+    let base = base
+        .strip_suffix(".exe")
+        .unwrap_or(base)
+        .to_ascii_lowercase();
+    let name = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let name = if name.is_empty() { base.as_str() } else { name };
+    match name {
+        "pnpm" | "yarn" | "bun" => "npm".into(),
+        "pip" => "pip".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether a failure's error line states a fact of the environment that holds beyond this
+/// session (see the module doc). `line` is the error line; `tried` what was run.
+pub fn environment_fact(line: &str) -> bool {
+    const FACTS: &[&str] = &[
+        "command not found",
+        "not recognized as an internal or external command",
+        "is not recognized as the name of a cmdlet",
+        "no such command",
+        "not installed",
+        "no module named",
+        "cannot find module",
+        "modulenotfounderror",
+        "cannot find package",
+        "permission denied",
+        "eacces",
+        "eperm",
+        "operation not permitted",
+        "read-only file system",
+        "sudo:",
+        "is not in the sudoers",
+        "could not resolve host",
+        "name or service not known",
+        "temporary failure in name resolution",
+        "connection refused",
+        "econnrefused",
+        "network is unreachable",
+        "certificate verify failed",
+        "ssl certificate",
+        "could not read username",
+        "authentication failed",
+        "not logged in",
+        "unauthorized",
+        "forbidden",
+        "address already in use",
+        "eaddrinuse",
+        "port is already allocated",
+        "externally-managed-environment",
+        "externally managed",
+        "no matching distribution",
+        "requires xcode",
+        "xcrun: error",
+        "no space left on device",
+        "out of memory",
+        "timed out",
+        "unsupported url type",
+        "unsupported engine",
+        "is not supported on this",
+        "docker daemon",
+        "is the docker daemon running",
+    ];
+    let lower = line.to_ascii_lowercase();
+    // A module of the project's own, by a relative or absolute path, is a mistake in the work.
+    let own_module = ["cannot find module '.", "cannot find module '/"]
+        .iter()
+        .any(|m| lower.contains(m));
+    !own_module && FACTS.iter().any(|f| lower.contains(f))
+}
+
+/// Whether a failure signal's content (`<tool> failed: <error line>`) is worth keeping with no
+/// resolution: a fact of the environment, or the failure of a tool other than Bash (an agent
+/// type, an MCP server, a fetch): no edit of the work fixes those, they say how things are set up.
+pub fn kept_unresolved(content: &str) -> bool {
+    !content.starts_with("Bash ") || environment_fact(content)
+}
+
+/// One failure episode being followed.
+#[derive(Debug)]
+struct Open {
+    sig: Signal,
+    job: Job,
+    tries: u64,
+    calls: Vec<String>,
+    edited: bool,
+    between: Vec<Job>,
+    fact: bool,
+}
+
+/// The episodes a detector follows; closed ones become signals.
+#[derive(Debug, Default)]
+pub struct Episodes {
+    open: Vec<Open>,
+}
+
+/// How an episode ended.
+enum End {
+    Resolved(String),
+    Unresolved,
+    /// Fixed by an edit, or passed on a retry: no lesson.
+    Dropped,
+}
+
+impl Episodes {
+    pub fn is_empty(&self) -> bool {
+        self.open.is_empty()
+    }
+
+    /// A failed call of `job` (its failure signal `sig`, its call id `call`). A retry of an open
+    /// episode's job joins it; anything else opens an episode.
+    pub fn failed(&mut self, job: Job, sig: Signal, call: &str, out: &mut Closed) {
+        if let Some(open) = self.open.iter_mut().find(|o| o.job.same_job(&job)) {
+            open.tries += 1;
+            if !call.is_empty() && open.calls.len() < 16 {
+                open.calls.push(call.to_string());
+            }
+            return;
+        }
+        if self.open.len() >= MAX_OPEN {
+            let oldest = self.open.remove(0);
+            let at = sig.source.line.unwrap_or(0);
+            close(oldest, End::Unresolved, at, out);
+        }
+        let fact = kept_unresolved(&sig.content);
+        self.open.push(Open {
+            sig,
+            job,
+            tries: 1,
+            calls: if call.is_empty() {
+                Vec::new()
+            } else {
+                vec![call.to_string()]
+            },
+            edited: false,
+            between: Vec::new(),
+            fact,
+        });
+    }
+
+    /// A call of `job` succeeded (its result on line `at`).
+    pub fn succeeded(&mut self, job: &Job, at: u64, out: &mut Closed) {
+        let mut i = 0;
+        while i < self.open.len() {
+            let open = &mut self.open[i];
+            if !open.job.same_job(job) {
+                if !job.only_looks() && !job.command.is_empty() && job.program != open.job.program {
+                    if open.between.len() == MAX_BETWEEN {
+                        open.between.remove(0);
+                    }
+                    open.between.push(job.clone());
+                }
+                i += 1;
+                continue;
+            }
+            let open = self.open.remove(i);
+            let end = if open.edited {
+                End::Dropped
+            } else if job.command != open.job.command {
+                End::Resolved(format!("`{}`", job.shown()))
+            } else if !open.between.is_empty() {
+                let ran: Vec<String> = open
+                    .between
+                    .iter()
+                    .map(|b| format!("`{}`", b.shown()))
+                    .collect();
+                End::Resolved(format!("{}, then the same command", ran.join(", ")))
+            } else {
+                End::Dropped
+            };
+            close(open, end, at, out);
+        }
+    }
+
+    /// A file was edited: the open episodes may be fixed by it.
+    pub fn edited(&mut self) {
+        for open in &mut self.open {
+            open.edited = true;
+        }
+    }
+
+    /// The user spoke (on line `at`); `redirect` is their words when they told the assistant
+    /// what to do.
+    pub fn user_spoke(&mut self, redirect: Option<&str>, at: u64, out: &mut Closed) {
+        for open in std::mem::take(&mut self.open) {
+            let end = match redirect {
+                Some(words) => End::Resolved(format!("the user said: '{words}'")),
+                None => End::Unresolved,
+            };
+            close(open, end, at, out);
+        }
+    }
+
+    /// The transcript ends: every open episode ends unresolved.
+    pub fn finish(&mut self, out: &mut Closed) {
+        for open in std::mem::take(&mut self.open) {
+            close(open, End::Unresolved, u64::MAX, out);
+        }
+    }
+}
+
+/// Closed episodes' signals, each with the line of the event that closed it.
+pub type Closed = Vec<(Signal, u64)>;
+
+fn close(open: Open, end: End, at: u64, out: &mut Closed) {
+    let mut sig = open.sig;
+    match end {
+        End::Resolved(how) => {
+            sig.resolution = Some(reflect_base::text::one_line(&how, RESOLUTION_CHARS));
+        }
+        End::Unresolved if open.fact => {}
+        End::Dropped if open.fact && open.edited => {}
+        End::Unresolved | End::Dropped => return,
+    }
+    if open.tries > 1 {
+        sig.meta.insert("tries".into(), Value::from(open.tries));
+    }
+    if open.calls.len() > 1 {
+        sig.meta
+            .insert("tool_use_ids".into(), Value::from(open.calls));
+    }
+    out.push((sig, at));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(cmd: &str) -> Job {
+        Job::of("Bash", cmd)
+    }
+
+    #[test]
+    fn a_job_is_a_program_and_its_subject_through_setup_and_wrappers() {
+        let pair = |cmd: &str| {
+            let j = job(cmd);
+            (j.program, j.subject)
+        };
+        let migrate = "docker compose run --rm app php artisan migrate --seed --force 2>&1";
+        assert!(!job(migrate).same_job(&job("docker compose run --rm app sh -c \"ls /tmp\"")));
+        assert!(job(migrate).same_job(&job(migrate)));
+        assert_eq!(pair("npm install"), ("npm".into(), "install".into()));
+        assert_eq!(
+            pair("pnpm install --frozen-lockfile"),
+            ("npm".into(), "install".into())
+        );
+        assert_eq!(
+            pair("cd web && FOO=1 yarn test --grep x"),
+            ("npm".into(), "test".into())
+        );
+        assert_eq!(
+            pair("uv run python3 -m pytest -q"),
+            ("pytest".into(), "".into())
+        );
+        assert_eq!(
+            pair("sudo timeout 60 ./scripts/deploy.sh 2>&1"),
+            ("deploy.sh".into(), "".into())
+        );
+        assert_eq!(
+            pair("~/bin/chezmoi source-path"),
+            ("chezmoi".into(), "source-path".into())
+        );
+        assert!(job("npm install").same_job(&job("pnpm install")));
+        assert!(job("git add mkdocs.yml").same_job(&job("git add ../mkdocs.yml")));
+        assert!(!job("git add mkdocs.yml").same_job(&job("git status")));
+        assert!(job("python3 tool.py").same_job(&job("python tool.py")));
+    }
+
+    #[test]
+    fn environment_facts_are_told_from_work_in_progress() {
+        for fact in [
+            "Bash failed: /bin/bash: line 1: jq: command not found",
+            "Bash failed: sudo: a terminal is required to read the password",
+            "Bash failed: ModuleNotFoundError: No module named 'yaml'",
+            "Bash failed: fatal: could not read Username for 'https://github.com'",
+            "Write failed: EACCES: permission denied, open '/etc/hosts'",
+        ] {
+            assert!(environment_fact(fact), "{fact}");
+        }
+        for work in [
+            "Bash failed: src/a.ts(3,7): error TS2322: Type 'string' is not assignable",
+            "Bash failed: error[E0425]: cannot find value `y` in this scope",
+            "Bash failed: SyntaxError: invalid syntax",
+        ] {
+            assert!(!environment_fact(work), "{work}");
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The store's key index, `signals.keys` beside it (a sidecar of [`crate::store`]): the dedup key of every recent captured signal
+//! with its id and its latest sighting, so an append recognises a repeat however far back in the
+//! store its first sighting lies, without reading more of the store than its tail.
+//!
+//! **Format.** One JSON object a line. The first names the store file it indexes (`{"store":
+//! [dev, inode]}`): a rewrite renames a new store into place and writes a new index for it, so an
+//! index that names another file (written before a rewrite by a version without the index, or
+//! by hand) is stale and ignored. Each other line is an entry `{"k":key,"id":…,"t":captured,
+//! "s":session,"p":prompt line,"l":line,"u":uuid}`; the last line of a key wins.
+//!
+//! **Bounds.** An append reads the whole index (at most [`MAX_BYTES`]) and parses only the lines
+//! that hold one of its batch's keys (a literal search). When an append would grow the index past
+//! that size, it is compacted: the newest entry of each key, the newest [`KEPT`] keys, written
+//! to a temporary file and renamed over it (under the store lock; the store itself is untouched).
+//! A rewrite of the store writes a new index from the signals it keeps captured.
+
+use std::collections::HashMap;
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use memchr::memmem::Finder;
+use serde::{Deserialize, Serialize};
+
+use crate::signal::{Signal, Source, Status};
+use reflect_base::fsutil::{self, PRIVATE_FILE};
+use reflect_base::platform::modes::CreateMode;
+
+/// Largest index an append reads; past it the index is compacted.
+pub const MAX_BYTES: u64 = 512 * 1024;
+/// Keys a compacted index keeps (about a quarter of [`MAX_BYTES`]).
+pub const KEPT: usize = 1024;
+
+/// One key's entry: the signal it belongs to and its latest sighting.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub k: String,
+    pub id: String,
+    /// When the signal was captured (its freshness decides whether it is still a candidate).
+    pub t: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub s: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub u: Option<String>,
+}
+
+impl Entry {
+    /// The entry of `sig` (captured at `captured`, its id `id`) as last seen in `seen`.
+    pub fn of(key: &str, id: &str, captured: &str, seen: &Signal) -> Entry {
+        Entry {
+            k: key.to_string(),
+            id: id.to_string(),
+            t: captured.to_string(),
+            s: seen.session_id.clone(),
+            p: prompt_line(&seen.source),
+            l: seen.source.line,
+            u: seen.source.uuid.clone(),
+        }
+    }
+
+    /// The signal the entry stands for, as the append's dedup needs it: id, capture time,
+    /// and the session and source of its latest sighting.
+    pub fn to_signal(&self) -> Signal {
+        let mut sig = Signal::new(crate::signal::Kind::Other(String::new()), "");
+        sig.id = self.id.clone();
+        sig.timestamp = self.t.clone();
+        sig.status = Status::Captured;
+        sig.session_id = self.s.clone();
+        sig.source.line = self.l;
+        sig.source.uuid = self.u.clone();
+        if let Some(p) = self.p {
+            sig.source.extra.insert(PROMPT_LINE.into(), p.into());
+        }
+        sig
+    }
+}
+
+/// `source.prompt_line`: the transcript line of the user prompt that opened the turn a sighting
+/// came from, which tells one episode of a session from another.
+pub const PROMPT_LINE: &str = "prompt_line";
+
+pub fn prompt_line(source: &Source) -> Option<u64> {
+    source
+        .extra
+        .get(PROMPT_LINE)
+        .and_then(serde_json::Value::as_u64)
+}
+
+#[derive(Serialize, Deserialize)]
+struct Header {
+    store: (u64, u64),
+}
+
+pub fn path(store: &Path) -> PathBuf {
+    store.with_extension("keys")
+}
+
+/// The identity of the store file (device, inode), `None` when it cannot be read.
+fn identity(store: &Path) -> Option<(u64, u64)> {
+    reflect_base::platform::file_id::of_path(store)
+}
+
+/// The entries of `keys` in the index of `store` (the last of each), empty when there is no
+/// index or it names another store file.
+pub fn lookup(store: &Path, keys: &[String]) -> HashMap<String, Entry> {
+    let mut found = HashMap::new();
+    let Some(bytes) = read_index(store) else {
+        return found;
+    };
+    let finders: Vec<Finder> = keys.iter().map(|k| Finder::new(k.as_bytes())).collect();
+    for line in bytes.split(|&b| b == b'\n').skip(1) {
+        if !finders.iter().any(|f| f.find(line).is_some()) {
+            continue;
+        }
+        if let Ok(e) = serde_json::from_slice::<Entry>(line) {
+            found.insert(e.k.clone(), e);
+        }
+    }
+    found
+}
+
+/// The index's bytes when it is the index of `store` as it is now.
+fn read_index(store: &Path) -> Option<Vec<u8>> {
+    let file = fsutil::open_regular(&path(store)).ok()??;
+    if file.metadata().ok()?.len() > MAX_BYTES * 2 {
+        return None;
+    }
+    let bytes = std::io::read_to_string(file).ok()?.into_bytes();
+    let first = bytes.split(|&b| b == b'\n').next()?;
+    let header: Header = serde_json::from_slice(first).ok()?;
+    (Some(header.store) == identity(store)).then_some(bytes)
+}
+
+/// Add `entries` to the index of `store` (under the store lock), compacting it when it would
+/// grow past [`MAX_BYTES`]. Best effort: a failure only costs later appends a repeat they could
+/// have recognised.
+pub fn record(store: &Path, entries: &[Entry]) {
+    if entries.is_empty() {
+        return;
+    }
+    let Some(id) = identity(store) else { return };
+    let index = path(store);
+    let mut out = Vec::new();
+    for e in entries {
+        serde_json::to_writer(&mut out, e).expect("serializes");
+        out.push(b'\n');
+    }
+    let current = read_index(store);
+    let len = current.as_ref().map_or(0, |b| b.len() as u64);
+    if current.is_none() || len + out.len() as u64 > MAX_BYTES {
+        let mut all: Vec<Entry> = current
+            .iter()
+            .flat_map(|b| b.split(|&c| c == b'\n').skip(1))
+            .filter_map(|l| serde_json::from_slice(l).ok())
+            .collect();
+        all.extend(entries.iter().cloned());
+        write_whole(&index, id, all);
+        return;
+    }
+    let appended = OpenOptions::new()
+        .append(true)
+        .create_mode(PRIVATE_FILE)
+        .open(&index)
+        .and_then(|mut f| f.write_all(&out));
+    if appended.is_err() {
+        let _ = fs::remove_file(&index);
+    }
+}
+
+/// Replace the index of the store with identity `id` by `entries` (the last of each key wins;
+/// the newest [`KEPT`] keys are kept).
+fn write_whole(index: &Path, id: (u64, u64), entries: Vec<Entry>) {
+    let mut last: HashMap<&str, usize> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        last.insert(&e.k, i);
+    }
+    let mut order: Vec<usize> = last.into_values().collect();
+    order.sort_unstable();
+    let skip = order.len().saturating_sub(KEPT);
+    let mut out = serde_json::to_vec(&Header { store: id }).expect("serializes");
+    out.push(b'\n');
+    for &i in &order[skip..] {
+        serde_json::to_writer(&mut out, &entries[i]).expect("serializes");
+        out.push(b'\n');
+    }
+    if fsutil::atomic_write(index, &out, PRIVATE_FILE).is_err() {
+        let _ = fs::remove_file(index);
+    }
+}
+
+/// Write the index of `store` anew from the captured signals a rewrite kept (in store order),
+/// those captured at or after `fresh_from`.
+pub fn rebuild<'a>(store: &Path, signals: impl Iterator<Item = &'a Signal>, fresh_from: &str) {
+    let Some(id) = identity(store) else { return };
+    let entries: Vec<Entry> = signals
+        .filter(|s| s.status == Status::Captured && s.timestamp.as_str() >= fresh_from)
+        .filter_map(|s| {
+            let key = s.meta.get("dedup_key")?.as_str()?;
+            Some(Entry::of(key, &s.id, &s.timestamp, s))
+        })
+        .collect();
+    write_whole(&path(store), id, entries);
+}
