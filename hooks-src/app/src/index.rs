@@ -93,14 +93,8 @@ fn lesson(s: &Signal) -> String {
 mod tests {
     use super::*;
     use crate::render::place;
+    use crate::render::tests::sig;
     use reflect_store::signal::Kind;
-
-    fn sig(kind: Kind, content: &str, conf: u8) -> Signal {
-        let mut s = Signal::new(kind, content);
-        s.id = format!("SIG-20261122-{:010x}", content.len());
-        s.confidence = conf;
-        s
-    }
 
     #[test]
     fn index_is_one_short_line_per_signal_with_its_evidence() {

@@ -81,14 +81,8 @@ fn inject_section(s: &Signal) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::index::{index, INDEX_BUDGET_TOKENS};
+    use crate::render::tests::sig;
     use crate::render::{capture_table, list, place, ListFormat};
-
-    fn sig(kind: Kind, content: &str, conf: u8) -> Signal {
-        let mut s = Signal::new(kind, content);
-        s.id = format!("SIG-20261122-{:010x}", content.len());
-        s.confidence = conf;
-        s
-    }
 
     #[test]
     fn inject_orders_by_confidence_and_respects_budget() {

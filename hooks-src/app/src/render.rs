@@ -177,10 +177,12 @@ pub fn statusline(st: &Stats) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn sig(kind: Kind, content: &str, conf: u8) -> Signal {
+    /// A signal of `kind` with `content` and confidence `conf`, its id made from the content's
+    /// length: the one fixture of the printers' tests (render, index, inject).
+    pub(crate) fn sig(kind: Kind, content: &str, conf: u8) -> Signal {
         let mut s = Signal::new(kind, content);
         s.id = format!("SIG-20261122-{:010x}", content.len());
         s.confidence = conf;
