@@ -41,9 +41,15 @@ pub fn log_about_transcript(program: &str, transcript: Option<&str>, message: &s
     log(program, &hide_transcript_path(message, transcript));
 }
 
-/// `message` with every occurrence of `transcript` replaced by `…/<its file name>`.
+/// `message` with every occurrence of `transcript` replaced by `…/<its file name>`. A path is one
+/// with a directory in it, in this platform's terms (on Windows `\` and `/` both separate).
 pub fn hide_transcript_path(message: &str, transcript: Option<&str>) -> String {
-    let Some(path) = transcript.filter(|t| t.contains('/')) else {
+    let in_a_dir = |t: &&str| {
+        Path::new(t)
+            .parent()
+            .is_some_and(|dir| !dir.as_os_str().is_empty())
+    };
+    let Some(path) = transcript.filter(in_a_dir) else {
         return message.to_string();
     };
     let name = Path::new(path)
@@ -149,5 +155,13 @@ mod tests {
             hide_transcript_path(&format!("cannot read transcript {path}: gone"), Some(path));
         assert_eq!(said, "cannot read transcript …/0b7d6f1e.jsonl: gone");
         assert_eq!(hide_transcript_path("other", None), "other");
+        let bare = "cannot read transcript 0b7d6f1e.jsonl: gone";
+        assert_eq!(hide_transcript_path(bare, Some("0b7d6f1e.jsonl")), bare);
+        if cfg!(windows) {
+            let path = r"C:\Users\u\.claude\projects\C--Users-u-secret-client\0b7d6f1e.jsonl";
+            let said =
+                hide_transcript_path(&format!("cannot read transcript {path}: gone"), Some(path));
+            assert_eq!(said, "cannot read transcript …/0b7d6f1e.jsonl: gone");
+        }
     }
 }

@@ -1209,15 +1209,15 @@ fn a_replaced_transcript_is_read_from_the_start() {
 }
 
 #[test]
-#[cfg_attr(
-    windows,
-    ignore = "the demo transcript is a Linux session: its /home/dev paths lie under no Windows project"
-)]
 fn the_session_summary_covers_the_whole_session_but_reads_only_the_unseen_tail() {
     let env = Env::new();
     let proj = abs("/home/dev/acme-cli");
     let proj = Path::new(&proj);
-    let text = demo_text();
+    // The demo is a Linux session: its project, spelt as JSON spells this platform's path, so
+    // that the files it touched lie under the project on Windows too.
+    let spelt = serde_json::to_string(proj).unwrap();
+    let text = demo_text().replace("/home/dev/acme-cli", spelt.trim_matches('"'));
+    let whole_transcript = transcript_with(&env, "s-whole.jsonl", text.as_bytes());
     let half = demo_line_of("Now update the README") as usize;
     let head: String = text
         .lines()
@@ -1244,7 +1244,7 @@ fn the_session_summary_covers_the_whole_session_but_reads_only_the_unseen_tail()
     let whole = Env::new()
         .cmd("capture-session-summary")
         .arg("--transcript")
-        .arg(demo_transcript())
+        .arg(&whole_transcript)
         .args(["--dry-run", "--session", "s-sum", "--project"])
         .arg(proj)
         .output()

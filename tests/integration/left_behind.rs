@@ -5,11 +5,16 @@ use std::fs;
 use std::path::Path;
 use std::process::Command as StdCommand;
 
-use crate::util::{stdout, Env};
+use crate::util::{bin_path, stdout, Env};
 
-/// The id of a process that has exited: a writer SIGKILLed mid-rewrite.
+/// The id of a process that has exited: a writer SIGKILLed mid-rewrite (one of our binaries, which
+/// every platform can start).
 fn dead_pid() -> u32 {
-    let mut child = StdCommand::new("true").spawn().unwrap();
+    let mut child = StdCommand::new(bin_path("memory-store"))
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
     let pid = child.id();
     child.wait().unwrap();
     pid
@@ -42,6 +47,9 @@ fn regression_a_killed_settings_rewrite_leaves_no_copy_of_settings() {
     for f in std::iter::once(&left).chain(&keep) {
         fs::copy(&settings, f).unwrap();
     }
+    // A live writer holds its temp file open: what tells it alive on Windows, where a pid is not
+    // asked (the platform's writer module).
+    let _writing = fs::File::open(&keep[0]).unwrap();
 
     let report = doctor(&env);
     assert!(
@@ -88,7 +96,23 @@ fn regression_a_killed_backup_rewrite_is_reported_and_swept() {
 
 /// Claude Code's name for a project's transcript directory: the path with `/` and `.` as `-`.
 fn claude_project_dir(project: &Path) -> String {
-    project.display().to_string().replace(['/', '.'], "-")
+    flat(project, "")
+}
+
+/// `path` with every character but ASCII letters, digits and those of `keep` made a `-`: how
+/// Claude Code names a project's transcript dir (`keep` empty) and reflect a backup (`._-`).
+fn flat(path: &Path, keep: &str) -> String {
+    path.display()
+        .to_string()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || keep.contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
 }
 
 /// Every file under `dir` (names and bytes) that holds `needle`.
@@ -237,8 +261,7 @@ fn regression_forget_project_leaves_no_trace_in_the_data_dir() {
     .unwrap();
 
     // reflect's backups are named after the file's whole path.
-    let backup_name = p.display().to_string().replace(['/', ' '], "-");
-    let backup_name = backup_name.trim_start_matches('-').to_string();
+    let backup_name = flat(&p, "._-").trim_start_matches('-').to_string();
     let needles: Vec<String> = [p.display().to_string(), claude_project_dir(&p), backup_name]
         .into_iter()
         .chain(texts.iter().cloned())

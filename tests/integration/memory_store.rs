@@ -254,7 +254,7 @@ fn query_formats() {
     // Seen again, a signal goes first; a budget of one line says what it left out.
     append(
         &env,
-        json!({"type": "correction", "content": "Use pnpm, not npm", "session_id": "s3", "project": "/work/app"}),
+        json!({"type": "correction", "content": "Use pnpm, not npm", "session_id": "s3", "project": abs("/work/app")}),
     );
     let index = run("index");
     assert!(

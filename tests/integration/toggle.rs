@@ -707,7 +707,7 @@ fn status_reports_on_off_and_partial() {
     let missing = toggle_ok(&env, &["status"]);
     assert!(missing.starts_with("reflect: partial"), "{missing}");
     assert!(
-        missing.contains("capture-failure, which is missing"),
+        missing.contains(&format!("{}, which is missing", exe("capture-failure"))),
         "{missing}"
     );
 
