@@ -98,7 +98,8 @@ impl Store {
         // Repeats of signals first seen before the tail: the key index.
         let fresh_from = signal::format_time(now - Duration::days(CAPTURED_TTL_DAYS));
         let older: Vec<String> = batch.iter().map(Signal::dedup_key).collect();
-        for (key, entry) in keys::lookup(&path, &older) {
+        let index = keys::Index::read(&path);
+        for (key, entry) in index.lookup(&older) {
             if entry.t >= fresh_from && !tail.recent.contains_key(&key) {
                 tail.recent.insert(key, entry.to_signal());
             }
@@ -162,7 +163,7 @@ impl Store {
         }
         if out.iter().any(|&b| b != b'\n') {
             file.write_all(&out).ctx("cannot append to", &path)?;
-            keys::record(&path, &indexed);
+            index.record(&path, &indexed);
         }
         Ok(outcome)
     }
