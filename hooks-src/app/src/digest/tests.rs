@@ -689,3 +689,72 @@ fn what_claude_code_writes_as_a_user_message_is_not_listed() {
         assert_eq!(d.sessions[0].prompts[1].answering, "Added.", "{kind}");
     }
 }
+
+#[test]
+fn sessions_are_dated_and_ordered_by_their_prompts_not_their_files() {
+    let w = World::new();
+    let app = w.repo("app");
+    // Captured (copied, imported) in the opposite order to when they were typed: the file of the
+    // older session is the newer one.
+    let dated = |session: &str, day: u32| {
+        let (first, second) = (
+            format!("read {session}.md"),
+            format!("use tabs in {session}"),
+        );
+        transcript_text(session, 0, &[(&first, "ok"), (&second, "ok")])
+            .replace(
+                "2026-11-01T10:00:00Z",
+                &format!("2026-03-{day:02}T08:00:00Z"),
+            )
+            .replace(
+                "2026-11-02T10:00:00Z",
+                &format!("2026-03-{day:02}T09:30:00Z"),
+            )
+    };
+    let now = SystemTime::now();
+    for (session, day, age_hours) in [("early", 2, 0), ("late", 20, 5)] {
+        let path = w.session(session, &app, &[]);
+        fs::write(&path, dated(session, day)).unwrap();
+        let age = std::time::Duration::from_secs(3600 * age_hours);
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(now - age)
+            .unwrap();
+    }
+    let d = w.digest(&w.request(Some(Scope::of(&app))));
+    let order: Vec<(&str, Option<&str>)> = d
+        .sessions
+        .iter()
+        .map(|s| (s.session.as_str(), s.last_active.as_deref()))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            ("late", Some("2026-03-20 09:30")),
+            ("early", Some("2026-03-02 09:30"))
+        ]
+    );
+    let text = d.text("m");
+    assert!(text.contains("## session late · "), "{text}");
+    assert!(
+        text.find("2026-03-20 09:30") < text.find("2026-03-02 09:30"),
+        "{text}"
+    );
+    // Without timestamps, the file's time stands in.
+    let bare = dated("bare", 1).replace("\"timestamp\":", "\"ts\":");
+    let path = w.session("bare", &app, &[]);
+    fs::write(&path, bare).unwrap();
+    let d = w.digest(&w.request(Some(Scope::of(&app))));
+    assert_eq!(d.sessions[0].session, "bare");
+    let today = Utc::now().format("%Y-%m-%d").to_string();
+    assert!(
+        d.sessions[0]
+            .last_active
+            .as_deref()
+            .is_some_and(|t| t.starts_with(&today)),
+        "{:?}",
+        d.sessions[0].last_active
+    );
+}
