@@ -282,7 +282,7 @@ pub struct Digest {
     #[arg(long, value_name = "N", default_value_t = reflect_app::digest::DEFAULT_BUDGET_TOKENS)]
     pub budget_tokens: usize,
     /// text: for the model to read; jsonl: one object a prompt (session_id, project, line, uuid,
-    /// timestamp, text, answering, probability, typed), the rest on stderr
+    /// timestamp, text, answering, probability, typed, pasted), the rest on stderr
     #[arg(long, value_enum, default_value = "text")]
     pub format: DigestFormat,
     /// Mark what a digest read as looked at: the name it printed (d…), or one session's

@@ -65,7 +65,7 @@ use serde_json::{json, Value};
 
 use crate::cursor::{self, Cursor, Reviewed};
 use crate::scope::Scope;
-use excerpt::{excerpt, EXCERPT_BYTES};
+use excerpt::{excerpt, head_and_tail};
 use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil::{self, LockWait};
 use reflect_base::paths::{self, Paths};
@@ -168,6 +168,8 @@ pub struct Shown {
     pub probability: f64,
     /// How often the same text was typed in the sessions read (1: once).
     pub typed: usize,
+    /// All of it was pasted (a log, a file, a trace): `text` is its start.
+    pub pasted: bool,
 }
 
 /// A session with prompts listed.
@@ -230,7 +232,7 @@ struct Typed {
     line: u64,
     uuid: Option<String>,
     timestamp: Option<String>,
-    /// The prompt's first [`EXCERPT_BYTES`] or so: what its excerpt is cut from.
+    /// The prompt's start and end ([`head_and_tail`]): what its excerpt is cut from.
     head: String,
     /// What the assistant had done before it: how its sentences are weighed for the excerpt.
     situation: Situation,
@@ -483,14 +485,16 @@ fn mark_of(c: &Candidate, r: &SessionRead, fates: &[Fate], chosen: &[bool]) -> O
 
 /// A prompt as listed: its excerpt and what it answered, redacted.
 fn render(p: &Typed, typed: usize) -> Shown {
+    // Cleaned before redaction: a zero-width character inside a token would hide it.
+    let cut = excerpt(&sanitize::clean(&p.head), TEXT_CHARS, |sentence| {
+        likelihood(&Reading::of(sentence), &p.situation)
+    });
     Shown {
         line: p.line,
         uuid: p.uuid.clone(),
         timestamp: p.timestamp.clone(),
-        // Cleaned before redaction: a zero-width character inside a token would hide it.
-        text: excerpt(&sanitize::clean(&p.head), TEXT_CHARS, |sentence| {
-            likelihood(&Reading::of(sentence), &p.situation)
-        }),
+        text: cut.text,
+        pasted: cut.pasted,
         answering: answering_quote(&p.answering),
         probability: p.probability,
         typed,
@@ -850,7 +854,7 @@ impl PromptReader {
             line: event.line,
             uuid: event.uuid.as_deref().map(str::to_string),
             timestamp: event.timestamp.as_deref().map(str::to_string),
-            head: reflect_base::text::truncate(text, EXCERPT_BYTES + 1).to_string(),
+            head: head_and_tail(text),
             situation: self.situation.clone(),
             paste: noise::is_paste(text),
             answering,
@@ -1172,6 +1176,9 @@ fn prompt_line(p: &Shown) -> String {
     if p.typed > 1 {
         let _ = write!(out, " (typed {} times)", p.typed);
     }
+    if p.pasted {
+        out.push_str(" (pasted)");
+    }
     if !p.answering.is_empty() && p.text.chars().count() < SELF_CONTAINED_CHARS {
         // The quote is bracketed: a bracket in it would end it early.
         let quote = p.answering.replace('[', "(").replace(']', ")");
@@ -1205,7 +1212,7 @@ impl Digest {
         } else {
             let _ = writeln!(
                 out,
-                "{listed} prompt(s) not yet looked at, in {} session(s), newest first (a session's time is its last prompt's). L<line> (typed N times) [after: the assistant's last words] prompt, the count and the quote when they apply:",
+                "{listed} prompt(s) not yet looked at, in {} session(s), newest first (a session's time is its last prompt's). L<line> (typed N times) (pasted) [after: the assistant's last words] prompt, the count, the mark of a prompt that is all paste (a log, a file) and the quote when they apply:",
                 self.sessions.len()
             );
         }
@@ -1323,6 +1330,7 @@ impl Digest {
                     "answering": p.answering,
                     "probability": (p.probability * 1000.0).round() / 1000.0,
                     "typed": p.typed,
+                    "pasted": p.pasted,
                 });
                 out.push_str(&object.to_string());
                 out.push('\n');

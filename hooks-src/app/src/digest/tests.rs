@@ -758,3 +758,38 @@ fn sessions_are_dated_and_ordered_by_their_prompts_not_their_files() {
         d.sessions[0].last_active
     );
 }
+
+#[test]
+fn a_pasted_trace_gives_way_to_the_users_sentence_and_a_bare_paste_is_marked() {
+    let w = World::new();
+    let app = w.repo("app");
+    let mut trace = String::from("ReferenceError: config is not defined\n");
+    for k in 0..15 {
+        trace.push_str(&format!(
+            "    at load (/home/dev/site/src/boot{k}.js:{}:5)\n",
+            10 + k
+        ));
+    }
+    let asked = format!("{trace}\nWe never read config from the global scope, import it.");
+    w.session("s1", &app, &[(&asked, "Fixed."), (&trace, "Looking.")]);
+    let d = w.digest(&w.request(Some(Scope::of(&app))));
+    let shown = &d.sessions[0].prompts;
+    assert_eq!(shown.len(), 2, "{shown:?}");
+    assert_eq!(
+        (shown[0].text.as_str(), shown[0].pasted),
+        (
+            "…We never read config from the global scope, import it.",
+            false
+        )
+    );
+    assert!(shown[1].pasted, "{:?}", shown[1]);
+    assert!(
+        shown[1].text.starts_with("ReferenceError"),
+        "{:?}",
+        shown[1]
+    );
+    let text = d.text("m");
+    assert!(text.contains("L3 (pasted) ReferenceError"), "{text}");
+    let last: Value = serde_json::from_str(d.jsonl().lines().nth(1).unwrap()).unwrap();
+    assert_eq!(last["pasted"], true);
+}
