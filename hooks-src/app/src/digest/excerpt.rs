@@ -7,7 +7,7 @@
 //! "must") and is never the lesson: its lines are never the excerpt when the prompt has a
 //! sentence of the user's own, nor shown around it. Pasted are ([`pasted_lines`]): the lines of
 //! a fenced block, quoted lines (`>`), table rows, lines that read as code, a log or a trace
-//! (a stack frame, a timestamp or log level first, a line ending in `;` `{` `}`, one dense with
+//! (a stack frame, a timestamp or log level first, a line ending as code does (`;`, `{`, `},`, …), one dense with
 //! code's symbols), runs of three or more lines indented as code is, and a few lines of words
 //! with pasted lines right above and below them (a comment in a pasted file). A prompt that is
 //! all paste is shown from its start and marked as a paste ([`Excerpt::pasted`]).
@@ -79,7 +79,10 @@ pub fn excerpt(raw: &str, max: usize, score: impl Fn(&str) -> f64) -> Excerpt {
     let Some(best) = pieces
         .iter()
         .enumerate()
-        .filter_map(|(i, s)| s.as_ref().map(|s| (i, score(s))))
+        // A sentence needs a word to be a lesson (not a list's `2.`).
+        .filter_map(|(i, s)| s.as_ref().map(|s| (i, s)))
+        .filter(|(_, s)| s.chars().any(char::is_alphabetic))
+        .map(|(i, s)| (i, score(s)))
         .fold(None, |best: Option<(usize, f64)>, (i, p)| match best {
             Some((_, q)) if q >= p => best,
             _ => Some((i, p)),
@@ -153,11 +156,8 @@ fn pieces(text: &str) -> (Vec<Option<String>>, bool) {
             if own == MAX_SENTENCES {
                 return (out, true);
             }
-            // A sentence needs a word: a lone mark or number is no one's lesson.
-            if s.chars().any(char::is_alphabetic) {
-                own += 1;
-                out.push(Some(s));
-            }
+            own += 1;
+            out.push(Some(s));
         }
     }
     (out, false)
@@ -312,7 +312,11 @@ fn reads_as_code_or_log(t: &str) -> bool {
     if digits >= 4 && first.bytes().any(|b| matches!(b, b'-' | b':' | b'/')) {
         return true;
     }
-    if t.ends_with([';', '{', '}']) || t.ends_with("*/") || t.ends_with("=>") {
+    if t.ends_with([';', '{', '}'])
+        || ["*/", "=>", "',", "\",", "),", "],", "},"]
+            .iter()
+            .any(|end| t.ends_with(end))
+    {
         return true;
     }
     // Dense with code's symbols.
@@ -498,6 +502,7 @@ mod tests {
             "const total = items.reduce((a, b) => a + b, 0);",
             "if (!user) {",
             "| name | value |",
+            "    title: 'Which one is right?',",
             "TypeError: x.map is not a function",
             "error[E0308]: mismatched types",
         ] {
@@ -511,6 +516,19 @@ mod tests {
         );
         let lines = ["x = load();", "// always load first", "y = x.run();"];
         assert_eq!(pasted_lines(&lines), [true, true, true]);
+    }
+
+    #[test]
+    fn a_lists_numbers_stay_with_their_items() {
+        let text = format!(
+            "{}\n1. Use tabs.\n2. Then always run the linter first.",
+            "Some background on the task here. ".repeat(8)
+        );
+        let shown = excerpt(&text, 100, by_cue).text;
+        assert!(
+            shown.contains("2. Then always run the linter first."),
+            "{shown}"
+        );
     }
 
     #[test]
