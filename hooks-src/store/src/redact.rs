@@ -14,6 +14,7 @@
 //! - the rule sets kept as data (the `rules` module): gitleaks' maintained rules and reflect's
 //!   own in the same format, each kind named by its rule's id (`huggingface-access-token`);
 //! - the generic rules (the `generic` module): `prose-secret` ("my token is X", "API키는 X"),
+//!   `prose-password` ("the password is swordfish", "my PIN is 4821"), `license-key`,
 //!   `key-shaped-token` (a prefix and a random base62 body) and `discord-bot-token`.
 //!
 //! `<private>…</private>` spans (any case, across lines; an unclosed one runs to the end of the
@@ -64,8 +65,8 @@ use view::View;
 pub const PLACEHOLDER_PREFIX: &str = "[REDACTED:";
 
 /// The kinds of the hand-written rules, in the order they run (a more specific kind first). The
-/// data rules' kinds are their ids; the generic rules' are `prose-secret`, `key-shaped-token`
-/// and `discord-bot-token`.
+/// data rules' kinds are their ids; the generic rules' are `prose-secret`, `prose-password`,
+/// `license-key`, `key-shaped-token` and `discord-bot-token`.
 pub const KINDS: &[&str] = &[
     "private-key",
     "jwt",
@@ -2092,7 +2093,7 @@ mod tests {
         ),
         miss(
             "license-key",
-            "license: MIT; licence: GPL-3.0-or-later; serial: VC42235Q2263; License is distributed AS IS",
+            "license: MIT; licence: GPL-3.0-or-later; license: AGPL; serial: VC42235Q2263; serial: 1A2B-3C4D; License is distributed AS IS",
         ),
         miss(
             "license-key",

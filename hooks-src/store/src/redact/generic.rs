@@ -4,6 +4,17 @@
 //!   the sessions reflect reads: "my token is X", "the api key is X", "API키는 X", "密码是X",
 //!   "пароль: X", "Passwort ist X", "パスワードは X". The value must look generated (letters
 //!   and digits mixed, or a symbol), so "the password is incorrect" stays.
+//! - `prose-password`: a password or PIN a person made up, after the same kind of word and link
+//!   ("the password is swordfish", "**Senha:** admin7", "my PIN is 4821", "비밀번호는 dalki"):
+//!   any one token, whatever its entropy, unless it is a word of prose (`required`, `stored`,
+//!   `falsch`), code (`passwordHash`, `temp_password`, `os.environ[…]`), a variable reference
+//!   (`${X}`) or a placeholder (`<password>`, `xxx`, `changeme`). After an English name that code
+//!   uses for a field (`password:`, `pin =`), a lone word is a type or a variable: it stays.
+//!   A PIN is 4 to 12 digits.
+//! - `license-key`: a licence key after a word naming one ("license key: …", "product key …",
+//!   "ライセンスキーは …"): a grouped key (4 or more groups of 4–5 letters and digits joined by
+//!   `-`), or 8 bytes and more of letters and digits. After `license`, `licence` or `serial`
+//!   alone (`license: MIT`), a grouped key only.
 //! - `key-shaped-token`: a lowercase prefix and `_` or `-` before a long run of random base62
 //!   (`abc_Xy7…`): the shape most services' keys share. Random means mixed case and digits,
 //!   classes switching as often as chance makes them, and high entropy, so camelCase names,
@@ -11,8 +22,9 @@
 //!   stay too.
 //! - `discord-bot-token`: `<base64 of a numeric id>.<6>.<27+>`, Discord's bot token.
 //!
-//! Speed: one literal search for the words (the `needles` module), one pass over the bytes for
-//! the key shape, one `memchr` for the dots of a Discord token. No regex.
+//! Speed: one literal search for the words of the three word rules (the `needles` module), one
+//! pass over the bytes for the key shape, one `memchr` for the dots of a Discord token. No regex.
+//! Text holding none of the words pays nothing for the word rules beyond that search.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -441,8 +453,8 @@ fn ends_token(text: &[u8], end: usize) -> bool {
 
 /// `prose-password` and `license-key`: whether the value a word gives is a password, a PIN or a
 /// licence key a person chose or was handed, whatever its entropy: a token that is no word of
-/// prose, no code and no placeholder. `label`: the word is a name code uses, linked by `:` or
-/// `=`, where a lone word is a type, a variable or a field's label.
+/// prose, no code and no placeholder. `label`: the word is a name code uses, linked by `:`, `=`
+/// or a dash, where a lone word is a type, a variable or a field's description.
 fn looks_made_up(value: &[u8], strength: Word, label: bool) -> bool {
     let Ok(text) = std::str::from_utf8(value) else {
         return false;
