@@ -839,9 +839,12 @@ fn no_output_path_leaks_a_secret_of_any_shape() {
     let mut ids = Vec::new();
     for row in &rows {
         let signal = json!({"type": "correction", "content": format!("Deploy with {}", row.text),
-            "context": row.text, "session_id": "s-out", "project": project, "confidence": 4});
+            "context": row.text, "session_id": "s-out", "project": project, "confidence": 3});
         let out = store_out(&env, &app, &["append", &signal.to_string()]);
-        ids.push(String::from_utf8(out).unwrap().trim().to_string());
+        let id = String::from_utf8(out).unwrap().trim().to_string();
+        // Verified by the user, so every printer shows it.
+        store_out(&env, &app, &["update", &id, "--confidence", "4"]);
+        ids.push(id);
     }
     let data = env.all_data_bytes();
     assert_redacted(&data, "the store");
