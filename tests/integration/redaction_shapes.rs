@@ -313,6 +313,12 @@ const SHAPES: &[Shape] = &[
     ("password is", "", "Tr0ub4dor&3x", Text, |s| {
         format!("the password is {s}, don't share")
     }),
+    ("prose password", "", "lanmao77", Text, |s| {
+        format!("- **Senha:** {s}")
+    }),
+    ("licence key", "", "QX7TB-99ABK-KP2MW-4WZRN", Text, |s| {
+        format!("license key: {s}")
+    }),
     (
         "discord bot token",
         "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.",

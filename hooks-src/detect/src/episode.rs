@@ -96,6 +96,11 @@ impl Job {
         &self.program
     }
 
+    /// What the program is asked to do (`git push`: `push`), empty when nothing names it.
+    pub fn subject(&self) -> &str {
+        &self.subject
+    }
+
     /// The same program and subject, and at least half their words in common (`docker compose
     /// run app php artisan migrate` is not `docker compose run app sh -c "ls"`).
     fn same_job(&self, other: &Job) -> bool {
