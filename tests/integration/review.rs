@@ -266,7 +266,8 @@ fn pasted_logs_rank_after_what_the_user_wrote() {
             format!("2026-11-20T10:00:{i:02}Z ERROR [worker-{i}] /srv/app/jobs.py:41 exit=137\n")
         })
         .collect();
-    let paste = format!("No, wrong again, you always break the worker, never do that\n{log}");
+    // The user's own line is as long as a listed line gets: the excerpt shows it, not the log.
+    let paste = format!("No, wrong again, you always break the worker when you restart it, never do that again: read the log below first and tell me which job died and why it keeps dying after each deploy.\n{log}");
     let entries: &[Entry] = &[
         ("user", &paste),
         ("assistant", "Looking at the log."),
