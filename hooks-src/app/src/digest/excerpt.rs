@@ -194,7 +194,7 @@ fn sentences(line: &str) -> Vec<String> {
 
 /// Lines indented this much (or by a tab) are code when [`INDENTED_RUN`] of them follow each
 /// other.
-const CODE_INDENT: usize = 4;
+const CODE_INDENT: &str = "    ";
 const INDENTED_RUN: usize = 3;
 /// Lines of words between pasted lines, with no blank line around them, are taken as part of
 /// the paste when there are at most this many.
@@ -222,7 +222,7 @@ pub fn pasted_lines(lines: &[&str]) -> Vec<bool> {
         pasted[i] = t.starts_with('>') || t.starts_with('|') || reads_as_code_or_log(t);
     }
     // Runs of lines indented as code.
-    let indented = |l: &str| l.starts_with('\t') || l.starts_with(&" ".repeat(CODE_INDENT));
+    let indented = |l: &str| l.starts_with('\t') || l.starts_with(CODE_INDENT);
     let mut i = 0;
     while i < lines.len() {
         let run = lines[i..]
