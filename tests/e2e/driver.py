@@ -211,14 +211,16 @@ def text_of_signal(s):
 
 
 def recurrences_of(run, signal):
-    """How many recurrence records of `signal` the store holds."""
+    """How many sightings of `signal` the store's recurrence records add (a record that only completes
+    it, with a failure's resolution or a summary's update, is none)."""
     count = 0
     for line in run.store_bytes().decode("utf-8", "replace").splitlines():
         try:
             record = json.loads(line)
         except ValueError:
             continue
-        count += isinstance(record, dict) and record.get("recur") == signal.get("id")
+        count += (isinstance(record, dict) and record.get("recur") == signal.get("id")
+                  and not record.get("completes"))
     return count
 
 
@@ -339,10 +341,10 @@ def correction_then_compact(run, report, auto):
         print(f"  info  stored as {s.get('type')} by {s.get('source', {}).get('hook')}: {s.get('content')[:80]!r}")
     report.check(run.name, "the correction is stored exactly once", len(learned) == 1, f"{len(learned)} found")
     failures = of_type(run.signals(), "failure", sid)
-    # Known: the session-end miner records a sighting for the call the failure hook already stored as
-    # well as for the repeat (two records where one is owed), so this asks for at least one.
+    # The second turn's failure is one more episode: one recurrence record, whichever of the failure
+    # hook and the two miners (PreCompact, SessionEnd) met it.
     report.check(run.name, "the missing tool is stored once (capture-failure), its repeat as a recurrence",
-                 len(failures) == 1 and recurrences_of(run, failures[0]) >= 1,
+                 len(failures) == 1 and recurrences_of(run, failures[0]) == 1,
                  f"{len(failures)} found, {recurrences_of(run, failures[0]) if failures else 0} recurrence(s)")
     ok, why = injected_after_compaction(bodies, "reflect-e2e-missing-tool: command not found")
     report.check(run.name, "the request after compaction carries the recurring failure", ok, why)

@@ -146,6 +146,92 @@ fn append_counts_a_repeat_instead_of_storing_it_twice() {
     assert_ne!(a, d);
 }
 
+/// `append -` prints one line per object, in input order: a new id, or the id a repeat was
+/// counted for, wherever it falls in the batch.
+#[test]
+fn append_prints_one_line_per_object_in_input_order() {
+    let env = Env::new();
+    let first = append(
+        &env,
+        json!({"type": "correction", "content": "Use pnpm, not npm", "project": "/p", "session_id": "s1"}),
+    );
+    let batch = [
+        json!({"type": "gotcha", "content": "The e2e tests need Node 20", "project": "/p", "session_id": "s2"}),
+        json!({"type": "correction", "content": "Use pnpm, not npm", "project": "/p", "session_id": "s2"}),
+        json!({"type": "convention", "content": "Tests go in tests/unit", "project": "/p", "session_id": "s2"}),
+    ];
+    let stdin: String = batch.iter().map(|v| format!("{v}\n")).collect();
+    let out = env
+        .cmd("memory-store")
+        .args(["append", "-"])
+        .write_stdin(stdin)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let lines: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(
+        lines[1], first,
+        "the repeat answers on its own line: {lines:?}"
+    );
+    assert!(lines[0] != first && lines[2] != first && lines[0] != lines[2]);
+    let get = |id: &str| -> Value {
+        serde_json::from_str(&stdout(
+            &env.cmd("memory-store").args(["get", id]).output().unwrap(),
+        ))
+        .unwrap()
+    };
+    assert_eq!(get(&lines[0])["type"], "gotcha");
+    assert_eq!(get(&lines[2])["type"], "convention");
+}
+
+/// `"same_as": ID` records one more sighting of a stored signal, with its own session, line
+/// and words (shown by `get`), instead of a second signal; the same sighting again adds
+/// nothing, and an unknown id is refused before anything is stored.
+#[test]
+fn append_same_as_adds_a_sighting_with_its_own_evidence() {
+    let env = Env::new();
+    let id = append(
+        &env,
+        json!({"type": "correction", "content": "Use pnpm, not npm", "project": "/p", "session_id": "s1",
+               "source": {"hook": "reflect", "line": 4}}),
+    );
+    let sighting = json!({"same_as": id, "context": "User: pnpm please, like I said last week",
+                          "session_id": "s2", "source": {"hook": "reflect", "line": 17, "origin": "user"}});
+    assert_eq!(append(&env, sighting.clone()), id);
+    assert_eq!(append(&env, sighting), id, "the same sighting again");
+    let got: Value = serde_json::from_str(&stdout(
+        &env.cmd("memory-store").args(["get", &id]).output().unwrap(),
+    ))
+    .unwrap();
+    assert_eq!(got["meta"]["seen"], 2, "{got}");
+    let seen = &got["meta"]["sightings"][0];
+    assert_eq!(
+        (seen["session_id"].as_str(), seen["line"].as_u64()),
+        (Some("s2"), Some(17))
+    );
+    assert!(
+        seen["said"]
+            .as_str()
+            .unwrap()
+            .contains("like I said last week"),
+        "{got}"
+    );
+    assert_eq!(query(&env, &[]).len(), 1);
+    let before = env.store_lines().len();
+    env.cmd("memory-store")
+        .args(["append", "-"])
+        .write_stdin(format!(
+            "{}\n{}\n",
+            json!({"type": "gotcha", "content": "new"}),
+            json!({"same_as": "SIG-20260101-0000000000", "context": "User: x"})
+        ))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no stored signal"));
+    assert_eq!(env.store_lines().len(), before, "nothing stored");
+}
+
 #[test]
 fn append_rejects_bad_input_with_exit_2_and_writes_nothing() {
     let env = Env::new();
@@ -157,7 +243,11 @@ fn append_rejects_bad_input_with_exit_2_and_writes_nothing() {
         r#"{"type":"bogus","content":"x"}"#,
         r#"{"type":"failure","content":"   "}"#,
         r#"{"type":"failure","content":"x","confidence":9}"#,
+        // Verified is only ever the user's word (update --confidence 4), never a writer's claim.
+        r#"{"type":"correction","content":"x","confidence":4}"#,
         r#"{"type":"failure","content":"x","status":"bogus"}"#,
+        r#"{"same_as":"not-an-id","context":"User: x"}"#,
+        r#"{"same_as":"SIG-20260101-0000000000"}"#,
     ] {
         env.cmd("memory-store")
             .args(["append", bad])

@@ -313,6 +313,12 @@ const SHAPES: &[Shape] = &[
     ("password is", "", "Tr0ub4dor&3x", Text, |s| {
         format!("the password is {s}, don't share")
     }),
+    ("prose password", "", "lanmao77", Text, |s| {
+        format!("- **Senha:** {s}")
+    }),
+    ("licence key", "", "QX7TB-99ABK-KP2MW-4WZRN", Text, |s| {
+        format!("license key: {s}")
+    }),
     (
         "discord bot token",
         "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.",
@@ -833,9 +839,12 @@ fn no_output_path_leaks_a_secret_of_any_shape() {
     let mut ids = Vec::new();
     for row in &rows {
         let signal = json!({"type": "correction", "content": format!("Deploy with {}", row.text),
-            "context": row.text, "session_id": "s-out", "project": project, "confidence": 4});
+            "context": row.text, "session_id": "s-out", "project": project, "confidence": 3});
         let out = store_out(&env, &app, &["append", &signal.to_string()]);
-        ids.push(String::from_utf8(out).unwrap().trim().to_string());
+        let id = String::from_utf8(out).unwrap().trim().to_string();
+        // Verified by the user, so every printer shows it.
+        store_out(&env, &app, &["update", &id, "--confidence", "4"]);
+        ids.push(id);
     }
     let data = env.all_data_bytes();
     assert_redacted(&data, "the store");

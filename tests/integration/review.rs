@@ -184,6 +184,80 @@ fn a_long_prompt_shows_its_likeliest_sentence_and_show_prints_it_whole() {
 }
 
 #[test]
+fn show_takes_a_session_prefix_and_prints_the_end_of_the_turn_answered() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let long_turn = format!(
+        "{} Token sk-ant-api03-{} is set. Shall I deploy with the script?",
+        "Checked the build and the tests. ".repeat(40),
+        "A1b2C3d4".repeat(10)
+    );
+    let entries: &[Entry] = &[
+        ("user", "fix the deploy"),
+        (
+            "assistant",
+            "An earlier turn that the prompt does not answer.",
+        ),
+        ("user", "go on"),
+        ("assistant", "Looking at the deploy."),
+        ("assistant", &long_turn),
+        ("user", "No, we deploy with make ship, never by hand"),
+        ("assistant", "Understood."),
+        ("user", "thanks"),
+    ];
+    write_transcript(
+        &env,
+        &slug(&app),
+        "abcd1234-0000-4000-8000-000000000001",
+        &app,
+        "p",
+        entries,
+    );
+    write_transcript(
+        &env,
+        &slug(&app),
+        "abcd9999-0000-4000-8000-000000000002",
+        &app,
+        "q",
+        entries,
+    );
+    let shown = digest_text(&env, &app, &["--show", "abcd1234:6"]);
+    assert!(
+        shown.starts_with("## session abcd1234-0000-4000-8000-000000000001 · L6"),
+        "{shown}"
+    );
+    let (before, prompt) = shown
+        .split_once("\nuser:\n")
+        .unwrap_or_else(|| panic!("{shown}"));
+    assert!(
+        prompt.starts_with("No, we deploy with make ship"),
+        "{shown}"
+    );
+    // The end of the turn it answers: bounded, redacted, nothing from an earlier turn.
+    assert!(
+        before.contains("Shall I deploy with the script?"),
+        "{shown}"
+    );
+    assert!(!before.contains("earlier turn"), "{shown}");
+    assert!(!before.contains("A1b2C3d4"), "{shown}");
+    let quoted = before.lines().nth(1).unwrap();
+    assert!(quoted.chars().count() < 700, "{quoted}");
+    let next = digest_text(&env, &app, &["--show", "abcd1234:8"]);
+    assert!(next.contains("Understood."), "{next}");
+    assert!(!next.contains("Shall I deploy"), "{next}");
+    // An ambiguous prefix and an unknown one: exit 1 with a one-line reason.
+    for (arg, says) in [("abcd:6", "ambiguous"), ("ffff:6", "no session")] {
+        let out = digest(&env, &app, &["--show", arg]);
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(says) && err.trim().lines().count() == 1,
+            "{err}"
+        );
+    }
+}
+
+#[test]
 fn pasted_logs_rank_after_what_the_user_wrote() {
     let env = Env::new();
     let app = repo(&env, "app");
@@ -192,7 +266,8 @@ fn pasted_logs_rank_after_what_the_user_wrote() {
             format!("2026-11-20T10:00:{i:02}Z ERROR [worker-{i}] /srv/app/jobs.py:41 exit=137\n")
         })
         .collect();
-    let paste = format!("No, wrong again, you always break the worker, never do that\n{log}");
+    // The user's own line is as long as a listed line gets: the excerpt shows it, not the log.
+    let paste = format!("No, wrong again, you always break the worker when you restart it, never do that again: read the log below first and tell me which job died and why it keeps dying after each deploy.\n{log}");
     let entries: &[Entry] = &[
         ("user", &paste),
         ("assistant", "Looking at the log."),

@@ -264,3 +264,40 @@ fn a_resumed_sessions_summary_is_updated_not_repeated_and_never_pending() {
     store.rewrite(&mut || {}, |_| Ok(((), true))).unwrap();
     check(&store);
 }
+
+/// The failure hook stores a failure and drops its report of the same failure in a later turn
+/// (it knows no turn); the miners (PreCompact, then SessionEnd over the same transcript) each
+/// report both calls. The later turn is one more episode: exactly one recurrence, whoever saw it.
+#[test]
+fn a_hook_failure_and_the_miners_reports_make_one_sighting_per_episode() {
+    let (_d, store) = store();
+    let text = "Bash failed: reflect-missing-tool: command not found";
+    let hook = |call| {
+        let mut s = on_call(sig(Kind::Failure, text, "s", 0), call);
+        s.source.line = None;
+        s.source.hook = Some("PostToolUseFailure".into());
+        s
+    };
+    let stored = store.append(vec![hook("toolu_1")]).unwrap().written;
+    assert_eq!(stored.len(), 1);
+    let again = store.append(vec![hook("toolu_2")]).unwrap();
+    assert_eq!((again.written.len(), again.recurred.len()), (0, 0));
+    let mined = |call, line, prompt| {
+        let mut s = in_turn(on_call(sig(Kind::Failure, text, "s", line), call), prompt);
+        s.source.hook = Some("PreCompact".into());
+        s
+    };
+    for _miner in ["PreCompact", "SessionEnd"] {
+        store
+            .append(vec![mined("toolu_1", 7, 3), mined("toolu_2", 14, 12)])
+            .unwrap();
+    }
+    let got = store.find(&stored[0]).unwrap().unwrap();
+    assert_eq!(got.seen(), 2, "{:?}", got.meta);
+    let records = fs::read_to_string(store.paths().store()).unwrap();
+    let sightings = records
+        .lines()
+        .filter(|l| l.starts_with("{\"recur\"") && !l.contains("\"completes\":true"))
+        .count();
+    assert_eq!(sightings, 1, "{records}");
+}

@@ -20,6 +20,9 @@
 //! read at most [`reflect_transcript::READ_MAX`] bytes a run, its lines parsed up to
 //! [`reflect_transcript::MAX_LINE`].
 
+use std::borrow::Cow;
+
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
@@ -39,56 +42,143 @@ pub(crate) const MAX_NAME: usize = 128;
 /// Longest error text kept.
 pub(crate) const MAX_ERROR: usize = 64 * 1024;
 
-/// A string field that may be missing, `null`, or of another type (then treated as missing).
-fn lenient_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::String(s) => Some(s),
-        _ => None,
-    })
+/// A string field of the payload as read: borrowed from the input when JSON spells it without
+/// escapes (a 10 MB `error` is then never copied whole), `None` when it is missing, `null` or of
+/// another type.
+struct Lenient<'a>(Option<Cow<'a, str>>);
+
+impl<'de> Deserialize<'de> for Lenient<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LenientVisitor).map(Lenient)
+    }
 }
 
-fn lenient_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::Bool(b) => Some(b),
-        _ => None,
-    })
+struct LenientVisitor;
+
+impl<'de> Visitor<'de> for LenientVisitor {
+    type Value = Option<Cow<'de, str>>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(v.to_string())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(v)))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
+/// The fields of a payload as read (see [`Lenient`]), before [`Payload::from_raw`] caps them.
+#[derive(Default)]
+struct Raw<'a> {
+    text: [Option<Cow<'a, str>>; TEXT_FIELDS.len()],
+    tool_input: Option<Value>,
+    is_interrupt: Option<bool>,
+}
+
+/// The string fields, in the order of [`Raw::text`].
+const TEXT_FIELDS: [&str; 11] = [
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "hook_event_name",
+    "source",
+    "trigger",
+    "reason",
+    "tool_name",
+    "tool_use_id",
+    "error",
+    "agent_id",
+];
+
+impl<'de> Deserialize<'de> for Raw<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(RawVisitor)
+    }
+}
+
+struct RawVisitor;
+
+impl<'de> Visitor<'de> for RawVisitor {
+    type Value = Raw<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+    /// Unknown fields are skipped; a field given twice keeps its last value.
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Raw<'de>, A::Error> {
+        let mut raw = Raw::default();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            match key.as_ref() {
+                "tool_input" => raw.tool_input = map.next_value::<Option<Value>>()?,
+                "is_interrupt" => {
+                    raw.is_interrupt = match map.next_value::<Value>()? {
+                        Value::Bool(b) => Some(b),
+                        _ => None,
+                    }
+                }
+                name => match TEXT_FIELDS.iter().position(|f| *f == name) {
+                    Some(i) => raw.text[i] = map.next_value::<Lenient>()?.0,
+                    None => drop(map.next_value::<IgnoredAny>()?),
+                },
+            }
+        }
+        Ok(raw)
+    }
 }
 
 /// The fields of any hook payload that reflect uses.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default)]
 pub struct Payload {
-    #[serde(deserialize_with = "lenient_string")]
     pub session_id: Option<String>,
-    #[serde(deserialize_with = "lenient_string")]
     pub transcript_path: Option<String>,
-    #[serde(deserialize_with = "lenient_string")]
     pub cwd: Option<String>,
-    #[serde(deserialize_with = "lenient_string")]
     pub hook_event_name: Option<String>,
     /// SessionStart: startup | resume | clear | compact | fork.
-    #[serde(deserialize_with = "lenient_string")]
     pub source: Option<String>,
     /// PreCompact: manual | auto.
-    #[serde(deserialize_with = "lenient_string")]
     pub trigger: Option<String>,
     /// SessionEnd: clear | resume | logout | prompt_input_exit | other.
-    #[serde(deserialize_with = "lenient_string")]
     pub reason: Option<String>,
-    #[serde(deserialize_with = "lenient_string")]
     pub tool_name: Option<String>,
     pub tool_input: Option<Value>,
-    #[serde(deserialize_with = "lenient_string")]
     pub tool_use_id: Option<String>,
-    #[serde(deserialize_with = "lenient_string")]
     pub error: Option<String>,
-    #[serde(deserialize_with = "lenient_bool")]
     pub is_interrupt: Option<bool>,
     /// Set inside sub-agents; their failures belong to the parent session.
-    #[serde(deserialize_with = "lenient_string")]
     pub agent_id: Option<String>,
     /// Fields dropped for being over their cap, as notes for the error log.
-    #[serde(skip)]
     pub dropped: Vec<String>,
 }
 
@@ -115,43 +205,46 @@ impl Payload {
             .is_some_and(|cwd| paths::project_opted_out(Path::new(cwd)))
     }
 
-    /// Apply the caps of the module docs.
-    fn cap(&mut self) {
-        for id in [
-            &mut self.session_id,
-            &mut self.tool_use_id,
-            &mut self.agent_id,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            if id.len() > MAX_ID {
-                *id = capped_id(id);
-            }
-        }
-        for (name, path) in [
-            ("cwd", &mut self.cwd),
-            ("transcript_path", &mut self.transcript_path),
-        ] {
-            if path.as_ref().is_some_and(|p| p.len() > MAX_PATH) {
-                let len = path.take().map_or(0, |p| p.len());
-                self.dropped.push(format!(
-                    "payload field {name} of {len} bytes is longer than any path ({MAX_PATH}); ignored"
+    /// The payload of the fields read, with the caps of the module docs applied: only what a
+    /// cap keeps is copied.
+    fn from_raw(raw: Raw) -> Payload {
+        let [session_id, transcript_path, cwd, hook_event_name, source, trigger, reason, tool_name, tool_use_id, error, agent_id] =
+            raw.text;
+        let mut dropped = Vec::new();
+        let id = |v: Option<Cow<str>>| {
+            v.map(|id| match id.len() > MAX_ID {
+                true => capped_id(&id),
+                false => id.into_owned(),
+            })
+        };
+        let mut path = |name: &str, v: Option<Cow<str>>| match v {
+            Some(p) if p.len() > MAX_PATH => {
+                dropped.push(format!(
+                    "payload field {name} of {} bytes is longer than any path ({MAX_PATH}); ignored",
+                    p.len()
                 ));
+                None
             }
-        }
-        for (field, max) in [
-            (&mut self.tool_name, MAX_NAME),
-            (&mut self.hook_event_name, MAX_NAME),
-            (&mut self.source, MAX_NAME),
-            (&mut self.trigger, MAX_NAME),
-            (&mut self.reason, MAX_NAME),
-            (&mut self.error, MAX_ERROR),
-        ] {
-            if let Some(text) = field {
-                let keep = reflect_base::text::truncate(text, max).len();
-                text.truncate(keep);
-            }
+            p => p.map(Cow::into_owned),
+        };
+        let cut = |v: Option<Cow<str>>, max: usize| {
+            v.map(|t| reflect_base::text::truncate(&t, max).to_string())
+        };
+        Payload {
+            session_id: id(session_id),
+            tool_use_id: id(tool_use_id),
+            agent_id: id(agent_id),
+            transcript_path: path("transcript_path", transcript_path),
+            cwd: path("cwd", cwd),
+            hook_event_name: cut(hook_event_name, MAX_NAME),
+            source: cut(source, MAX_NAME),
+            trigger: cut(trigger, MAX_NAME),
+            reason: cut(reason, MAX_NAME),
+            tool_name: cut(tool_name, MAX_NAME),
+            error: cut(error, MAX_ERROR),
+            tool_input: raw.tool_input,
+            is_interrupt: raw.is_interrupt,
+            dropped,
         }
     }
 }
@@ -196,22 +289,25 @@ pub fn parse_payload(bytes: &[u8]) -> Result<Payload, PayloadError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(PayloadError::Empty);
     }
-    let value: Value = match serde_json::from_slice(bytes) {
-        Ok(v) => v,
-        Err(first) => match std::str::from_utf8(bytes) {
-            Ok(_) => return Err(PayloadError::NotJson(first.to_string())),
-            Err(_) => serde_json::from_str(&String::from_utf8_lossy(bytes))
-                .map_err(|e| PayloadError::NotJson(e.to_string()))?,
-        },
-    };
-    if !value.is_object() {
-        return Err(PayloadError::NotAnObject);
+    // Only an object is a payload; anything else is told apart from broken JSON for the log.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return match serde_json::from_slice::<IgnoredAny>(bytes) {
+            Ok(_) => Err(PayloadError::NotAnObject),
+            Err(e) => Err(PayloadError::NotJson(e.to_string())),
+        };
     }
-    // Every field is lenient, so an object always converts.
-    let mut payload =
-        Payload::deserialize(value).map_err(|e| PayloadError::NotJson(e.to_string()))?;
-    payload.cap();
-    Ok(payload)
+    match serde_json::from_slice::<Raw>(bytes) {
+        Ok(raw) => Ok(Payload::from_raw(raw)),
+        Err(first) => match std::str::from_utf8(bytes) {
+            Ok(_) => Err(PayloadError::NotJson(first.to_string())),
+            Err(_) => {
+                let text = String::from_utf8_lossy(bytes);
+                serde_json::from_str::<Raw>(&text)
+                    .map(Payload::from_raw)
+                    .map_err(|e| PayloadError::NotJson(e.to_string()))
+            }
+        },
+    }
 }
 
 /// The SessionStart output that puts text back into the model's context.
@@ -254,6 +350,23 @@ mod tests {
         assert_eq!(p.cwd, None);
         assert_eq!(p.tool_name.as_deref(), Some("Bash"));
         assert_eq!(p.is_interrupt, None);
+    }
+
+    /// Read straight from the bytes: a field given twice keeps its last value, as a JSON object
+    /// read whole would; a string field given as an array or an object is absent, whatever it
+    /// nests; escapes are decoded.
+    #[test]
+    fn fields_are_read_from_the_bytes_as_an_object_would_give_them() {
+        let p = parse_payload(
+            br#"{"cwd":"/a","cwd":"/b","session_id":["x",{"y":[1]}],"error":{"e":"\u00e9"},
+                "tool_name":"Ba\u0073h","tool_input":{"command":"ls"},"is_interrupt":true}"#,
+        )
+        .unwrap();
+        assert_eq!(p.cwd.as_deref(), Some("/b"));
+        assert_eq!((p.session_id, p.error), (None, None));
+        assert_eq!(p.tool_name.as_deref(), Some("Bash"));
+        assert_eq!(p.tool_input, Some(serde_json::json!({"command": "ls"})));
+        assert_eq!(p.is_interrupt, Some(true));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use crate::render::free_text;
 use reflect_base::text::one_line;
-use reflect_store::signal::Signal;
+use reflect_store::signal::{Kind, Signal};
 
 /// What the index may take by default, in tokens (characters / 4).
 pub const INDEX_BUDGET_TOKENS: usize = 2000;
@@ -63,25 +63,24 @@ pub fn index(
     out
 }
 
-/// Whether a signal is what the user said: a correction, convention, preference or remember
-/// request in the user's own words (not a tool's output quoted).
+/// Whether a signal is what the user said: a correction, convention, preference, remember
+/// request or fact (a `discovery` tagged `fact`, as the second look stores one) in the user's
+/// own words (not a tool's output quoted).
 fn said(s: &Signal) -> bool {
-    s.kind.is_learning() && s.is_users_words()
+    let fact = s.kind == Kind::Discovery && s.tags.iter().any(|t| t == "fact");
+    (s.kind.is_learning() || fact) && s.is_users_words()
 }
 
 /// The first words of a signal's lesson and its evidence, on one line: `content → resolution`
-/// when a fix was recorded, else `content — context`.
+/// when a fix was recorded (the headline carries it), else `content — context`.
 fn lesson(s: &Signal) -> String {
-    let resolution = s
-        .extra
-        .get("resolution")
-        .or_else(|| s.meta.get("resolution"))
-        .and_then(serde_json::Value::as_str)
-        .filter(|r| !r.trim().is_empty());
-    let content = free_text(s, INDEX_CONTENT_CHARS);
-    if let Some(fix) = resolution {
-        return format!("{content} → {}", one_line(fix, INDEX_EVIDENCE_CHARS));
+    if s.resolution
+        .as_deref()
+        .is_some_and(|r| !r.trim().is_empty())
+    {
+        return free_text(s, INDEX_CONTENT_CHARS + INDEX_EVIDENCE_CHARS);
     }
+    let content = free_text(s, INDEX_CONTENT_CHARS);
     let context = one_line(&s.context, INDEX_EVIDENCE_CHARS);
     if context.is_empty() || context == content {
         return content;
@@ -94,7 +93,7 @@ mod tests {
     use super::*;
     use crate::render::place;
     use crate::render::tests::sig;
-    use reflect_store::signal::Kind;
+    use reflect_store::signal::Origin;
 
     #[test]
     fn index_is_one_short_line_per_signal_with_its_evidence() {
@@ -113,13 +112,14 @@ mod tests {
         // A failure shows what fixed it.
         let mut f = sig(Kind::Failure, "cargo build failed: linker cc not found", 1);
         f.context = "Bash: cargo build".into();
-        f.extra
-            .insert("resolution".into(), "installed build-essential".into());
+        f.resolution = Some("installed build-essential".into());
         let text = index(&[&f], |_| place(None, None, false), INDEX_BUDGET_TOKENS);
         assert!(
-            text.contains("cargo build failed: linker cc not found → installed build-essential"),
+            text.trim_end()
+                .ends_with("cargo build failed: linker cc not found → installed build-essential"),
             "{text}"
         );
+        assert_eq!(text.matches('→').count(), 1, "{text}");
     }
 
     #[test]
@@ -133,14 +133,22 @@ mod tests {
         old.timestamp = "2026-11-01T00:00:00Z".into();
         let mut new = sig(Kind::Correction, "newer low", 1);
         new.timestamp = "2026-11-02T00:00:00Z".into();
-        let all = [&old, &retried, &sure, &new, &twice];
+        // A fact the user stated sorts with the user's words; one the assistant found does not.
+        let mut fact = sig(Kind::Discovery, "user fact", 1);
+        fact.tags = vec!["fact".into()];
+        fact.source.origin = Some(Origin::User);
+        fact.timestamp = "2026-10-01T00:00:00Z".into();
+        let found = sig(Kind::Discovery, "assistant finding", 3);
+        let all = [&old, &retried, &sure, &new, &twice, &fact, &found];
         let text = index(&all, |_| place(None, None, false), INDEX_BUDGET_TOKENS);
         let order: Vec<&str> = [
             "seen twice",
             "sure once",
             "newer low",
             "older low",
+            "user fact",
             "a failure retried",
+            "assistant finding",
         ]
         .to_vec();
         let at: Vec<usize> = order.iter().map(|n| text.find(n).unwrap()).collect();
@@ -158,7 +166,7 @@ mod tests {
             cut.lines()
                 .last()
                 .unwrap()
-                .starts_with("… 3 more signal(s) not shown"),
+                .starts_with("… 5 more signal(s) not shown"),
             "{cut}"
         );
     }

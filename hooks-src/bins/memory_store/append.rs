@@ -1,9 +1,12 @@
-//! `memory-store append JSON|-`: prints the id of each stored or recurring signal.
+//! `memory-store append JSON|-`: stores each object as a new signal, or (`"same_as": ID`) as
+//! one more sighting of a stored one, and prints one line per object, in order: the id it was
+//! stored under or counted for.
 
 use std::io::Read;
 
 use reflect_base::error::{Error, Result};
-use reflect_store::input;
+use reflect_store::input::{self, Item};
+use reflect_store::store::Sighted;
 
 use crate::cli::Append;
 use crate::{Ctx, PROGRAM};
@@ -22,24 +25,62 @@ impl Append {
         } else {
             self.json
         };
-        let outcome = ctx.store.append(input::signals(&text)?)?;
+        let items = input::items(&text)?;
+        // Every target is checked before anything is stored: a wrong id stores nothing.
+        for item in &items {
+            if let Item::SameAs(target, _) = item {
+                if ctx.store.find(target)?.is_none() {
+                    return Err(Error::usage(format!(
+                        "append: \"same_as\": no stored signal {target} (nothing stored)"
+                    )));
+                }
+            }
+        }
+        // One object at a time, so each line of output answers its object.
         let mut out = String::new();
-        for id in &outcome.written {
-            out.push_str(id);
+        for item in items {
+            let id = match item {
+                Item::New(sig) => stored_as(ctx.store.append(vec![sig])?),
+                Item::SameAs(target, sig) => match ctx.store.add_sighting(&target, sig)? {
+                    Sighted::Added => {
+                        eprintln!("{PROGRAM}: {target} seen again: one more episode (meta.seen)");
+                        target
+                    }
+                    Sighted::AlreadyHeld => {
+                        eprintln!(
+                            "{PROGRAM}: {target} already holds that sighting, not added again"
+                        );
+                        target
+                    }
+                    Sighted::NoSuchSignal => {
+                        return Err(Error::msg(format!(
+                            "append: {target} is gone from the store"
+                        )))
+                    }
+                },
+            };
+            out.push_str(&id);
             out.push('\n');
-        }
-        for id in &outcome.recurred {
-            out.push_str(id);
-            out.push('\n');
-            eprintln!("{PROGRAM}: {id} seen again: counted as a recurrence (meta.seen)");
-        }
-        if outcome.duplicates > 0 {
-            eprintln!(
-                "{PROGRAM}: {} already stored (same sighting), not added again",
-                outcome.duplicates
-            );
         }
         emit(&out);
         Ok(())
     }
+}
+
+/// The id one appended signal was stored under or counted for, saying on stderr which.
+fn stored_as(outcome: reflect_store::store::AppendOutcome) -> String {
+    if let Some(id) = outcome.written.into_iter().next() {
+        return id;
+    }
+    if let Some(id) = outcome.recurred.into_iter().next() {
+        eprintln!("{PROGRAM}: {id} seen again: counted as a recurrence (meta.seen)");
+        return id;
+    }
+    if let Some(id) = outcome.completed.into_iter().next() {
+        eprintln!("{PROGRAM}: {id} completed with what resolved it");
+        return id;
+    }
+    let id = outcome.duplicate_of.into_iter().next();
+    eprintln!("{PROGRAM}: already stored (same sighting), not added again");
+    id.unwrap_or_else(|| "-".into())
 }

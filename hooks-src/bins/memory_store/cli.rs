@@ -23,7 +23,8 @@ pub struct Cli {
 pub enum Command {
     /// Add signals: one JSON object, or `-` to read objects (JSON lines or an array) from stdin.
     /// Missing fields are filled, secrets redacted, repeats counted instead of stored twice; the
-    /// store assigns the id. Prints the id of each stored (or recurring) signal.
+    /// store assigns the id. Prints one line per object, in order: the id it was stored under or
+    /// counted for.
     Append(Append),
     /// Print one signal (from the store, else the archive) as JSON.
     Get(Get),
@@ -67,7 +68,8 @@ pub enum Command {
 
 #[derive(Args)]
 pub struct Append {
-    /// A JSON object such as '{"type":"correction","content":"Use pnpm, not npm"}', or -
+    /// A JSON object such as '{"type":"correction","content":"Use pnpm, not npm"}', JSON lines,
+    /// or - (stdin); {"same_as":"ID","context":"…",…} adds a sighting to a stored signal
     pub json: String,
 }
 
@@ -280,15 +282,16 @@ pub struct Digest {
     #[arg(long, value_name = "N", default_value_t = reflect_app::digest::DEFAULT_BUDGET_TOKENS)]
     pub budget_tokens: usize,
     /// text: for the model to read; jsonl: one object a prompt (session_id, project, line, uuid,
-    /// timestamp, text, answering, probability, typed), the rest on stderr
+    /// timestamp, text, answering, probability, typed, pasted), the rest on stderr
     #[arg(long, value_enum, default_value = "text")]
     pub format: DigestFormat,
     /// Mark what a digest read as looked at: the name it printed (d…), or one session's
     /// SESSION:LINE:TURN (repeatable); lists nothing
     #[arg(long = "mark", value_name = "NAME")]
     pub marks: Vec<String>,
-    /// Print one prompt in full, redacted: SESSION:LINE, the session of a digest's heading and
-    /// the line of its L<line> (repeatable); lists nothing
+    /// Print one prompt in full after the end of the assistant turn it answers, redacted:
+    /// SESSION:LINE, the session of a digest's heading (or a unique prefix of it, as the index
+    /// prints) and the line of its L<line> (repeatable); lists nothing
     #[arg(long = "show", value_name = "SESSION:LINE", conflicts_with = "marks")]
     pub show: Vec<String>,
 }

@@ -96,6 +96,11 @@ impl Job {
         &self.program
     }
 
+    /// What the program is asked to do (`git push`: `push`), empty when nothing names it.
+    pub fn subject(&self) -> &str {
+        &self.subject
+    }
+
     /// The same program and subject, and at least half their words in common (`docker compose
     /// run app php artisan migrate` is not `docker compose run app sh -c "ls"`).
     fn same_job(&self, other: &Job) -> bool {
@@ -110,6 +115,36 @@ impl Job {
             .count();
         let all = self.words.len() + other.words.len() - shared;
         all == 0 || shared * 2 >= all
+    }
+
+    /// A command whose exit status says nothing of its own program: its output piped into a
+    /// filter (`xcodebuild … | grep error`, the filter's status), or its failure swallowed
+    /// (`npm test || true`). Its success is no resolution.
+    pub fn masks_status(&self) -> bool {
+        let cmd = self.command.trim_end().trim_end_matches(';').trim_end();
+        let swallowed = [
+            "|| true",
+            "||true",
+            "|| :",
+            "|| exit 0",
+            "; true",
+            "; exit 0",
+        ];
+        if swallowed.iter().any(|end| cmd.ends_with(end)) {
+            return true;
+        }
+        // The last stage of a pipeline (a single `|`, not `||`).
+        let bytes = cmd.as_bytes();
+        let last_pipe = (0..bytes.len()).rev().find(|&i| {
+            bytes[i] == b'|' && bytes.get(i + 1) != Some(&b'|') && (i == 0 || bytes[i - 1] != b'|')
+        });
+        let Some(at) = last_pipe else { return false };
+        const FILTERS: &[&str] = &[
+            "grep", "rg", "egrep", "head", "tail", "less", "more", "cat", "tee", "wc", "sort",
+            "uniq", "cut", "awk", "sed", "jq", "column", "tr", "xargs",
+        ];
+        let filter = cmd[at + 1..].split_whitespace().next().unwrap_or_default();
+        FILTERS.contains(&filter) && !cmd.contains("pipefail")
     }
 
     /// A call that only looks (lists, prints, searches): not a resolution of anything.
@@ -366,6 +401,11 @@ impl Episodes {
                 i += 1;
                 continue;
             }
+            if job.masks_status() {
+                // Its exit status is another program's: it proves nothing fixed.
+                i += 1;
+                continue;
+            }
             let open = self.open.remove(i);
             let end = if open.edited {
                 End::Dropped
@@ -477,6 +517,42 @@ mod tests {
         assert!(job("git add mkdocs.yml").same_job(&job("git add ../mkdocs.yml")));
         assert!(!job("git add mkdocs.yml").same_job(&job("git status")));
         assert!(job("python3 tool.py").same_job(&job("python tool.py")));
+    }
+
+    /// A run whose exit status is a filter's or was swallowed proves nothing fixed: the failure
+    /// stays open until a real run of the job succeeds.
+    #[test]
+    fn a_masked_exit_status_is_no_resolution() {
+        for masked in [
+            "xcodebuild -scheme App build 2>&1 | grep -A 10 error:",
+            "xcodebuild -scheme App build | tail -40",
+            "xcodebuild -scheme App build || true",
+        ] {
+            assert!(job(masked).masks_status(), "{masked}");
+        }
+        for real in [
+            "xcodebuild -scheme App build",
+            "set -o pipefail; xcodebuild -scheme App build | tail -40",
+            "test -f a || make a",
+        ] {
+            assert!(!job(real).masks_status(), "{real}");
+        }
+        let failed = Signal::new(
+            reflect_store::signal::Kind::Failure,
+            "Bash failed: BUILD FAILED",
+        );
+        let mut episodes = Episodes::default();
+        let mut out = Closed::new();
+        let build = "xcodebuild -scheme App build";
+        episodes.failed(job(build), failed, "t1", &mut out);
+        episodes.succeeded(&job(&format!("{build} 2>&1 | grep error")), 5, &mut out);
+        assert!(out.is_empty() && !episodes.is_empty(), "{out:?}");
+        episodes.succeeded(&job(&format!("{build} -quiet")), 9, &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(
+            out[0].0.resolution.as_deref().unwrap().contains("-quiet"),
+            "{out:?}"
+        );
     }
 
     #[test]

@@ -891,7 +891,7 @@ pub(crate) fn shared_command(read: &Reading) -> Option<String> {
     if let Some(rest) = read.text.trim().strip_prefix("<bash-input>") {
         let cmd = rest.split("</bash-input>").next().unwrap_or("").trim();
         let job = super::episode::Job::of("Bash", cmd);
-        let looks = job.only_looks() || !cmd.contains(' ');
+        let looks = job.only_looks() || !cmd.contains(' ') || chore(&job);
         return (!cmd.is_empty() && !looks).then(|| cmd.to_string());
     }
     let prose = read.prose;
@@ -922,6 +922,40 @@ pub(crate) fn shared_command(read: &Reading) -> Option<String> {
         }
     }
     None
+}
+
+/// What a user runs in bash mode for their own housekeeping (moving about, opening an editor,
+/// committing and pushing): it shows what they did, not a command the project needs.
+fn chore(job: &super::episode::Job) -> bool {
+    const PROGRAMS: &[&str] = &[
+        "cd", "pushd", "popd", "clear", "exit", "logout", "open", "xdg-open", "code", "cursor",
+        "vim", "nvim", "vi", "nano", "emacs", "ll", "la", "history", "source", "export", "alias",
+        "kill", "pkill", "top", "htop", "man", "claude", "mkdir", "touch", "cp", "mv", "rm",
+    ];
+    const GIT: &[&str] = &[
+        "add",
+        "commit",
+        "push",
+        "pull",
+        "checkout",
+        "switch",
+        "stash",
+        "fetch",
+        "merge",
+        "rebase",
+        "clone",
+        "ls-files",
+        "submodule",
+        "reset",
+        "restore",
+        "tag",
+        "config",
+        "init",
+        "rm",
+        "mv",
+    ];
+    let program = job.program();
+    PROGRAMS.contains(&program) || (program == "git" && GIT.contains(&job.subject()))
 }
 
 #[cfg(test)]
@@ -1171,5 +1205,20 @@ mod tests {
             Some("make lint")
         );
         assert_eq!(command("use `foo.rs`"), None);
+        // The user's own housekeeping in bash mode is no command the project needs.
+        for chore in [
+            "cd ../../",
+            "git push origin main",
+            "git commit -a -m \"Simplified\"",
+            "cursor ./",
+            "git submodule add git@example.com:me/conf.git",
+        ] {
+            let typed = format!("<bash-input>{chore}</bash-input>");
+            assert_eq!(shared_command(&Reading::of(&typed)), None, "{chore}");
+        }
+        assert_eq!(
+            command("<bash-input>nix flake check ./systems</bash-input>").as_deref(),
+            Some("nix flake check ./systems")
+        );
     }
 }

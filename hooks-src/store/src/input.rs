@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{Map, Value};
 
-use crate::signal::{self, Kind, Signal, Status};
+use crate::signal::{self, Kind, Signal, Status, CONFIDENCE_VERIFIED};
 use reflect_base::error::{Error, Result};
 
 /// A status given by a user (only known values).
@@ -77,10 +77,18 @@ pub(crate) const APPEND_SIGNAL_MAX_BYTES: usize = 16 * 1024;
 /// Largest input `append -` reads: many signals at once, never a file dumped by mistake.
 pub const APPEND_INPUT_MAX_BYTES: usize = 4 << 20;
 
-/// The signals `append` is given: one object, an array of objects, or JSON lines; each checked
+/// One object `append` is given: a new signal, or (`"same_as": ID`) one more sighting of the
+/// stored signal ID, with its own session, source and words.
+#[derive(Debug)]
+pub enum Item {
+    New(Signal),
+    SameAs(String, Signal),
+}
+
+/// The objects `append` is given: one object, an array of objects, or JSON lines; each checked
 /// and completed ([`signal_from`]). Input larger than the bounds above is refused, not cut: the
 /// caller meant to store something else, and nothing of it is stored.
-pub fn signals(text: &str) -> Result<Vec<Signal>> {
+pub fn items(text: &str) -> Result<Vec<Item>> {
     if text.len() > APPEND_INPUT_MAX_BYTES {
         return Err(Error::usage(format!(
             "append: the input is {} bytes; at most {APPEND_INPUT_MAX_BYTES} (nothing stored)",
@@ -89,8 +97,37 @@ pub fn signals(text: &str) -> Result<Vec<Signal>> {
     }
     objects(text)?
         .into_iter()
-        .map(|fields| within_bounds(&fields).and_then(|()| signal_from(fields)))
+        .map(|fields| within_bounds(&fields).and_then(|()| item_from(fields)))
         .collect()
+}
+
+fn item_from(mut fields: Map<String, Value>) -> Result<Item> {
+    let Some(target) = fields.remove("same_as") else {
+        return signal_from(fields).map(Item::New);
+    };
+    let target = target
+        .as_str()
+        .filter(|id| id.starts_with("SIG-") && id.len() <= 64)
+        .filter(|id| id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+        .ok_or_else(|| Error::usage("append: \"same_as\" must be a signal id (SIG-…)"))?
+        .to_string();
+    // A sighting's words are its `content`, else its evidence (`context`); its type is its
+    // signal's, so none need be given.
+    let words = ["content", "context"]
+        .iter()
+        .find_map(|f| {
+            fields
+                .get(*f)
+                .and_then(Value::as_str)
+                .filter(|t| !t.trim().is_empty())
+        })
+        .map(str::to_string)
+        .ok_or_else(|| {
+            Error::usage("append: a \"same_as\" sighting needs its words in \"context\"")
+        })?;
+    fields.insert("content".into(), Value::from(words));
+    fields.insert("type".into(), Value::from("discovery"));
+    signal_from(fields).map(|sig| Item::SameAs(target, sig))
 }
 
 /// Refuse a signal over [`APPEND_CONTENT_MAX`], [`APPEND_CONTEXT_MAX`] or
@@ -194,8 +231,14 @@ fn signal_from(mut fields: Map<String, Value>) -> Result<Signal> {
         status(text)?;
     }
     if let Some(c) = fields.get("confidence") {
-        if !c.as_u64().is_some_and(|c| (1..=4).contains(&c)) {
-            return Err(Error::usage("append: \"confidence\" must be 1, 2, 3 or 4"));
+        if c.as_u64() == Some(u64::from(CONFIDENCE_VERIFIED)) {
+            // Verified is the user's word on a stored signal, never what a writer claims.
+            return Err(Error::usage(
+                "append: \"confidence\" 4 (verified) comes only from the user: `memory-store update ID --confidence 4`",
+            ));
+        }
+        if !c.as_u64().is_some_and(|c| (1..=3).contains(&c)) {
+            return Err(Error::usage("append: \"confidence\" must be 1, 2 or 3"));
         }
     }
     let mut sig: Signal = serde_json::from_value(Value::Object(fields))
@@ -242,7 +285,7 @@ mod tests {
         let one = |content: usize, context: usize| {
             let v = serde_json::json!({"type": "correction", "content": "é".repeat(content),
                 "context": "x".repeat(context)});
-            signals(&v.to_string())
+            items(&v.to_string())
         };
         assert!(one(APPEND_CONTENT_MAX, APPEND_CONTEXT_MAX).is_ok());
         let err = one(APPEND_CONTENT_MAX + 1, 0).unwrap_err();
@@ -254,7 +297,7 @@ mod tests {
         );
         let fat = serde_json::json!({"type": "correction", "content": "x",
             "meta": {"blob": "y".repeat(APPEND_SIGNAL_MAX_BYTES)}});
-        assert!(signals(&fat.to_string())
+        assert!(items(&fat.to_string())
             .unwrap_err()
             .to_string()
             .contains("bytes of JSON"));
@@ -263,7 +306,7 @@ mod tests {
             serde_json::json!({"type": "correction", "content": "z"})
         );
         let many = line.repeat(APPEND_INPUT_MAX_BYTES / line.len() + 1);
-        let refused = signals(&many).err().map(|e| e.to_string());
+        let refused = items(&many).err().map(|e| e.to_string());
         assert!(refused.is_some_and(|e| e.contains("the input is")));
     }
 

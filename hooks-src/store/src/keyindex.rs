@@ -8,15 +8,15 @@
 //! by hand) is stale and ignored. Each other line is an entry `{"k":key,"id":…,"t":captured,
 //! "s":session,"p":prompt line,"l":line,"u":uuid}`; the last line of a key wins.
 //!
-//! **Bounds.** An append reads the whole index (at most [`MAX_BYTES`]) and parses only the lines
-//! that hold one of its batch's keys (a literal search). When an append would grow the index past
+//! **Bounds.** An append reads the whole index once (at most [`MAX_BYTES`]) and parses only the
+//! line that last holds each of its batch's keys (a literal search over the whole index). When an append would grow the index past
 //! that size, it is compacted: the newest entry of each key, the newest [`KEPT`] keys, written
 //! to a temporary file and renamed over it (under the store lock; the store itself is untouched).
 //! A rewrite of the store writes a new index from the signals it keeps captured.
 
 use std::collections::HashMap;
 use std::fs::{self, OpenOptions};
-use std::io::Write;
+use std::io::{Read as _, Write};
 use std::path::{Path, PathBuf};
 
 use memchr::memmem::Finder;
@@ -104,71 +104,98 @@ fn identity(store: &Path) -> Option<(u64, u64)> {
     reflect_base::platform::file_id::of_path(store)
 }
 
-/// The entries of `keys` in the index of `store` (the last of each), empty when there is no
-/// index or it names another store file.
-pub fn lookup(store: &Path, keys: &[String]) -> HashMap<String, Entry> {
-    let mut found = HashMap::new();
-    let Some(bytes) = read_index(store) else {
-        return found;
-    };
-    let finders: Vec<Finder> = keys.iter().map(|k| Finder::new(k.as_bytes())).collect();
-    for line in bytes.split(|&b| b == b'\n').skip(1) {
-        if !finders.iter().any(|f| f.find(line).is_some()) {
-            continue;
-        }
-        if let Ok(e) = serde_json::from_slice::<Entry>(line) {
-            found.insert(e.k.clone(), e);
+/// The index of a store as an append read it: read once, under the store lock, for both the
+/// lookup of its batch's keys and the entries it then records.
+pub struct Index {
+    /// Its bytes, when it is the index of the store as it is now.
+    bytes: Option<Vec<u8>>,
+}
+
+impl Index {
+    /// Read the index of `store` (none when there is no index or it names another store file).
+    pub fn read(store: &Path) -> Index {
+        Index {
+            bytes: read_index(store),
         }
     }
-    found
+
+    /// The entries of `keys` (the last of each). Each key is searched for in the whole index at
+    /// once; only the lines holding one are parsed.
+    pub fn lookup(&self, keys: &[String]) -> HashMap<String, Entry> {
+        let mut found = HashMap::new();
+        let Some(bytes) = &self.bytes else {
+            return found;
+        };
+        let entries = memchr::memchr(b'\n', bytes).map_or(bytes.len(), |end| end + 1);
+        for key in keys {
+            // Found forwards (SIMD), parsed from the end: the last line of a key wins.
+            let hits: Vec<usize> = Finder::new(key.as_bytes())
+                .find_iter(&bytes[entries..])
+                .collect();
+            for at in hits.into_iter().rev().map(|at| entries + at) {
+                let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |nl| nl + 1);
+                let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |nl| at + nl);
+                match serde_json::from_slice::<Entry>(&bytes[start..end]) {
+                    Ok(e) if e.k == *key => {
+                        found.insert(e.k.clone(), e);
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        found
+    }
+
+    /// Add `entries` to the index of `store` (under the store lock), compacting it when it
+    /// would grow past [`MAX_BYTES`]. Best effort: a failure only costs later appends a repeat
+    /// they could have recognised.
+    pub fn record(self, store: &Path, entries: &[Entry]) {
+        if entries.is_empty() {
+            return;
+        }
+        let Some(id) = identity(store) else { return };
+        let index = path(store);
+        let mut out = Vec::new();
+        for e in entries {
+            serde_json::to_writer(&mut out, e).expect("serializes");
+            out.push(b'\n');
+        }
+        let len = self.bytes.as_ref().map_or(0, |b| b.len() as u64);
+        if self.bytes.is_none() || len + out.len() as u64 > MAX_BYTES {
+            let mut all: Vec<Entry> = self
+                .bytes
+                .iter()
+                .flat_map(|b| b.split(|&c| c == b'\n').skip(1))
+                .filter_map(|l| serde_json::from_slice(l).ok())
+                .collect();
+            all.extend(entries.iter().cloned());
+            write_whole(&index, id, all);
+            return;
+        }
+        let appended = OpenOptions::new()
+            .append(true)
+            .create_mode(PRIVATE_FILE)
+            .open(&index)
+            .and_then(|mut f| f.write_all(&out));
+        if appended.is_err() {
+            let _ = fs::remove_file(&index);
+        }
+    }
 }
 
 /// The index's bytes when it is the index of `store` as it is now.
 fn read_index(store: &Path) -> Option<Vec<u8>> {
-    let file = fsutil::open_regular(&path(store)).ok()??;
-    if file.metadata().ok()?.len() > MAX_BYTES * 2 {
+    let mut file = fsutil::open_regular(&path(store)).ok()??;
+    let len = file.metadata().ok()?.len();
+    if len > MAX_BYTES * 2 {
         return None;
     }
-    let bytes = std::io::read_to_string(file).ok()?.into_bytes();
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.read_to_end(&mut bytes).ok()?;
     let first = bytes.split(|&b| b == b'\n').next()?;
     let header: Header = serde_json::from_slice(first).ok()?;
     (Some(header.store) == identity(store)).then_some(bytes)
-}
-
-/// Add `entries` to the index of `store` (under the store lock), compacting it when it would
-/// grow past [`MAX_BYTES`]. Best effort: a failure only costs later appends a repeat they could
-/// have recognised.
-pub fn record(store: &Path, entries: &[Entry]) {
-    if entries.is_empty() {
-        return;
-    }
-    let Some(id) = identity(store) else { return };
-    let index = path(store);
-    let mut out = Vec::new();
-    for e in entries {
-        serde_json::to_writer(&mut out, e).expect("serializes");
-        out.push(b'\n');
-    }
-    let current = read_index(store);
-    let len = current.as_ref().map_or(0, |b| b.len() as u64);
-    if current.is_none() || len + out.len() as u64 > MAX_BYTES {
-        let mut all: Vec<Entry> = current
-            .iter()
-            .flat_map(|b| b.split(|&c| c == b'\n').skip(1))
-            .filter_map(|l| serde_json::from_slice(l).ok())
-            .collect();
-        all.extend(entries.iter().cloned());
-        write_whole(&index, id, all);
-        return;
-    }
-    let appended = OpenOptions::new()
-        .append(true)
-        .create_mode(PRIVATE_FILE)
-        .open(&index)
-        .and_then(|mut f| f.write_all(&out));
-    if appended.is_err() {
-        let _ = fs::remove_file(&index);
-    }
 }
 
 /// Replace the index of the store with identity `id` by `entries` (the last of each key wins;
@@ -204,4 +231,56 @@ pub fn rebuild<'a>(store: &Path, signals: impl Iterator<Item = &'a Signal>, fres
         })
         .collect();
     write_whole(&path(store), id, entries);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(k: &str, id: &str, s: &str) -> Entry {
+        Entry {
+            k: k.into(),
+            id: id.into(),
+            t: "2026-11-28T00:00:00Z".into(),
+            s: Some(s.into()),
+            p: None,
+            l: None,
+            u: None,
+        }
+    }
+
+    /// The lookup finds the last entry of each key, and only lines that hold it as their key.
+    #[test]
+    fn lookup_finds_the_last_entry_of_each_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("signals.jsonl");
+        fs::write(&store, "{}\n").unwrap();
+        let a = "aaaaaaaaaaaaaaaa";
+        Index::read(&store).record(
+            &store,
+            &[
+                entry(a, "SIG-1", "s1"),
+                entry("bbbbbbbbbbbbbbbb", "SIG-2", "s1"),
+            ],
+        );
+        // Appended: two lines of one key, the later one the latest sighting.
+        Index::read(&store).record(&store, &[entry(a, "SIG-1", "s2")]);
+        let text = fs::read_to_string(path(&store)).unwrap();
+        assert_eq!(text.matches(a).count(), 2, "{text}");
+        // A later line that names the key in another field is not its entry.
+        Index::read(&store).record(
+            &store,
+            &[entry("cccccccccccccccc", "SIG-3", "aaaaaaaaaaaaaaaa")],
+        );
+        let keys = ["aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb", "dddddddddddddddd"].map(String::from);
+        let found = Index::read(&store).lookup(&keys);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found["aaaaaaaaaaaaaaaa"].s.as_deref(), Some("s2"));
+        assert_eq!(found["bbbbbbbbbbbbbbbb"].id, "SIG-2");
+        // An index of another store file (a rewrite renamed a new one into place) is no index.
+        let new = dir.path().join("new.jsonl");
+        fs::write(&new, "{}\n").unwrap();
+        fs::rename(&new, &store).unwrap();
+        assert!(Index::read(&store).lookup(&keys).is_empty());
+    }
 }

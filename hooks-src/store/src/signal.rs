@@ -444,7 +444,7 @@ pub struct Recurrence {
 /// of, or a `#` memory) and what its episodes earned — `seen` counts episodes (other sessions,
 /// or other turns of one session; never retries within one), 2 episodes earn medium, 3+ high.
 /// 4 (verified) only ever comes from the user confirming it (`memory-store update --confidence
-/// 4`, a promotion); nothing lowers it, and sightings never raise anything to it.
+/// 4`; `append` refuses it); nothing lowers it, and sightings never raise anything to it.
 pub fn confidence_after(confidence: u8, seen: u64) -> u8 {
     let earned = match seen {
         0 | 1 => 1,

@@ -2,31 +2,86 @@
 //! as much around it as fits, not the prompt's first characters. A rule often comes after the
 //! task it is attached to ("… and from now on, never push to main").
 //!
+//! **The user's own words first.** What the user pasted into a prompt (a stack trace, a file, a
+//! log, another assistant's answer) is full of words a lesson is made of ("error", "always",
+//! "must") and is never the lesson: its lines are never the excerpt when the prompt has a
+//! sentence of the user's own, nor shown around it. Pasted are ([`pasted_lines`]): the lines of
+//! a fenced block, quoted lines (`>`), table rows, lines that read as code, a log or a trace
+//! (a stack frame, a timestamp or log level first, a line ending as code does (`;`, `{`, `},`, …), one dense with
+//! code's symbols), runs of three or more lines indented as code is, and a few lines of words
+//! with pasted lines right above and below them (a comment in a pasted file). A prompt that is
+//! all paste is shown from its start and marked as a paste ([`Excerpt::pasted`]).
+//!
 //! The prompt is redacted whole before it is cut ([`redact::redact_prefix`]), so a cut never
 //! splits a secret into pieces no rule knows. Sentences end at a line break or at `.`, `!`, `?`
-//! (and their full-width forms) before a space; only the first [`MAX_SENTENCES`] are weighed.
+//! (and their full-width forms) before a space; only the first [`MAX_SENTENCES`] of the user's
+//! own are weighed.
 
 use reflect_base::text::one_line;
 use reflect_store::redact;
 
-/// Sentences weighed at most (a long paste is mostly not read for its rule).
+/// Sentences of the user's own weighed at most.
 const MAX_SENTENCES: usize = 120;
-/// Bytes of a prompt read for its excerpt.
+/// Bytes of a prompt read for its excerpt ([`head_and_tail`]).
 pub const EXCERPT_BYTES: usize = 8 << 10;
+/// Of those, the bytes from the prompt's end: what the user wrote after a long paste.
+const TAIL_BYTES: usize = 2 << 10;
+/// What stands for the middle of a prompt left out between its head and its tail.
+const GAP: &str = "\n…\n";
+
+/// What the digest shows of a prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Excerpt {
+    pub text: String,
+    /// The prompt was cut and holds no sentence of the user's own: all of it was pasted.
+    pub pasted: bool,
+}
+
+/// What of a long `text` the excerpt is cut from: its first [`EXCERPT_BYTES`] less
+/// [`TAIL_BYTES`] and its last [`TAIL_BYTES`], each cut back to whitespace (no token, so no
+/// secret, is split), joined by a line `…`; `text` itself when it is short enough.
+pub fn head_and_tail(text: &str) -> String {
+    if text.len() <= EXCERPT_BYTES {
+        return text.to_string();
+    }
+    let mut end = EXCERPT_BYTES - TAIL_BYTES - GAP.len();
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..text[..end].rfind(char::is_whitespace).unwrap_or(0)];
+    let mut start = text.len() - TAIL_BYTES;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let tail = &text[start..];
+    let tail = match tail.find(char::is_whitespace) {
+        Some(at) => &tail[at..],
+        None => "",
+    };
+    format!("{head}{GAP}{tail}")
+}
 
 /// `raw` redacted, on one line, at most `max` characters: whole when it fits, else the
-/// likeliest sentence by `score` (the first among equals) and what fits around it, `…` marking
-/// what was cut on either side.
-pub fn excerpt(raw: &str, max: usize, score: impl Fn(&str) -> f64) -> String {
+/// likeliest sentence of the user's own by `score` (the first among equals) and what of the
+/// user's own fits around it, `…` marking what was cut on either side.
+pub fn excerpt(raw: &str, max: usize, score: impl Fn(&str) -> f64) -> Excerpt {
     let redacted = redact::redact_prefix(raw, EXCERPT_BYTES);
     let whole = one_line(&redacted, max);
+    let plain = |text: String| Excerpt {
+        text,
+        pasted: false,
+    };
     if !whole.ends_with('…') || max < 8 {
-        return whole;
+        return plain(whole);
     }
-    let (sentences, more) = sentences(&redacted);
-    let Some(best) = sentences
+    let (pieces, more) = pieces(&redacted);
+    let any_paste = pieces.iter().any(|p| p.is_none());
+    let Some(best) = pieces
         .iter()
         .enumerate()
+        // A sentence needs a word to be a lesson (not a list's `2.`).
+        .filter_map(|(i, s)| s.as_ref().map(|s| (i, s)))
+        .filter(|(_, s)| s.chars().any(char::is_alphabetic))
         .map(|(i, s)| (i, score(s)))
         .fold(None, |best: Option<(usize, f64)>, (i, p)| match best {
             Some((_, q)) if q >= p => best,
@@ -34,40 +89,82 @@ pub fn excerpt(raw: &str, max: usize, score: impl Fn(&str) -> f64) -> String {
         })
         .map(|(i, _)| i)
     else {
-        return whole;
+        return Excerpt {
+            text: whole,
+            pasted: any_paste,
+        };
     };
-    if best == 0 {
-        return whole;
+    if best == 0 && !any_paste {
+        return plain(whole);
     }
-    let len = |s: &String| s.chars().count();
+    let own = |i: usize| pieces[i].as_deref();
+    let len = |s: &str| s.chars().count();
+    let sentence = own(best).expect("the best is the user's");
     // Room for the two marks.
     let room = max - 2;
-    if len(&sentences[best]) >= room {
-        return format!("…{}", one_line(&sentences[best], max - 1));
+    if len(sentence) >= room {
+        let (mark, width) = if best > 0 {
+            ("…", max - 1)
+        } else {
+            ("", max)
+        };
+        return plain(format!("{mark}{}", one_line(sentence, width)));
     }
     let (mut from, mut to) = (best, best + 1);
-    let mut used = len(&sentences[best]);
-    while to < sentences.len() && used + 1 + len(&sentences[to]) <= room {
-        used += 1 + len(&sentences[to]);
+    let mut used = len(sentence);
+    while let Some(next) = pieces.get(to).and_then(Option::as_deref) {
+        if used + 1 + len(next) > room {
+            break;
+        }
+        used += 1 + len(next);
         to += 1;
     }
-    while from > 0 && used + 1 + len(&sentences[from - 1]) <= room {
+    while let Some(before) = from.checked_sub(1).and_then(own) {
+        if used + 1 + len(before) > room {
+            break;
+        }
         from -= 1;
-        used += 1 + len(&sentences[from]);
+        used += 1 + len(before);
     }
     let mut out = String::new();
     if from > 0 {
         out.push('…');
     }
-    out.push_str(&sentences[from..to].join(" "));
-    if to < sentences.len() || more {
+    let shown: Vec<&str> = (from..to).filter_map(own).collect();
+    out.push_str(&shown.join(" "));
+    if to < pieces.len() || more {
         out.push('…');
     }
-    out
+    plain(out)
 }
 
-/// The first [`MAX_SENTENCES`] sentences of `text`, each on one line, and whether there is more.
-fn sentences(text: &str) -> (Vec<String>, bool) {
+/// The sentences of `text` in order, each on one line, `None` standing for a run of pasted
+/// lines; the first [`MAX_SENTENCES`] of the user's own, and whether there is more.
+fn pieces(text: &str) -> (Vec<Option<String>>, bool) {
+    let lines: Vec<&str> = text.lines().collect();
+    let pasted = pasted_lines(&lines);
+    let mut out: Vec<Option<String>> = Vec::new();
+    let mut own = 0;
+    for (line, pasted) in lines.iter().zip(pasted) {
+        if pasted {
+            if out.last().is_none_or(Option::is_some) {
+                out.push(None);
+            }
+            continue;
+        }
+        for s in sentences(line) {
+            if own == MAX_SENTENCES {
+                return (out, true);
+            }
+            own += 1;
+            out.push(Some(s));
+        }
+    }
+    (out, false)
+}
+
+/// The sentences of one line: ending at `.`, `!`, `?` before a space, or at a full-width stop.
+fn sentences(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut start = 0;
     let push = |piece: &str, out: &mut Vec<String>| {
@@ -76,10 +173,9 @@ fn sentences(text: &str) -> (Vec<String>, bool) {
             out.push(flat);
         }
     };
-    let mut chars = text.char_indices().peekable();
+    let mut chars = line.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         let end = match c {
-            '\n' => Some(at),
             '.' | '!' | '?' => chars
                 .peek()
                 .is_none_or(|&(_, next)| next.is_whitespace())
@@ -88,15 +184,150 @@ fn sentences(text: &str) -> (Vec<String>, bool) {
             _ => None,
         };
         if let Some(end) = end {
-            push(&text[start..end], &mut out);
+            push(&line[start..end], &mut out);
             start = end;
-            if out.len() == MAX_SENTENCES {
-                return (out, !text[start..].trim().is_empty());
-            }
         }
     }
-    push(&text[start..], &mut out);
-    (out, false)
+    push(&line[start..], &mut out);
+    out
+}
+
+/// Lines indented this much (or by a tab) are code when [`INDENTED_RUN`] of them follow each
+/// other.
+const CODE_INDENT: &str = "    ";
+const INDENTED_RUN: usize = 3;
+/// Lines of words between pasted lines, with no blank line around them, are taken as part of
+/// the paste when there are at most this many.
+const SANDWICH_MAX: usize = 3;
+
+/// For each line, whether it was pasted rather than written by the user (see the module doc).
+pub fn pasted_lines(lines: &[&str]) -> Vec<bool> {
+    let mut pasted = vec![false; lines.len()];
+    let mut fence: Option<char> = None;
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim_start();
+        let opens = ["```", "~~~"].iter().find(|f| t.starts_with(**f));
+        if let Some(f) = fence {
+            pasted[i] = true;
+            if t.starts_with(if f == '`' { "```" } else { "~~~" }) {
+                fence = None;
+            }
+            continue;
+        }
+        if let Some(f) = opens {
+            fence = f.chars().next();
+            pasted[i] = true;
+            continue;
+        }
+        pasted[i] = t.starts_with('>') || t.starts_with('|') || reads_as_code_or_log(t);
+    }
+    // Runs of lines indented as code.
+    let indented = |l: &str| l.starts_with('\t') || l.starts_with(CODE_INDENT);
+    let mut i = 0;
+    while i < lines.len() {
+        let run = lines[i..]
+            .iter()
+            .take_while(|l| indented(l) && !l.trim().is_empty())
+            .count();
+        if run >= INDENTED_RUN {
+            pasted[i..i + run].iter_mut().for_each(|p| *p = true);
+        }
+        i += run.max(1);
+    }
+    // A few lines of words inside a paste, no blank line between.
+    let blank = |k: usize| lines[k].trim().is_empty();
+    let mut i = 0;
+    while i < lines.len() {
+        if pasted[i] || blank(i) {
+            i += 1;
+            continue;
+        }
+        let run = (i..lines.len())
+            .take_while(|&k| !pasted[k] && !blank(k))
+            .count();
+        let above = i > 0 && pasted[i - 1] && !blank(i - 1);
+        let below = i + run < lines.len() && pasted[i + run];
+        if above && below && run <= SANDWICH_MAX {
+            pasted[i..i + run].iter_mut().for_each(|p| *p = true);
+        }
+        i += run;
+    }
+    pasted
+}
+
+/// Words that open a line of a log.
+const LOG_LEVELS: &[&str] = &[
+    "ERROR", "ERR!", "WARN", "WARNING", "INFO", "DEBUG", "TRACE", "FATAL", "CRITICAL", "PANIC",
+];
+/// How a line of a stack trace starts, across languages.
+const TRACE_STARTS: &[&str] = &[
+    "File \"",
+    "Traceback (most recent call last)",
+    "Caused by:",
+    "Stack trace:",
+    "Exception in thread",
+    "goroutine ",
+    "thread '",
+    "--> ",
+    "npm ERR!",
+    "npm error",
+];
+
+/// A line (trimmed at its start) that reads as code, a log or a stack trace.
+fn reads_as_code_or_log(t: &str) -> bool {
+    let t = t.trim_end();
+    if t.is_empty() {
+        return false;
+    }
+    // A frame `at f (file:1:2)` or `at pkg.Class.f(File.java:10)`, not "at least …".
+    let frame = t.strip_prefix("at ").is_some_and(|rest| {
+        t.ends_with(')')
+            || rest
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| w.contains([':', '/']))
+    });
+    if frame || TRACE_STARTS.iter().any(|s| t.starts_with(s)) {
+        return true;
+    }
+    // A timestamp or a log level first: `2026-11-20 10:00:01 …`, `[INFO] …`, `E1120 10:00 …`.
+    let first = t.split_whitespace().next().unwrap_or("");
+    let bare = first.trim_matches(|c: char| matches!(c, '[' | ']' | ':' | '(' | ')'));
+    if LOG_LEVELS.contains(&bare) {
+        return true;
+    }
+    // An error's own first line: `TypeError: …`, `error[E0308]: …`, `java.io.IOException: …`.
+    let kind = first.split('[').next().unwrap_or("").trim_end_matches(':');
+    if first.ends_with(':')
+        && ["Error", "error", "Exception", "Warning", "warning"]
+            .iter()
+            .any(|e| kind.ends_with(e))
+        && kind
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_')
+    {
+        return true;
+    }
+    let digits = first.bytes().filter(u8::is_ascii_digit).count();
+    if digits >= 4 && first.bytes().any(|b| matches!(b, b'-' | b':' | b'/')) {
+        return true;
+    }
+    if t.ends_with([';', '{', '}'])
+        || ["*/", "=>", "',", "\",", "),", "],", "},"]
+            .iter()
+            .any(|end| t.ends_with(end))
+    {
+        return true;
+    }
+    // Dense with code's symbols.
+    let (mut symbols, mut all) = (0usize, 0usize);
+    for c in t.chars().filter(|c| !c.is_whitespace()) {
+        all += 1;
+        if "{}[]()<>;=_/\\|$#*`\"&%~^+:".contains(c) {
+            symbols += 1;
+        }
+    }
+    symbols >= 4 && symbols * 100 >= all * 18
 }
 
 #[cfg(test)]
@@ -114,7 +345,7 @@ mod tests {
     #[test]
     fn a_short_prompt_is_shown_whole() {
         assert_eq!(
-            excerpt("Use pnpm,\nnot npm.", 200, by_cue),
+            excerpt("Use pnpm,\nnot npm.", 200, by_cue).text,
             "Use pnpm, not npm."
         );
     }
@@ -124,7 +355,7 @@ mod tests {
         let task =
             "Please add the export button to the report page and wire it to the API. ".repeat(5);
         let text = format!("{task}And always run the linter before you commit. {task}");
-        let shown = excerpt(&text, 200, by_cue);
+        let shown = excerpt(&text, 200, by_cue).text;
         assert!(
             shown.contains("And always run the linter before you commit."),
             "{shown}"
@@ -141,10 +372,10 @@ mod tests {
             "We always deploy from main. {}",
             "More words here. ".repeat(30)
         );
-        let shown = excerpt(&text, 100, by_cue);
+        let shown = excerpt(&text, 100, by_cue).text;
         assert!(shown.starts_with("We always deploy from main."), "{shown}");
         let long = format!("{} And always {}", "Intro. ".repeat(3), "word ".repeat(80));
-        let shown = excerpt(&long, 100, by_cue);
+        let shown = excerpt(&long, 100, by_cue).text;
         assert!(shown.starts_with("…And always"), "{shown}");
         assert!(
             shown.ends_with('…') && shown.chars().count() <= 100,
@@ -160,15 +391,156 @@ mod tests {
             "Filler sentence here. ".repeat(20)
         );
         let text = text.replace("Always", "always");
-        let shown = excerpt(&text, 120, by_cue);
+        let shown = excerpt(&text, 120, by_cue).text;
         assert!(shown.contains("[REDACTED:"), "{shown}");
         assert!(!shown.contains("Zx9Cv8Bn"), "{shown}");
     }
 
     #[test]
     fn sentences_end_at_lines_and_stops() {
-        let (s, more) = sentences("One. Two!\nthree? v1.2 stays 四。五");
-        assert_eq!(s, ["One.", "Two!", "three?", "v1.2 stays 四。", "五"]);
+        let (s, more) = pieces("One. Two!\nthree? v1.2 stays 四。五");
+        assert_eq!(
+            s.into_iter().flatten().collect::<Vec<_>>(),
+            ["One.", "Two!", "three?", "v1.2 stays 四。", "五"]
+        );
         assert!(!more);
+    }
+
+    /// A stack trace of the fixture's own making.
+    fn trace() -> String {
+        let mut t = String::from("Error: Cannot find module 'left-pad'\nRequire stack:\n");
+        for k in 0..12 {
+            t.push_str(&format!(
+                "    at Module._load (/home/dev/app/node_modules/loader{k}.js:{}:17)\n",
+                100 + k
+            ));
+        }
+        t
+    }
+
+    /// The likelihood of a lesson by its words, as the classifier would weigh a trace's.
+    fn by_lesson_words(s: &str) -> f64 {
+        let lower = s.to_lowercase();
+        ["error", "cannot", "always", "must", "not"]
+            .iter()
+            .filter(|w| lower.contains(*w))
+            .count() as f64
+    }
+
+    #[test]
+    fn the_users_sentence_is_chosen_over_a_pasted_trace() {
+        let own = "Why does the build fail again? I told you we never vendor node modules here.";
+        for text in [
+            format!("{}\n{own}", trace()),
+            format!("{own}\n\n{}", trace()),
+        ] {
+            let shown = excerpt(&text, 200, by_lesson_words);
+            assert!(
+                shown.text.contains("we never vendor node modules"),
+                "{shown:?}"
+            );
+            assert!(!shown.text.contains("Module._load"), "{shown:?}");
+            assert!(!shown.pasted, "{shown:?}");
+        }
+    }
+
+    #[test]
+    fn a_pasted_file_fenced_or_not_hides_no_sentence_of_the_users() {
+        let file = "import os\nfrom typing import List\n\nPROMPTS = {\n    \"system\": \"You must always answer in JSON.\",\n    \"user\": \"Summarise the error log.\",\n}\n\ndef build(names: List[str]) -> dict:\n    # Always cache the result.\n    return {n: PROMPTS[n] for n in names}\n";
+        let own = "I am always read only in this repo, so never write files.";
+        let cues = |s: &str| if s.contains("always") { 1.0 } else { 0.1 };
+        for text in [
+            format!("{own}\n```python\n{file}```\nthanks"),
+            format!("{file}\n{own}"),
+            format!("here it is:\n{file}{}\n\n{own}", file.repeat(3)),
+        ] {
+            let shown = excerpt(&text, 120, cues);
+            assert!(shown.text.contains(own), "{text}\n=> {shown:?}");
+        }
+    }
+
+    #[test]
+    fn a_quoted_answer_and_a_log_are_pastes() {
+        let answer = "> You should always pin the versions in the lockfile.\n".repeat(6);
+        let log = "2026-11-20T10:00:01Z ERROR [worker-3] job failed: must retry\n".repeat(6);
+        let own = "Compare the two and tell me which one is right.";
+        for paste in [answer, log] {
+            let shown = excerpt(&format!("{paste}{own}"), 100, by_lesson_words);
+            assert_eq!(shown.text, format!("…{own}"));
+        }
+    }
+
+    #[test]
+    fn a_prompt_that_is_only_a_paste_is_marked() {
+        let shown = excerpt(&trace(), 200, by_lesson_words);
+        assert!(shown.pasted, "{shown:?}");
+        assert!(
+            shown.text.starts_with("Error: Cannot find module"),
+            "{shown:?}"
+        );
+        // A short one is shown whole, unmarked: the reader sees all of it.
+        let short = excerpt("at Module._load (/x.js:1:2)", 200, by_lesson_words);
+        assert!(!short.pasted);
+    }
+
+    #[test]
+    fn lines_of_words_are_the_users_and_code_logs_traces_are_not() {
+        for line in [
+            "at least use pnpm here",
+            "no, the API runs on port 8080",
+            "the file src/app/main.rs is generated, do not edit it",
+            "use `pnpm install --frozen-lockfile` in CI",
+            "[Image #1] the header overlaps the menu",
+        ] {
+            assert_eq!(pasted_lines(&[line]), [false], "{line}");
+        }
+        for line in [
+            "at Object.<anonymous> (/srv/app/index.js:3:9)",
+            "  File \"/srv/app/main.py\", line 4, in <module>",
+            "[ERROR] connection refused",
+            "2026-11-20 10:00:01,120 retrying",
+            "const total = items.reduce((a, b) => a + b, 0);",
+            "if (!user) {",
+            "| name | value |",
+            "    title: 'Which one is right?',",
+            "TypeError: x.map is not a function",
+            "error[E0308]: mismatched types",
+        ] {
+            assert_eq!(pasted_lines(&[line]), [true], "{line}");
+        }
+        // Three indented lines are code; a comment between code lines is code too.
+        let lines = ["see:", "    a = 1", "    b = 2", "    c = a + b", "", "ok?"];
+        assert_eq!(
+            pasted_lines(&lines),
+            [false, true, true, true, false, false]
+        );
+        let lines = ["x = load();", "// always load first", "y = x.run();"];
+        assert_eq!(pasted_lines(&lines), [true, true, true]);
+    }
+
+    #[test]
+    fn a_lists_numbers_stay_with_their_items() {
+        let text = format!(
+            "{}\n1. Use tabs.\n2. Then always run the linter first.",
+            "Some background on the task here. ".repeat(8)
+        );
+        let shown = excerpt(&text, 100, by_cue).text;
+        assert!(
+            shown.contains("2. Then always run the linter first."),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn the_end_of_a_long_prompt_is_read_too() {
+        let text = format!(
+            "{}\nplease always squash before you merge",
+            "word ".repeat(4000)
+        );
+        let kept = head_and_tail(&text);
+        assert!(kept.len() <= EXCERPT_BYTES, "{}", kept.len());
+        assert!(kept.ends_with("please always squash before you merge"));
+        assert!(kept.contains("\n…\n"));
+        assert_eq!(head_and_tail("short"), "short");
     }
 }

@@ -29,7 +29,10 @@
 //! prompt in the situation it answered, as the detector reads it), then the longer prose;
 //! pasted logs and documents after everything else. They
 //! are listed grouped by session, newest session first, each session's prompts in the order
-//! typed. What did not fit is counted.
+//! typed. A session's time, in its heading and for that order, is its last prompt's timestamp in
+//! the transcript (the file's modification time when no prompt has one): a transcript copied,
+//! restored or imported later keeps its own times, while its file's is the copy's. What did not
+//! fit is counted.
 //!
 //! **Marks.** A session's cursor keeps how far `/reflect` has looked ([`Reviewed`]): the last line
 //! looked at, and the start of the turn in progress there, where the next digest resumes so that
@@ -62,7 +65,7 @@ use serde_json::{json, Value};
 
 use crate::cursor::{self, Cursor, Reviewed};
 use crate::scope::Scope;
-use excerpt::{excerpt, EXCERPT_BYTES};
+use excerpt::{excerpt, head_and_tail};
 use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil::{self, LockWait};
 use reflect_base::paths::{self, Paths};
@@ -165,6 +168,8 @@ pub struct Shown {
     pub probability: f64,
     /// How often the same text was typed in the sessions read (1: once).
     pub typed: usize,
+    /// All of it was pasted (a log, a file, a trace): `text` is its start.
+    pub pasted: bool,
 }
 
 /// A session with prompts listed.
@@ -172,7 +177,7 @@ pub struct Shown {
 pub struct Listed {
     pub session: String,
     pub project: Option<String>,
-    /// When its transcript last changed.
+    /// When the user last typed in it ([`SessionRead::time`]), `YYYY-MM-DD HH:MM` UTC.
     pub last_active: Option<String>,
     pub prompts: Vec<Shown>,
 }
@@ -227,7 +232,7 @@ struct Typed {
     line: u64,
     uuid: Option<String>,
     timestamp: Option<String>,
-    /// The prompt's first [`EXCERPT_BYTES`] or so: what its excerpt is cut from.
+    /// The prompt's start and end ([`head_and_tail`]): what its excerpt is cut from.
     head: String,
     /// What the assistant had done before it: how its sentences are weighed for the excerpt.
     situation: Situation,
@@ -254,6 +259,8 @@ enum Outcome {
 #[derive(Debug)]
 struct SessionRead {
     modified: Option<SystemTime>,
+    /// The newest timestamp of a prompt read (the transcript's own, not when it was copied).
+    last_typed: Option<DateTime<Utc>>,
     /// The prompts not looked at yet.
     prompts: Vec<Typed>,
     end: Position,
@@ -311,7 +318,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
         }
     }
     // Newest session first (a stable sort keeps the order found among equals).
-    read.sort_by_key(|(_, r)| std::cmp::Reverse(r.modified));
+    read.sort_by_key(|(_, r)| std::cmp::Reverse(r.time()));
 
     // Keep what is worth a look, in listing order; the first of a repeated text stands for all.
     // A prompt read before under the same uuid is a copy (a resumed session's file repeats the
@@ -380,7 +387,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
         let mut cost = prompt_line(&line).chars().count();
         if !session_shown[k] {
             let (candidate, r) = &read[k];
-            let last_active = r.modified.map(time_text);
+            let last_active = r.time().map(time_text);
             cost += heading(
                 &candidate.session,
                 candidate.project.as_deref(),
@@ -414,7 +421,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
         out.sessions.push(Listed {
             session: candidate.session.clone(),
             project: candidate.project.clone(),
-            last_active: r.modified.map(time_text),
+            last_active: r.time().map(time_text),
             prompts,
         });
     }
@@ -478,14 +485,16 @@ fn mark_of(c: &Candidate, r: &SessionRead, fates: &[Fate], chosen: &[bool]) -> O
 
 /// A prompt as listed: its excerpt and what it answered, redacted.
 fn render(p: &Typed, typed: usize) -> Shown {
+    // Cleaned before redaction: a zero-width character inside a token would hide it.
+    let cut = excerpt(&sanitize::clean(&p.head), TEXT_CHARS, |sentence| {
+        likelihood(&Reading::of(sentence), &p.situation)
+    });
     Shown {
         line: p.line,
         uuid: p.uuid.clone(),
         timestamp: p.timestamp.clone(),
-        // Cleaned before redaction: a zero-width character inside a token would hide it.
-        text: excerpt(&sanitize::clean(&p.head), TEXT_CHARS, |sentence| {
-            likelihood(&Reading::of(sentence), &p.situation)
-        }),
+        text: cut.text,
+        pasted: cut.pasted,
         answering: answering_quote(&p.answering),
         probability: p.probability,
         typed,
@@ -501,10 +510,8 @@ fn likelihood(read: &Reading, situation: &Situation) -> f64 {
     }
 }
 
-fn time_text(t: SystemTime) -> String {
-    DateTime::<Utc>::from(t)
-        .format("%Y-%m-%d %H:%M")
-        .to_string()
+fn time_text(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M").to_string()
 }
 
 /// The end of the assistant's last line, redacted, at most [`ANSWERING_CHARS`], cut back to a
@@ -751,10 +758,16 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
         None => end.line + 1,
     };
     let prompt_lines: Vec<u64> = reader.prompts.iter().map(|p| p.line).collect();
+    let last_typed = reader
+        .prompts
+        .iter()
+        .filter_map(|p| p.timestamp.as_deref().and_then(signal::parse_time))
+        .max();
     let mut prompts = reader.prompts;
     prompts.retain(|p| p.line > through && !seen.contains(&p.line));
     Outcome::Read(Box::new(SessionRead {
         modified,
+        last_typed,
         prompts,
         end,
         from,
@@ -763,6 +776,16 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
         seen,
         prompt_lines,
     }))
+}
+
+impl SessionRead {
+    /// The session's own time: when the user last typed in it, by its transcript's timestamps
+    /// (a transcript copied or imported later keeps them; its file's time is the copy's), else
+    /// when its file last changed.
+    fn time(&self) -> Option<DateTime<Utc>> {
+        self.last_typed
+            .or_else(|| self.modified.map(DateTime::<Utc>::from))
+    }
 }
 
 /// The prompts of a stream of events, each with what it answered.
@@ -831,7 +854,7 @@ impl PromptReader {
             line: event.line,
             uuid: event.uuid.as_deref().map(str::to_string),
             timestamp: event.timestamp.as_deref().map(str::to_string),
-            head: reflect_base::text::truncate(text, EXCERPT_BYTES + 1).to_string(),
+            head: head_and_tail(text),
             situation: self.situation.clone(),
             paste: noise::is_paste(text),
             answering,
@@ -1153,6 +1176,9 @@ fn prompt_line(p: &Shown) -> String {
     if p.typed > 1 {
         let _ = write!(out, " (typed {} times)", p.typed);
     }
+    if p.pasted {
+        out.push_str(" (pasted)");
+    }
     if !p.answering.is_empty() && p.text.chars().count() < SELF_CONTAINED_CHARS {
         // The quote is bracketed: a bracket in it would end it early.
         let quote = p.answering.replace('[', "(").replace(']', ")");
@@ -1186,7 +1212,7 @@ impl Digest {
         } else {
             let _ = writeln!(
                 out,
-                "{listed} prompt(s) not yet looked at, in {} session(s), newest first. L<line> (typed N times) [after: the assistant's last words] prompt, the count and the quote when they apply:",
+                "{listed} prompt(s) not yet looked at, in {} session(s), newest first (a session's time is its last prompt's). L<line> (typed N times) (pasted) [after: the assistant's last words] prompt, the count, the mark of a prompt that is all paste (a log, a file) and the quote when they apply:",
                 self.sessions.len()
             );
         }
@@ -1304,6 +1330,7 @@ impl Digest {
                     "answering": p.answering,
                     "probability": (p.probability * 1000.0).round() / 1000.0,
                     "typed": p.typed,
+                    "pasted": p.pasted,
                 });
                 out.push_str(&object.to_string());
                 out.push('\n');

@@ -1,18 +1,23 @@
 //! `memory-store digest --show SESSION:LINE`: one prompt the digest listed (cut to its likeliest
-//! sentence), in full, redacted like everything the digest prints. The session's transcript is
-//! found as the digest finds it: through capture's cursor, else under `<config dir>/projects/`.
+//! sentence), in full, after the end of the assistant's turn it answers, redacted like
+//! everything the digest prints. SESSION may be a unique prefix of the id (the index prints 8
+//! characters). The session's transcript is found as the digest finds it: through capture's
+//! cursor, else under `<config dir>/projects/`.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
+use std::fs;
 use std::path::Path;
 
 use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil;
 use reflect_base::paths::Paths;
+use reflect_base::text::one_line;
 use reflect_store::redact;
 use reflect_store::sanitize;
 use reflect_transcript::{self as transcript, EventKind, Position};
 
-use super::{find_transcript, line_starts, load_cursor};
+use super::{find_transcript, load_cursor, noise, tail, TAIL_BYTES};
 
 /// What `--show` was given: a session and a 1-based line, as the digest names them
 /// (`## session SID` and `L<line>`).
@@ -31,9 +36,61 @@ pub fn parse(arg: &str) -> Result<(String, u64)> {
     Ok((session.to_string(), line))
 }
 
-/// The prompt on `line` of `session`'s transcript, in full (as far as the transcript reader
-/// keeps a prompt), redacted, under a heading that names it.
+/// The end of the assistant's turn `--show` prints before the prompt, in characters.
+pub const TURN_CHARS: usize = 600;
+
+/// The session `--show` names: the id itself when capture recorded it or Claude Code keeps its
+/// transcript, else the one session whose id starts with it (the index and the digest print
+/// 8-character prefixes).
+pub fn resolve(paths: &Paths, session: &str, cwd: &Path) -> Result<String> {
+    if load_cursor(paths, session).is_some() || find_transcript(paths, session, cwd).is_some() {
+        return Ok(session.to_string());
+    }
+    let known = known_sessions(paths);
+    let mut matching = known.iter().filter(|s| s.starts_with(session));
+    match (matching.next(), matching.next()) {
+        (Some(one), None) => Ok(one.clone()),
+        (Some(a), Some(b)) => Err(Error::msg(format!(
+            "session '{}' is ambiguous: {a}, {b}{}; give more of the id",
+            sanitize::visible(session),
+            if matching.next().is_some() { ", …" } else { "" }
+        ))),
+        _ => Err(Error::msg(format!(
+            "no session '{}' (capture has not recorded one by that id or prefix, and Claude Code's projects folder holds none)",
+            sanitize::visible(session)
+        ))),
+    }
+}
+
+/// Every session id capture recorded (its cursor files) or Claude Code keeps a transcript of.
+fn known_sessions(paths: &Paths) -> BTreeSet<String> {
+    let stems = |dir: &Path, ext: &str| -> Vec<String> {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter_map(|e| {
+                let path = e.path();
+                let stem = path.file_stem()?.to_str()?;
+                (path.extension()? == ext).then(|| stem.to_string())
+            })
+            .collect()
+    };
+    let mut all: BTreeSet<String> = stems(&paths.cursors(), "json").into_iter().collect();
+    if let Ok(projects) = fs::read_dir(paths.config_dir.join("projects")) {
+        for folder in projects.flatten() {
+            all.extend(stems(&folder.path(), "jsonl"));
+        }
+    }
+    all
+}
+
+/// The prompt on `line` of `session`'s transcript (the session or a unique prefix of it), in
+/// full (as far as the transcript reader keeps a prompt), after the end of the assistant's turn
+/// it answers, both redacted, under a heading that names them.
 pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<String> {
+    let session = &resolve(paths, session, cwd)?;
     let transcript = load_cursor(paths, session)
         .and_then(|c| c.transcript)
         .or_else(|| find_transcript(paths, session, cwd))
@@ -48,39 +105,71 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
             transcript.display()
         )));
     };
-    let [start] = line_starts(&file, [line - 1]).ctx("cannot read", &transcript)?;
     let not_there = || {
         Error::msg(format!(
             "line {line} of session {session} is not a prompt the user typed"
         ))
     };
-    let start = start.ok_or_else(not_there)?;
+    // Read from the top: the turn the prompt answers may start anywhere before it.
     let mut found = None;
-    transcript::read(
-        &mut file,
-        Position {
-            offset: start,
-            line: line - 1,
-        },
-        |event| {
-            if let (true, None, EventKind::UserText { text }) =
-                (event.line == line, &found, &event.kind)
-            {
+    let mut turn = String::new();
+    transcript::read(&mut file, Position::default(), |event| {
+        if found.is_some() || event.line > line {
+            return;
+        }
+        match &event.kind {
+            EventKind::UserText { text } if event.line == line => {
                 found = Some((text.clone(), event.timestamp.clone()));
             }
-        },
-    )
+            EventKind::UserText { text } if !noise::is_not_a_prompt(text) => turn.clear(),
+            EventKind::CompactBoundary => turn.clear(),
+            EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
+                turn.push('\n');
+                turn.push_str(text);
+                // Bounded as it grows, cut at a word (a cut token could slip past redaction).
+                if turn.len() > 4 * TAIL_BYTES {
+                    turn = tail(&turn, TAIL_BYTES).to_string();
+                }
+            }
+            _ => {}
+        }
+    })
     .ctx("cannot read", &transcript)?;
     let (text, timestamp) = found.ok_or_else(not_there)?;
     let mut out = format!("## session {session} · L{line}");
     if let Some(t) = timestamp {
-        let _ = write!(out, " · {t}");
+        let _ = write!(out, " · {}", sanitize::visible(&t));
     }
     out.push('\n');
+    let answered = turn_end(&turn);
+    if !answered.is_empty() {
+        let _ = writeln!(out, "assistant, end of the turn it answers: {answered}");
+        out.push_str("user:\n");
+    }
     // Cleaned before redaction: a zero-width character inside a token would hide it.
     out.push_str(redact::redact(&sanitize::clean(&text)).trim_end());
     out.push('\n');
     Ok(out)
+}
+
+/// The last [`TURN_CHARS`] or so of the assistant's turn, redacted, on one line, from a word.
+fn turn_end(turn: &str) -> String {
+    let redacted = redact::redact(&sanitize::clean(tail(turn, TAIL_BYTES))).into_owned();
+    let flat = one_line(&redacted, redacted.len());
+    let count = flat.chars().count();
+    if count <= TURN_CHARS {
+        return flat;
+    }
+    let (at, _) = flat
+        .char_indices()
+        .nth(count - TURN_CHARS)
+        .expect("within the text");
+    let rest = &flat[at..];
+    let rest = match rest.find(' ') {
+        Some(space) if space + 1 < rest.len() => &rest[space + 1..],
+        _ => rest,
+    };
+    format!("…{rest}")
 }
 
 #[cfg(test)]

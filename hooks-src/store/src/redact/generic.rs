@@ -4,6 +4,17 @@
 //!   the sessions reflect reads: "my token is X", "the api key is X", "API키는 X", "密码是X",
 //!   "пароль: X", "Passwort ist X", "パスワードは X". The value must look generated (letters
 //!   and digits mixed, or a symbol), so "the password is incorrect" stays.
+//! - `prose-password`: a password or PIN a person made up, after the same kind of word and link
+//!   ("the password is swordfish", "**Senha:** admin7", "my PIN is 4821", "비밀번호는 dalki"):
+//!   any one token, whatever its entropy, unless it is a word of prose (`required`, `stored`,
+//!   `falsch`), code (`passwordHash`, `temp_password`, `os.environ[…]`), a variable reference
+//!   (`${X}`) or a placeholder (`<password>`, `xxx`, `changeme`). After an English name that code
+//!   uses for a field (`password:`, `pin =`), a lone word is a type or a variable: it stays.
+//!   A PIN is 4 to 12 digits.
+//! - `license-key`: a licence key after a word naming one ("license key: …", "product key …",
+//!   "ライセンスキーは …"): a grouped key (4 or more groups of 4–5 letters and digits joined by
+//!   `-`), or 8 bytes and more of letters and digits. After `license`, `licence` or `serial`
+//!   alone (`license: MIT`), a grouped key only.
 //! - `key-shaped-token`: a lowercase prefix and `_` or `-` before a long run of random base62
 //!   (`abc_Xy7…`): the shape most services' keys share. Random means mixed case and digits,
 //!   classes switching as often as chance makes them, and high entropy, so camelCase names,
@@ -11,8 +22,9 @@
 //!   stay too.
 //! - `discord-bot-token`: `<base64 of a numeric id>.<6>.<27+>`, Discord's bot token.
 //!
-//! Speed: one literal search for the words (the `needles` module), one pass over the bytes for
-//! the key shape, one `memchr` for the dots of a Discord token. No regex.
+//! Speed: one literal search for the words of the three word rules (the `needles` module), one
+//! pass over the bytes for the key shape, one `memchr` for the dots of a Discord token. No regex.
+//! Text holding none of the words pays nothing for the word rules beyond that search.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -23,10 +35,7 @@ use super::{is_code, is_path, is_placeholder, PLACEHOLDER_PREFIX};
 
 /// Every secret of `text` the generic rules find, with its kind.
 pub(super) fn find(text: &[u8]) -> Vec<(Range<usize>, &'static str)> {
-    let mut found: Vec<(Range<usize>, &'static str)> = prose_secrets(text)
-        .into_iter()
-        .map(|r| (r, "prose-secret"))
-        .collect();
+    let mut found = prose_secrets(text);
     found.extend(
         key_shaped(text)
             .into_iter()
@@ -40,13 +49,21 @@ pub(super) fn find(text: &[u8]) -> Vec<(Range<usize>, &'static str)> {
     found
 }
 
-/// How strong a word's claim is that the value after it is a secret.
+/// What a word says the value after it is.
 #[derive(Clone, Copy, PartialEq)]
 enum Word {
-    /// A password: a short value counts (6 bytes).
+    /// A password: a short value counts (6 bytes), and one a person made up (any token that is
+    /// no word and no code, 4 bytes) too.
     Password,
     /// A token or key: the value must be long (16 bytes).
     Key,
+    /// A PIN: 4 to 12 digits.
+    Pin,
+    /// A licence or product key: a grouped key, or 8 bytes and more of letters and digits.
+    Licence,
+    /// A word that names a licence only sometimes (`license: MIT`, `serial: 0x1F`): a grouped
+    /// key only.
+    MaybeLicence,
 }
 
 /// Words naming a secret (lowercase; matched in any ASCII case).
@@ -55,6 +72,7 @@ const WORDS: &[(&str, Word)] = &[
     ("passwort", Word::Password),
     ("passwd", Word::Password),
     ("passphrase", Word::Password),
+    ("passcode", Word::Password),
     ("kennwort", Word::Password),
     ("contraseña", Word::Password),
     ("contrasena", Word::Password),
@@ -62,10 +80,70 @@ const WORDS: &[(&str, Word)] = &[
     ("mot de passe", Word::Password),
     ("пароль", Word::Password),
     ("密码", Word::Password),
+    ("密碼", Word::Password),
     ("口令", Word::Password),
     ("비밀번호", Word::Password),
     ("암호", Word::Password),
     ("パスワード", Word::Password),
+    ("パスコード", Word::Password),
+    ("pin", Word::Pin),
+    ("pin code", Word::Pin),
+    ("pin-code", Word::Pin),
+    ("code pin", Word::Pin),
+    ("pin-код", Word::Pin),
+    ("пин-код", Word::Pin),
+    ("пин", Word::Pin),
+    ("暗証番号", Word::Pin),
+    ("pin码", Word::Pin),
+    ("pin碼", Word::Pin),
+    ("pin 번호", Word::Pin),
+    ("license key", Word::Licence),
+    ("licence key", Word::Licence),
+    ("license-key", Word::Licence),
+    ("licence-key", Word::Licence),
+    ("product key", Word::Licence),
+    ("serial key", Word::Licence),
+    ("activation key", Word::Licence),
+    ("activation code", Word::Licence),
+    ("registration key", Word::Licence),
+    ("registration code", Word::Licence),
+    ("lizenzschlüssel", Word::Licence),
+    ("produktschlüssel", Word::Licence),
+    ("clé de licence", Word::Licence),
+    ("clé de produit", Word::Licence),
+    ("clave de licencia", Word::Licence),
+    ("clave de producto", Word::Licence),
+    ("chave de licença", Word::Licence),
+    ("chave do produto", Word::Licence),
+    ("лицензионный ключ", Word::Licence),
+    ("ключ лицензии", Word::Licence),
+    ("ключ активации", Word::Licence),
+    ("ключ продукта", Word::Licence),
+    ("许可证密钥", Word::Licence),
+    ("许可密钥", Word::Licence),
+    ("产品密钥", Word::Licence),
+    ("激活码", Word::Licence),
+    ("注册码", Word::Licence),
+    ("序列号", Word::Licence),
+    ("授權碼", Word::Licence),
+    ("序號", Word::Licence),
+    ("ライセンスキー", Word::Licence),
+    ("プロダクトキー", Word::Licence),
+    ("シリアル番号", Word::Licence),
+    ("シリアルキー", Word::Licence),
+    ("라이선스 키", Word::Licence),
+    ("라이센스 키", Word::Licence),
+    ("제품 키", Word::Licence),
+    ("시리얼 번호", Word::Licence),
+    ("license", Word::MaybeLicence),
+    ("licence", Word::MaybeLicence),
+    ("serial", Word::MaybeLicence),
+    ("serial number", Word::MaybeLicence),
+    ("seriennummer", Word::MaybeLicence),
+    ("numéro de série", Word::MaybeLicence),
+    ("número de serie", Word::MaybeLicence),
+    ("número de série", Word::MaybeLicence),
+    ("серийный номер", Word::MaybeLicence),
     ("token", Word::Key),
     ("secret", Word::Key),
     ("api key", Word::Key),
@@ -89,6 +167,11 @@ const WORDS: &[(&str, Word)] = &[
     ("シークレット", Word::Key),
     ("キー", Word::Key),
 ];
+
+/// Words that name a variable or a field in code as often as a secret in prose: after them an
+/// ASCII `:` or `=` starts code or a label (`password: str`, `pin = None`), so a lone word there
+/// is not taken for a password.
+const CODE_NAMES: &[&str] = &["password", "passwd", "passphrase", "passcode", "pin"];
 
 /// What links a word to its value, after optional blanks (the longer first).
 const LINKS: &[&str] = &[
@@ -145,8 +228,20 @@ static ENCODED: LazyLock<Encoded> = LazyLock::new(|| Encoded {
 static ENCODED_WORD_SEARCH: LazyLock<Needles<'static>> =
     LazyLock::new(|| Needles::new(ENCODED.words.iter().map(|(w, _)| w.as_str())));
 
-/// `prose-secret`: each value linked to a secret-naming word.
-fn prose_secrets(text: &[u8]) -> Vec<Range<usize>> {
+/// A secret-naming word found in the text.
+struct Hit {
+    start: usize,
+    end: usize,
+    /// Written in ASCII (an encoded spelling of a non-ASCII word is not).
+    ascii: bool,
+    strength: Word,
+    /// One of [`CODE_NAMES`].
+    code_name: bool,
+}
+
+/// `prose-secret`, `prose-password` and `license-key`: each value linked to a secret-naming
+/// word.
+fn prose_secrets(text: &[u8]) -> Vec<(Range<usize>, &'static str)> {
     let mut found = Vec::new();
     let encoded = memchr::memchr2(b'%', b'\\', text).is_some();
     // Every occurrence, overlapping ones too: in "secret key is X" both `secret` and
@@ -154,65 +249,135 @@ fn prose_secrets(text: &[u8]) -> Vec<Range<usize>> {
     let written = WORD_SEARCH
         .find_all(text)
         .into_iter()
-        .map(|(_, end, i)| (end, WORDS[i].0.is_ascii(), WORDS[i].1));
-    let spelled: Vec<(usize, bool, Word)> = if encoded {
+        .map(|(start, end, i)| {
+            let (word, strength) = WORDS[i];
+            Hit {
+                start,
+                end,
+                ascii: word.is_ascii(),
+                strength,
+                code_name: CODE_NAMES.contains(&word),
+            }
+        });
+    let spelled: Vec<Hit> = if encoded {
         ENCODED_WORD_SEARCH
             .find_all(text)
             .into_iter()
-            .map(|(_, end, i)| (end, false, ENCODED.words[i].1))
+            .map(|(start, end, i)| Hit {
+                start,
+                end,
+                ascii: false,
+                strength: ENCODED.words[i].1,
+                code_name: false,
+            })
             .collect()
     } else {
         Vec::new()
     };
-    for (end, ascii, strength) in written.chain(spelled) {
+    for hit in written.chain(spelled) {
         // An ASCII word stands alone (`tokens`, `tokenizer`, `mytoken` are other words), but a
-        // name may end with it (`api_token is`); a CJK word has no blanks around it.
-        if ascii && text.get(end).is_some_and(|b| b.is_ascii_alphanumeric()) {
+        // name may end with a secret's (`api_token is`); a CJK word has no blanks around it.
+        // The words of a PIN or a licence start a word too (`spin`, `sublicense`).
+        let alnum = |at: Option<&u8>| at.is_some_and(u8::is_ascii_alphanumeric);
+        if hit.ascii && alnum(text.get(hit.end)) {
             continue;
         }
-        if let Some(value) = linked_value(text, end, ascii, encoded) {
-            if looks_secret(&text[value.clone()], strength) {
-                found.push(value);
-            }
+        if !matches!(hit.strength, Word::Password | Word::Key)
+            && alnum(hit.start.checked_sub(1).and_then(|p| text.get(p)))
+        {
+            continue;
+        }
+        let Some((value, link)) = linked_value(text, hit.end, encoded) else {
+            continue;
+        };
+        // An ASCII word linked by `:` or `=` is an assignment, which `secret-assignment` and
+        // `env-secret` judge with more context; `prose-secret` takes only a word's link.
+        let sign = hit.ascii && link == Link::Sign;
+        let bytes = &text[value.clone()];
+        if matches!(hit.strength, Word::Password | Word::Key)
+            && !sign
+            && link != Link::None
+            && looks_secret(bytes, hit.strength)
+        {
+            found.push((value, "prose-secret"));
+            continue;
+        }
+        let kind = match hit.strength {
+            Word::Password | Word::Pin => "prose-password",
+            Word::Licence | Word::MaybeLicence => "license-key",
+            Word::Key => continue,
+        };
+        let label = hit.code_name && matches!(link, Link::Sign | Link::Dash);
+        if (link != Link::None || grouped_key(bytes))
+            && ends_token(text, value.end)
+            && looks_made_up(bytes, hit.strength, label)
+        {
+            found.push((value, kind));
         }
     }
-    super::ordered(found)
+    found
 }
 
-/// The value after a link at `at` (blanks around the link, an optional quote before the value).
-/// An ASCII word linked by `:` or `=` is an assignment, which `secret-assignment` and
-/// `env-secret` judge with more context: only a word's link (`is`, `ist`, `est`, `—`) counts here.
-fn linked_value(text: &[u8], at: usize, ascii_word: bool, encoded: bool) -> Option<Range<usize>> {
+/// How a word is linked to its value.
+#[derive(Clone, Copy, PartialEq)]
+enum Link {
+    /// An ASCII word (`is`, `ist`, `est`).
+    Word,
+    /// An ASCII sign (`:`, `=`, `=>`).
+    Sign,
+    /// A dash: a value, or a description in a list (`password — the account's password`).
+    Dash,
+    /// A non-ASCII link (`は`, `是`, `：`, `—`).
+    Other,
+    /// Only blanks: counts for a grouped licence key alone.
+    None,
+}
+
+/// The value after a link at `at` (blanks around the link, an optional quote before the value,
+/// Markdown bold around the link), and the kind of link. Without a link, the word at `at`
+/// followed by blanks gives the next token (`Link::None`).
+fn linked_value(text: &[u8], at: usize, encoded: bool) -> Option<(Range<usize>, Link)> {
     let blanks = |from: usize| super::run(text, from, |b| b == b' ' || b == b'\t');
-    let mut i = at + blanks(at);
+    let bold = |from: usize| usize::from(text[from..].starts_with(b"**")) * 2;
+    let mut i = at + bold(at);
+    i += blanks(i);
     // A closing quote of a quoted key (`"token" is`).
     i += usize::from(matches!(text.get(i), Some(b'"' | b'\'' | b'`')));
     i += blanks(i);
     let rest = &text[i..];
-    let written = LINKS
-        .iter()
-        .copied()
-        .find(|l| rest.starts_with(l.as_bytes()));
-    let link = match written {
-        Some(link) => link,
-        None if encoded => ENCODED
+    // A word link ends its word (`ist` is not `is` and `t`).
+    let written = LINKS.iter().copied().find(|l| {
+        rest.starts_with(l.as_bytes())
+            && !(l.as_bytes()[0].is_ascii_alphabetic()
+                && rest.get(l.len()).is_some_and(u8::is_ascii_alphanumeric))
+    });
+    let spelled = || {
+        ENCODED
             .links
             .iter()
-            .find(|l| rest.starts_with(l.as_bytes()))?
-            .as_str(),
+            .find(|l| rest.starts_with(l.as_bytes()))
+            .map(String::as_str)
+    };
+    let link = written.or_else(|| if encoded { spelled() } else { None });
+    let kind = match link {
+        Some(l) if l.bytes().all(|b| b.is_ascii_alphabetic()) => Link::Word,
+        Some(l) if l.is_ascii() => Link::Sign,
+        Some("—" | "–") => Link::Dash,
+        Some(_) => Link::Other,
+        None if i > at => Link::None,
         None => return None,
     };
-    let ascii_word_link = link.bytes().all(|b| b.is_ascii_alphabetic());
-    if ascii_word && link.is_ascii() && !ascii_word_link {
+    i += link.map_or(0, str::len);
+    if kind == Link::Word && text.get(i).is_some_and(|b| b.is_ascii_alphanumeric()) {
         return None;
     }
-    i += link.len();
-    if ascii_word_link && text.get(i).is_some_and(|b| b.is_ascii_alphanumeric()) {
-        return None;
-    }
-    // `is:` / `: ` / `は ` …
+    // `is:` / `: ` / `:** ` / `は ` …
+    i += bold(i);
     i += blanks(i);
-    if matches!(text.get(i), Some(b':')) && !link.ends_with(':') {
+    if kind != Link::None
+        && matches!(text.get(i), Some(b':'))
+        && !link.is_some_and(|l| l.ends_with(':'))
+    {
         i += 1 + blanks(i + 1);
     }
     for quote in ["\"", "'", "`", "«", "“", "「", "‘"] {
@@ -228,12 +393,12 @@ fn linked_value(text: &[u8], at: usize, ascii_word: bool, encoded: bool) -> Opti
     while end > i
         && matches!(
             text[end - 1],
-            b'.' | b',' | b';' | b':' | b'!' | b'?' | b')' | b']' | b'}'
+            b'.' | b',' | b';' | b':' | b'!' | b'?' | b')' | b']' | b'}' | b'*'
         )
     {
         end -= 1;
     }
-    (end > i).then_some(i..end)
+    (end > i).then_some((i..end, kind))
 }
 
 /// Whether a value after a secret-naming word looks like the secret itself, not prose or code.
@@ -241,14 +406,7 @@ fn looks_secret(value: &[u8], strength: Word) -> bool {
     let Ok(text) = std::str::from_utf8(value) else {
         return false;
     };
-    if is_placeholder(text)
-        || is_path(text)
-        || is_code(text)
-        || text.contains(['(', ')', '{', '}', '[', ']', '='])
-        || text.contains("://")
-        || text.contains(PLACEHOLDER_PREFIX)
-        || value.len() > 200
-    {
+    if not_a_value(text) || value.len() > 200 {
         return false;
     }
     let letters = value.iter().filter(|b| b.is_ascii_alphabetic()).count();
@@ -259,11 +417,249 @@ fn looks_secret(value: &[u8], strength: Word) -> bool {
             let symbol = value
                 .iter()
                 .any(|b| !b.is_ascii_alphanumeric() && !b"-_.".contains(b));
-            value.len() >= 6 && ((letters > 0 && (digits > 0 || symbol)) || digits == value.len())
+            value.len() >= 6
+                && ((letters > 0 && (digits > 0 || symbol)) || digits == value.len())
+                && !term(text)
         }
         Word::Key => value.len() >= 16 && letters > 0 && digits > 0 && entropy(value) >= 3.0,
+        Word::Pin | Word::Licence | Word::MaybeLicence => false,
     }
 }
+
+/// Placeholders, paths, code and URLs: no value of a secret.
+fn not_a_value(text: &str) -> bool {
+    is_placeholder(text)
+        || is_path(text)
+        || is_code(text)
+        || text.contains(['(', ')', '{', '}', '[', ']', '='])
+        || text.contains("://")
+        || text.contains(PLACEHOLDER_PREFIX)
+}
+
+/// Whether the ASCII token ending at `end` ends there, and is not the start of a longer word in
+/// another script (`necess` of `necessária`). CJK text runs on without a blank (`abc123입니다`).
+fn ends_token(text: &[u8], end: usize) -> bool {
+    let Some(&next) = text.get(end) else {
+        return true;
+    };
+    if next.is_ascii() {
+        return true;
+    }
+    let tail = &text[end..text.len().min(end + 4)];
+    let next = String::from_utf8_lossy(tail).chars().next().unwrap_or(' ');
+    // Latin, Greek and Cyrillic letters end below U+0530.
+    !(next.is_alphabetic() && u32::from(next) < 0x530)
+}
+
+/// `prose-password` and `license-key`: whether the value a word gives is a password, a PIN or a
+/// licence key a person chose or was handed, whatever its entropy: a token that is no word of
+/// prose, no code and no placeholder. `label`: the word is a name code uses, linked by `:`, `=`
+/// or a dash, where a lone word is a type, a variable or a field's description.
+fn looks_made_up(value: &[u8], strength: Word, label: bool) -> bool {
+    let Ok(text) = std::str::from_utf8(value) else {
+        return false;
+    };
+    // Code (`static::$password`, `$$x`), a shell expansion's operator (`${X:?X is required}`),
+    // a flag, a path or a list: not a value.
+    if not_a_value(text)
+        || value.len() > 64
+        || text.contains("::")
+        || text.contains('$')
+        || text.starts_with(['?', '-', '+', ':', '.', ',', '/', '\\', '|', '~', '&'])
+    {
+        return false;
+    }
+    let letters = value.iter().filter(|b| b.is_ascii_alphabetic()).count();
+    let digits = value.iter().filter(|b| b.is_ascii_digit()).count();
+    match strength {
+        Word::Pin => (4..=12).contains(&digits) && digits == value.len(),
+        Word::MaybeLicence => grouped_key(value),
+        Word::Licence => {
+            grouped_key(value)
+                || (value.len() >= 8 && letters > 0 && digits > 0 && !identifier(text))
+        }
+        Word::Password => {
+            if value.len() < 4 || identifier(text) || term(text) {
+                return false;
+            }
+            if letters == value.len() {
+                return !label && !is_word(text);
+            }
+            // A compound of words (`case-sensitive`, `write-only`).
+            !text
+                .split('-')
+                .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_alphabetic()))
+        }
+        Word::Key => false,
+    }
+}
+
+/// 4 or more groups of 4 or 5 letters and digits joined by `-` (`ABCD-1234-EFGH-5678`,
+/// `7KD3P-…`): a licence key. Lowercase words joined by `-` are a name, not a key.
+fn grouped_key(value: &[u8]) -> bool {
+    let groups: Vec<&[u8]> = value.split(|&b| b == b'-').collect();
+    groups.len() >= 4
+        && groups
+            .iter()
+            .all(|g| (4..=5).contains(&g.len()) && g.iter().all(u8::is_ascii_alphanumeric))
+        && {
+            let digit = value.iter().any(u8::is_ascii_digit);
+            digit || !value.iter().any(u8::is_ascii_lowercase)
+        }
+}
+
+/// A name in code: `snake_case` or `SCREAMING_SNAKE` (an `_` between letters and digits), or
+/// `camelCase` / `PascalCase` letters (`harborPass`, `NewPassword`).
+fn identifier(text: &str) -> bool {
+    let b = text.as_bytes();
+    if !b[0].is_ascii_alphabetic() && b[0] != b'_' {
+        return false;
+    }
+    if text.contains('_') {
+        return b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_');
+    }
+    let humps = b
+        .windows(2)
+        .filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+        .count();
+    humps > 0 && b.iter().all(u8::is_ascii_alphabetic)
+}
+
+/// An upper-case name with a short number: an algorithm, an encoding or a standard
+/// (`SHA-256`, `AES256`, `UTF-8`, `MD5`, `CC0`).
+fn term(text: &str) -> bool {
+    let b = text.as_bytes();
+    let letters = super::run(b, 0, |c| c.is_ascii_uppercase());
+    let dash = usize::from(b.get(letters) == Some(&b'-'));
+    let digits = b.len() - letters - dash;
+    (2..=6).contains(&letters)
+        && (1..=3).contains(&digits)
+        && b[letters + dash..].iter().all(u8::is_ascii_digit)
+}
+
+/// Whether a letters-only token is a word of prose: upper case (`NOT`), three letters or fewer,
+/// one of [`PROSE_WORDS`], or an English word by its ending (`required`, `hashing`, `visible`,
+/// `encryption`). Anything else (`swordfish`, `hogehoge`) is taken for a password.
+fn is_word(text: &str) -> bool {
+    const ENDINGS: &[&str] = &[
+        "ed", "en", "ing", "ly", "ble", "tion", "sion", "ment", "ness", "ous", "ive", "ful",
+        "less", "ent", "ant", "al", "ic", "ary", "ory", "ity", "ure", "ate", "ise", "ize", "wn",
+        "ct", "ght", "ther", "ere", "ong", "ak", "ire", "ria", "rio", "ido", "ida", "ado", "ada",
+        "oso", "osa", "ivo", "iva", "ig", "lich", "isch", "bar", "los", "ert", "tzt", "if",
+    ];
+    if text.len() <= 3 || text.bytes().all(|b| b.is_ascii_uppercase()) {
+        return true;
+    }
+    let lower = text.to_ascii_lowercase();
+    PROSE_WORDS.binary_search(&lower.as_str()).is_ok() || ENDINGS.iter().any(|e| lower.ends_with(e))
+}
+
+/// Words of prose that follow "password is" and its kin in the languages the rule reads, and
+/// that no ending in [`is_word`] catches. Sorted.
+const PROSE_WORDS: &[&str] = &[
+    "also",
+    "always",
+    "anything",
+    "bien",
+    "blank",
+    "case",
+    "changeme",
+    "chosen",
+    "correcta",
+    "correcto",
+    "correta",
+    "correto",
+    "does",
+    "done",
+    "down",
+    "each",
+    "else",
+    "empty",
+    "falsch",
+    "false",
+    "fine",
+    "from",
+    "gone",
+    "good",
+    "here",
+    "hier",
+    "incorrecta",
+    "incorrecto",
+    "incorreta",
+    "incorreto",
+    "into",
+    "invalid",
+    "invalida",
+    "invalide",
+    "just",
+    "kept",
+    "korrekt",
+    "leer",
+    "like",
+    "lost",
+    "many",
+    "mine",
+    "more",
+    "most",
+    "much",
+    "must",
+    "never",
+    "next",
+    "none",
+    "nothing",
+    "null",
+    "obligatoire",
+    "obligatoria",
+    "obligatorio",
+    "okay",
+    "once",
+    "only",
+    "open",
+    "ours",
+    "over",
+    "plain",
+    "public",
+    "requis",
+    "reset",
+    "richtig",
+    "safe",
+    "same",
+    "sent",
+    "sert",
+    "should",
+    "shown",
+    "some",
+    "something",
+    "still",
+    "such",
+    "sure",
+    "text",
+    "that",
+    "then",
+    "there",
+    "these",
+    "this",
+    "those",
+    "true",
+    "under",
+    "unset",
+    "used",
+    "valid",
+    "valide",
+    "very",
+    "vide",
+    "weak",
+    "what",
+    "when",
+    "where",
+    "which",
+    "will",
+    "with",
+    "within",
+    "without",
+    "wrong",
+    "yours",
+];
 
 /// Prefixes of ids, not keys: the ids of Claude's tools, messages and requests, and of common
 /// APIs' objects.
@@ -420,6 +816,13 @@ fn decodes_to_digits(b64: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_words_are_sorted_for_the_binary_search() {
+        assert!(PROSE_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(is_word("Required") && is_word("NOT") && is_word("falsch"));
+        assert!(!is_word("swordfish") && !is_word("hogehoge"));
+    }
 
     #[test]
     fn random_bodies_pass_and_names_hashes_and_blobs_do_not() {

@@ -41,6 +41,8 @@ pub struct AppendOutcome {
     pub completed: Vec<String>,
     /// Signals dropped because the very same sighting was already stored (a replayed capture).
     pub duplicates: usize,
+    /// The ids those duplicates were sightings of.
+    pub duplicate_of: Vec<String>,
     /// Signals spooled to `pending/` because the lock stayed busy (see [`Store::append_or_spool`]).
     pub spooled: usize,
 }
@@ -98,7 +100,8 @@ impl Store {
         // Repeats of signals first seen before the tail: the key index.
         let fresh_from = signal::format_time(now - Duration::days(CAPTURED_TTL_DAYS));
         let older: Vec<String> = batch.iter().map(Signal::dedup_key).collect();
-        for (key, entry) in keys::lookup(&path, &older) {
+        let index = keys::Index::read(&path);
+        for (key, entry) in index.lookup(&older) {
             if entry.t >= fresh_from && !tail.recent.contains_key(&key) {
                 tail.recent.insert(key, entry.to_signal());
             }
@@ -114,6 +117,7 @@ impl Store {
                     outcome.completed.push(target);
                 } else {
                     outcome.duplicates += 1;
+                    outcome.duplicate_of.push(target);
                 }
                 continue;
             }
@@ -133,6 +137,7 @@ impl Store {
                 } else if sighting::same_episode(prev, &sig) {
                     // A replay of the same sighting, or a retry within one episode.
                     outcome.duplicates += 1;
+                    outcome.duplicate_of.push(prev.id.clone());
                 } else {
                     put(&mut out, &sighting::recurrence(&prev.id, &sig));
                     outcome.recurred.push(prev.id.clone());
@@ -162,10 +167,63 @@ impl Store {
         }
         if out.iter().any(|&b| b != b'\n') {
             file.write_all(&out).ctx("cannot append to", &path)?;
-            keys::record(&path, &indexed);
+            index.record(&path, &indexed);
         }
         Ok(outcome)
     }
+}
+
+/// What [`Store::add_sighting`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sighted {
+    /// A recurrence record was appended: one more episode of the signal.
+    Added,
+    /// The signal already holds this sighting (same session and line): nothing was written.
+    AlreadyHeld,
+    /// No signal of the store has that id.
+    NoSuchSignal,
+}
+
+impl Store {
+    /// Record `sig` (its session, source and words) as one more sighting of the stored signal
+    /// `target`: what `/reflect` found again for a signal the store holds, in the user's own
+    /// words, instead of a second signal that repeats its content. A sighting the signal already
+    /// holds (the same session and transcript line as it or one of its sightings) adds nothing.
+    pub fn add_sighting(&self, target: &str, mut sig: Signal) -> Result<Sighted> {
+        let path = self.paths.store();
+        self.locked(&mut || {}, || {
+            let Some(found) = super::find_in(&super::view_unlocked(&path)?, target) else {
+                return Ok(Sighted::NoSuchSignal);
+            };
+            prepare(&mut sig, Utc::now());
+            if holds_sighting(&found, &sig) {
+                return Ok(Sighted::AlreadyHeld);
+            }
+            let mut out = Vec::new();
+            put(&mut out, &sighting::recurrence(&found.id, &sig));
+            super::append_bytes(&path, &out)?;
+            if let Some(key) = found.meta.get("dedup_key").and_then(Value::as_str) {
+                let entry = keys::Entry::of(key, &found.id, &found.timestamp, &sig);
+                keys::Index::read(&path).record(&path, &[entry]);
+            }
+            Ok(Sighted::Added)
+        })
+    }
+}
+
+/// Whether `found` (a signal with its sightings' evidence) already holds the sighting `sig`.
+fn holds_sighting(found: &Signal, sig: &Signal) -> bool {
+    let (Some(session), Some(line)) = (sig.session_id.as_deref(), sig.source.line) else {
+        return false;
+    };
+    if found.session_id.as_deref() == Some(session) && found.source.line == Some(line) {
+        return true;
+    }
+    let sightings = found.meta.get("sightings").and_then(Value::as_array);
+    sightings.into_iter().flatten().any(|e| {
+        e.get("session_id").and_then(Value::as_str) == Some(session)
+            && e.get("line").and_then(Value::as_u64) == Some(line)
+    })
 }
 
 /// Fill what a writer left out and make the signal safe to store (an append does this to every
@@ -175,7 +233,8 @@ pub fn prepare(sig: &mut Signal, now: DateTime<Utc>) {
     if sig.timestamp.is_empty() || sig.time().is_none() {
         sig.timestamp = signal::format_time(now);
     }
-    sig.confidence = sig.confidence.clamp(1, CONFIDENCE_VERIFIED);
+    // Verified (4) is only ever the user's word on a stored signal (see signal::confidence_after).
+    sig.confidence = sig.confidence.clamp(1, CONFIDENCE_VERIFIED - 1);
     crate::sanitize::clean_signal(sig); // first: a zero-width character could hide a token
     crate::redact::redact_signal(sig);
 }

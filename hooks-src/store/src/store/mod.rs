@@ -57,7 +57,7 @@ use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil::{self, LockWait, PRIVATE_FILE};
 use reflect_base::paths::Paths;
 
-pub use append::{prepare, AppendOutcome, TAIL_BYTES};
+pub use append::{prepare, AppendOutcome, Sighted, TAIL_BYTES};
 pub use filter::{within, Filter, Selectable};
 pub use lifecycle::{review_since, Changes, CAPTURED_TTL_DAYS};
 pub use line::{parse_line, Record};
@@ -292,7 +292,7 @@ pub fn invalid_lines_path(paths: &Paths) -> PathBuf {
 /// [`Snapshot::parse`] then [`Snapshot::get`], parsing only the lines that hold `id` or a `\u`
 /// escape when that is how every line naming `id` spells it ([`spelled_as_is`]; a v2 line's id
 /// is derived from the line, which does not hold it).
-fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
+pub(super) fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
     let verbatim = !id.is_empty() && !id.contains("-v2") && spelled_as_is(id);
     let finder = Finder::new(id.as_bytes());
     let escape = Finder::new(b"\\u");
@@ -312,7 +312,7 @@ fn find_in(bytes: &[u8], id: &str) -> Option<Signal> {
     Some(signal)
 }
 
-fn append_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(super) fn append_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
     if bytes.is_empty() {
         return Ok(());
     }
