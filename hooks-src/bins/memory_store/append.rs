@@ -6,7 +6,7 @@ use std::io::Read;
 
 use reflect_base::error::{Error, Result};
 use reflect_store::input::{self, Item};
-use reflect_store::store::Sighted;
+use reflect_store::store::{Appended, Sighted};
 
 use crate::cli::Append;
 use crate::{Ctx, PROGRAM};
@@ -36,31 +36,44 @@ impl Append {
                 }
             }
         }
-        // One object at a time, so each line of output answers its object.
+        // Runs of new signals are appended as one batch (one lock, one read of the tail); each
+        // object still gets its own line of output, in order.
         let mut out = String::new();
-        for item in items {
-            let id = match item {
-                Item::New(sig) => stored_as(ctx.store.append(vec![sig])?),
-                Item::SameAs(target, sig) => match ctx.store.add_sighting(&target, sig)? {
-                    Sighted::Added => {
-                        eprintln!("{PROGRAM}: {target} seen again: one more episode (meta.seen)");
-                        target
+        let mut items = items.into_iter().peekable();
+        while let Some(item) = items.next() {
+            match item {
+                Item::New(sig) => {
+                    let mut batch = vec![sig];
+                    while let Some(Item::New(_)) = items.peek() {
+                        if let Some(Item::New(sig)) = items.next() {
+                            batch.push(sig);
+                        }
                     }
-                    Sighted::AlreadyHeld => {
-                        eprintln!(
+                    for each in ctx.store.append(batch)?.each {
+                        out.push_str(&stored_as(each));
+                        out.push('\n');
+                    }
+                }
+                Item::SameAs(target, sig) => {
+                    match ctx.store.add_sighting(&target, sig)? {
+                        Sighted::Added => {
+                            eprintln!(
+                                "{PROGRAM}: {target} seen again: one more episode (meta.seen)"
+                            )
+                        }
+                        Sighted::AlreadyHeld => eprintln!(
                             "{PROGRAM}: {target} already holds that sighting, not added again"
-                        );
-                        target
+                        ),
+                        Sighted::NoSuchSignal => {
+                            return Err(Error::msg(format!(
+                                "append: {target} is gone from the store"
+                            )))
+                        }
                     }
-                    Sighted::NoSuchSignal => {
-                        return Err(Error::msg(format!(
-                            "append: {target} is gone from the store"
-                        )))
-                    }
-                },
-            };
-            out.push_str(&id);
-            out.push('\n');
+                    out.push_str(&target);
+                    out.push('\n');
+                }
+            }
         }
         emit(&out);
         Ok(())
@@ -68,19 +81,20 @@ impl Append {
 }
 
 /// The id one appended signal was stored under or counted for, saying on stderr which.
-fn stored_as(outcome: reflect_store::store::AppendOutcome) -> String {
-    if let Some(id) = outcome.written.into_iter().next() {
-        return id;
+fn stored_as(each: Appended) -> String {
+    match each {
+        Appended::Written(id) => id,
+        Appended::Recurred(id) => {
+            eprintln!("{PROGRAM}: {id} seen again: counted as a recurrence (meta.seen)");
+            id
+        }
+        Appended::Completed(id) => {
+            eprintln!("{PROGRAM}: {id} completed with what resolved it");
+            id
+        }
+        Appended::Duplicate(id) => {
+            eprintln!("{PROGRAM}: already stored (same sighting), not added again");
+            id.unwrap_or_else(|| "-".into())
+        }
     }
-    if let Some(id) = outcome.recurred.into_iter().next() {
-        eprintln!("{PROGRAM}: {id} seen again: counted as a recurrence (meta.seen)");
-        return id;
-    }
-    if let Some(id) = outcome.completed.into_iter().next() {
-        eprintln!("{PROGRAM}: {id} completed with what resolved it");
-        return id;
-    }
-    let id = outcome.duplicate_of.into_iter().next();
-    eprintln!("{PROGRAM}: already stored (same sighting), not added again");
-    id.unwrap_or_else(|| "-".into())
 }

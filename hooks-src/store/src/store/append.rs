@@ -43,8 +43,23 @@ pub struct AppendOutcome {
     pub duplicates: usize,
     /// The ids those duplicates were sightings of.
     pub duplicate_of: Vec<String>,
+    /// What became of each signal of the batch, in its order.
+    pub each: Vec<Appended>,
     /// Signals spooled to `pending/` because the lock stayed busy (see [`Store::append_or_spool`]).
     pub spooled: usize,
+}
+
+/// What became of one appended signal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Appended {
+    /// Stored as a new signal with this id.
+    Written(String),
+    /// Counted as one more sighting of this signal.
+    Recurred(String),
+    /// Completed this earlier failure with what resolved it (or updated this summary).
+    Completed(String),
+    /// Dropped: the same sighting of this signal (when known) was already stored.
+    Duplicate(Option<String>),
 }
 
 /// What an append learns from the end of the store about the signals it appends.
@@ -114,9 +129,11 @@ impl Store {
                 // miner's report completes the hook's with what resolved it, once.
                 if sig.resolution.is_some() && tail.resolved.insert(target.clone()) {
                     put(&mut out, &sighting::completion(&target, &sig, false));
+                    outcome.each.push(Appended::Completed(target.clone()));
                     outcome.completed.push(target);
                 } else {
                     outcome.duplicates += 1;
+                    outcome.each.push(Appended::Duplicate(Some(target.clone())));
                     outcome.duplicate_of.push(target);
                 }
                 continue;
@@ -133,13 +150,18 @@ impl Store {
                 if sig.kind == Kind::Summary {
                     // A resumed session ends again: its one summary is updated, not repeated.
                     put(&mut out, &sighting::completion(&prev.id, &sig, true));
+                    outcome.each.push(Appended::Completed(prev.id.clone()));
                     outcome.completed.push(prev.id.clone());
                 } else if sighting::same_episode(prev, &sig) {
                     // A replay of the same sighting, or a retry within one episode.
                     outcome.duplicates += 1;
+                    outcome
+                        .each
+                        .push(Appended::Duplicate(Some(prev.id.clone())));
                     outcome.duplicate_of.push(prev.id.clone());
                 } else {
                     put(&mut out, &sighting::recurrence(&prev.id, &sig));
+                    outcome.each.push(Appended::Recurred(prev.id.clone()));
                     outcome.recurred.push(prev.id.clone());
                     tail.calls
                         .extend(calls.into_iter().map(|c| (c, prev.id.clone())));
@@ -163,6 +185,7 @@ impl Store {
                 tail.recent.insert(key, sig.clone());
             }
             last_id = Some(sig.id.clone());
+            outcome.each.push(Appended::Written(sig.id.clone()));
             outcome.written.push(sig.id);
         }
         if out.iter().any(|&b| b != b'\n') {

@@ -57,7 +57,7 @@ use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil::{self, LockWait, PRIVATE_FILE};
 use reflect_base::paths::Paths;
 
-pub use append::{prepare, AppendOutcome, Sighted, TAIL_BYTES};
+pub use append::{prepare, AppendOutcome, Appended, Sighted, TAIL_BYTES};
 pub use filter::{within, Filter, Selectable};
 pub use lifecycle::{review_since, Changes, CAPTURED_TTL_DAYS};
 pub use line::{parse_line, Record};
