@@ -41,8 +41,6 @@ pub struct AppendOutcome {
     pub completed: Vec<String>,
     /// Signals dropped because the very same sighting was already stored (a replayed capture).
     pub duplicates: usize,
-    /// The ids those duplicates were sightings of.
-    pub duplicate_of: Vec<String>,
     /// What became of each signal of the batch, in its order.
     pub each: Vec<Appended>,
     /// Signals spooled to `pending/` because the lock stayed busy (see [`Store::append_or_spool`]).
@@ -133,8 +131,7 @@ impl Store {
                     outcome.completed.push(target);
                 } else {
                     outcome.duplicates += 1;
-                    outcome.each.push(Appended::Duplicate(Some(target.clone())));
-                    outcome.duplicate_of.push(target);
+                    outcome.each.push(Appended::Duplicate(Some(target)));
                 }
                 continue;
             }
@@ -158,7 +155,6 @@ impl Store {
                     outcome
                         .each
                         .push(Appended::Duplicate(Some(prev.id.clone())));
-                    outcome.duplicate_of.push(prev.id.clone());
                 } else {
                     put(&mut out, &sighting::recurrence(&prev.id, &sig));
                     outcome.each.push(Appended::Recurred(prev.id.clone()));
