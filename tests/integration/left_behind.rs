@@ -3,22 +3,8 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command as StdCommand;
 
-use crate::util::{bin_path, stdout, Env};
-
-/// The id of a process that has exited: a writer SIGKILLed mid-rewrite (one of our binaries, which
-/// every platform can start).
-fn dead_pid() -> u32 {
-    let mut child = StdCommand::new(bin_path("memory-store"))
-        .arg("--version")
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    child.wait().unwrap();
-    pid
-}
+use crate::util::{dead_pid, stdout, Env};
 
 fn doctor(env: &Env) -> String {
     stdout(&env.cmd("memory-store").arg("doctor").output().unwrap())
