@@ -8,14 +8,20 @@
 //! sentence of the user's own, nor shown around it. Pasted are ([`pasted_lines`]): the lines of
 //! a fenced block, quoted lines (`>`), table rows, lines that read as code, a log or a trace
 //! (a stack frame, a timestamp or log level first, a line ending as code does (`;`, `{`, `},`, …), one dense with
-//! code's symbols), runs of three or more lines indented as code is, and a few lines of words
-//! with pasted lines right above and below them (a comment in a pasted file). A prompt that is
-//! all paste is shown from its start and marked as a paste ([`Excerpt::pasted`]).
+//! code's symbols), runs of three or more lines indented as code is, a few lines of words
+//! with pasted lines right above and below them (a comment in a pasted file), the blocks an IDE
+//! attaches (`<context ref="…">`, `<attached_files>`, `<ide_selection>`: [`ATTACHED`]), whatever
+//! their lines say, and lines the assistant had just written (its answer quoted back: "can you
+//! check this?" and its own lines, found by their letters and digits, so a terminal's wrapping
+//! and Markdown's marks do not hide them). A prompt that is all paste is shown from its start
+//! and marked as a paste ([`Excerpt::pasted`]).
 //!
 //! The prompt is redacted whole before it is cut ([`redact::redact_prefix`]), so a cut never
 //! splits a secret into pieces no rule knows. Sentences end at a line break or at `.`, `!`, `?`
 //! (and their full-width forms) before a space; only the first [`MAX_SENTENCES`] of the user's
 //! own are weighed.
+
+use std::collections::HashSet;
 
 use reflect_base::text::one_line;
 use reflect_store::redact;
@@ -63,8 +69,9 @@ pub fn head_and_tail(text: &str) -> String {
 
 /// `raw` redacted, on one line, at most `max` characters: whole when it fits, else the
 /// likeliest sentence of the user's own by `score` (the first among equals) and what of the
-/// user's own fits around it, `…` marking what was cut on either side.
-pub fn excerpt(raw: &str, max: usize, score: impl Fn(&str) -> f64) -> Excerpt {
+/// user's own fits around it, `…` marking what was cut on either side. `said`: what the
+/// assistant wrote just before the prompt (its lines quoted back are no words of the user's).
+pub fn excerpt(raw: &str, said: &str, max: usize, score: impl Fn(&str) -> f64) -> Excerpt {
     let redacted = redact::redact_prefix(raw, EXCERPT_BYTES);
     let whole = one_line(&redacted, max);
     let plain = |text: String| Excerpt {
@@ -74,7 +81,7 @@ pub fn excerpt(raw: &str, max: usize, score: impl Fn(&str) -> f64) -> Excerpt {
     if !whole.ends_with('…') || max < 8 {
         return plain(whole);
     }
-    let (pieces, more) = pieces(&redacted);
+    let (pieces, more) = pieces(&redacted, said);
     let any_paste = pieces.iter().any(|p| p.is_none());
     let Some(best) = pieces
         .iter()
@@ -140,9 +147,9 @@ pub fn excerpt(raw: &str, max: usize, score: impl Fn(&str) -> f64) -> Excerpt {
 
 /// The sentences of `text` in order, each on one line, `None` standing for a run of pasted
 /// lines; the first [`MAX_SENTENCES`] of the user's own, and whether there is more.
-fn pieces(text: &str) -> (Vec<Option<String>>, bool) {
+fn pieces(text: &str, said: &str) -> (Vec<Option<String>>, bool) {
     let lines: Vec<&str> = text.lines().collect();
-    let pasted = pasted_lines(&lines);
+    let pasted = pasted_lines(&lines, said);
     let mut out: Vec<Option<String>> = Vec::new();
     let mut own = 0;
     for (line, pasted) in lines.iter().zip(pasted) {
@@ -200,12 +207,56 @@ const INDENTED_RUN: usize = 3;
 /// the paste when there are at most this many.
 const SANDWICH_MAX: usize = 3;
 
+/// The blocks an IDE attaches to a prompt (the file open, the selection, files picked as
+/// context), by tag name: Claude Code's own integrations, and the ones seen in typed prompts of
+/// other tools' (`<context ref="file://…">`, `<attached_files>`).
+const ATTACHED: &[&str] = &[
+    "ide_selection",
+    "ide_opened_file",
+    "ide_diagnostics",
+    "context",
+    "attached_files",
+];
+/// A line quoted back from the assistant's words has at least this many letters and digits: a
+/// shorter one ("ok", "yes, do it") is as likely the user's own.
+const QUOTE_MIN: usize = 24;
+
 /// For each line, whether it was pasted rather than written by the user (see the module doc).
-pub fn pasted_lines(lines: &[&str]) -> Vec<bool> {
+/// `said`: what the assistant wrote just before.
+pub fn pasted_lines(lines: &[&str], said: &str) -> Vec<bool> {
     let mut pasted = vec![false; lines.len()];
     let mut fence: Option<char> = None;
+    // The attached block open, by its closing tag; where the text was cut (`head_and_tail`).
+    let mut attached: Option<String> = None;
+    let mut gap: Option<usize> = None;
     for (i, line) in lines.iter().enumerate() {
         let t = line.trim_start();
+        if t.trim_end() == GAP.trim() {
+            // The cut's gap ends a block whose end was left out.
+            attached = None;
+            gap = Some(i);
+            continue;
+        }
+        if let Some(close) = &attached {
+            pasted[i] = true;
+            if t.contains(close.as_str()) {
+                attached = None;
+            }
+            continue;
+        }
+        if let Some(close) = opens_attached(t) {
+            pasted[i] = true;
+            if !t.contains(close.as_str()) {
+                attached = Some(close);
+            }
+            continue;
+        }
+        // The end of a block whose start was left out by the cut.
+        if let Some(g) = gap.filter(|_| closes_attached(t)) {
+            pasted[g + 1..=i].iter_mut().for_each(|p| *p = true);
+            fence = None;
+            continue;
+        }
         let opens = ["```", "~~~"].iter().find(|f| t.starts_with(**f));
         if let Some(f) = fence {
             pasted[i] = true;
@@ -252,7 +303,94 @@ pub fn pasted_lines(lines: &[&str]) -> Vec<bool> {
         }
         i += run;
     }
+    quoted_back(lines, said, &mut pasted);
     pasted
+}
+
+/// The closing tag of the attached block the line `t` opens (`<context ref="…">` opens
+/// `</context>`).
+fn opens_attached(t: &str) -> Option<String> {
+    let name = t.strip_prefix('<')?;
+    ATTACHED.iter().find_map(|tag| {
+        let rest = name.strip_prefix(tag)?;
+        rest.starts_with(['>', ' ', '\t'])
+            .then(|| format!("</{tag}>"))
+    })
+}
+
+/// Whether the line `t` holds the closing tag of an attached block.
+fn closes_attached(t: &str) -> bool {
+    ATTACHED.iter().any(|tag| t.contains(&format!("</{tag}>")))
+}
+
+/// The letters and digits of `text`, lowercased: what is left of a line copied from a terminal
+/// after its wrapping, indentation and Markdown's marks.
+fn letters(text: &str) -> String {
+    text.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Marks the lines of the assistant's words `said` quoted back: a line with [`QUOTE_MIN`]
+/// letters and digits that `said` holds; the lines next to one that go on with what it said
+/// (a sentence the terminal wrapped, its short last piece); and, in a prompt that quotes, a
+/// short line that is a whole line of `said` (a heading, `Python:`) beside a quote or a paste,
+/// blank lines between.
+fn quoted_back(lines: &[&str], said: &str, pasted: &mut [bool]) {
+    if said.is_empty() {
+        return;
+    }
+    let whole = letters(said);
+    let own: Vec<String> = lines.iter().map(|l| letters(l)).collect();
+    let mut quoted: Vec<bool> = own
+        .iter()
+        .map(|l| l.chars().count() >= QUOTE_MIN && whole.contains(l.as_str()))
+        .collect();
+    if !quoted.contains(&true) {
+        return;
+    }
+    let goes_on =
+        |a: &str, b: &str| !a.is_empty() && !b.is_empty() && whole.contains(&format!("{a}{b}"));
+    for i in 1..lines.len() {
+        if quoted[i - 1] && !quoted[i] && goes_on(&own[i - 1], &own[i]) {
+            quoted[i] = true;
+        }
+    }
+    for i in (0..lines.len().saturating_sub(1)).rev() {
+        if quoted[i + 1] && !quoted[i] && goes_on(&own[i], &own[i + 1]) {
+            quoted[i] = true;
+        }
+    }
+    for (p, q) in pasted.iter_mut().zip(&quoted) {
+        *p |= q;
+    }
+    let said_lines: HashSet<String> = said
+        .lines()
+        .map(letters)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let blank = |k: usize| lines[k].trim().is_empty();
+    let beside_paste = |i: usize, pasted: &[bool]| {
+        let above = (0..i).rev().find(|&k| !blank(k));
+        let below = (i + 1..lines.len()).find(|&k| !blank(k));
+        above.is_some_and(|k| pasted[k]) || below.is_some_and(|k| pasted[k])
+    };
+    // Until nothing changes: a heading marked may make the one beside it a quote too.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..lines.len() {
+            if !pasted[i]
+                && !own[i].is_empty()
+                && said_lines.contains(&own[i])
+                && beside_paste(i, pasted)
+            {
+                pasted[i] = true;
+                changed = true;
+            }
+        }
+    }
 }
 
 /// Words that open a line of a log.
@@ -345,7 +483,7 @@ mod tests {
     #[test]
     fn a_short_prompt_is_shown_whole() {
         assert_eq!(
-            excerpt("Use pnpm,\nnot npm.", 200, by_cue).text,
+            excerpt("Use pnpm,\nnot npm.", "", 200, by_cue).text,
             "Use pnpm, not npm."
         );
     }
@@ -355,7 +493,7 @@ mod tests {
         let task =
             "Please add the export button to the report page and wire it to the API. ".repeat(5);
         let text = format!("{task}And always run the linter before you commit. {task}");
-        let shown = excerpt(&text, 200, by_cue).text;
+        let shown = excerpt(&text, "", 200, by_cue).text;
         assert!(
             shown.contains("And always run the linter before you commit."),
             "{shown}"
@@ -372,10 +510,10 @@ mod tests {
             "We always deploy from main. {}",
             "More words here. ".repeat(30)
         );
-        let shown = excerpt(&text, 100, by_cue).text;
+        let shown = excerpt(&text, "", 100, by_cue).text;
         assert!(shown.starts_with("We always deploy from main."), "{shown}");
         let long = format!("{} And always {}", "Intro. ".repeat(3), "word ".repeat(80));
-        let shown = excerpt(&long, 100, by_cue).text;
+        let shown = excerpt(&long, "", 100, by_cue).text;
         assert!(shown.starts_with("…And always"), "{shown}");
         assert!(
             shown.ends_with('…') && shown.chars().count() <= 100,
@@ -391,14 +529,14 @@ mod tests {
             "Filler sentence here. ".repeat(20)
         );
         let text = text.replace("Always", "always");
-        let shown = excerpt(&text, 120, by_cue).text;
+        let shown = excerpt(&text, "", 120, by_cue).text;
         assert!(shown.contains("[REDACTED:"), "{shown}");
         assert!(!shown.contains("Zx9Cv8Bn"), "{shown}");
     }
 
     #[test]
     fn sentences_end_at_lines_and_stops() {
-        let (s, more) = pieces("One. Two!\nthree? v1.2 stays 四。五");
+        let (s, more) = pieces("One. Two!\nthree? v1.2 stays 四。五", "");
         assert_eq!(
             s.into_iter().flatten().collect::<Vec<_>>(),
             ["One.", "Two!", "three?", "v1.2 stays 四。", "五"]
@@ -434,7 +572,7 @@ mod tests {
             format!("{}\n{own}", trace()),
             format!("{own}\n\n{}", trace()),
         ] {
-            let shown = excerpt(&text, 200, by_lesson_words);
+            let shown = excerpt(&text, "", 200, by_lesson_words);
             assert!(
                 shown.text.contains("we never vendor node modules"),
                 "{shown:?}"
@@ -454,7 +592,7 @@ mod tests {
             format!("{file}\n{own}"),
             format!("here it is:\n{file}{}\n\n{own}", file.repeat(3)),
         ] {
-            let shown = excerpt(&text, 120, cues);
+            let shown = excerpt(&text, "", 120, cues);
             assert!(shown.text.contains(own), "{text}\n=> {shown:?}");
         }
     }
@@ -465,21 +603,21 @@ mod tests {
         let log = "2026-11-20T10:00:01Z ERROR [worker-3] job failed: must retry\n".repeat(6);
         let own = "Compare the two and tell me which one is right.";
         for paste in [answer, log] {
-            let shown = excerpt(&format!("{paste}{own}"), 100, by_lesson_words);
+            let shown = excerpt(&format!("{paste}{own}"), "", 100, by_lesson_words);
             assert_eq!(shown.text, format!("…{own}"));
         }
     }
 
     #[test]
     fn a_prompt_that_is_only_a_paste_is_marked() {
-        let shown = excerpt(&trace(), 200, by_lesson_words);
+        let shown = excerpt(&trace(), "", 200, by_lesson_words);
         assert!(shown.pasted, "{shown:?}");
         assert!(
             shown.text.starts_with("Error: Cannot find module"),
             "{shown:?}"
         );
         // A short one is shown whole, unmarked: the reader sees all of it.
-        let short = excerpt("at Module._load (/x.js:1:2)", 200, by_lesson_words);
+        let short = excerpt("at Module._load (/x.js:1:2)", "", 200, by_lesson_words);
         assert!(!short.pasted);
     }
 
@@ -492,7 +630,7 @@ mod tests {
             "use `pnpm install --frozen-lockfile` in CI",
             "[Image #1] the header overlaps the menu",
         ] {
-            assert_eq!(pasted_lines(&[line]), [false], "{line}");
+            assert_eq!(pasted_lines(&[line], ""), [false], "{line}");
         }
         for line in [
             "at Object.<anonymous> (/srv/app/index.js:3:9)",
@@ -506,16 +644,16 @@ mod tests {
             "TypeError: x.map is not a function",
             "error[E0308]: mismatched types",
         ] {
-            assert_eq!(pasted_lines(&[line]), [true], "{line}");
+            assert_eq!(pasted_lines(&[line], ""), [true], "{line}");
         }
         // Three indented lines are code; a comment between code lines is code too.
         let lines = ["see:", "    a = 1", "    b = 2", "    c = a + b", "", "ok?"];
         assert_eq!(
-            pasted_lines(&lines),
+            pasted_lines(&lines, ""),
             [false, true, true, true, false, false]
         );
         let lines = ["x = load();", "// always load first", "y = x.run();"];
-        assert_eq!(pasted_lines(&lines), [true, true, true]);
+        assert_eq!(pasted_lines(&lines, ""), [true, true, true]);
     }
 
     #[test]
@@ -524,10 +662,96 @@ mod tests {
             "{}\n1. Use tabs.\n2. Then always run the linter first.",
             "Some background on the task here. ".repeat(8)
         );
-        let shown = excerpt(&text, 100, by_cue).text;
+        let shown = excerpt(&text, "", 100, by_cue).text;
         assert!(
             shown.contains("2. Then always run the linter first."),
             "{shown}"
+        );
+    }
+
+    /// A project's rules file as an IDE attaches it, in words a lesson is made of.
+    const RULES_FILE: &str = "# Team rules\n\n- Never push to the release branch by hand.\n- Always prefer small commits over large ones.\n- You must never skip the review, not even for typos.\n";
+
+    #[test]
+    fn an_attached_file_is_a_paste_whatever_its_lines_say() {
+        let own = "Could you tidy the intro of this doc so it reads better for newcomers?";
+        for text in [
+            format!("{own}\n<context ref=\"file:///home/dev/site/RULES.md\">\n{RULES_FILE}</context>"),
+            format!("{own}\n<attached_files>\n    <file>\n        <text>{RULES_FILE}</text>\n        <type>text</type>\n    </file>\n</attached_files>"),
+            format!("<ide_selection>The user selected these lines:\n{RULES_FILE}</ide_selection>\n{own}"),
+        ] {
+            let shown = excerpt(&text, "", 100, by_lesson_words);
+            assert!(shown.text.contains(own), "{text}\n=> {shown:?}");
+            assert!(!shown.text.contains("never"), "{shown:?}");
+        }
+        // The block is pasted line by line, its tags too; an unclosed one runs to the end.
+        let lines = [
+            "why?",
+            "<context ref=\"a.md\">",
+            "- Always do it.",
+            "</context>",
+            "ok",
+        ];
+        assert_eq!(pasted_lines(&lines, ""), [false, true, true, true, false]);
+        let lines = ["<attached_files>", "- Always do it.", "- Never stop."];
+        assert_eq!(pasted_lines(&lines, ""), [true, true, true]);
+        // A tag a user types for their own words is no attachment.
+        let lines = ["<contextual>", "- Always do it.", "</contextual>"];
+        assert!(!pasted_lines(&lines, "")[1]);
+    }
+
+    #[test]
+    fn an_attached_file_cut_in_its_middle_is_still_a_paste() {
+        let own = "please only fix the typos in the intro and keep the rest";
+        let text = format!(
+            "<context ref=\"file:///home/dev/site/RULES.md\">\n{}</context>\n{own}",
+            RULES_FILE.repeat(60)
+        );
+        let kept = head_and_tail(&text);
+        assert!(!kept[kept.find(GAP).unwrap()..].contains("<context"));
+        let shown = excerpt(&kept, "", 100, by_lesson_words);
+        assert_eq!(shown.text, format!("…{own}"), "{shown:?}");
+    }
+
+    /// An answer of the assistant's, as it wrote it (Markdown, long lines).
+    const ANSWER: &str = "I checked the deploy script.\n\n**The cause:** the cache key never includes the lockfile, so a stale cache is always restored after a dependency bump.\n- You must clear the cache by hand until the key is fixed.\n\nShall I change the key?";
+
+    #[test]
+    fn the_assistants_answer_quoted_back_is_a_paste() {
+        // Copied from a terminal: indented, Markdown's marks gone, a long line wrapped.
+        let text = "can you double check this before I merge?\n\n  The cause: the cache key never includes the lockfile, so a stale\n  cache is always restored after a dependency bump.\n  - You must clear the cache by hand until the key is\n  fixed.\n";
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            pasted_lines(&lines, ANSWER),
+            [false, false, true, true, true, true]
+        );
+        let shown = excerpt(text, ANSWER, 100, by_lesson_words);
+        assert_eq!(
+            shown.text, "can you double check this before I merge?…",
+            "{shown:?}"
+        );
+        // Without the answer, its lines read as the user's.
+        let shown = excerpt(text, "", 100, by_lesson_words);
+        assert!(shown.text.starts_with("…cache is always"), "{shown:?}");
+        // A short line is the user's even when the assistant said it, and so is a line of
+        // their own.
+        let lines = [
+            "Shall I change the key?",
+            "no, the cache key must never hold the date",
+        ];
+        assert_eq!(pasted_lines(&lines, ANSWER), [false, false]);
+        // Beside a quote, a short line that is a whole line of the answer is quoted too.
+        let lines = [
+            "I checked the deploy script.",
+            "",
+            "- You must clear the cache by hand until the key is fixed.",
+            "",
+            "Shall I change the key?",
+            "why by hand?",
+        ];
+        assert_eq!(
+            pasted_lines(&lines, ANSWER),
+            [true, false, true, false, true, false]
         );
     }
 

@@ -88,6 +88,9 @@ pub const ANSWERING_CHARS: usize = 80;
 const SELF_CONTAINED_CHARS: usize = 150;
 /// How much of the assistant's last line is kept while reading.
 const TAIL_BYTES: usize = 2048;
+/// How much of what the assistant wrote in a turn is kept for the prompt after it: the lines
+/// of it a prompt quotes back are not the user's words ([`excerpt`]).
+const SAID_BYTES: usize = 16 << 10;
 /// The shortest a listed prompt's line can be: with less budget left, nothing more is weighed.
 const SHORTEST_LINE: usize = 12;
 /// Threads reading transcripts at once.
@@ -240,6 +243,9 @@ struct Typed {
     paste: bool,
     /// The end of the assistant's last line before it (unredacted), or the tools it called.
     answering: String,
+    /// The end of what the assistant wrote in the turn before it (unredacted); empty for a
+    /// prompt short enough to be listed whole.
+    said: String,
     probability: f64,
     prose_chars: usize,
     /// The same text typed again has the same key.
@@ -486,7 +492,7 @@ fn mark_of(c: &Candidate, r: &SessionRead, fates: &[Fate], chosen: &[bool]) -> O
 /// A prompt as listed: its excerpt and what it answered, redacted.
 fn render(p: &Typed, typed: usize) -> Shown {
     // Cleaned before redaction: a zero-width character inside a token would hide it.
-    let cut = excerpt(&sanitize::clean(&p.head), TEXT_CHARS, |sentence| {
+    let cut = excerpt(&sanitize::clean(&p.head), &p.said, TEXT_CHARS, |sentence| {
         likelihood(&Reading::of(sentence), &p.situation)
     });
     Shown {
@@ -794,6 +800,8 @@ struct PromptReader {
     situation: Situation,
     /// The assistant's last line of text in this turn (bounded).
     last_line: Option<String>,
+    /// What the assistant wrote in this turn (its end kept, about 2 × [`SAID_BYTES`] at most).
+    said: String,
     /// Tools it called since its last text.
     tools: Vec<String>,
     prompts: Vec<Typed>,
@@ -821,6 +829,11 @@ impl PromptReader {
                     .rev()
                     .find(|l| !l.trim().is_empty())
                     .map(|l| tail(l.trim(), TAIL_BYTES).to_string());
+                if self.said.len() + text.len() > 2 * SAID_BYTES {
+                    self.said = tail(&self.said, SAID_BYTES.saturating_sub(text.len())).to_string();
+                }
+                self.said.push('\n');
+                self.said.push_str(tail(text, SAID_BYTES));
             }
             EventKind::ToolUse { name, .. } => {
                 self.situation.observe(&event);
@@ -835,6 +848,7 @@ impl PromptReader {
     fn reset(&mut self) {
         self.situation = Situation::default();
         self.last_line = None;
+        self.said.clear();
         self.tools.clear();
     }
 
@@ -858,6 +872,13 @@ impl PromptReader {
             situation: self.situation.clone(),
             paste: noise::is_paste(text),
             answering,
+            // Only a prompt longer than its listed line is cut ([`TEXT_CHARS`], half of it:
+            // redaction may lengthen a prompt).
+            said: if text.len() > TEXT_CHARS / 2 {
+                tail(&self.said, SAID_BYTES).to_string()
+            } else {
+                String::new()
+            },
             probability,
             prose_chars: read.prose.chars().count(),
             key: repeat_key(text),

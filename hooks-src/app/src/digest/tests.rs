@@ -793,3 +793,31 @@ fn a_pasted_trace_gives_way_to_the_users_sentence_and_a_bare_paste_is_marked() {
     let last: Value = serde_json::from_str(d.jsonl().lines().nth(1).unwrap()).unwrap();
     assert_eq!(last["pasted"], true);
 }
+
+#[test]
+fn the_assistants_answer_quoted_back_gives_way_to_the_users_words() {
+    let w = World::new();
+    let app = w.repo("app");
+    let answer = "Here is the plan for the release.\n\n**Rules I will follow:**\n- Always run the database migrations before you deploy, never after.\n- From now on, remember to use pnpm instead of npm in this repo.\n- Tag the release only after the smoke tests pass on staging.\n\nShall I start?";
+    let quoted = "  Rules I will follow:\n  - Always run the database migrations before you deploy, never\n  after.\n  - From now on, remember to use pnpm instead of npm in this repo.\n  - Tag the release only after the smoke tests pass on staging.";
+    let asked = format!("is this plan complete, or did you miss a step?\n\n{quoted}");
+    let again = format!("and now?\n\n{quoted}");
+    w.session(
+        "s1",
+        &app,
+        &[
+            ("plan the release", answer),
+            (&asked, "It misses the changelog."),
+            // Quoted after another answer, the same lines read as the user's.
+            (&again, "Yes."),
+        ],
+    );
+    let mut req = w.request(Some(Scope::of(&app)));
+    req.budget_tokens = 100_000;
+    let shown = &w.digest(&req).sessions[0].prompts;
+    assert_eq!(
+        shown[1].text, "is this plan complete, or did you miss a step?…",
+        "{shown:?}"
+    );
+    assert!(shown[2].text.starts_with('…'), "{shown:?}");
+}
