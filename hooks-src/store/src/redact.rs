@@ -2075,6 +2075,26 @@ mod tests {
             "prose-password",
             "pin: Optional[str] = None; Pin: release a=trixie; GPIO pin: 17; spin: 1234; my PIN is 12",
         ),
+        // The password of a pair after a word naming credentials, when it looks generated.
+        hit(
+            "prose-password",
+            "- **Database**: Credenziali devuser/Q7m2Xk9Lp4, tabelle con prefisso wp_\n测试凭据：ci-bot:Zr8vN3qK6wT1",
+            "- **Database**: Credenziali devuser/[REDACTED:prose-password], tabelle con prefisso wp_\n测试凭据：ci-bot:[REDACTED:prose-password]",
+        ),
+        miss(
+            "prose-password",
+            "credentials admin/admin123; credentials in config/db.yml; credentials feature/oauth2-login; the credentials are user:password; mycredentials a/Q7m2Xk9Lp4",
+        ),
+        // In CJK prose the value may come a few characters after the word.
+        hit(
+            "prose-secret",
+            "生产环境Token格式是正确的（以 `Mz4kQ9xLp2Vb7Nc5Rt8Wy3Hd6` 开头）。トークンの形式は「Xy7Qm2Lk9Pz4Wn8Rt3Vb6Jh1」です",
+            "生产环境Token格式是正确的（以 `[REDACTED:prose-secret]` 开头）。トークンの形式は「[REDACTED:prose-secret]」です",
+        ),
+        miss(
+            "prose-secret",
+            "令牌格式是正确的，请使用 `getAccessToken2` 或 `sha256WithRSAEncryption`；密钥指纹 9fceb02d0ae598e95dc970b74767f19372d61af8；Token 在这里被传给一个很长很长的函数 Mz4kQ9xLp2Vb7Nc5Rt8Wy3Hd6；C:\\Users\\dev（无密码）\\AppData\\Local\\ms-playwright\\chromium-1187\\x.exe",
+        ),
         // A licence key: grouped, or after a word naming one.
         hit(
             "license-key",
@@ -2475,6 +2495,8 @@ mod tests {
         ("xai", concat!("export KEY xai-", "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb3dEf6hIj9kLm2n"), "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"),
         ("age", concat!("# secret: AGE-SECRET-KEY-1", "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE"), "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"),
         ("gcp private_key_id", concat!("{\"type\": \"service_account\", \"private_key_id\": \"", "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567\"}"), "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"),
+        ("credentials pair", concat!("Credenziali devuser/", "Q7m2Xk9Lp4, tabelle"), "Q7m2Xk9Lp4"),
+        ("token in CJK prose", concat!("生產環境Token格式是正確的（以 `", "Mz4kQ9xLp2Vb7Nc5Rt8Wy3Hd6` 開頭）"), "Mz4kQ9xLp2Vb7Nc5Rt8Wy3Hd6"),
         ("url password with a percent-escape", concat!("git clone https://deploy:%40Sx9", "pQ2wE7@git.example.com/r.git"), "Sx9pQ2wE7"),
     ];
 

@@ -3,7 +3,10 @@
 //! - `prose-secret`: a value after a word that names a secret and a link, in the languages of
 //!   the sessions reflect reads: "my token is X", "the api key is X", "API키는 X", "密码是X",
 //!   "пароль: X", "Passwort ist X", "パスワードは X". The value must look generated (letters
-//!   and digits mixed, or a symbol), so "the password is incorrect" stays.
+//!   and digits mixed, or a symbol), so "the password is incorrect" stays. In CJK text, which
+//!   names a secret and then says more of it before the value ("Token格式是…（以 `X` 開頭"),
+//!   the value may come up to [`CJK_GAP`] CJK characters after the word, and must then look
+//!   drawn at random ([`generated`], mixed case and digits).
 //! - `prose-password`: a password or PIN a person made up, after the same kind of word and link
 //!   ("the password is swordfish", "**Senha:** admin7", "my PIN is 4821", "비밀번호는 dalki"):
 //!   any one token, whatever its entropy, unless it is a word of prose (`required`, `stored`,
@@ -11,6 +14,10 @@
 //!   (`${X}`) or a placeholder (`<password>`, `xxx`, `changeme`). After an English name that code
 //!   uses for a field (`password:`, `pin =`), a lone word is a type or a variable: it stays.
 //!   A PIN is 4 to 12 digits.
+//!   After a word naming credentials ("credentials admin/X", "Credenziali utente/X",
+//!   "凭据：admin:X"), the password of the user/password pair, when it looks generated (a
+//!   person's `admin123` next to a branch name like `feature/oauth2-login` cannot be told
+//!   apart); the user name stays.
 //! - `license-key`: a licence key after a word naming one ("license key: …", "product key …",
 //!   "ライセンスキーは …"): a grouped key (4 or more groups of 4–5 letters and digits joined by
 //!   `-`), or 8 bytes and more of letters and digits. After `license`, `licence` or `serial`
@@ -64,6 +71,8 @@ enum Word {
     /// A word that names a licence only sometimes (`license: MIT`, `serial: 0x1F`): a grouped
     /// key only.
     MaybeLicence,
+    /// Credentials: a `user/password` or `user:password` pair, whose password looks generated.
+    Credentials,
 }
 
 /// Words naming a secret (lowercase; matched in any ASCII case).
@@ -144,6 +153,20 @@ const WORDS: &[(&str, Word)] = &[
     ("número de serie", Word::MaybeLicence),
     ("número de série", Word::MaybeLicence),
     ("серийный номер", Word::MaybeLicence),
+    ("credentials", Word::Credentials),
+    ("credenziali", Word::Credentials),
+    ("credenciales", Word::Credentials),
+    ("credenciais", Word::Credentials),
+    ("identifiants", Word::Credentials),
+    ("zugangsdaten", Word::Credentials),
+    ("anmeldedaten", Word::Credentials),
+    ("учетные данные", Word::Credentials),
+    ("учётные данные", Word::Credentials),
+    ("凭据", Word::Credentials),
+    ("凭证", Word::Credentials),
+    ("憑證", Word::Credentials),
+    ("認証情報", Word::Credentials),
+    ("자격 증명", Word::Credentials),
     ("token", Word::Key),
     ("secret", Word::Key),
     ("api key", Word::Key),
@@ -287,9 +310,33 @@ fn prose_secrets(text: &[u8]) -> Vec<(Range<usize>, &'static str)> {
         {
             continue;
         }
-        let Some((value, link)) = linked_value(text, hit.end, encoded) else {
+        let linked = linked_value(text, hit.end, encoded);
+        // CJK prose says more of the secret before its value (`Token格式…以 X 開頭`).
+        if matches!(hit.strength, Word::Password | Word::Key)
+            && linked
+                .as_ref()
+                .is_none_or(|(v, _)| !looks_secret(&text[v.clone()], hit.strength))
+        {
+            if let Some(value) = after_cjk(text, hit.end) {
+                let bytes = &text[value.clone()];
+                // A token's bytes only: no path (`\AppData\…`) nor code.
+                let token = bytes[0].is_ascii_alphanumeric()
+                    && bytes
+                        .iter()
+                        .all(|&b| b.is_ascii_alphanumeric() || b"-_.+/=".contains(&b));
+                if token && looks_secret(bytes, Word::Key) && generated(bytes, true) {
+                    found.push((value, "prose-secret"));
+                    continue;
+                }
+            }
+        }
+        let Some((value, link)) = linked else {
             continue;
         };
+        if hit.strength == Word::Credentials {
+            found.extend(pair_password(text, value).map(|p| (p, "prose-password")));
+            continue;
+        }
         // An ASCII word linked by `:` or `=` is an assignment, which `secret-assignment` and
         // `env-secret` judge with more context; `prose-secret` takes only a word's link.
         let sign = hit.ascii && link == Link::Sign;
@@ -305,7 +352,7 @@ fn prose_secrets(text: &[u8]) -> Vec<(Range<usize>, &'static str)> {
         let kind = match hit.strength {
             Word::Password | Word::Pin => "prose-password",
             Word::Licence | Word::MaybeLicence => "license-key",
-            Word::Key => continue,
+            Word::Key | Word::Credentials => continue,
         };
         let label = hit.code_name && matches!(link, Link::Sign | Link::Dash);
         if (link != Link::None || grouped_key(bytes))
@@ -380,6 +427,12 @@ fn linked_value(text: &[u8], at: usize, encoded: bool) -> Option<(Range<usize>, 
     {
         i += 1 + blanks(i + 1);
     }
+    value_at(text, i).map(|value| (value, kind))
+}
+
+/// The value at `i`: after an optional opening quote, a run of ASCII graphic bytes (no quote or
+/// angle bracket), less the punctuation that ends a sentence.
+fn value_at(text: &[u8], mut i: usize) -> Option<Range<usize>> {
     for quote in ["\"", "'", "`", "«", "“", "「", "‘"] {
         if text[i..].starts_with(quote.as_bytes()) {
             i += quote.len();
@@ -398,7 +451,7 @@ fn linked_value(text: &[u8], at: usize, encoded: bool) -> Option<(Range<usize>, 
     {
         end -= 1;
     }
-    (end > i).then_some((i..end, kind))
+    (end > i).then_some(i..end)
 }
 
 /// Whether a value after a secret-naming word looks like the secret itself, not prose or code.
@@ -422,8 +475,87 @@ fn looks_secret(value: &[u8], strength: Word) -> bool {
                 && !term(text)
         }
         Word::Key => value.len() >= 16 && letters > 0 && digits > 0 && entropy(value) >= 3.0,
-        Word::Pin | Word::Licence | Word::MaybeLicence => false,
+        Word::Pin | Word::Licence | Word::MaybeLicence | Word::Credentials => false,
     }
+}
+
+/// CJK characters (and their punctuation) that may stand between a secret's word and its value.
+const CJK_GAP: usize = 12;
+
+/// Whether `c` is written in a CJK script (Han, kana, Hangul) or is CJK punctuation
+/// (`、`, `（`, `：`).
+fn cjk(c: char) -> bool {
+    matches!(u32::from(c),
+        0x3000..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xFF00..=0xFFEF)
+}
+
+/// The value after one to [`CJK_GAP`] CJK characters (blanks between them) at `at`: the
+/// `Token格式是正確的（以 X` of CJK prose.
+fn after_cjk(text: &[u8], at: usize) -> Option<Range<usize>> {
+    // Room for the gap's characters (3 bytes each) and a few blanks; a cut inside a character
+    // ends the window before it.
+    let window = &text[at..text.len().min(at + 4 * CJK_GAP)];
+    let rest = match std::str::from_utf8(window) {
+        Ok(rest) => rest,
+        Err(e) => std::str::from_utf8(&window[..e.valid_up_to()]).ok()?,
+    };
+    let mut gap = 0;
+    let mut end = 0;
+    for (i, c) in rest.char_indices() {
+        if cjk(c) {
+            gap += 1;
+            if gap > CJK_GAP {
+                return None;
+            }
+        } else if c != ' ' && c != '\t' {
+            end = i;
+            break;
+        }
+        end = i + c.len_utf8();
+    }
+    if gap == 0 {
+        return None;
+    }
+    value_at(text, at + end)
+}
+
+/// The password of a `user/password` or `user:password` pair `value`, when the user is a name
+/// (letters, digits, `_.-@+`) and the password looks generated.
+fn pair_password(text: &[u8], value: Range<usize>) -> Option<Range<usize>> {
+    let bytes = &text[value.clone()];
+    let split = bytes.iter().position(|&b| b == b'/' || b == b':')?;
+    let (user, password) = (&bytes[..split], &bytes[split + 1..]);
+    let name = |b: &u8| b.is_ascii_alphanumeric() || b"_.-@+".contains(b);
+    let ok = (1..=64).contains(&user.len())
+        && user.iter().all(name)
+        && !password.contains(&b'/')
+        && !password.contains(&b':')
+        && looks_secret(password, Word::Password)
+        && generated(password, false);
+    ok.then_some(value.start + split + 1..value.end)
+}
+
+/// Whether a value looks drawn at random rather than written: letters and digits, their classes
+/// (lower case, upper case, digit, symbol) switching at least every third character (a word
+/// with a number, `admin123`, switches once); with `mixed_case`, both cases too (a hex hash or
+/// a name in code with a number does not have them).
+fn generated(value: &[u8], mixed_case: bool) -> bool {
+    let class = |b: u8| match b {
+        b'a'..=b'z' => 0,
+        b'A'..=b'Z' => 1,
+        b'0'..=b'9' => 2,
+        _ => 3,
+    };
+    let has = |c| value.iter().any(|&b| class(b) == c);
+    let switches = value
+        .windows(2)
+        .filter(|w| class(w[0]) != class(w[1]))
+        .count();
+    value.len() >= 6
+        && (has(0) || has(1))
+        && has(2)
+        && (!mixed_case || (has(0) && has(1)))
+        && switches * 3 >= value.len() - 1
 }
 
 /// Placeholders, paths, code and URLs: no value of a secret.
@@ -490,7 +622,7 @@ fn looks_made_up(value: &[u8], strength: Word, label: bool) -> bool {
                 .split('-')
                 .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_alphabetic()))
         }
-        Word::Key => false,
+        Word::Key | Word::Credentials => false,
     }
 }
 
