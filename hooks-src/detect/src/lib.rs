@@ -610,6 +610,7 @@ mod tests {
                 line: i as u64 + 1,
                 uuid: Some(format!("uuid-{}", i + 1).into()),
                 timestamp: None,
+                cwd: None,
                 kind,
             });
         }
@@ -761,6 +762,7 @@ mod tests {
                 line: i as u64 + 1,
                 uuid: Some(format!("uuid-{}", i + 1).into()),
                 timestamp: None,
+                cwd: None,
                 kind,
             });
         }
@@ -1154,6 +1156,7 @@ mod tests {
                 line: i as u64 + 1,
                 uuid: None,
                 timestamp: None,
+                cwd: None,
                 kind,
             });
         }
@@ -1239,6 +1242,7 @@ mod tests {
                 line: 1,
                 uuid: None,
                 timestamp: None,
+                cwd: None,
                 kind,
             });
         };
@@ -1270,6 +1274,7 @@ mod tests {
             line: 2,
             uuid: None,
             timestamp: None,
+            cwd: None,
             kind: EventKind::CompactBoundary,
         });
         assert_eq!(detector.situation(), &Situation::default());
@@ -1277,6 +1282,7 @@ mod tests {
             line: 3,
             uuid: None,
             timestamp: None,
+            cwd: None,
             kind: says("Which file?"),
         });
         assert!(detector.situation().asked);
@@ -1284,6 +1290,7 @@ mod tests {
             line: 4,
             uuid: None,
             timestamp: None,
+            cwd: None,
             kind: user("the config"),
         });
         assert_eq!(detector.situation(), &Situation::default());
