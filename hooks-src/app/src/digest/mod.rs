@@ -737,6 +737,23 @@ pub(crate) fn find_transcript(paths: &Paths, session: &str, cwd: &Path) -> Optio
         .find(|p| p.is_file())
 }
 
+/// Whether `session` is one the store or Claude Code's transcripts know (what evidence given to
+/// `append` must name): capture recorded it (its cursor), Claude Code keeps its transcript
+/// (looked for as [`find_transcript`] does, in `dir`'s folder first), or a signal or sighting in
+/// the store or the archive names it.
+pub fn session_known(store: &Store, session: &str, dir: &Path) -> Result<bool> {
+    let paths = store.paths();
+    if session.is_empty() {
+        return Ok(false);
+    }
+    if cursor::path(paths, session).is_file() || find_transcript(paths, session, dir).is_some() {
+        return Ok(true);
+    }
+    let mut named = false;
+    reflect_store::store::sightings_of(paths, &HashSet::from([session]), |_, _, _| named = true)?;
+    Ok(named)
+}
+
 // ---- reading ----
 
 /// Read every candidate's unread part, on a few threads; the outcomes in the candidates' order.
