@@ -713,20 +713,15 @@ fn session_of(stem: &str, transcript: &Path) -> Option<String> {
     (cursor::file_stem(named) == stem).then(|| named.to_string())
 }
 
-/// The transcript of `session` under `<config dir>/projects/`: in the folder of `cwd` first (the
-/// folder is the cwd with every character but letters and digits replaced by `-`), else in any.
+/// The transcript of `session` under `<config dir>/projects/`: in the folder of `cwd` first
+/// ([`history::slug`]), else in any.
 pub(crate) fn find_transcript(paths: &Paths, session: &str, cwd: &Path) -> Option<PathBuf> {
     if cursor::file_stem(session) != session {
         return None;
     }
     let projects = paths.config_dir.join("projects");
     let file = format!("{session}.jsonl");
-    let slug: String = cwd
-        .to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let first = projects.join(slug).join(&file);
+    let first = projects.join(history::slug(cwd)).join(&file);
     if first.is_file() {
         return Some(first);
     }
