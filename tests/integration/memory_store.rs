@@ -15,7 +15,11 @@ use crate::util::{abs, read_jsonl, stdout, Env};
 #[cfg(unix)]
 use crate::util::{mkfifo, mknod_null};
 
+/// Append `signal`, its session made a real one first.
 fn append(env: &Env, signal: Value) -> String {
+    if let Some(session) = signal["session_id"].as_str() {
+        env.known_sessions(&[session]);
+    }
     let out = env
         .cmd("memory-store")
         .args(["append", &signal.to_string()])
@@ -151,6 +155,7 @@ fn append_counts_a_repeat_instead_of_storing_it_twice() {
 #[test]
 fn append_prints_one_line_per_object_in_input_order() {
     let env = Env::new();
+    env.known_sessions(&["s2"]);
     let first = append(
         &env,
         json!({"type": "correction", "content": "Use pnpm, not npm", "project": "/p", "session_id": "s1"}),
@@ -230,6 +235,93 @@ fn append_same_as_adds_a_sighting_with_its_own_evidence() {
         .code(2)
         .stderr(predicate::str::contains("no stored signal"));
     assert_eq!(env.store_lines().len(), before, "nothing stored");
+}
+
+/// Evidence must name a real place: a line from 1 on, and a session the store or Claude Code's
+/// transcripts know. Anything else refuses the whole input with exit 2 and a reason naming the
+/// field; an object that names no session stays valid.
+#[test]
+fn append_refuses_evidence_that_points_nowhere() {
+    let env = Env::new();
+    env.known_sessions(&["s-transcript"]);
+    let cursors = env.data.join("cursors");
+    fs::create_dir_all(&cursors).unwrap();
+    fs::write(cursors.join("s-captured.json"), "{}").unwrap();
+    let stored = json!({"id": "SIG-20261122-00000000aa", "version": 1, "timestamp": "2026-11-22T10:00:00Z",
+        "session_id": "s-stored", "project": "/p", "type": "gotcha", "status": "captured", "confidence": 1,
+        "source": {"hook": "cli"}, "content": "stored before", "context": "", "category": null,
+        "tags": [], "related": [], "promoted_to": null, "meta": {}});
+    fs::write(env.store(), format!("{stored}\n")).unwrap();
+    let evidence = |session: Option<&str>, line: u64, content: &str| {
+        let mut v = json!({"type": "correction", "content": content, "project": "/p",
+            "context": "User: no, use pnpm", "source": {"hook": "reflect", "line": line, "origin": "user"}});
+        if let Some(s) = session {
+            v["session_id"] = json!(s);
+        }
+        v
+    };
+    let run = |objects: &[Value]| {
+        let stdin: String = objects.iter().map(|v| format!("{v}\n")).collect();
+        env.cmd("memory-store")
+            .args(["append", "-"])
+            .write_stdin(stdin)
+            .output()
+            .unwrap()
+    };
+    let refused = |objects: &[Value], field: &str| {
+        let before = env.store_lines().len();
+        let out = run(objects);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{objects:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(&format!("\"{field}\"")), "{err}");
+        assert_eq!(
+            env.store_lines().len(),
+            before,
+            "nothing stored: {objects:?}"
+        );
+    };
+    refused(
+        &[evidence(Some("s-transcript"), 0, "Use pnpm")],
+        "source.line",
+    );
+    refused(&[evidence(None, 0, "Use pnpm")], "source.line");
+    refused(&[evidence(Some("x"), 3, "Use pnpm")], "session_id");
+    // The whole batch: a valid object before the bad one is not stored either.
+    refused(
+        &[
+            evidence(Some("s-transcript"), 2, "Use yarn"),
+            evidence(Some("x"), 3, "Use pnpm"),
+        ],
+        "session_id",
+    );
+    let sighting = |session: &str, line: u64| {
+        json!({"same_as": "SIG-20261122-00000000aa", "context": "User: again", "session_id": session,
+            "source": {"hook": "reflect", "line": line, "origin": "user"}})
+    };
+    refused(&[sighting("x", 4)], "session_id");
+    refused(&[sighting("s-transcript", 0)], "source.line");
+
+    // Known: by its transcript, by capture's cursor, by a signal in the store; or no session.
+    for (k, session) in [
+        Some("s-transcript"),
+        Some("s-captured"),
+        Some("s-stored"),
+        None,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = run(&[evidence(
+            session,
+            1 + k as u64,
+            &format!("Rule number {k} holds"),
+        )]);
+        assert!(out.status.success(), "{session:?}: {out:?}");
+    }
+    let out = run(&[sighting("s-captured", 9)]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(env.store_lines().len(), 6, "four signals and a sighting");
 }
 
 #[test]

@@ -641,6 +641,7 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         .collect();
     assert_eq!(example.len(), 2, "{example:?}");
     let env = Env::new();
+    env.known_sessions(&["s-1"]);
     let out = env
         .cmd("memory-store")
         .args(["append", "-"])
