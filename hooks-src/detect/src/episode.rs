@@ -433,12 +433,15 @@ impl Episodes {
     }
 
     /// The user spoke (on line `at`); `redirect` is their words when they told the assistant
-    /// what to do.
+    /// what to do. Their words resolve only the episodes they are about (see [`speaks_of`]):
+    /// "cancel" or a correction of something else is no fix of a failed `npm test`.
     pub fn user_spoke(&mut self, redirect: Option<&str>, at: u64, out: &mut Closed) {
         for open in std::mem::take(&mut self.open) {
             let end = match redirect {
-                Some(words) => End::Resolved(format!("the user said: '{words}'")),
-                None => End::Unresolved,
+                Some(words) if speaks_of(words, &open) => {
+                    End::Resolved(format!("the user said: '{words}'"))
+                }
+                _ => End::Unresolved,
             };
             close(open, end, at, out);
         }
@@ -450,6 +453,60 @@ impl Episodes {
             close(open, End::Unresolved, u64::MAX, out);
         }
     }
+}
+
+/// Words too common in prompts, commands and error lines to tie one to another.
+const COMMON_WORDS: &[&str] = &[
+    "and",
+    "are",
+    "bash",
+    "bin",
+    "but",
+    "can",
+    "cannot",
+    "command",
+    "directory",
+    "does",
+    "error",
+    "failed",
+    "file",
+    "for",
+    "found",
+    "from",
+    "have",
+    "line",
+    "not",
+    "now",
+    "run",
+    "such",
+    "that",
+    "the",
+    "then",
+    "this",
+    "try",
+    "use",
+    "usr",
+    "was",
+    "what",
+    "when",
+    "with",
+    "you",
+    "your",
+];
+
+/// Whether the user's `words` are about the failed call of `open`: they share a word (three
+/// letters or more, not a common one) with its command or its error.
+fn speaks_of(words: &str, open: &Open) -> bool {
+    fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 3)
+            .map(str::to_lowercase)
+            .filter(|w| !COMMON_WORDS.contains(&w.as_str()))
+    }
+    let failed: Vec<String> = tokens(&open.job.command)
+        .chain(tokens(&open.sig.content))
+        .collect();
+    tokens(words).any(|w| failed.contains(&w))
 }
 
 /// Closed episodes' signals, each with the line of the event that closed it.

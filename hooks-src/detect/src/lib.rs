@@ -923,6 +923,15 @@ mod tests {
                 "sudo: a terminal is required to read the password",
             ),
             user("No, don't use sudo here, install it with brew instead"),
+            call("t5", "Bash", json!({"command": "docker compose up -d"})),
+            result(
+                "t5",
+                true,
+                "Cannot connect to the Docker daemon. Is it running?",
+            ),
+            // A redirect about something else: no fix of the failure above (which, an
+            // environment fact, is still kept, unresolved).
+            user("No, put the tests in tests/unit instead"),
         ]);
         let failures = of_kind(&signals, &Kind::Failure);
         let resolved: Vec<(&str, Option<&str>)> = failures
@@ -940,10 +949,16 @@ mod tests {
                     "Bash failed: sudo: a terminal is required to read the password",
                     Some("the user said: 'No, don't use sudo here, install it with brew instead'")
                 ),
+                (
+                    "Bash failed: Cannot connect to the Docker daemon. Is it running?",
+                    None
+                ),
             ]
         );
         // The failures carry the turn they came from, for the store's episodes.
-        assert!(failures.iter().all(|s| s.source.extra["prompt_line"] == 1));
+        assert!(failures[..2]
+            .iter()
+            .all(|s| s.source.extra["prompt_line"] == 1));
     }
 
     #[test]
