@@ -768,7 +768,7 @@ fn promote_to(env: &Env, id: &str, target: &std::path::Path) -> std::process::Ou
 /// as a script, so a learning written there could be run. It is refused, the fix named, nothing
 /// changed; once the bit is cleared the promotion goes through.
 #[test]
-// Unix only: the execute bit is Unix's.
+// Unix only: the execute bit is Unix's; Windows has none, so nothing stands for this there.
 #[cfg(unix)]
 fn regression_promote_refuses_an_executable_markdown_file_without_a_shebang() {
     let env = Env::new();
@@ -798,7 +798,7 @@ fn regression_promote_refuses_an_executable_markdown_file_without_a_shebang() {
 
 /// What is no Markdown note is refused on every platform, Windows' devices included: a git
 /// config or hook, a note inside `.git/`, a directory named like a note, and on Windows the
-/// console and the null device. Nothing is written and the signal stays unpromoted.
+/// console, the null device and a named pipe. Nothing is written and the signal stays unpromoted.
 #[test]
 fn promote_refuses_what_is_not_a_markdown_note() {
     let env = Env::new();
@@ -822,6 +822,11 @@ fn promote_refuses_what_is_not_a_markdown_note() {
         cases.push((
             std::path::PathBuf::from(r"C:\Windows\NUL"),
             "not a Markdown file",
+        ));
+        // A named pipe with a note's name: nobody serves it, so it is no file to write into.
+        cases.push((
+            std::path::PathBuf::from(r"\\.\pipe\reflect-no-such-pipe\CLAUDE.md"),
+            "does not exist",
         ));
     }
     let store = fs::read(env.store()).unwrap();
@@ -848,7 +853,9 @@ fn promote_refuses_what_is_not_a_markdown_note() {
 }
 
 #[test]
-// Unix only: symlinks, FIFOs and device nodes (Wine 8 cannot stat the links it makes); promote_refuses_what_is_not_a_markdown_note runs everywhere.
+// Unix only: FIFOs, device nodes and the execute bit; Windows' devices and pipes are in
+// promote_refuses_what_is_not_a_markdown_note. Its links would mean something on Windows, but Wine 8
+// cannot stat the links it makes (scripts/test-windows names it).
 #[cfg(unix)]
 fn regression_promote_writes_only_into_markdown_notes() {
     let env = Env::new();
@@ -1391,7 +1398,9 @@ fn errors_name_the_path_and_the_cause() {
 
 /// A FIFO in place of the store made `query`, `stats` and `get` wait forever for a writer.
 #[test]
-// Unix only: a FIFO is Unix's; Windows' devices and pipes are refused in base's fsutil tests and the hooks' bad-input table.
+// Unix only: a FIFO is Unix's. On Windows the store (always signals.jsonl in the data dir) can be
+// no device; a named pipe there would have to be served, and base's fsutil tests refuse pipes and
+// devices as open_regular's input, which the store reads through.
 #[cfg(unix)]
 fn regression_a_fifo_as_the_store_is_refused_without_waiting() {
     let env = Env::new();
