@@ -310,6 +310,7 @@ fn query_project_is_the_repository_and_with_global_adds_preferences_from_elsewhe
     let lib = repo(&env, "app/vendor/lib");
     let other = repo(&env, "other");
     let add = |kind: &str, content: &str, project: &Path, session: &str| {
+        env.known_sessions(&[session]);
         let signal = json!({"type": kind, "content": content, "project": project,
             "session_id": session});
         let out = env

@@ -6,11 +6,9 @@
 //! they name exists.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::skills::{fake_plugin, repo, sh};
-use crate::util::{bin_path, stdout, Env};
+use crate::util::{bin_path, repo, stdout, Env};
 
 /// Where the demo of capture on the bundled example session is shown (a developer's page: it runs
 /// a binary of `dist/`).
@@ -351,7 +349,11 @@ fn the_link_check_finds_a_missing_file_and_a_missing_heading() {
 /// longer say that no release is published (this fails once, on the pin commit, until it is
 /// rewritten; docs/development.md says so).
 #[test]
+// The runner is POSIX sh, run by Git Bash on Windows (see tests/integration/main.rs on first_use).
+#[cfg(unix)]
 fn the_readme_shows_what_first_use_prints_today() {
+    use crate::skills::{fake_plugin, sh};
+    use std::os::unix::fs::PermissionsExt;
     const RUNNER: &str = "skills/self-reflect-toggle/run-toggle";
     let readme = fs::read_to_string(repo().join("README.md")).unwrap();
     if repo().join("release/SHA256SUMS").exists() {
@@ -545,6 +547,7 @@ fn the_readme_names_every_file_reflect_writes() {
         .open(env.store())
         .unwrap();
     std::io::Write::write_all(&mut torn, b"{torn\n").unwrap();
+    drop(torn); // closed, as the writer that tore it would be: under Wine a file held open cannot be replaced
     store(&["archive"]);
 
     let (names, table) = files_table();

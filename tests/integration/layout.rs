@@ -333,7 +333,8 @@ fn no_foreign_function_is_declared_and_unsafe_is_only_where_allowed_with_a_reaso
     let mut found: BTreeMap<String, usize> = BTreeMap::new();
     for dir in ["hooks-src", "fuzz/fuzz_targets"] {
         for file in rust_files(&repo().join(dir)) {
-            let rel = file.strip_prefix(repo()).unwrap().display().to_string();
+            let rel = file.strip_prefix(repo()).unwrap();
+            let rel = rel.to_string_lossy().replace('\\', "/"); // as UNSAFE_ALLOWED names it, on Windows too
             let text = fs::read_to_string(&file).unwrap();
             let code = code(&file);
             assert!(!code.contains("extern \"C\""), "{rel}");

@@ -4,20 +4,16 @@
 mod corpus;
 mod detect;
 mod digest;
-// The docs' claims, checked against the tree and the skills' sh helpers: the same on every platform.
-#[cfg(unix)]
 mod docs;
-// The skills' `!` helpers and the toggle's runner are POSIX sh, run by Git Bash on Windows, which
-// a Windows test binary under Wine has no way to start; tests/release/first-use --git-bash runs the
-// runner with Git Bash's environment faked, on the Windows archive.
+// The skills' `!` helpers and the toggle's runner are POSIX sh, run by Git Bash on Windows: a test
+// that starts them is built for Unix only (a Windows program starts no sh script by itself, and one
+// under Wine cannot wait on a Unix process); tests/release/first-use --git-bash runs the runner with
+// Git Bash's environment faked, on the Windows archive.
 #[cfg(unix)]
 mod first_use;
 mod fuzz_regressions;
 mod hardening;
 mod hooks;
-// The source tree's layout (crate layers via `cargo metadata`, imports, unsafe): the same on every
-// platform, and cargo is a Linux program a Windows test binary under Wine cannot start.
-#[cfg(unix)]
 mod layout;
 mod left_behind;
 mod memory_store;
@@ -26,7 +22,6 @@ mod redaction;
 mod redaction_shapes;
 mod review;
 mod sightings;
-#[cfg(unix)] // the skills' helpers are POSIX sh: see first_use above
 mod skills;
 mod store_rules;
 mod stress;

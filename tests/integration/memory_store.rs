@@ -15,7 +15,11 @@ use crate::util::{abs, read_jsonl, stdout, Env};
 #[cfg(unix)]
 use crate::util::{mkfifo, mknod_null};
 
+/// Append `signal`, its session made a real one first.
 fn append(env: &Env, signal: Value) -> String {
+    if let Some(session) = signal["session_id"].as_str() {
+        env.known_sessions(&[session]);
+    }
     let out = env
         .cmd("memory-store")
         .args(["append", &signal.to_string()])
@@ -151,6 +155,7 @@ fn append_counts_a_repeat_instead_of_storing_it_twice() {
 #[test]
 fn append_prints_one_line_per_object_in_input_order() {
     let env = Env::new();
+    env.known_sessions(&["s2"]);
     let first = append(
         &env,
         json!({"type": "correction", "content": "Use pnpm, not npm", "project": "/p", "session_id": "s1"}),
@@ -230,6 +235,93 @@ fn append_same_as_adds_a_sighting_with_its_own_evidence() {
         .code(2)
         .stderr(predicate::str::contains("no stored signal"));
     assert_eq!(env.store_lines().len(), before, "nothing stored");
+}
+
+/// Evidence must name a real place: a line from 1 on, and a session the store or Claude Code's
+/// transcripts know. Anything else refuses the whole input with exit 2 and a reason naming the
+/// field; an object that names no session stays valid.
+#[test]
+fn append_refuses_evidence_that_points_nowhere() {
+    let env = Env::new();
+    env.known_sessions(&["s-transcript"]);
+    let cursors = env.data.join("cursors");
+    fs::create_dir_all(&cursors).unwrap();
+    fs::write(cursors.join("s-captured.json"), "{}").unwrap();
+    let stored = json!({"id": "SIG-20261122-00000000aa", "version": 1, "timestamp": "2026-11-22T10:00:00Z",
+        "session_id": "s-stored", "project": "/p", "type": "gotcha", "status": "captured", "confidence": 1,
+        "source": {"hook": "cli"}, "content": "stored before", "context": "", "category": null,
+        "tags": [], "related": [], "promoted_to": null, "meta": {}});
+    fs::write(env.store(), format!("{stored}\n")).unwrap();
+    let evidence = |session: Option<&str>, line: u64, content: &str| {
+        let mut v = json!({"type": "correction", "content": content, "project": "/p",
+            "context": "User: no, use pnpm", "source": {"hook": "reflect", "line": line, "origin": "user"}});
+        if let Some(s) = session {
+            v["session_id"] = json!(s);
+        }
+        v
+    };
+    let run = |objects: &[Value]| {
+        let stdin: String = objects.iter().map(|v| format!("{v}\n")).collect();
+        env.cmd("memory-store")
+            .args(["append", "-"])
+            .write_stdin(stdin)
+            .output()
+            .unwrap()
+    };
+    let refused = |objects: &[Value], field: &str| {
+        let before = env.store_lines().len();
+        let out = run(objects);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{objects:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(&format!("\"{field}\"")), "{err}");
+        assert_eq!(
+            env.store_lines().len(),
+            before,
+            "nothing stored: {objects:?}"
+        );
+    };
+    refused(
+        &[evidence(Some("s-transcript"), 0, "Use pnpm")],
+        "source.line",
+    );
+    refused(&[evidence(None, 0, "Use pnpm")], "source.line");
+    refused(&[evidence(Some("x"), 3, "Use pnpm")], "session_id");
+    // The whole batch: a valid object before the bad one is not stored either.
+    refused(
+        &[
+            evidence(Some("s-transcript"), 2, "Use yarn"),
+            evidence(Some("x"), 3, "Use pnpm"),
+        ],
+        "session_id",
+    );
+    let sighting = |session: &str, line: u64| {
+        json!({"same_as": "SIG-20261122-00000000aa", "context": "User: again", "session_id": session,
+            "source": {"hook": "reflect", "line": line, "origin": "user"}})
+    };
+    refused(&[sighting("x", 4)], "session_id");
+    refused(&[sighting("s-transcript", 0)], "source.line");
+
+    // Known: by its transcript, by capture's cursor, by a signal in the store; or no session.
+    for (k, session) in [
+        Some("s-transcript"),
+        Some("s-captured"),
+        Some("s-stored"),
+        None,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = run(&[evidence(
+            session,
+            1 + k as u64,
+            &format!("Rule number {k} holds"),
+        )]);
+        assert!(out.status.success(), "{session:?}: {out:?}");
+    }
+    let out = run(&[sighting("s-captured", 9)]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(env.store_lines().len(), 6, "four signals and a sighting");
 }
 
 #[test]
@@ -676,7 +768,7 @@ fn promote_to(env: &Env, id: &str, target: &std::path::Path) -> std::process::Ou
 /// as a script, so a learning written there could be run. It is refused, the fix named, nothing
 /// changed; once the bit is cleared the promotion goes through.
 #[test]
-// Unix only: the execute bit is Unix's.
+// Unix only: the execute bit is Unix's; Windows has none, so nothing stands for this there.
 #[cfg(unix)]
 fn regression_promote_refuses_an_executable_markdown_file_without_a_shebang() {
     let env = Env::new();
@@ -706,7 +798,7 @@ fn regression_promote_refuses_an_executable_markdown_file_without_a_shebang() {
 
 /// What is no Markdown note is refused on every platform, Windows' devices included: a git
 /// config or hook, a note inside `.git/`, a directory named like a note, and on Windows the
-/// console and the null device. Nothing is written and the signal stays unpromoted.
+/// console, the null device and a named pipe. Nothing is written and the signal stays unpromoted.
 #[test]
 fn promote_refuses_what_is_not_a_markdown_note() {
     let env = Env::new();
@@ -730,6 +822,11 @@ fn promote_refuses_what_is_not_a_markdown_note() {
         cases.push((
             std::path::PathBuf::from(r"C:\Windows\NUL"),
             "not a Markdown file",
+        ));
+        // A named pipe with a note's name: nobody serves it, so it is no file to write into.
+        cases.push((
+            std::path::PathBuf::from(r"\\.\pipe\reflect-no-such-pipe\CLAUDE.md"),
+            "does not exist",
         ));
     }
     let store = fs::read(env.store()).unwrap();
@@ -756,7 +853,9 @@ fn promote_refuses_what_is_not_a_markdown_note() {
 }
 
 #[test]
-// Unix only: symlinks, FIFOs and device nodes (Wine 8 cannot stat the links it makes); promote_refuses_what_is_not_a_markdown_note runs everywhere.
+// Unix only: FIFOs, device nodes and the execute bit; Windows' devices and pipes are in
+// promote_refuses_what_is_not_a_markdown_note. Its links would mean something on Windows, but Wine 8
+// cannot stat the links it makes (scripts/test-windows names it).
 #[cfg(unix)]
 fn regression_promote_writes_only_into_markdown_notes() {
     let env = Env::new();
@@ -1299,7 +1398,9 @@ fn errors_name_the_path_and_the_cause() {
 
 /// A FIFO in place of the store made `query`, `stats` and `get` wait forever for a writer.
 #[test]
-// Unix only: a FIFO is Unix's; Windows' devices and pipes are refused in base's fsutil tests and the hooks' bad-input table.
+// Unix only: a FIFO is Unix's. On Windows the store (always signals.jsonl in the data dir) can be
+// no device; a named pipe there would have to be served, and base's fsutil tests refuse pipes and
+// devices as open_regular's input, which the store reads through.
 #[cfg(unix)]
 fn regression_a_fifo_as_the_store_is_refused_without_waiting() {
     let env = Env::new();

@@ -534,8 +534,8 @@ fn capture_signals_redacts_before_cutting_so_no_token_prefix_survives() {
             5,
             "user",
             json!(format!(
-                "No, that's wrong, don't use that path: use {} {token} instead",
-                "z".repeat(236)
+                "No, that's wrong, don't echo that path: use {} {token} instead",
+                "z".repeat(235)
             )),
         ),
     ]

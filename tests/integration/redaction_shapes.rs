@@ -832,6 +832,7 @@ fn no_output_path_leaks_a_secret_of_any_shape() {
         .filter(|r| r.encoding == "plain")
         .collect();
     let env = Env::new();
+    env.known_sessions(&["s-out"]);
     let app = env.dir.path().join("app");
     fs::create_dir_all(app.join(".git")).unwrap();
     let project = app.to_str().unwrap();

@@ -6,9 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -118,12 +115,15 @@ fn check_allowed_tools(skill: &str, value: &str, expected_bash: &[&str]) {
                 "{skill}: {cmd}: Claude Code refuses commands with variable expansions; only ${{CLAUDE_PLUGIN_ROOT}} is substituted"
             );
             if let Some(rel) = cmd.strip_prefix("${CLAUDE_PLUGIN_ROOT}/") {
-                let file = repo().join(rel);
-                let mode = fs::metadata(&file)
-                    .unwrap_or_else(|e| panic!("{skill}: allowed-tools names {rel}: {e}"))
-                    .permissions()
-                    .mode();
-                assert!(mode & 0o111 != 0, "{skill}: {rel} is not executable");
+                let meta = fs::metadata(repo().join(rel))
+                    .unwrap_or_else(|e| panic!("{skill}: allowed-tools names {rel}: {e}"));
+                // Windows' files have no execute bit: the same tree's is checked on Unix.
+                #[cfg(unix)]
+                assert!(
+                    std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0,
+                    "{skill}: {rel} is not executable"
+                );
+                assert!(meta.is_file(), "{skill}: {rel} is not a file");
             }
             bash.push(cmd.to_string());
         } else {
@@ -290,6 +290,7 @@ fn reflect_skill_names_only_real_memory_store_subcommands_and_flags() {
 }
 
 #[test]
+#[cfg(unix)] // runs a shell helper: see sh_helpers
 fn the_gather_step_lists_this_projects_signals_and_the_digest_and_never_fails() {
     let env = Env::new();
     let root = fake_plugin(&env, "skills/self-reflect/gather");
@@ -351,30 +352,6 @@ fn the_gather_step_lists_this_projects_signals_and_the_digest_and_never_fails() 
         .map(|e| crate::digest::marks_of_saved(&fs::read_to_string(e.path()).unwrap()))
         .collect();
     assert!(saved.contains("\"sid-1:1:1\""), "{saved}");
-}
-
-/// This build's memory-store where `reflect-toggle on` installs it (`<data dir>/bin`).
-fn install_memory_store(env: &Env) {
-    let bin = env.data.join("bin");
-    fs::create_dir_all(&bin).unwrap();
-    fs::copy(
-        crate::util::bin_path("memory-store"),
-        bin.join("memory-store"),
-    )
-    .unwrap();
-}
-
-/// [`sh`] in `dir`, with the test's config and data dirs.
-fn sh_in(env: &Env, script: &Path, dir: &Path, args: &[&str]) -> std::process::Output {
-    let mut cmd = Command::new(script);
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", &env.home)
-        .env("CLAUDE_CONFIG_DIR", &env.config)
-        .env("REFLECT_HOME", &env.data)
-        .args(args)
-        .current_dir(dir);
-    cmd.output().unwrap()
 }
 
 #[test]
@@ -463,64 +440,108 @@ fn manifests_parse_and_agree() {
     assert_eq!(named["name"], plugin["name"]);
 }
 
-// The two shell helpers, run for real in a fake plugin root.
+// The two shell helpers, run for real in a fake plugin root: POSIX sh, run by Git Bash on Windows,
+// which a Windows test binary cannot start by itself (see main.rs on first_use), so the tests that
+// run them are Unix's.
+#[cfg(unix)]
+pub(crate) use sh_helpers::{fake_plugin, install_memory_store, sh, sh_in, write_exe};
 
-pub(crate) fn write_exe(path: &Path, body: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, body).unwrap();
-    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
-}
+#[cfg(unix)]
+mod sh_helpers {
+    use std::fs;
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
 
-/// A plugin root holding a copy of one helper at its real relative path.
-pub(crate) fn fake_plugin(env: &Env, helper: &str) -> PathBuf {
-    let root = env.dir.path().join("plugin");
-    let dst = root.join(helper);
-    fs::create_dir_all(dst.parent().unwrap()).unwrap();
-    fs::copy(repo().join(helper), &dst).unwrap();
-    root
-}
+    use crate::util::{repo, Env};
 
-/// Run a script the test has just written. Another test thread may fork while our write fd is open;
-/// until that child execs, the file is "busy" (ETXTBSY) for exec, here or in a shell that execs it,
-/// so that one error is retried.
-pub(crate) fn sh(
-    env: &Env,
-    script: &Path,
-    args: &[&str],
-    vars: &[(&str, &Path)],
-) -> std::process::Output {
-    let busy = |out: &std::io::Result<std::process::Output>| match out {
-        Err(e) => e.kind() == std::io::ErrorKind::ExecutableFileBusy,
-        Ok(o) => {
-            o.status.code() == Some(126) && String::from_utf8_lossy(&o.stderr).contains("busy")
+    pub(crate) fn write_exe(path: &Path, body: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, body).unwrap();
+        fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// A plugin root holding a copy of one helper at its real relative path.
+    pub(crate) fn fake_plugin(env: &Env, helper: &str) -> PathBuf {
+        let root = env.dir.path().join("plugin");
+        let dst = root.join(helper);
+        fs::create_dir_all(dst.parent().unwrap()).unwrap();
+        fs::copy(repo().join(helper), &dst).unwrap();
+        root
+    }
+
+    /// Run a script the test has just written. Another test thread may fork while our write fd is open;
+    /// until that child execs, the file is "busy" (ETXTBSY) for exec, here or in a shell that execs it,
+    /// so that one error is retried.
+    pub(crate) fn sh(
+        env: &Env,
+        script: &Path,
+        args: &[&str],
+        vars: &[(&str, &Path)],
+    ) -> std::process::Output {
+        let busy = |out: &std::io::Result<std::process::Output>| match out {
+            Err(e) => e.kind() == std::io::ErrorKind::ExecutableFileBusy,
+            Ok(o) => {
+                o.status.code() == Some(126) && String::from_utf8_lossy(&o.stderr).contains("busy")
+            }
+        };
+        for attempt in 0.. {
+            let mut cmd = Command::new(script);
+            cmd.env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("HOME", &env.home)
+                .args(args)
+                .current_dir(env.dir.path());
+            for (k, v) in vars {
+                cmd.env(k, v);
+            }
+            let out = cmd.output();
+            if attempt < 50 && busy(&out) {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                continue;
+            }
+            return out.unwrap();
         }
-    };
-    for attempt in 0.. {
+        unreachable!()
+    }
+
+    /// This build's memory-store where `reflect-toggle on` installs it (`<data dir>/bin`).
+    pub(crate) fn install_memory_store(env: &Env) {
+        let bin = env.data.join("bin");
+        fs::create_dir_all(&bin).unwrap();
+        fs::copy(
+            crate::util::bin_path("memory-store"),
+            bin.join("memory-store"),
+        )
+        .unwrap();
+    }
+
+    /// [`sh`] in `dir`, with the test's config and data dirs.
+    pub(crate) fn sh_in(
+        env: &Env,
+        script: &Path,
+        dir: &Path,
+        args: &[&str],
+    ) -> std::process::Output {
         let mut cmd = Command::new(script);
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", &env.home)
+            .env("CLAUDE_CONFIG_DIR", &env.config)
+            .env("REFLECT_HOME", &env.data)
             .args(args)
-            .current_dir(env.dir.path());
-        for (k, v) in vars {
-            cmd.env(k, v);
-        }
-        let out = cmd.output();
-        if attempt < 50 && busy(&out) {
-            std::thread::sleep(std::time::Duration::from_millis(20));
-            continue;
-        }
-        return out.unwrap();
+            .current_dir(dir);
+        cmd.output().unwrap()
     }
-    unreachable!()
 }
 
 #[test]
+#[cfg(unix)] // runs a shell helper: see sh_helpers
 fn memory_store_launcher_finds_the_installed_binary() {
     let env = Env::new();
     let root = fake_plugin(&env, "skills/self-reflect/memory-store");
     let launcher = root.join("skills/self-reflect/memory-store");
-    let fake = |dir: &Path, tag: &str| {
+    let fake = |dir: &std::path::Path, tag: &str| {
         write_exe(
             &dir.join("memory-store"),
             &format!("#!/bin/sh\necho \"{tag} $*\"\n"),
@@ -546,7 +567,7 @@ fn memory_store_launcher_finds_the_installed_binary() {
     // … $CLAUDE_CONFIG_DIR replaces ~/.claude, an empty REFLECT_HOME counts as unset …
     let config = env.dir.path().join("cfg");
     fake(&config.join("reflections/bin"), "config");
-    let empty = Path::new("");
+    let empty = std::path::Path::new("");
     let out = sh(
         &env,
         &launcher,
@@ -567,6 +588,7 @@ fn memory_store_launcher_finds_the_installed_binary() {
 }
 
 #[test]
+#[cfg(unix)] // runs a shell helper: see sh_helpers
 fn memory_store_launcher_runs_the_real_binary() {
     let env = Env::new();
     let root = fake_plugin(&env, "skills/self-reflect/memory-store");
@@ -641,6 +663,7 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         .collect();
     assert_eq!(example.len(), 2, "{example:?}");
     let env = Env::new();
+    env.known_sessions(&["s-1"]);
     let out = env
         .cmd("memory-store")
         .args(["append", "-"])
@@ -660,6 +683,7 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
 /// Right after `/reflect-toggle on` nothing was captured, but the project's history in Claude
 /// Code's own transcripts reaches the model: the first `/reflect` has something to propose.
 #[test]
+#[cfg(unix)] // runs a shell helper: see sh_helpers
 fn the_first_gather_after_install_shows_the_projects_history() {
     let env = Env::new();
     let root = fake_plugin(&env, "skills/self-reflect/gather");

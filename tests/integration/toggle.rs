@@ -517,6 +517,32 @@ fn regression_a_fifo_or_device_as_settings_is_refused_at_once() {
     }
 }
 
+/// Windows' counterpart of the FIFO and device above: the null device (in any directory) and the
+/// console as the settings file are refused at once, nothing read, installed or replaced.
+#[test]
+#[cfg(windows)]
+fn regression_windows_devices_as_settings_are_refused() {
+    let env = Env::new();
+    // The console's error depends on whether there is one (none under a test runner); the null
+    // device is named.
+    for (target, why) in [
+        ("NUL", "is a device, not a regular file"),
+        (r"C:\Windows\NUL", "is a device, not a regular file"),
+        ("CON", ""),
+    ] {
+        for action in ["on", "off", "status"] {
+            env.cmd("reflect-toggle")
+                .args([action, "--settings", target])
+                .timeout(std::time::Duration::from_secs(10))
+                .assert()
+                .code(1)
+                .stderr(predicate::str::contains(why));
+        }
+    }
+    assert!(!bin_dir(&env).exists(), "nothing installed");
+    assert!(!settings(&env).exists(), "no settings file made");
+}
+
 /// Every file and directory under `dir` (itself included) with an owner other than `uid`.
 // Unix only: uids are Unix's.
 #[cfg(unix)]
@@ -535,7 +561,7 @@ fn not_owned_by(dir: &Path, uid: u32) -> Vec<String> {
 }
 
 #[test]
-// Unix only: root and uids are Unix's.
+// Unix only: root and uids are Unix's; nothing stands for this on Windows.
 #[cfg(unix)]
 fn regression_toggle_run_as_root_keeps_the_users_files_the_users() {
     let probe = tempfile::NamedTempFile::new().unwrap();
@@ -622,6 +648,29 @@ fn read_only_file_and_read_only_dir_are_refused() {
         fs::read_dir(&dir).unwrap().count(),
         1,
         "no temp or lock file left"
+    );
+}
+
+/// Windows' read-only attribute on the settings file: `on` refuses it, the file untouched and
+/// nothing installed. (A read-only directory does not stop file creation on Windows.)
+#[test]
+#[cfg(windows)]
+fn a_read_only_settings_file_is_refused() {
+    let env = Env::new();
+    fs::write(settings(&env), "{\"model\": \"opus\"}\n").unwrap();
+    let mut read_only = fs::metadata(settings(&env)).unwrap().permissions();
+    read_only.set_readonly(true);
+    fs::set_permissions(settings(&env), read_only).unwrap();
+    let before = fingerprint(&settings(&env));
+    env.cmd("reflect-toggle")
+        .arg("on")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("read-only"));
+    assert_eq!(fingerprint(&settings(&env)), before);
+    assert!(
+        !bin_dir(&env).exists(),
+        "refused before installing anything"
     );
 }
 

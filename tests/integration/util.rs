@@ -40,6 +40,16 @@ impl Env {
         }
     }
 
+    /// Make `sessions` real ones, as evidence given to `append` must name: each gets a (empty)
+    /// transcript in Claude Code's projects folder.
+    pub fn known_sessions(&self, sessions: &[&str]) {
+        let dir = self.config.join("projects").join("-known");
+        fs::create_dir_all(&dir).unwrap();
+        for s in sessions {
+            fs::write(dir.join(format!("{s}.jsonl")), "").unwrap();
+        }
+    }
+
     /// A command for one of our binaries, with the environment pointing into this Env only. The
     /// binaries are this build's, or those in `REFLECT_TEST_BIN_DIR` when it is set (scripts/test
     /// runs the hook tests again on the release build in dist/, the binaries users install).

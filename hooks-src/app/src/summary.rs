@@ -370,6 +370,7 @@ mod tests {
             line,
             uuid: None,
             timestamp: ts.map(Into::into),
+            cwd: None,
             kind,
         }
     }

@@ -40,12 +40,17 @@ fn var(name: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
+/// The user's home: `$HOME`; on Windows `%USERPROFILE%`, else `$HOME`.
+pub fn home() -> Option<PathBuf> {
+    HOME_VARS.iter().find_map(|v| var(v))
+}
+
 impl Paths {
     /// Resolve from `CLAUDE_CONFIG_DIR`, `HOME` and `REFLECT_HOME`.
     pub fn from_env() -> Result<Paths> {
         let config_dir = match var("CLAUDE_CONFIG_DIR") {
             Some(dir) => dir,
-            None => match HOME_VARS.iter().find_map(|v| var(v)) {
+            None => match home() {
                 Some(home) => home.join(".claude"),
                 None => return Err(Error::msg("neither CLAUDE_CONFIG_DIR nor HOME is set")),
             },

@@ -1,9 +1,12 @@
 //! `memory-store append JSON|-`: stores each object as a new signal, or (`"same_as": ID`) as
 //! one more sighting of a stored one, and prints one line per object, in order: the id it was
-//! stored under or counted for.
+//! stored under or counted for. Evidence must name a real place (a `source.line` from 1, a
+//! `session_id` the store or Claude Code's transcripts know); any object refused stores nothing.
 
 use std::io::Read;
+use std::path::Path;
 
+use reflect_app::digest;
 use reflect_base::error::{Error, Result};
 use reflect_store::input::{self, Item};
 use reflect_store::store::{Appended, Sighted};
@@ -25,7 +28,11 @@ impl Append {
         } else {
             self.json
         };
-        let items = input::items(&text)?;
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let items = input::items(&text, |session, project| {
+            let dir = project.map_or(cwd.as_path(), Path::new);
+            digest::session_known(&ctx.store, session, dir)
+        })?;
         // Every target is checked before anything is stored: a wrong id stores nothing.
         for item in &items {
             if let Item::SameAs(target, _) = item {

@@ -610,6 +610,7 @@ mod tests {
                 line: i as u64 + 1,
                 uuid: Some(format!("uuid-{}", i + 1).into()),
                 timestamp: None,
+                cwd: None,
                 kind,
             });
         }
@@ -761,6 +762,7 @@ mod tests {
                 line: i as u64 + 1,
                 uuid: Some(format!("uuid-{}", i + 1).into()),
                 timestamp: None,
+                cwd: None,
                 kind,
             });
         }
@@ -1169,6 +1171,7 @@ mod tests {
                 line: i as u64 + 1,
                 uuid: None,
                 timestamp: None,
+                cwd: None,
                 kind,
             });
         }
@@ -1254,6 +1257,7 @@ mod tests {
                 line: 1,
                 uuid: None,
                 timestamp: None,
+                cwd: None,
                 kind,
             });
         };
@@ -1285,6 +1289,7 @@ mod tests {
             line: 2,
             uuid: None,
             timestamp: None,
+            cwd: None,
             kind: EventKind::CompactBoundary,
         });
         assert_eq!(detector.situation(), &Situation::default());
@@ -1292,6 +1297,7 @@ mod tests {
             line: 3,
             uuid: None,
             timestamp: None,
+            cwd: None,
             kind: says("Which file?"),
         });
         assert!(detector.situation().asked);
@@ -1299,6 +1305,7 @@ mod tests {
             line: 4,
             uuid: None,
             timestamp: None,
+            cwd: None,
             kind: user("the config"),
         });
         assert_eq!(detector.situation(), &Situation::default());

@@ -88,7 +88,11 @@ pub enum Item {
 /// The objects `append` is given: one object, an array of objects, or JSON lines; each checked
 /// and completed ([`signal_from`]). Input larger than the bounds above is refused, not cut: the
 /// caller meant to store something else, and nothing of it is stored.
-pub fn items(text: &str) -> Result<Vec<Item>> {
+///
+/// Evidence must name a real place ([`names_a_real_place`]): `known(session, project)` says
+/// whether a `session_id` an object gives is a session the store or Claude Code's transcripts
+/// know. One object refused refuses the whole input.
+pub fn items(text: &str, known: impl Fn(&str, Option<&str>) -> Result<bool>) -> Result<Vec<Item>> {
     if text.len() > APPEND_INPUT_MAX_BYTES {
         return Err(Error::usage(format!(
             "append: the input is {} bytes; at most {APPEND_INPUT_MAX_BYTES} (nothing stored)",
@@ -97,8 +101,43 @@ pub fn items(text: &str) -> Result<Vec<Item>> {
     }
     objects(text)?
         .into_iter()
-        .map(|fields| within_bounds(&fields).and_then(|()| item_from(fields)))
+        .map(|fields| {
+            within_bounds(&fields)?;
+            // Only a session the object names is checked: one filled in from the environment
+            // (the session `append` runs in) is real, and an object with none stays valid.
+            let given = fields
+                .get("session_id")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            let item = item_from(fields)?;
+            names_a_real_place(&item, given.as_deref(), &known)?;
+            Ok(item)
+        })
         .collect()
+}
+
+/// Refuse evidence that points nowhere: a `source.line` below 1 (lines count from 1, as the
+/// digest's `L<line>`), or a `session_id` that `known` does not know (the store has no such
+/// session and Claude Code no such transcript).
+fn names_a_real_place(
+    item: &Item,
+    session: Option<&str>,
+    known: &impl Fn(&str, Option<&str>) -> Result<bool>,
+) -> Result<()> {
+    let (Item::New(sig) | Item::SameAs(_, sig)) = item;
+    if sig.source.line == Some(0) {
+        return Err(Error::usage(
+            "append: \"source.line\" must be 1 or more: the transcript line, as the digest's L<line> gives it (nothing stored)",
+        ));
+    }
+    if let Some(session) = session {
+        if !known(session, sig.project.as_deref())? {
+            return Err(Error::usage(
+                "append: \"session_id\" is no session the store or Claude Code's transcripts know: give the id of a digest's \"## session\" heading (nothing stored)",
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn item_from(mut fields: Map<String, Value>) -> Result<Item> {
@@ -285,7 +324,7 @@ mod tests {
         let one = |content: usize, context: usize| {
             let v = serde_json::json!({"type": "correction", "content": "é".repeat(content),
                 "context": "x".repeat(context)});
-            items(&v.to_string())
+            items(&v.to_string(), |_, _| Ok(true))
         };
         assert!(one(APPEND_CONTENT_MAX, APPEND_CONTEXT_MAX).is_ok());
         let err = one(APPEND_CONTENT_MAX + 1, 0).unwrap_err();
@@ -297,7 +336,7 @@ mod tests {
         );
         let fat = serde_json::json!({"type": "correction", "content": "x",
             "meta": {"blob": "y".repeat(APPEND_SIGNAL_MAX_BYTES)}});
-        assert!(items(&fat.to_string())
+        assert!(items(&fat.to_string(), |_, _| Ok(true))
             .unwrap_err()
             .to_string()
             .contains("bytes of JSON"));
@@ -306,7 +345,7 @@ mod tests {
             serde_json::json!({"type": "correction", "content": "z"})
         );
         let many = line.repeat(APPEND_INPUT_MAX_BYTES / line.len() + 1);
-        let refused = items(&many).err().map(|e| e.to_string());
+        let refused = items(&many, |_, _| Ok(true)).err().map(|e| e.to_string());
         assert!(refused.is_some_and(|e| e.contains("the input is")));
     }
 

@@ -59,6 +59,10 @@ pub(crate) const TOOL_OUTPUT_TEXT_MAX: usize = 256;
 /// where it stopped; a real transcript is rarely a tenth of this.
 pub const READ_MAX: u64 = 256 << 20;
 
+/// Longest `cwd` kept, in bytes of JSON: longer than any path a system takes (Windows' long
+/// paths are 32,767 characters).
+const CWD_MAX: usize = 64 << 10;
+
 /// Longest tool name or call id kept: they end up in signals, bounded as a hook payload's are.
 const NAME_MAX: usize = 128;
 
@@ -80,6 +84,10 @@ pub struct Event {
     /// Shared by the events of one entry.
     pub uuid: Option<Arc<str>>,
     pub timestamp: Option<Arc<str>>,
+    /// The directory the session was in (the entry's `cwd`; it moves as the session `cd`s).
+    /// `None` when the entry names none before the reader stops walking it: a tool result's
+    /// line, whose `cwd` Claude Code writes after the output the reader skips.
+    pub cwd: Option<Arc<str>>,
     pub kind: EventKind,
 }
 
@@ -641,12 +649,16 @@ fn read_some_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     }
 }
 
-/// Per-run state: the uuids already yielded (Claude Code re-writes some records on resume).
+/// Per-run state: the uuids already yielded (Claude Code re-writes some records on resume), the
+/// last cwd.
 #[derive(Default)]
 struct LineParser {
     /// A worker parsing a later segment ahead knows only its own segment's uuids; the calling
     /// thread checks the lines it keeps against all earlier ones in [`LineParser::merge`].
     seen_uuids: HashSet<Arc<str>, FixedState>,
+    /// The last `cwd` decoded, raw and decoded: a session's entries repeat one or a few, so
+    /// one decoding serves a run of them.
+    last_cwd: Option<(Box<[u8]>, Arc<str>)>,
 }
 
 /// `"type":"` — inside a JSON string every quote is escaped, so this byte pattern only matches
@@ -705,6 +717,19 @@ impl LineParser {
         }
     }
 
+    /// The decoded `cwd` of the raw JSON string `raw`, shared with the entries before it that
+    /// named the same.
+    fn cwd(&mut self, raw: &[u8]) -> Arc<str> {
+        if let Some((last, decoded)) = &self.last_cwd {
+            if **last == *raw {
+                return decoded.clone();
+            }
+        }
+        let decoded: Arc<str> = Arc::from(decode_str(raw));
+        self.last_cwd = Some((raw.into(), decoded.clone()));
+        decoded
+    }
+
     /// Parse one line, passing its events to `on_event`; returns the line's uuid, or `None` when
     /// the line is dropped (irrelevant, malformed, sub-agent, already seen). A record written
     /// again (on resume) is known by its top-level uuid only after the walk: a look for a
@@ -730,11 +755,16 @@ impl LineParser {
             }
         }
         let timestamp: Option<Arc<str>> = entry.timestamp.map(|raw| Arc::from(decode_str(raw)));
+        let cwd = entry
+            .cwd
+            .filter(|raw| raw.starts_with(b"\"") && raw.len() <= CWD_MAX)
+            .map(|raw| self.cwd(raw));
         let mut emit = |kind: EventKind| {
             on_event(Event {
                 line: number,
                 uuid: uuid.clone(),
                 timestamp: timestamp.clone(),
+                cwd: cwd.clone(),
                 kind,
             })
         };
@@ -954,6 +984,7 @@ struct Entry<'a> {
     subtype: Option<&'a [u8]>,
     uuid: Option<&'a [u8]>,
     timestamp: Option<&'a [u8]>,
+    cwd: Option<&'a [u8]>,
     sidechain: bool,
     meta: bool,
     compact_summary: bool,
@@ -1010,6 +1041,7 @@ impl<'a> Entry<'a> {
                         b"subtype" => entry.subtype = Some(value),
                         b"uuid" => entry.uuid = Some(value),
                         b"timestamp" => entry.timestamp = Some(value),
+                        b"cwd" => entry.cwd = Some(value),
                         b"isSidechain" => entry.sidechain = value == b"true",
                         b"isMeta" => entry.meta = value == b"true",
                         b"isCompactSummary" => entry.compact_summary = value == b"true",
@@ -1469,6 +1501,39 @@ mod tests {
 
     fn said(text: &str) -> EventKind {
         EventKind::UserText { text: text.into() }
+    }
+
+    #[test]
+    fn each_event_carries_its_entrys_cwd() {
+        let entry = |uuid: &str, cwd: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"role":"user","content":"go"}},"uuid":"{uuid}","cwd":{cwd}}}"#
+            )
+        };
+        let text = [
+            entry("u1", r#""/home/me""#),
+            entry("u2", r#""/home/me""#),
+            entry("u3", r#""/home/me/app\nx""#),
+            entry("u4", "7"),
+            r#"{"type":"user","message":{"role":"user","content":"go"},"uuid":"u5"}"#.to_string(),
+        ]
+        .join("\n")
+            + "\n";
+        let cwds: Vec<Option<String>> = events_of(text.as_bytes())
+            .0
+            .iter()
+            .map(|e| e.cwd.as_deref().map(str::to_string))
+            .collect();
+        assert_eq!(
+            cwds,
+            [
+                Some("/home/me".to_string()),
+                Some("/home/me".to_string()),
+                Some("/home/me/app\nx".to_string()),
+                None,
+                None
+            ]
+        );
     }
 
     #[test]

@@ -31,8 +31,10 @@
 //! are listed grouped by session, newest session first, each session's prompts in the order
 //! typed. A session's time, in its heading and for that order, is its last prompt's timestamp in
 //! the transcript (the file's modification time when no prompt has one): a transcript copied,
-//! restored or imported later keeps its own times, while its file's is the copy's. What did not
-//! fit is counted.
+//! restored or imported later keeps its own times, while its file's is the copy's. The heading
+//! also says where the session worked when that is not only its project dir (each entry records
+//! its `cwd`, which moves as the session `cd`s: [`worked_in`]), so a session started in a home dir
+//! or a folder of repositories tells which one it was about. What did not fit is counted.
 //!
 //! **Marks.** A session's cursor keeps how far `/reflect` has looked ([`Reviewed`]): the last line
 //! looked at, and the start of the turn in progress there, where the next digest resumes so that
@@ -58,6 +60,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use chrono::{DateTime, Utc};
@@ -95,6 +98,8 @@ const SAID_BYTES: usize = 16 << 10;
 const SHORTEST_LINE: usize = 12;
 /// Threads reading transcripts at once.
 const MAX_THREADS: usize = 4;
+/// Directories a session's heading names besides its project dir; more are counted.
+const WORKED_IN_SHOWN: usize = 2;
 
 /// What to list.
 #[derive(Debug)]
@@ -180,6 +185,9 @@ pub struct Shown {
 pub struct Listed {
     pub session: String,
     pub project: Option<String>,
+    /// Where it worked besides its project dir ([`worked_in`]), as printed; `None` when it
+    /// stayed there.
+    pub worked_in: Option<String>,
     /// When the user last typed in it ([`SessionRead::time`]), `YYYY-MM-DD HH:MM` UTC.
     pub last_active: Option<String>,
     pub prompts: Vec<Shown>,
@@ -280,6 +288,8 @@ struct SessionRead {
     seen: Vec<u64>,
     /// The line of each prompt read (looked at before or not), in order: where a turn begins.
     prompt_lines: Vec<u64>,
+    /// The directories the entries read were in, with how many entries each.
+    dirs: HashMap<Arc<str>, usize>,
 }
 
 /// What became of a prompt read.
@@ -380,6 +390,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
             .then(a.cmp(&b))
     });
     let budget = req.budget_tokens.saturating_mul(4);
+    let home = paths::home();
     let mut used = 0;
     let mut shown: Vec<Option<Shown>> = vec![None; kept.len()];
     let mut session_shown = vec![false; read.len()];
@@ -397,6 +408,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
             cost += heading(
                 &candidate.session,
                 candidate.project.as_deref(),
+                worked_in(&r.dirs, candidate.project.as_deref(), home.as_deref()).as_deref(),
                 last_active.as_deref(),
             )
             .chars()
@@ -427,6 +439,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
         out.sessions.push(Listed {
             session: candidate.session.clone(),
             project: candidate.project.clone(),
+            worked_in: worked_in(&r.dirs, candidate.project.as_deref(), home.as_deref()),
             last_active: r.time().map(time_text),
             prompts,
         });
@@ -513,6 +526,53 @@ fn likelihood(read: &Reading, situation: &Situation) -> f64 {
         Evidence::Memory | Evidence::Asked(_) => 1.0,
         Evidence::Nothing => 0.0,
         Evidence::Features(f) | Evidence::Withheld(f) => model::SHIPPED.probability(&f),
+    }
+}
+
+/// Where a session worked besides its project dir, as its heading says it: the other
+/// directories its entries were in, the one with most entries first, at most
+/// [`WORKED_IN_SHOWN`] then `+N more`; each relative to the project dir when below it, else with
+/// the home dir as `~`. Redacted and escaped like every name the digest prints (a path can hold
+/// anything). `None` when the session stayed in its project dir.
+fn worked_in(
+    dirs: &HashMap<Arc<str>, usize>,
+    project: Option<&str>,
+    home: Option<&Path>,
+) -> Option<String> {
+    let project = project.map(Path::new);
+    let mut elsewhere: Vec<(&str, usize)> = dirs
+        .iter()
+        .filter(|(d, _)| project != Some(Path::new(&***d)))
+        .map(|(d, &n)| (&**d, n))
+        .collect();
+    if elsewhere.is_empty() {
+        return None;
+    }
+    elsewhere.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let shown: Vec<String> = elsewhere
+        .iter()
+        .take(WORKED_IN_SHOWN)
+        .map(|(d, _)| {
+            let name = dir_name(Path::new(d), project, home);
+            sanitize::visible(&redact::redact(&name)).into_owned()
+        })
+        .collect();
+    let mut out = shown.join(", ");
+    if elsewhere.len() > WORKED_IN_SHOWN {
+        let _ = write!(out, " +{} more", elsewhere.len() - WORKED_IN_SHOWN);
+    }
+    Some(out)
+}
+
+/// `dir` relative to `project` when below it, else with `home` as `~`.
+fn dir_name(dir: &Path, project: Option<&Path>, home: Option<&Path>) -> String {
+    if let Some(below) = project.and_then(|p| dir.strip_prefix(p).ok()) {
+        return below.display().to_string();
+    }
+    match home.and_then(|h| dir.strip_prefix(h).ok()) {
+        Some(below) if below.as_os_str().is_empty() => "~".to_string(),
+        Some(below) => format!("~{}{}", std::path::MAIN_SEPARATOR, below.display()),
+        None => dir.display().to_string(),
     }
 }
 
@@ -659,20 +719,15 @@ fn session_of(stem: &str, transcript: &Path) -> Option<String> {
     (cursor::file_stem(named) == stem).then(|| named.to_string())
 }
 
-/// The transcript of `session` under `<config dir>/projects/`: in the folder of `cwd` first (the
-/// folder is the cwd with every character but letters and digits replaced by `-`), else in any.
+/// The transcript of `session` under `<config dir>/projects/`: in the folder of `cwd` first
+/// ([`history::slug`]), else in any.
 pub(crate) fn find_transcript(paths: &Paths, session: &str, cwd: &Path) -> Option<PathBuf> {
     if cursor::file_stem(session) != session {
         return None;
     }
     let projects = paths.config_dir.join("projects");
     let file = format!("{session}.jsonl");
-    let slug: String = cwd
-        .to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let first = projects.join(slug).join(&file);
+    let first = projects.join(history::slug(cwd)).join(&file);
     if first.is_file() {
         return Some(first);
     }
@@ -681,6 +736,23 @@ pub(crate) fn find_transcript(paths: &Paths, session: &str, cwd: &Path) -> Optio
         .flatten()
         .map(|e| e.path().join(&file))
         .find(|p| p.is_file())
+}
+
+/// Whether `session` is one the store or Claude Code's transcripts know (what evidence given to
+/// `append` must name): capture recorded it (its cursor), Claude Code keeps its transcript
+/// (looked for as [`find_transcript`] does, in `dir`'s folder first), or a signal or sighting in
+/// the store or the archive names it.
+pub fn session_known(store: &Store, session: &str, dir: &Path) -> Result<bool> {
+    let paths = store.paths();
+    if session.is_empty() {
+        return Ok(false);
+    }
+    if cursor::path(paths, session).is_file() || find_transcript(paths, session, dir).is_some() {
+        return Ok(true);
+    }
+    let mut named = false;
+    reflect_store::store::sightings_of(paths, &HashSet::from([session]), |_, _, _| named = true)?;
+    Ok(named)
 }
 
 // ---- reading ----
@@ -771,6 +843,7 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
         .max();
     let mut prompts = reader.prompts;
     prompts.retain(|p| p.line > through && !seen.contains(&p.line));
+    let dirs = reader.dirs;
     Outcome::Read(Box::new(SessionRead {
         modified,
         last_typed,
@@ -781,6 +854,7 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
         turn,
         seen,
         prompt_lines,
+        dirs,
     }))
 }
 
@@ -805,10 +879,20 @@ struct PromptReader {
     /// Tools it called since its last text.
     tools: Vec<String>,
     prompts: Vec<Typed>,
+    /// The directories the entries were in, with how many entries each.
+    dirs: HashMap<Arc<str>, usize>,
+    /// The line of the last event whose directory was counted (an entry may yield several).
+    counted_line: u64,
 }
 
 impl PromptReader {
     fn feed(&mut self, event: Event) {
+        if event.line != self.counted_line {
+            if let Some(cwd) = &event.cwd {
+                self.counted_line = event.line;
+                *self.dirs.entry(cwd.clone()).or_default() += 1;
+            }
+        }
         match &event.kind {
             EventKind::UserText { text } => {
                 // Harness output and wrappers are not listed, and what the next prompt answers
@@ -1180,10 +1264,19 @@ fn line_starts<const N: usize>(
 // prompt's line gives its labels first and the prompt last, so a prompt, a path or what the
 // assistant said cannot forge a heading, an `L<line>`, a count or the command to mark.
 
-fn heading(session: &str, project: Option<&str>, last_active: Option<&str>) -> String {
+fn heading(
+    session: &str,
+    project: Option<&str>,
+    worked_in: Option<&str>,
+    last_active: Option<&str>,
+) -> String {
     let mut out = format!("\n## session {}", sanitize::visible(session));
     if let Some(p) = project {
         let _ = write!(out, " · {}", sanitize::visible(p));
+    }
+    if let Some(w) = worked_in {
+        // Already escaped ([`worked_in`]).
+        let _ = write!(out, " · worked in {w}");
     }
     if let Some(t) = last_active {
         let _ = write!(out, " · {}", sanitize::visible(t));
@@ -1248,6 +1341,7 @@ impl Digest {
             out.push_str(&heading(
                 &s.session,
                 s.project.as_deref(),
+                s.worked_in.as_deref(),
                 s.last_active.as_deref(),
             ));
             for p in &s.prompts {
@@ -1344,6 +1438,7 @@ impl Digest {
                 let object: Value = json!({
                     "session_id": sanitize::clean(&s.session),
                     "project": s.project.as_deref().map(sanitize::clean),
+                    "worked_in": s.worked_in,
                     "line": p.line,
                     "uuid": p.uuid,
                     "timestamp": p.timestamp,

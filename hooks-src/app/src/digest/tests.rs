@@ -474,6 +474,7 @@ fn what_a_prompt_answered_is_the_end_of_the_assistants_last_line_or_its_tools() 
         line,
         uuid: None,
         timestamp: None,
+        cwd: None,
         kind,
     };
     reader.feed(event(
@@ -820,4 +821,129 @@ fn the_assistants_answer_quoted_back_gives_way_to_the_users_words() {
         "{shown:?}"
     );
     assert!(shown[2].text.starts_with('…'), "{shown:?}");
+}
+
+/// A transcript of `session` recorded as a session of `project`, each turn's entries in its
+/// directory (their `cwd`).
+fn session_in(w: &World, session: &str, project: &Path, turns: &[(&str, &Path)]) {
+    let mut text = String::new();
+    for (n, (prompt, cwd)) in turns.iter().enumerate() {
+        let cwd = cwd.display().to_string();
+        let user = serde_json::json!({"type": "user", "sessionId": session, "cwd": cwd,
+            "uuid": format!("{session}-u{n}"), "timestamp": "2026-11-01T10:00:00Z",
+            "message": {"role": "user", "content": prompt}});
+        let assistant = serde_json::json!({"type": "assistant", "cwd": cwd,
+            "uuid": format!("{session}-a{n}"), "timestamp": "2026-11-01T10:00:01Z",
+            "message": {"id": format!("m{n}"), "role": "assistant",
+                "content": [{"type": "text", "text": "Done."}]}});
+        text.push_str(&format!("{user}\n{assistant}\n"));
+    }
+    let path = w.transcript(session, &[]);
+    fs::write(&path, text).unwrap();
+    let cursor = Cursor {
+        transcript: Some(path),
+        project: Some(project.display().to_string()),
+        ..Cursor::default()
+    };
+    cursor::save(&cursor::path(&w.paths, session), &cursor).unwrap();
+}
+
+#[test]
+fn a_heading_says_where_the_session_worked_besides_its_project_dir() {
+    let w = World::new();
+    let home = w.repo("home");
+    let api = home.join("repos").join("api");
+    let outside = w.dir.path().join("elsewhere");
+    session_in(
+        &w,
+        "moved",
+        &home,
+        &[
+            ("Never push to main directly, open a branch", &home),
+            ("The tests here run with make check, not cargo", &api),
+            ("Keep the changelog in the same commit", &api),
+            ("This folder holds generated files, do not edit", &outside),
+        ],
+    );
+    session_in(
+        &w,
+        "stayed",
+        &home,
+        &[("Always answer in English please", &home)],
+    );
+    let d = w.digest(&w.request(Some(Scope::of(&home))));
+    let text = d.text("m");
+    let heading = |sid: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("## session {sid} ")))
+            .unwrap_or_else(|| panic!("no heading of {sid}: {text}"))
+            .to_string()
+    };
+    let sep = std::path::MAIN_SEPARATOR;
+    let expected = format!(
+        "## session moved · {} · worked in repos{sep}api, {} · ",
+        home.display(),
+        dir_name(&outside, Some(&home), paths::home().as_deref())
+    );
+    assert!(heading("moved").starts_with(&expected), "{text}");
+    assert!(!heading("stayed").contains("worked in"), "{text}");
+    let by_session: HashMap<String, Value> = d
+        .jsonl()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|v| (v["session_id"].as_str().unwrap().to_string(), v))
+        .collect();
+    assert!(
+        by_session["moved"]["worked_in"]
+            .as_str()
+            .is_some_and(|w| w.starts_with(&format!("repos{sep}api, "))),
+        "{by_session:?}"
+    );
+    assert_eq!(by_session["stayed"]["worked_in"], Value::Null);
+}
+
+#[test]
+fn where_a_session_worked_is_named_by_most_entries_and_shortly() {
+    let dirs = |list: &[(&str, usize)]| -> HashMap<Arc<str>, usize> {
+        list.iter().map(|(d, n)| (Arc::from(*d), *n)).collect()
+    };
+    let home = Path::new("/home/me");
+    let at =
+        |list: &[(&str, usize)], project: &str| worked_in(&dirs(list), Some(project), Some(home));
+    // Below the project relative to it, else under the home as `~`, else whole; most first.
+    assert_eq!(
+        at(
+            &[
+                ("/home/me", 5),
+                ("/home/me/a/b", 2),
+                ("/home/me/x", 9),
+                ("/opt/y", 1)
+            ],
+            "/home/me/a"
+        )
+        .as_deref(),
+        Some("~/x, ~ +2 more")
+    );
+    assert_eq!(
+        at(
+            &[("/home/me/w", 1), ("/home/me/w/api", 3), ("/srv", 1)],
+            "/home/me/w"
+        )
+        .as_deref(),
+        Some("api, /srv")
+    );
+    assert_eq!(at(&[("/home/me/w", 7)], "/home/me/w"), None);
+    assert_eq!(at(&[], "/home/me/w"), None);
+    // A path can hold anything: controls and newlines are shown escaped, secrets redacted.
+    let named = at(
+        &[
+            ("/home/me/w/a\nb\u{1b}]0;x\u{7}", 2),
+            ("/home/me/w/ghp_0123456789abcdefghijklmnopqrstuvwxyzAB", 1),
+        ],
+        "/home/me/w",
+    )
+    .unwrap();
+    assert!(!named.chars().any(char::is_control), "{named:?}");
+    assert!(named.starts_with("a\\nb"), "{named:?}");
+    assert!(!named.contains("ghp_0123456789"), "{named:?}");
 }
