@@ -235,7 +235,6 @@ pub fn pasted_lines(lines: &[&str], said: &str) -> Vec<bool> {
             // The cut's gap ends a block whose end was left out.
             attached = None;
             gap = Some(i);
-            continue;
         }
         if let Some(close) = &attached {
             pasted[i] = true;
