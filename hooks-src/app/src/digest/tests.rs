@@ -908,6 +908,7 @@ fn where_a_session_worked_is_named_by_most_entries_and_shortly() {
         list.iter().map(|(d, n)| (Arc::from(*d), *n)).collect()
     };
     let home = Path::new("/home/me");
+    let sep = std::path::MAIN_SEPARATOR;
     let at =
         |list: &[(&str, usize)], project: &str| worked_in(&dirs(list), Some(project), Some(home));
     // Below the project relative to it, else under the home as `~`, else whole; most first.
@@ -922,7 +923,7 @@ fn where_a_session_worked_is_named_by_most_entries_and_shortly() {
             "/home/me/a"
         )
         .as_deref(),
-        Some("~/x, ~ +2 more")
+        Some(format!("~{sep}x, ~ +2 more").as_str())
     );
     assert_eq!(
         at(
