@@ -81,8 +81,16 @@ pub fn excerpt(raw: &str, said: &str, max: usize, score: impl Fn(&str) -> f64) -
     if !whole.ends_with('…') || max < 8 {
         return plain(whole);
     }
-    let (pieces, more) = pieces(&redacted, said);
+    let lines = split_lines(&redacted);
+    let pasted = pasted_lines(&lines, said);
+    let (pieces, more) = pieces(&lines, &pasted);
     let any_paste = pieces.iter().any(|p| p.is_none());
+    // A few words of the user's around a long paste: theirs are shown, the paste is marked.
+    let mostly_paste = mostly_pasted(&lines, &pasted);
+    let plain = |text: String| Excerpt {
+        text,
+        pasted: mostly_paste,
+    };
     let Some(best) = pieces
         .iter()
         .enumerate()
@@ -102,7 +110,10 @@ pub fn excerpt(raw: &str, said: &str, max: usize, score: impl Fn(&str) -> f64) -
         };
     };
     if best == 0 && !any_paste {
-        return plain(whole);
+        return Excerpt {
+            text: whole,
+            pasted: false,
+        };
     }
     let own = |i: usize| pieces[i].as_deref();
     let len = |s: &str| s.chars().count();
@@ -145,14 +156,12 @@ pub fn excerpt(raw: &str, said: &str, max: usize, score: impl Fn(&str) -> f64) -
     plain(out)
 }
 
-/// The sentences of `text` in order, each on one line, `None` standing for a run of pasted
+/// The sentences of `lines` in order, each on one line, `None` standing for a run of `pasted`
 /// lines; the first [`MAX_SENTENCES`] of the user's own, and whether there is more.
-fn pieces(text: &str, said: &str) -> (Vec<Option<String>>, bool) {
-    let lines: Vec<&str> = text.lines().collect();
-    let pasted = pasted_lines(&lines, said);
+fn pieces(lines: &[&str], pasted: &[bool]) -> (Vec<Option<String>>, bool) {
     let mut out: Vec<Option<String>> = Vec::new();
     let mut own = 0;
-    for (line, pasted) in lines.iter().zip(pasted) {
+    for (line, &pasted) in lines.iter().zip(pasted) {
         if pasted {
             if out.last().is_none_or(Option::is_some) {
                 out.push(None);
@@ -198,6 +207,66 @@ fn sentences(line: &str) -> Vec<String> {
     push(&line[start..], &mut out);
     out
 }
+
+/// The share of a cut prompt's characters the user's own words may take at most for it to be
+/// marked a paste ([`Excerpt::pasted`]): a line or two of theirs around a long log or file.
+const OWN_SHARE_MAX: f64 = 0.1;
+
+/// Whether the user's own lines are at most [`OWN_SHARE_MAX`] of the characters of `lines`.
+fn mostly_pasted(lines: &[&str], pasted: &[bool]) -> bool {
+    let (mut own, mut all) = (0usize, 0usize);
+    for (line, &p) in lines.iter().zip(pasted) {
+        let n = line.trim().chars().count();
+        all += n;
+        if !p {
+            own += n;
+        }
+    }
+    (own as f64) <= OWN_SHARE_MAX * all as f64
+}
+
+/// The shortest start of a pasted line that, found inside the line above, shows where the user's
+/// words end and the paste begins on that line.
+const SHARED_START: usize = 8;
+
+/// The lines of `text`, a line split in two where a paste begins inside it: the user typed a
+/// few words and pasted a log right after them, so the line holds the start of a log line like
+/// the one below it (found by its first [`SHARED_START`] characters, which hold a digit or a
+/// symbol), or a spinner's glyph a terminal prints before its output ([`terminal_glyph`]).
+fn split_lines(text: &str) -> Vec<&str> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::with_capacity(lines.len());
+    for (i, &line) in lines.iter().enumerate() {
+        let next = lines.get(i + 1).map_or("", |l| l.trim_start());
+        let start: String = next.chars().take(SHARED_START).collect();
+        let by_next = (start.chars().count() == SHARED_START
+            && start.chars().any(|c| !c.is_alphabetic() && c != ' ')
+            && reads_as_code_or_log(next))
+        .then(|| line.find(start.as_str()))
+        .flatten();
+        let by_glyph = line.find(terminal_glyph);
+        let cut = [by_next, by_glyph]
+            .into_iter()
+            .flatten()
+            .filter(|&at| line[..at].chars().any(char::is_alphabetic))
+            .min();
+        match cut {
+            Some(at) => out.extend([&line[..at], &line[at..]]),
+            None => out.push(line),
+        }
+    }
+    out
+}
+
+/// A character only a terminal's output holds: box drawing (`└ ├ ╭ ─`), block elements and a
+/// braille spinner's frames (`⠋ ⠹`). Not a box's sides (`│`): a terminal draws them around any
+/// text, the user's own prompt too, so a framed line is judged by what it frames.
+fn terminal_glyph(c: char) -> bool {
+    matches!(c, '\u{2500}'..='\u{259F}' | '\u{2800}'..='\u{28FF}') && !BOX_SIDES.contains(c)
+}
+
+/// The sides of a terminal's box.
+const BOX_SIDES: &str = "│┃║";
 
 /// Lines indented this much (or by a tab) are code when [`INDENTED_RUN`] of them follow each
 /// other.
@@ -269,7 +338,8 @@ pub fn pasted_lines(lines: &[&str], said: &str) -> Vec<bool> {
             pasted[i] = true;
             continue;
         }
-        pasted[i] = t.starts_with('>') || t.starts_with('|') || reads_as_code_or_log(t);
+        let framed = t.trim_matches(|c: char| c.is_whitespace() || BOX_SIDES.contains(c));
+        pasted[i] = t.starts_with('>') || t.starts_with('|') || reads_as_code_or_log(framed);
     }
     // Runs of lines indented as code.
     let indented = |l: &str| l.starts_with('\t') || l.starts_with(CODE_INDENT);
@@ -284,7 +354,22 @@ pub fn pasted_lines(lines: &[&str], said: &str) -> Vec<bool> {
         }
         i += run.max(1);
     }
-    // A few lines of words inside a paste, no blank line between.
+    // A command's output: the lines between two of a shell's prompts.
+    let prompts: Vec<usize> = (0..lines.len())
+        .filter(|&k| shell_prompt(lines[k].trim_start()))
+        .collect();
+    for pair in prompts.windows(2) {
+        pasted[pair[0]..pair[1]].iter_mut().for_each(|p| *p = true);
+    }
+    // A few lines of words inside a paste, no blank line between; or any number that start
+    // with a glyph (a program's status line: `✅ done`, `📊 3 trades`).
+    let glyph_first = |k: usize| {
+        lines[k]
+            .trim_start()
+            .chars()
+            .next()
+            .is_some_and(|c| !c.is_alphanumeric() && !c.is_ascii())
+    };
     let blank = |k: usize| lines[k].trim().is_empty();
     let mut i = 0;
     while i < lines.len() {
@@ -297,7 +382,7 @@ pub fn pasted_lines(lines: &[&str], said: &str) -> Vec<bool> {
             .count();
         let above = i > 0 && pasted[i - 1] && !blank(i - 1);
         let below = i + run < lines.len() && pasted[i + run];
-        if above && below && run <= SANDWICH_MAX {
+        if above && below && (run <= SANDWICH_MAX || (i..i + run).all(glyph_first)) {
             pasted[i..i + run].iter_mut().for_each(|p| *p = true);
         }
         i += run;
@@ -408,7 +493,45 @@ const TRACE_STARTS: &[&str] = &[
     "--> ",
     "npm ERR!",
     "npm error",
+    // A terminal's banner.
+    "Last login: ",
 ];
+
+/// A shell's prompt and the command typed after it: `$ npm test`, `❯ ls`, `dev@box:~/app$ make`;
+/// not words of the user's typed after a prompt left empty (five or more, no flag, path or
+/// operator among them).
+fn shell_prompt(t: &str) -> bool {
+    let mut words = t.split_whitespace();
+    let first = words.next().unwrap_or("");
+    let prompt = matches!(first, "$" | "❯" | "➜" | "%")
+        || (first.contains('@') && first.ends_with(['$', '#']) && first.len() > 2);
+    let rest: Vec<&str> = words.collect();
+    let prose = rest.len() >= 5
+        && rest
+            .iter()
+            .all(|w| !w.starts_with('-') && !w.contains(['/', '=', '|', '$', '~', ':', '@', '>']));
+    prompt && !prose
+}
+
+/// A path and nothing else, maybe as a list's item or a quoted string: `/opt/tool/bin/x`,
+/// `- /srv/app/dist/index.js`, `node:internal/modules/loader:12`.
+fn lone_path(t: &str) -> bool {
+    let t = t.trim_start_matches(['-', '*', ' ']);
+    // A line's end `\` is how some terminals show a line break typed in a prompt.
+    let t = t.trim_end_matches(['\\', ',']).trim_matches(['\'', '"']);
+    !t.is_empty()
+        && !t.contains(char::is_whitespace)
+        && t.chars().filter(|&c| c == '/' || c == '\\').count() >= 2
+}
+
+/// A program's name and version, as a tool prints it: `Node.js v25.2.1`, `Python 3.12.1`.
+fn version_banner(t: &str) -> bool {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    words.len() == 2 && {
+        let v = words[1].trim_start_matches('v');
+        v.split('.').count() >= 3 && v.split('.').all(|n| n.parse::<u32>().is_ok())
+    }
+}
 
 /// A line (trimmed at its start) that reads as code, a log or a stack trace.
 fn reads_as_code_or_log(t: &str) -> bool {
@@ -424,7 +547,28 @@ fn reads_as_code_or_log(t: &str) -> bool {
                 .next()
                 .is_some_and(|w| w.contains([':', '/']))
     });
-    if frame || TRACE_STARTS.iter().any(|s| t.starts_with(s)) {
+    if frame
+        || TRACE_STARTS.iter().any(|s| t.starts_with(s))
+        || t.contains(terminal_glyph)
+        || shell_prompt(t)
+        || lone_path(t)
+        || version_banner(t)
+    {
+        return true;
+    }
+    // A timestamp after a log's tags: `[I 2026-11-20 10:00:01,120]`, `[Nest] 42  - 11/20/2026, …`.
+    let stamped = t
+        .split_whitespace()
+        .take(4)
+        .take_while(|w| !w.chars().all(char::is_alphabetic))
+        .any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_ascii_digit());
+            w.bytes().filter(u8::is_ascii_digit).count() >= 4
+                && w.contains(['-', '/', ':'])
+                && w.chars()
+                    .all(|c| c.is_ascii_digit() || "-/:.,TZ".contains(c))
+        });
+    if stamped {
         return true;
     }
     // A timestamp or a log level first: `2026-11-20 10:00:01 …`, `[INFO] …`, `E1120 10:00 …`.
@@ -535,7 +679,8 @@ mod tests {
 
     #[test]
     fn sentences_end_at_lines_and_stops() {
-        let (s, more) = pieces("One. Two!\nthree? v1.2 stays 四。五", "");
+        let lines = ["One. Two!", "three? v1.2 stays 四。五"];
+        let (s, more) = pieces(&lines, &[false, false]);
         assert_eq!(
             s.into_iter().flatten().collect::<Vec<_>>(),
             ["One.", "Two!", "three?", "v1.2 stays 四。", "五"]
@@ -577,7 +722,8 @@ mod tests {
                 "{shown:?}"
             );
             assert!(!shown.text.contains("Module._load"), "{shown:?}");
-            assert!(!shown.pasted, "{shown:?}");
+            // A sentence of the user's and a long trace: theirs is shown, the paste is marked.
+            assert!(shown.pasted, "{shown:?}");
         }
     }
 
@@ -752,6 +898,85 @@ mod tests {
             pasted_lines(&lines, ANSWER),
             [true, false, true, false, true, false]
         );
+    }
+
+    /// A program's log of the fixture's own making: tags, then a timestamp.
+    fn tagged_log() -> String {
+        (0..20)
+            .map(|k| {
+                format!(
+                    "[W 2031-02-03 11:22:{k:02},500] step {k} must not retry: error in worker\n"
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn words_typed_before_a_log_on_its_first_line_are_the_users() {
+        let text = format!("is this too noisy? ⠼ Loading model...{}", tagged_log());
+        let lines = split_lines(&text);
+        assert_eq!(lines[0], "is this too noisy? ");
+        assert!(lines[1].starts_with("⠼ Loading model...[W 2031"));
+        assert_eq!(pasted_lines(&lines, "")[..2], [false, true]);
+        let shown = excerpt(&text, "", 120, by_lesson_words);
+        assert_eq!(shown.text, "is this too noisy?…", "{shown:?}");
+        // A few words of the user's around a long paste: the paste is marked.
+        assert!(shown.pasted, "{shown:?}");
+        let text = format!(
+            "is this too noisy? {}",
+            tagged_log().replace("[W ", "<Srv> 7 - ")
+        );
+        let shown = excerpt(&text, "", 120, by_lesson_words);
+        assert_eq!(shown.text, "is this too noisy?…", "{shown:?}");
+    }
+
+    #[test]
+    fn a_terminal_session_pasted_after_the_users_words_is_a_paste() {
+        let own = "here is what it prints. i installed it with the package manager and want to keep it so";
+        let session = "Last login: Mon Mar 3 08:01:02 on ttys004\n$ ~  tool check\n\n Checks\n └ Version: 4.1.0\n └ Path: /usr/local/bin/tool\n Warning: the install method is not known\n Hint: must reinstall to fix it\n\n Press Enter to continue…\n$ ~  which tool\n/usr/local/bin/tool\nNode.js v21.4.0\n$ ~";
+        let text = format!("{own}\n\n{session}");
+        let shown = excerpt(&text, "", 200, by_lesson_words);
+        assert_eq!(shown.text, format!("{own}…"), "{shown:?}");
+        let lines: Vec<&str> = session.lines().collect();
+        let pasted = pasted_lines(&lines, "");
+        let own_lines: Vec<&str> = lines
+            .iter()
+            .zip(&pasted)
+            .filter(|(l, p)| !**p && !l.trim().is_empty())
+            .map(|(l, _)| *l)
+            .collect();
+        assert!(own_lines.is_empty(), "{own_lines:?}");
+        for line in [
+            "- /home/dev/app/dist/boot/index.js",
+            "node:internal/modules/loader:1423",
+            "dev@box:~/app$ make test",
+            "   ╰─────╯",
+        ] {
+            assert_eq!(pasted_lines(&[line], ""), [true], "{line}");
+        }
+    }
+
+    #[test]
+    fn the_users_own_lines_stay_theirs_framed_listed_or_after_a_prompt() {
+        for line in [
+            "│  I need a reference I can count on, it must keep working after the refactor  │",
+            "dev@box:~/app$ I also do not see the rules in the directory",
+            "1. Use tabs, not spaces.",
+            "docs\\setup.md\\",
+            "the date 2031-02-03 is when the cert expires",
+            "see src/app/main.rs for the entry point",
+            "% of users who opt in must stay above half",
+        ] {
+            assert_eq!(pasted_lines(&[line], ""), [false], "{line}");
+            assert_eq!(split_lines(line), [line], "{line}");
+        }
+        // Lines of the user's own prose around a short log are not marked a paste.
+        let text = format!(
+            "{}\n{}",
+            "We never retry a failed step here, we stop and page someone. ".repeat(4),
+            tagged_log().lines().next().unwrap().repeat(1)
+        );
+        assert!(!excerpt(&text, "", 120, by_lesson_words).pasted);
     }
 
     #[test]

@@ -780,7 +780,8 @@ fn a_pasted_trace_gives_way_to_the_users_sentence_and_a_bare_paste_is_marked() {
         (shown[0].text.as_str(), shown[0].pasted),
         (
             "…We never read config from the global scope, import it.",
-            false
+            // A line of the user's below a long trace: theirs is shown, the paste marked.
+            true
         )
     );
     assert!(shown[1].pasted, "{:?}", shown[1]);
