@@ -8,13 +8,18 @@
 //! sentence of the user's own, nor shown around it. Pasted are ([`pasted_lines`]): the lines of
 //! a fenced block, quoted lines (`>`), table rows, lines that read as code, a log or a trace
 //! (a stack frame, a timestamp or log level first, a line ending as code does (`;`, `{`, `},`, …), one dense with
-//! code's symbols), runs of three or more lines indented as code is, a few lines of words
+//! code's symbols), a log's line whose timestamp follows its tags (`[I 2026-…]`), a terminal's
+//! (a shell's prompt and what ran up to the next one, its banner, tree and box glyphs, a
+//! spinner's frames; a box's sides only frame what is judged), a bare path, a tool's version
+//! line, runs of three or more lines indented as code is, a few lines of words
 //! with pasted lines right above and below them (a comment in a pasted file), the blocks an IDE
 //! attaches (`<context ref="…">`, `<attached_files>`, `<ide_selection>`: [`ATTACHED`]), whatever
 //! their lines say, and lines the assistant had just written (its answer quoted back: "can you
 //! check this?" and its own lines, found by their letters and digits, so a terminal's wrapping
-//! and Markdown's marks do not hide them). A prompt that is all paste is shown from its start
-//! and marked as a paste ([`Excerpt::pasted`]).
+//! and Markdown's marks do not hide them). A line where the user typed a few words and pasted
+//! a log right after them is split where the paste begins ([`split_lines`]). A prompt that is
+//! all paste is shown from its start and marked as a paste ([`Excerpt::pasted`]); so is one
+//! whose own words are a line or two around a long paste, showing those words.
 //!
 //! The prompt is redacted whole before it is cut ([`redact::redact_prefix`]), so a cut never
 //! splits a secret into pieces no rule knows. Sentences end at a line break or at `.`, `!`, `?`
@@ -39,7 +44,8 @@ const GAP: &str = "\n…\n";
 #[derive(Debug, Clone, PartialEq)]
 pub struct Excerpt {
     pub text: String,
-    /// The prompt was cut and holds no sentence of the user's own: all of it was pasted.
+    /// The prompt was cut and holds no sentence of the user's own, or a line or two of theirs
+    /// ([`OWN_SHARE_MAX`]): all or most of it was pasted.
     pub pasted: bool,
 }
 
@@ -947,7 +953,8 @@ mod tests {
             .collect();
         assert!(own_lines.is_empty(), "{own_lines:?}");
         for line in [
-            "- /home/dev/app/dist/boot/index.js",
+            "- /home/someone/work/company/project/packages/mail/dist/templates/parts/Layout.js",
+            "Node.js v21.4.0",
             "node:internal/modules/loader:1423",
             "dev@box:~/app$ make test",
             "   ╰─────╯",
@@ -961,6 +968,7 @@ mod tests {
         for line in [
             "│  I need a reference I can count on, it must keep working after the refactor  │",
             "dev@box:~/app$ I also do not see the rules in the directory",
+            "this area is new to me, so I need a reference I can count on │",
             "1. Use tabs, not spaces.",
             "docs\\setup.md\\",
             "the date 2031-02-03 is when the cert expires",

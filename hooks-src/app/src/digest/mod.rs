@@ -176,7 +176,8 @@ pub struct Shown {
     pub probability: f64,
     /// How often the same text was typed in the sessions read (1: once).
     pub typed: usize,
-    /// All of it was pasted (a log, a file, a trace): `text` is its start.
+    /// All or most of it was pasted (a log, a file, a trace): `text` is its start, or the user's
+    /// few words around the paste.
     pub pasted: bool,
 }
 
@@ -1326,7 +1327,7 @@ impl Digest {
         } else {
             let _ = writeln!(
                 out,
-                "{listed} prompt(s) not yet looked at, in {} session(s), newest first (a session's time is its last prompt's). L<line> (typed N times) (pasted) [after: the assistant's last words] prompt, the count, the mark of a prompt that is all paste (a log, a file) and the quote when they apply:",
+                "{listed} prompt(s) not yet looked at, in {} session(s), newest first (a session's time is its last prompt's). L<line> (typed N times) (pasted) [after: the assistant's last words] prompt, the count, the mark of a prompt that is all or mostly paste (a log, a file) and the quote when they apply:",
                 self.sessions.len()
             );
         }
