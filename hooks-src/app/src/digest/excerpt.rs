@@ -345,7 +345,10 @@ pub fn pasted_lines(lines: &[&str], said: &str) -> Vec<bool> {
             continue;
         }
         let framed = t.trim_matches(|c: char| c.is_whitespace() || BOX_SIDES.contains(c));
-        pasted[i] = t.starts_with('>') || t.starts_with('|') || reads_as_code_or_log(framed);
+        pasted[i] = t.starts_with('>')
+            || t.starts_with('|')
+            || reads_as_code_or_log(framed)
+            || key_value(line);
     }
     // Runs of lines indented as code.
     let indented = |l: &str| l.starts_with('\t') || l.starts_with(CODE_INDENT);
@@ -503,6 +506,21 @@ const TRACE_STARTS: &[&str] = &[
     "Last login: ",
 ];
 
+/// A line of a config or a dump, `key: value` with a short value or none: indented
+/// (`  driver: local`) or with a key no word is (`max_size: 10`, `app.name:`). Not `Note: …`.
+fn key_value(line: &str) -> bool {
+    let t = line.trim().trim_start_matches("- ");
+    let Some((key, value)) = t.split_once(':') else {
+        return false;
+    };
+    !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+        && (value.is_empty() || value.starts_with(' ') && value.split_whitespace().count() <= 3)
+        && (line.starts_with([' ', '\t']) || key.contains(['_', '.', '-']))
+}
+
 /// A shell's prompt and the command typed after it: `$ npm test`, `❯ ls`, `dev@box:~/app$ make`;
 /// not words of the user's typed after a prompt left empty (five or more, no flag, path or
 /// operator among them).
@@ -545,6 +563,19 @@ fn reads_as_code_or_log(t: &str) -> bool {
     if t.is_empty() {
         return false;
     }
+    // A service's line as `docker compose` prints it: `db-1  | LOG: ready`.
+    if let Some((name, rest)) = t.split_once(" |") {
+        let name = name.trim();
+        if !name.is_empty()
+            && name.contains(['-', '_'])
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            && (rest.trim().is_empty() || reads_as_code_or_log(rest.trim_start()))
+        {
+            return true;
+        }
+    }
     // A frame `at f (file:1:2)` or `at pkg.Class.f(File.java:10)`, not "at least …".
     let frame = t.strip_prefix("at ").is_some_and(|rest| {
         t.ends_with(')')
@@ -580,7 +611,7 @@ fn reads_as_code_or_log(t: &str) -> bool {
     // A timestamp or a log level first: `2026-11-20 10:00:01 …`, `[INFO] …`, `E1120 10:00 …`.
     let first = t.split_whitespace().next().unwrap_or("");
     let bare = first.trim_matches(|c: char| matches!(c, '[' | ']' | ':' | '(' | ')'));
-    if LOG_LEVELS.contains(&bare) {
+    if LOG_LEVELS.contains(&bare) || LOG_LEVELS.contains(&bare.split('[').next().unwrap_or("")) {
         return true;
     }
     // An error's own first line: `TypeError: …`, `error[E0308]: …`, `java.io.IOException: …`.
@@ -955,6 +986,11 @@ mod tests {
         for line in [
             "- /home/someone/work/company/project/packages/mail/dist/templates/parts/Layout.js",
             "Node.js v21.4.0",
+            "    driver: local",
+            "max_pool_size: 12",
+            "db-main-1  | 2031-02-03 10:00:00.120 UTC [7] LOG:  ready",
+            "db-main-1  | ",
+            "WARN[0000] The \"API_URL\" variable is not set.",
             "node:internal/modules/loader:1423",
             "dev@box:~/app$ make test",
             "   ╰─────╯",
@@ -970,6 +1006,8 @@ mod tests {
             "dev@box:~/app$ I also do not see the rules in the directory",
             "this area is new to me, so I need a reference I can count on │",
             "1. Use tabs, not spaces.",
+            "Note: use pnpm here, not npm",
+            "- keep it short: two lines at most",
             "docs\\setup.md\\",
             "the date 2031-02-03 is when the cert expires",
             "see src/app/main.rs for the entry point",
