@@ -1020,7 +1020,7 @@ mod tests {
         let text = format!(
             "{}\n{}",
             "We never retry a failed step here, we stop and page someone. ".repeat(4),
-            tagged_log().lines().next().unwrap().repeat(1)
+            tagged_log().lines().next().unwrap()
         );
         assert!(!excerpt(&text, "", 120, by_lesson_words).pasted);
     }
