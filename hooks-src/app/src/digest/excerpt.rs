@@ -506,8 +506,10 @@ const TRACE_STARTS: &[&str] = &[
     "Last login: ",
 ];
 
-/// A line of a config or a dump, `key: value` with a short value or none: indented
-/// (`  driver: local`) or with a key no word is (`max_size: 10`, `app.name:`). Not `Note: …`.
+/// A line of a config or a dump, `key: value` with a short value or none: with a key no word
+/// is (`max_size: 10`, `app.name:`), or indented with a value (`  driver: local`). Not
+/// `Note: …`, nor an indented word and a colon alone: a terminal indents the user's own
+/// wrapped prompt too ("… tell me if you\n  need:").
 fn key_value(line: &str) -> bool {
     let t = line.trim().trim_start_matches("- ");
     let Some((key, value)) = t.split_once(':') else {
@@ -518,7 +520,7 @@ fn key_value(line: &str) -> bool {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
         && (value.is_empty() || value.starts_with(' ') && value.split_whitespace().count() <= 3)
-        && (line.starts_with([' ', '\t']) || key.contains(['_', '.', '-']))
+        && (key.contains(['_', '.', '-']) || line.starts_with([' ', '\t']) && !value.is_empty())
 }
 
 /// A shell's prompt and the command typed after it: `$ npm test`, `❯ ls`, `dev@box:~/app$ make`;
@@ -1008,6 +1010,7 @@ mod tests {
             "1. Use tabs, not spaces.",
             "Note: use pnpm here, not npm",
             "- keep it short: two lines at most",
+            "  need:",
             "docs\\setup.md\\",
             "the date 2031-02-03 is when the cert expires",
             "see src/app/main.rs for the entry point",
