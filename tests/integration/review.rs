@@ -184,6 +184,34 @@ fn a_long_prompt_shows_its_likeliest_sentence_and_show_prints_it_whole() {
 }
 
 #[test]
+fn show_prints_a_huge_prompt_by_its_start_and_end() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let ask = "The importer is far too verbose, keep its logging quiet:";
+    let log =
+        "2026-11-20 09:00:01 INFO importer: row accepted into the staging table\n".repeat(800);
+    let token = format!("ghp_{}", "Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3Hi6");
+    // A token in the end that is shown: redacted there too.
+    let at = log.len() - 1_000;
+    let last = "And never log whole rows again.";
+    let long = format!("{ask}\n{}{token} {}\n{last}", &log[..at], &log[at..]);
+    let entries: &[Entry] = &[("user", &long), ("assistant", "I'll lower the level.")];
+    write_transcript(&env, &slug(&app), "s-huge", &app, "h", entries);
+    let shown = digest_text(&env, &app, &["--show", "s-huge:1"]);
+    assert!(shown.len() < 17 << 10, "{} bytes", shown.len());
+    assert!(shown.contains(ask) && shown.contains(last), "{shown}");
+    assert!(shown.contains("bytes of this prompt left out"), "{shown}");
+    assert!(!shown.contains("ghp_"), "{shown}");
+    assert!(!shown.contains(&token[8..20]), "{shown}");
+    // A prompt that fits is printed whole, with no mark.
+    let short = format!("{ask}\n{}", &log[..4_000]);
+    write_transcript(&env, &slug(&app), "s-short", &app, "t", &[("user", &short)]);
+    let whole = digest_text(&env, &app, &["--show", "s-short:1"]);
+    assert!(whole.contains(short.trim_end()), "{whole}");
+    assert!(!whole.contains("left out"), "{whole}");
+}
+
+#[test]
 fn show_takes_a_session_prefix_and_prints_the_end_of_the_turn_answered() {
     let env = Env::new();
     let app = repo(&env, "app");

@@ -289,8 +289,8 @@ pub struct Digest {
     /// SESSION:LINE:TURN (repeatable); lists nothing
     #[arg(long = "mark", value_name = "NAME")]
     pub marks: Vec<String>,
-    /// Print one prompt in full after the end of the assistant turn it answers, redacted:
-    /// SESSION:LINE, the session of a digest's heading (or a unique prefix of it, as the index
+    /// Print one prompt in full (past 16 KB, its start and end) after the end of the assistant
+    /// turn it answers, redacted: SESSION:LINE, the session of a digest's heading (or a unique prefix of it, as the index
     /// prints) and the line of its L<line> (repeatable); lists nothing
     #[arg(long = "show", value_name = "SESSION:LINE", conflicts_with = "marks")]
     pub show: Vec<String>,

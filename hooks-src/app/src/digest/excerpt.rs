@@ -50,27 +50,42 @@ pub struct Excerpt {
 }
 
 /// What of a long `text` the excerpt is cut from: its first [`EXCERPT_BYTES`] less
-/// [`TAIL_BYTES`] and its last [`TAIL_BYTES`], each cut back to whitespace (no token, so no
-/// secret, is split), joined by a line `…`; `text` itself when it is short enough.
+/// [`TAIL_BYTES`] and its last [`TAIL_BYTES`], joined by a line `…`; `text` itself when it is
+/// short enough.
 pub fn head_and_tail(text: &str) -> String {
-    if text.len() <= EXCERPT_BYTES {
-        return text.to_string();
+    match ends(
+        text,
+        EXCERPT_BYTES,
+        EXCERPT_BYTES - TAIL_BYTES - GAP.len(),
+        TAIL_BYTES,
+    ) {
+        Some((head, tail)) => format!("{head}{GAP}{tail}"),
+        None => text.to_string(),
     }
-    let mut end = EXCERPT_BYTES - TAIL_BYTES - GAP.len();
+}
+
+/// The start and the end of a `text` longer than `max` bytes: at most `head` bytes from its
+/// start and `tail` from its end, each cut back to whitespace (no token, so no secret, is
+/// split); `None` when `text` fits.
+pub fn ends(text: &str, max: usize, head: usize, tail: usize) -> Option<(&str, &str)> {
+    if text.len() <= max {
+        return None;
+    }
+    let mut end = head.min(text.len());
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    let head = &text[..text[..end].rfind(char::is_whitespace).unwrap_or(0)];
-    let mut start = text.len() - TAIL_BYTES;
+    let first = &text[..text[..end].rfind(char::is_whitespace).unwrap_or(0)];
+    let mut start = text.len() - tail.min(text.len());
     while !text.is_char_boundary(start) {
         start += 1;
     }
-    let tail = &text[start..];
-    let tail = match tail.find(char::is_whitespace) {
-        Some(at) => &tail[at..],
+    let last = &text[start..];
+    let last = match last.find(char::is_whitespace) {
+        Some(at) => &last[at..],
         None => "",
     };
-    format!("{head}{GAP}{tail}")
+    Some((first, last))
 }
 
 /// `raw` redacted, on one line, at most `max` characters: whole when it fits, else the

@@ -1,6 +1,7 @@
 //! `memory-store digest --show SESSION:LINE`: one prompt the digest listed (cut to its likeliest
-//! sentence), in full, after the end of the assistant's turn it answers, redacted like
-//! everything the digest prints. SESSION may be a unique prefix of the id (the index prints 8
+//! sentence), in full up to [`SHOW_MAX_BYTES`] (a longer one by its start and end: a pasted log
+//! or a file would fill the model's context), after the end of the assistant's turn it
+//! answers, redacted like everything the digest prints. SESSION may be a unique prefix of the id (the index prints 8
 //! characters). The session's transcript is found as the digest finds it: through capture's
 //! cursor, else under `<config dir>/projects/`.
 
@@ -17,6 +18,7 @@ use reflect_store::redact;
 use reflect_store::sanitize;
 use reflect_transcript::{self as transcript, EventKind, Position};
 
+use super::excerpt::ends;
 use super::{find_transcript, load_cursor, noise, tail, TAIL_BYTES};
 
 /// What `--show` was given: a session and a 1-based line, as the digest names them
@@ -38,6 +40,11 @@ pub fn parse(arg: &str) -> Result<(String, u64)> {
 
 /// The end of the assistant's turn `--show` prints before the prompt, in characters.
 pub const TURN_CHARS: usize = 600;
+/// Longest prompt `--show` prints whole, in bytes (about 4,000 tokens of the model's context); a
+/// longer one (a pasted log, a file, an image's base64) is shown by its start and its end.
+pub const SHOW_MAX_BYTES: usize = 16 << 10;
+/// Of a longer prompt, the bytes shown from its end.
+const SHOW_TAIL_BYTES: usize = 4 << 10;
 
 /// The session `--show` names: the id itself when capture recorded it or Claude Code keeps its
 /// transcript, else the one session whose id starts with it (the index and the digest print
@@ -146,8 +153,27 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
         let _ = writeln!(out, "assistant, end of the turn it answers: {answered}");
         out.push_str("user:\n");
     }
-    // Cleaned before redaction: a zero-width character inside a token would hide it.
-    out.push_str(redact::redact(&sanitize::clean(&text)).trim_end());
+    // Cleaned before redaction: a zero-width character inside a token would hide it; redacted
+    // before it is cut, so a cut never splits a secret into pieces no rule knows.
+    let cleaned = sanitize::clean(&text);
+    let redacted = redact::redact(&cleaned);
+    let prompt = redacted.trim_end();
+    match ends(
+        prompt,
+        SHOW_MAX_BYTES,
+        SHOW_MAX_BYTES - SHOW_TAIL_BYTES,
+        SHOW_TAIL_BYTES,
+    ) {
+        Some((head, tail)) => {
+            let _ = write!(
+                out,
+                "{head}\n[… {} bytes of this prompt left out …]\n{}",
+                prompt.len() - head.len() - tail.len(),
+                tail.trim_start()
+            );
+        }
+        None => out.push_str(prompt),
+    }
     out.push('\n');
     Ok(out)
 }
