@@ -521,6 +521,40 @@ fn assert_no_leak(rows: &[Row], out: &[u8], place: &str) {
 }
 
 /// At least one `[REDACTED:` in `out`: the texts were read, not dropped.
+/// `(the assistant's question, the user's answer, the secret in it)`: each shape of a secret
+/// typed as an answer (`answered-secret`).
+const ANSWERED: &[(&str, &str, &str)] = &[
+    (
+        "Two things before I write the config:\n1. What is the DB user?\n2. What is its password?",
+        "1. admin 2. xK9#mq2!vLp",
+        "xK9#mq2!vLp",
+    ),
+    (
+        "Which user and password should the staging DB use?",
+        "postgres / s3cr3tPass77",
+        "s3cr3tPass77",
+    ),
+    (
+        "Please paste the deploy token:",
+        "here it is: 9f3aC1e7B2d4a6C8e0F1a3b5",
+        "9f3aC1e7B2d4a6C8e0F1a3b5",
+    ),
+    ("What PIN should the kiosk use?", "482913", "482913"),
+    ("数据库的密码是什么？", "Hx7!kd92Lq", "Hx7!kd92Lq"),
+];
+
+/// No secret of [`ANSWERED`] is in `out`, and its placeholder is.
+fn assert_no_answered_secret(out: &[u8], place: &str) {
+    let out = String::from_utf8_lossy(out);
+    for (_, _, secret) in ANSWERED {
+        assert!(!out.contains(secret), "{place}: {secret} leaked:\n{out}");
+    }
+    assert!(
+        out.contains("[REDACTED:answered-secret]"),
+        "{place}: no answered secret redacted:\n{out}"
+    );
+}
+
 fn assert_redacted(out: &[u8], place: &str) {
     let out = String::from_utf8_lossy(out);
     assert!(
@@ -969,6 +1003,16 @@ fn the_digest_and_show_leak_no_secret_of_any_shape_or_encoding() {
             )),
         );
     }
+    // Secrets typed as the answer to the assistant's question: only the question names them.
+    for (question, answer, _) in ANSWERED {
+        t += &entry(
+            "assistant",
+            t.lines().count() + 1,
+            json!([{"type": "text", "text": question}]),
+        );
+        prompts.push(t.lines().count() + 1);
+        t += &entry("user", t.lines().count() + 1, json!(answer));
+    }
     let dir = env.config.join("projects").join("x");
     fs::create_dir_all(&dir).unwrap();
     let transcript = dir.join("s-shapes.jsonl");
@@ -997,6 +1041,7 @@ fn the_digest_and_show_leak_no_secret_of_any_shape_or_encoding() {
         }
         assert_redacted(&out.stdout, format);
         assert_no_leak(&rows, &out.stdout, &format!("digest --format {format}"));
+        assert_no_answered_secret(&out.stdout, &format!("digest --format {format}"));
         assert_no_leak(
             &rows,
             &out.stderr,
@@ -1016,5 +1061,6 @@ fn the_digest_and_show_leak_no_secret_of_any_shape_or_encoding() {
     );
     assert_redacted(&out.stdout, "--show");
     assert_no_leak(&rows, &out.stdout, "digest --show");
+    assert_no_answered_secret(&out.stdout, "digest --show");
     assert_no_leak(&rows, &env.all_data_bytes(), "digest");
 }

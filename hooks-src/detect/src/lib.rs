@@ -51,6 +51,7 @@ use serde_json::Value;
 
 use crate::failure::{input_summary, Assessment, SCAN_BYTES};
 use reflect_base::text::one_line;
+use reflect_store::redact;
 use reflect_store::signal::{Kind, Origin, Signal};
 use reflect_transcript::{self as transcript, Event, EventKind, ToolInput};
 
@@ -129,6 +130,10 @@ struct Turn {
     /// The last line of the assistant's last text, cut to what [`quote`] reads of it: quoted
     /// only when a signal needs it.
     last_text: Option<String>,
+    /// The end of what the assistant wrote in the turn (about [`redact::ASKED_BYTES`]): what a
+    /// prompt quoted in a signal is redacted as the answer to (a password typed as the answer to
+    /// its question).
+    said: String,
     /// Tool calls that changed something (edits, commands), as opposed to reads and searches.
     substantive: bool,
 }
@@ -156,6 +161,12 @@ impl Detector {
         match &event.kind {
             EventKind::UserText { text } => self.user_text(text, event),
             EventKind::AssistantText { text } => {
+                let said = &mut self.turn.said;
+                said.push('\n');
+                said.push_str(tail(text, redact::ASKED_BYTES));
+                if said.len() > 2 * redact::ASKED_BYTES {
+                    *said = tail(said, redact::ASKED_BYTES).to_string();
+                }
                 let last = text.lines().rev().find(|l| !l.trim().is_empty());
                 match last {
                     Some(whole) => {
@@ -252,26 +263,33 @@ impl Detector {
         } else {
             String::new()
         };
+        // What the prompt answered, for the secrets typed as an answer: read only for a signal.
+        let asked = if verdict.is_some() || praise || command.is_some() {
+            redact::Asked::of(&self.turn.said)
+        } else {
+            None
+        };
+        let asked = asked.as_ref();
         // A failure the user answered with an instruction was resolved by it.
-        let redirect = (verdict.is_some() || command.is_some()).then(|| quote(text, 200));
+        let redirect = (verdict.is_some() || command.is_some()).then(|| quote(text, 200, asked));
         if let Some(verdict) = verdict {
             let content = match verdict.kind {
-                Kind::Remember => quote(&strip_memory_tags(text), CONTENT_CHARS),
-                _ => quote(text, CONTENT_CHARS),
+                Kind::Remember => quote(&strip_memory_tags(text), CONTENT_CHARS, asked),
+                _ => quote(text, CONTENT_CHARS, asked),
             };
             let mut sig = Signal::new(verdict.kind, content);
             sig.source.origin = Some(Origin::User);
             sig.confidence = verdict.confidence;
-            sig.context = user_context(text, &answered);
+            sig.context = user_context(text, &answered, asked);
             sig.tags = self.turn_tags();
             self.set_source(&mut sig, event);
             self.signals.push(sig);
         } else if praise {
             // The user's words only: what they approved is in them; the assistant's last line
             // (usually "Done! …") goes in the context.
-            let mut sig = Signal::new(Kind::Pattern, quote(text, CONTENT_CHARS));
+            let mut sig = Signal::new(Kind::Pattern, quote(text, CONTENT_CHARS, asked));
             sig.source.origin = Some(Origin::User);
-            sig.context = user_context(text, &answered);
+            sig.context = user_context(text, &answered, asked);
             sig.tags = self.turn_tags();
             self.set_source(&mut sig, event);
             self.signals.push(sig);
@@ -279,9 +297,10 @@ impl Detector {
         self.episodes
             .user_spoke(redirect.as_deref(), event.line, &mut self.closed);
         if let Some(command) = command {
+            let command = redact::redact_after(&command, asked).into_owned();
             let mut sig = Signal::new(Kind::Command, command);
             sig.source.origin = Some(Origin::User);
-            sig.context = user_context(text, &answered);
+            sig.context = user_context(text, &answered, asked);
             sig.category = Some("command".into());
             self.set_source(&mut sig, event);
             self.signals.push(sig);
@@ -414,14 +433,14 @@ impl Detector {
                 format!("{tool} `{}`", one_line(&summary, 160))
             }
         };
-        let mut sig = Signal::new(Kind::Correction, quote(reason, CONTENT_CHARS));
+        let mut sig = Signal::new(Kind::Correction, quote(reason, CONTENT_CHARS, None));
         // Claude Code's refusal, known by its place (see `transcript::refusal_reason`): the
         // reason is what the user typed.
         sig.source.origin = Some(Origin::User);
         sig.confidence = REFUSAL_CONFIDENCE;
         sig.context = format!(
             "User refused {refused}, saying: '{}'",
-            quote(reason, CONTEXT_CHARS)
+            quote(reason, CONTEXT_CHARS, None)
         );
         sig.category = Some("tool-rejection".into());
         if !name.is_empty() {
@@ -455,7 +474,7 @@ impl Detector {
         self.turn
             .last_text
             .as_deref()
-            .map(|l| quote(l, 200))
+            .map(|l| quote(l, 200, None))
             .or_else(|| self.turn.tools.last().map(|t| format!("a {t} call")))
             .unwrap_or_default()
     }
@@ -561,12 +580,23 @@ impl Turn {
 }
 
 /// [`one_line`] of a text's head, redacted before it is cut (a cut token would leak its start):
-/// a 60 kB paste is not flattened or redacted whole to quote 600 characters.
-fn quote(text: &str, max: usize) -> String {
-    one_line(
-        &reflect_store::redact::redact_prefix(text, max * 4 + 64),
-        max,
-    )
+/// a 60 kB paste is not flattened or redacted whole to quote 600 characters. `asked`: what a
+/// prompt answered (see [`redact::redact_after`]).
+fn quote(text: &str, max: usize, asked: Option<&redact::Asked>) -> String {
+    one_line(&redact::redact_prefix_after(text, max * 4 + 64, asked), max)
+}
+
+/// The last `max` bytes of `text` or so, from a blank (a cut token could slip past redaction).
+fn tail(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut start = text.len() - max;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let rest = &text[start..];
+    rest.find(char::is_whitespace).map_or("", |at| &rest[at..])
 }
 
 impl Detector {
@@ -581,8 +611,8 @@ impl Detector {
     }
 }
 
-fn user_context(text: &str, answered: &str) -> String {
-    let said = quote(text, CONTEXT_CHARS);
+fn user_context(text: &str, answered: &str, asked: Option<&redact::Asked>) -> String {
+    let said = quote(text, CONTEXT_CHARS, asked);
     if answered.is_empty() {
         format!("User said: '{said}'")
     } else {
@@ -671,6 +701,23 @@ mod tests {
             c.context
         );
         assert_eq!(c.tags, vec!["bash"]);
+    }
+
+    #[test]
+    fn a_secret_typed_as_the_answer_to_a_question_is_not_quoted() {
+        let signals = run(vec![
+            user("set up the staging database"),
+            says("Two questions first:\n1. Which DB user?\n2. What is its password?"),
+            user("No, don't use npm. Why did you run npm? We use pnpm\n1. admin\n2. Xk92mqLv"),
+        ]);
+        let corrections = of_kind(&signals, &Kind::Correction);
+        assert_eq!(corrections.len(), 1, "{signals:#?}");
+        let c = corrections[0];
+        for quoted in [&c.content, &c.context] {
+            assert!(!quoted.contains("Xk92mqLv"), "{quoted}");
+            assert!(quoted.contains("[REDACTED:answered-secret]"), "{quoted}");
+            assert!(quoted.contains("1. admin"), "{quoted}");
+        }
     }
 
     #[test]

@@ -5,13 +5,15 @@
 //! and training corpora next to the worktree). Reads every user prompt, tool result and
 //! assistant text of every `*.jsonl` transcript in the directories, runs the redactor on each,
 //! and prints, by kind, how many replacements it made and in how many texts, with up to
-//! `SAMPLES` samples a kind shown as their first and last 4 characters and their length. Nothing
+//! `SAMPLES` samples a kind shown as their first and last 4 characters and their length. A user
+//! prompt is read as the answer to the assistant's text before it (`answered-secret`). Nothing
 //! else of the corpora is printed: they may not be copied.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
 
+use reflect_store::redact::Asked;
 use serde_json::Value;
 
 /// Samples shown a kind.
@@ -45,6 +47,9 @@ fn main() {
             let Ok(text) = fs::read_to_string(&file) else {
                 continue;
             };
+            // What the assistant last said: a prompt is redacted as the answer to it, as the
+            // digest and capture redact it (the `answered-secret` rule).
+            let mut said = String::new();
             for line in text.lines() {
                 let Ok(entry) = serde_json::from_str::<Value>(line) else {
                     continue;
@@ -52,7 +57,15 @@ fn main() {
                 for (source, t) in texts_of(&entry) {
                     texts += 1;
                     bytes += t.len();
-                    for (secret, kind) in reflect_store::redact::findings(&t) {
+                    let asked = match source {
+                        "assistant" => {
+                            said = t.clone();
+                            None
+                        }
+                        "user" => Asked::of(&std::mem::take(&mut said)),
+                        _ => None,
+                    };
+                    for (secret, kind) in reflect_store::redact::findings(&t, asked.as_ref()) {
                         let (n, samples) = by_kind.entry(kind).or_default();
                         *n += 1;
                         *by_source.entry((kind, source)).or_default() += 1;

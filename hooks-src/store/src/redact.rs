@@ -8,14 +8,20 @@
 //!
 //! Each secret is replaced by `[REDACTED:<kind>]`; for assignments, URLs, headers and
 //! command-line flags only the secret part goes, so `DATABASE_PASSWORD=[REDACTED:env-secret]`
-//! still says what was set. Three layers find secrets, each on what the one before left:
+//! still says what was set. Three layers find secrets, each on what the one before left, and a
+//! fourth when the caller says what the text answered:
 //! - the hand-written rules ([`KINDS`]): the shapes that need care (keys in assignments, flags,
 //!   URLs, headers, PEM blocks) and the commonest tokens;
 //! - the rule sets kept as data (the `rules` module): gitleaks' maintained rules and reflect's
 //!   own in the same format, each kind named by its rule's id (`huggingface-access-token`);
 //! - the generic rules (the `generic` module): `prose-secret` ("my token is X", "API키는 X"),
 //!   `prose-password` ("the password is swordfish", "my PIN is 4821"), `license-key`,
-//!   `key-shaped-token` (a prefix and a random base62 body) and `discord-bot-token`.
+//!   `key-shaped-token` (a prefix and a random base62 body) and `discord-bot-token`;
+//! - for a prompt, given what the assistant asked before it ([`Asked`], [`redact_after`]), the
+//!   `answered-secret` rule (the `answer` module): a password, PIN or token typed as the answer
+//!   to a question asking for it ("2. xK9#mq2!vL", "postgres / s3cr3tPass"), which no word in the
+//!   answer names. Only capture and the digest have a question to give; no other path pays for
+//!   it (a failed tool call's error answers none).
 //!
 //! `<private>…</private>` spans (any case, across lines; an unclosed one runs to the end of the
 //! text) are dropped entirely, tags included.
@@ -53,12 +59,14 @@ use serde_json::{Map, Value};
 
 use crate::signal::Signal;
 
+mod answer;
 mod flags;
 mod generic;
 mod needles;
 mod rules;
 mod view;
 
+pub use answer::{Asked, ASKED_BYTES};
 use view::View;
 
 /// How every placeholder starts; a value that already starts with it is never redacted again.
@@ -66,7 +74,7 @@ pub const PLACEHOLDER_PREFIX: &str = "[REDACTED:";
 
 /// The kinds of the hand-written rules, in the order they run (a more specific kind first). The
 /// data rules' kinds are their ids; the generic rules' are `prose-secret`, `prose-password`,
-/// `license-key`, `key-shaped-token` and `discord-bot-token`.
+/// `license-key`, `key-shaped-token` and `discord-bot-token`; the answer's, `answered-secret`.
 pub const KINDS: &[&str] = &[
     "private-key",
     "jwt",
@@ -98,12 +106,19 @@ pub fn placeholder(kind: &str) -> String {
 /// `text` with `<private>` spans dropped and every secret replaced by its placeholder. Borrowed
 /// when nothing changed.
 pub fn redact(text: &str) -> Cow<'_, str> {
+    redact_after(text, None)
+}
+
+/// [`redact`] for a text that answers `asked` (what the assistant asked before a prompt, see
+/// [`Asked::of`]): a password, PIN or token typed as the answer is redacted too
+/// (`answered-secret`), though no word in the text names it.
+pub fn redact_after<'t>(text: &'t str, asked: Option<&Asked>) -> Cow<'t, str> {
     let dropped = drop_private(text);
-    let mut found = find(&dropped);
+    let mut found = find(&dropped, asked);
     if let Some(view) = View::of(&dropped) {
         // Both readings count: a secret behind an escape is whole only in the view, one holding
         // an escaped blank or quote (`pass%20word`) only in the text as written.
-        found.extend(find(&view.text).into_iter().map(|f| Found {
+        found.extend(find(&view.text, asked).into_iter().map(|f| Found {
             span: view.source(&f.span),
             kind: f.kind,
         }));
@@ -123,11 +138,11 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 /// What [`redact`] replaces in `text` (its `<private>` spans dropped first): each secret as
 /// written, with its kind. For measuring the rules (the lab's false-positive report); to
 /// redact, call [`redact`].
-pub fn findings(text: &str) -> Vec<(String, &'static str)> {
+pub fn findings(text: &str, asked: Option<&Asked>) -> Vec<(String, &'static str)> {
     let dropped = drop_private(text);
-    let mut found = find(&dropped);
+    let mut found = find(&dropped, asked);
     if let Some(view) = View::of(&dropped) {
-        found.extend(find(&view.text).into_iter().map(|f| Found {
+        found.extend(find(&view.text, asked).into_iter().map(|f| Found {
             span: view.source(&f.span),
             kind: f.kind,
         }));
@@ -148,8 +163,9 @@ struct Found {
 /// The secrets of `text`. The rules run in [`KINDS`] order, then the rule sets kept as data (the
 /// `rules` module) and the generic rules (the `generic` module), each on the text with what the
 /// rules before it found already replaced by placeholders (a redacted token is not read again as
-/// a password); where each find lies in `text` is tracked through those replacements.
-fn find(text: &str) -> Vec<Found> {
+/// a password), and last, for an answer to a question asking for a secret, the `answer` module's
+/// rule; where each find lies in `text` is tracked through those replacements.
+fn find(text: &str, asked: Option<&Asked>) -> Vec<Found> {
     let probe = Probe::new(text);
     let due: Vec<&Rule> = RULES.iter().filter(|r| (r.may_match)(&probe)).collect();
     drop(probe);
@@ -169,6 +185,10 @@ fn find(text: &str) -> Vec<Found> {
     }
     let spans = generic::find(&finds.current);
     finds.apply(ordered_kinds(spans));
+    if let Some(asked) = asked {
+        let spans = answer::find(&finds.current, asked);
+        finds.apply(spans.into_iter().map(|s| (s, "answered-secret")).collect());
+    }
     finds.found
 }
 
@@ -261,8 +281,17 @@ fn replace(text: &[u8], mut found: Vec<Found>) -> Vec<u8> {
 /// so no secret is split: a cut token would no longer match its rule and would leak its start.
 /// A token that straddles the cut is dropped whole.
 pub fn redact_prefix(text: &str, max_bytes: usize) -> Cow<'_, str> {
+    redact_prefix_after(text, max_bytes, None)
+}
+
+/// [`redact_prefix`] for a text that answers `asked` (see [`redact_after`]).
+pub fn redact_prefix_after<'t>(
+    text: &'t str,
+    max_bytes: usize,
+    asked: Option<&Asked>,
+) -> Cow<'t, str> {
     if text.len() <= max_bytes {
-        return redact(text);
+        return redact_after(text, asked);
     }
     let mut end = max_bytes;
     while !text.is_char_boundary(end) {
@@ -270,7 +299,7 @@ pub fn redact_prefix(text: &str, max_bytes: usize) -> Cow<'_, str> {
     }
     let head = &text[..end];
     let cut = head.rfind(char::is_whitespace).unwrap_or(0);
-    let mut out = redact(&text[..cut]).into_owned();
+    let mut out = redact_after(&text[..cut], asked).into_owned();
     if !out.is_empty() {
         out.push(' ');
     }

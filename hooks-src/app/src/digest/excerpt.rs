@@ -91,9 +91,16 @@ pub fn ends(text: &str, max: usize, head: usize, tail: usize) -> Option<(&str, &
 /// `raw` redacted, on one line, at most `max` characters: whole when it fits, else the
 /// likeliest sentence of the user's own by `score` (the first among equals) and what of the
 /// user's own fits around it, `…` marking what was cut on either side. `said`: what the
-/// assistant wrote just before the prompt (its lines quoted back are no words of the user's).
-pub fn excerpt(raw: &str, said: &str, max: usize, score: impl Fn(&str) -> f64) -> Excerpt {
-    let redacted = redact::redact_prefix(raw, EXCERPT_BYTES);
+/// assistant wrote just before the prompt (its lines quoted back are no words of the user's);
+/// `asked`: the secrets it asked for (a value typed as their answer is redacted).
+pub fn excerpt(
+    raw: &str,
+    said: &str,
+    asked: Option<&redact::Asked>,
+    max: usize,
+    score: impl Fn(&str) -> f64,
+) -> Excerpt {
+    let redacted = redact::redact_prefix_after(raw, EXCERPT_BYTES, asked);
     let whole = one_line(&redacted, max);
     let plain = |text: String| Excerpt {
         text,
@@ -680,7 +687,7 @@ mod tests {
     #[test]
     fn a_short_prompt_is_shown_whole() {
         assert_eq!(
-            excerpt("Use pnpm,\nnot npm.", "", 200, by_cue).text,
+            excerpt("Use pnpm,\nnot npm.", "", None, 200, by_cue).text,
             "Use pnpm, not npm."
         );
     }
@@ -690,7 +697,7 @@ mod tests {
         let task =
             "Please add the export button to the report page and wire it to the API. ".repeat(5);
         let text = format!("{task}And always run the linter before you commit. {task}");
-        let shown = excerpt(&text, "", 200, by_cue).text;
+        let shown = excerpt(&text, "", None, 200, by_cue).text;
         assert!(
             shown.contains("And always run the linter before you commit."),
             "{shown}"
@@ -707,10 +714,10 @@ mod tests {
             "We always deploy from main. {}",
             "More words here. ".repeat(30)
         );
-        let shown = excerpt(&text, "", 100, by_cue).text;
+        let shown = excerpt(&text, "", None, 100, by_cue).text;
         assert!(shown.starts_with("We always deploy from main."), "{shown}");
         let long = format!("{} And always {}", "Intro. ".repeat(3), "word ".repeat(80));
-        let shown = excerpt(&long, "", 100, by_cue).text;
+        let shown = excerpt(&long, "", None, 100, by_cue).text;
         assert!(shown.starts_with("…And always"), "{shown}");
         assert!(
             shown.ends_with('…') && shown.chars().count() <= 100,
@@ -726,7 +733,7 @@ mod tests {
             "Filler sentence here. ".repeat(20)
         );
         let text = text.replace("Always", "always");
-        let shown = excerpt(&text, "", 120, by_cue).text;
+        let shown = excerpt(&text, "", None, 120, by_cue).text;
         assert!(shown.contains("[REDACTED:"), "{shown}");
         assert!(!shown.contains("Zx9Cv8Bn"), "{shown}");
     }
@@ -770,7 +777,7 @@ mod tests {
             format!("{}\n{own}", trace()),
             format!("{own}\n\n{}", trace()),
         ] {
-            let shown = excerpt(&text, "", 200, by_lesson_words);
+            let shown = excerpt(&text, "", None, 200, by_lesson_words);
             assert!(
                 shown.text.contains("we never vendor node modules"),
                 "{shown:?}"
@@ -791,7 +798,7 @@ mod tests {
             format!("{file}\n{own}"),
             format!("here it is:\n{file}{}\n\n{own}", file.repeat(3)),
         ] {
-            let shown = excerpt(&text, "", 120, cues);
+            let shown = excerpt(&text, "", None, 120, cues);
             assert!(shown.text.contains(own), "{text}\n=> {shown:?}");
         }
     }
@@ -802,21 +809,27 @@ mod tests {
         let log = "2026-11-20T10:00:01Z ERROR [worker-3] job failed: must retry\n".repeat(6);
         let own = "Compare the two and tell me which one is right.";
         for paste in [answer, log] {
-            let shown = excerpt(&format!("{paste}{own}"), "", 100, by_lesson_words);
+            let shown = excerpt(&format!("{paste}{own}"), "", None, 100, by_lesson_words);
             assert_eq!(shown.text, format!("…{own}"));
         }
     }
 
     #[test]
     fn a_prompt_that_is_only_a_paste_is_marked() {
-        let shown = excerpt(&trace(), "", 200, by_lesson_words);
+        let shown = excerpt(&trace(), "", None, 200, by_lesson_words);
         assert!(shown.pasted, "{shown:?}");
         assert!(
             shown.text.starts_with("Error: Cannot find module"),
             "{shown:?}"
         );
         // A short one is shown whole, unmarked: the reader sees all of it.
-        let short = excerpt("at Module._load (/x.js:1:2)", "", 200, by_lesson_words);
+        let short = excerpt(
+            "at Module._load (/x.js:1:2)",
+            "",
+            None,
+            200,
+            by_lesson_words,
+        );
         assert!(!short.pasted);
     }
 
@@ -861,7 +874,7 @@ mod tests {
             "{}\n1. Use tabs.\n2. Then always run the linter first.",
             "Some background on the task here. ".repeat(8)
         );
-        let shown = excerpt(&text, "", 100, by_cue).text;
+        let shown = excerpt(&text, "", None, 100, by_cue).text;
         assert!(
             shown.contains("2. Then always run the linter first."),
             "{shown}"
@@ -879,7 +892,7 @@ mod tests {
             format!("{own}\n<attached_files>\n    <file>\n        <text>{RULES_FILE}</text>\n        <type>text</type>\n    </file>\n</attached_files>"),
             format!("<ide_selection>The user selected these lines:\n{RULES_FILE}</ide_selection>\n{own}"),
         ] {
-            let shown = excerpt(&text, "", 100, by_lesson_words);
+            let shown = excerpt(&text, "", None, 100, by_lesson_words);
             assert!(shown.text.contains(own), "{text}\n=> {shown:?}");
             assert!(!shown.text.contains("never"), "{shown:?}");
         }
@@ -908,7 +921,7 @@ mod tests {
         );
         let kept = head_and_tail(&text);
         assert!(!kept[kept.find(GAP).unwrap()..].contains("<context"));
-        let shown = excerpt(&kept, "", 100, by_lesson_words);
+        let shown = excerpt(&kept, "", None, 100, by_lesson_words);
         assert_eq!(shown.text, format!("…{own}"), "{shown:?}");
     }
 
@@ -924,13 +937,13 @@ mod tests {
             pasted_lines(&lines, ANSWER),
             [false, false, true, true, true, true]
         );
-        let shown = excerpt(text, ANSWER, 100, by_lesson_words);
+        let shown = excerpt(text, ANSWER, None, 100, by_lesson_words);
         assert_eq!(
             shown.text, "can you double check this before I merge?…",
             "{shown:?}"
         );
         // Without the answer, its lines read as the user's.
-        let shown = excerpt(text, "", 100, by_lesson_words);
+        let shown = excerpt(text, "", None, 100, by_lesson_words);
         assert!(shown.text.starts_with("…cache is always"), "{shown:?}");
         // A short line is the user's even when the assistant said it, and so is a line of
         // their own.
@@ -972,7 +985,7 @@ mod tests {
         assert_eq!(lines[0], "is this too noisy? ");
         assert!(lines[1].starts_with("⠼ Loading model...[W 2031"));
         assert_eq!(pasted_lines(&lines, "")[..2], [false, true]);
-        let shown = excerpt(&text, "", 120, by_lesson_words);
+        let shown = excerpt(&text, "", None, 120, by_lesson_words);
         assert_eq!(shown.text, "is this too noisy?…", "{shown:?}");
         // A few words of the user's around a long paste: the paste is marked.
         assert!(shown.pasted, "{shown:?}");
@@ -980,7 +993,7 @@ mod tests {
             "is this too noisy? {}",
             tagged_log().replace("[W ", "<Srv> 7 - ")
         );
-        let shown = excerpt(&text, "", 120, by_lesson_words);
+        let shown = excerpt(&text, "", None, 120, by_lesson_words);
         assert_eq!(shown.text, "is this too noisy?…", "{shown:?}");
     }
 
@@ -989,7 +1002,7 @@ mod tests {
         let own = "here is what it prints. i installed it with the package manager and want to keep it so";
         let session = "Last login: Mon Mar 3 08:01:02 on ttys004\n$ ~  tool check\n\n Checks\n └ Version: 4.1.0\n └ Path: /usr/local/bin/tool\n Warning: the install method is not known\n Hint: must reinstall to fix it\n\n Press Enter to continue…\n$ ~  which tool\n/usr/local/bin/tool\nNode.js v21.4.0\n$ ~";
         let text = format!("{own}\n\n{session}");
-        let shown = excerpt(&text, "", 200, by_lesson_words);
+        let shown = excerpt(&text, "", None, 200, by_lesson_words);
         assert_eq!(shown.text, format!("{own}…"), "{shown:?}");
         let lines: Vec<&str> = session.lines().collect();
         let pasted = pasted_lines(&lines, "");
@@ -1040,7 +1053,7 @@ mod tests {
             "We never retry a failed step here, we stop and page someone. ".repeat(4),
             tagged_log().lines().next().unwrap()
         );
-        assert!(!excerpt(&text, "", 120, by_lesson_words).pasted);
+        assert!(!excerpt(&text, "", None, 120, by_lesson_words).pasted);
     }
 
     #[test]

@@ -255,6 +255,8 @@ struct Typed {
     /// The end of what the assistant wrote in the turn before it (unredacted); empty for a
     /// prompt short enough to be listed whole.
     said: String,
+    /// The secrets the assistant asked for right before it: redacted in it as answered.
+    asked: Option<redact::Asked>,
     probability: f64,
     prose_chars: usize,
     /// The same text typed again has the same key.
@@ -506,9 +508,13 @@ fn mark_of(c: &Candidate, r: &SessionRead, fates: &[Fate], chosen: &[bool]) -> O
 /// A prompt as listed: its excerpt and what it answered, redacted.
 fn render(p: &Typed, typed: usize) -> Shown {
     // Cleaned before redaction: a zero-width character inside a token would hide it.
-    let cut = excerpt(&sanitize::clean(&p.head), &p.said, TEXT_CHARS, |sentence| {
-        likelihood(&Reading::of(sentence), &p.situation)
-    });
+    let cut = excerpt(
+        &sanitize::clean(&p.head),
+        &p.said,
+        p.asked.as_ref(),
+        TEXT_CHARS,
+        |sentence| likelihood(&Reading::of(sentence), &p.situation),
+    );
     Shown {
         line: p.line,
         uuid: p.uuid.clone(),
@@ -964,6 +970,7 @@ impl PromptReader {
             } else {
                 String::new()
             },
+            asked: redact::Asked::of(tail(&self.said, redact::ASKED_BYTES)),
             probability,
             prose_chars: read.prose.chars().count(),
             key: repeat_key(text),

@@ -155,8 +155,10 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     }
     // Cleaned before redaction: a zero-width character inside a token would hide it; redacted
     // before it is cut, so a cut never splits a secret into pieces no rule knows.
+    // A value typed as the answer to a question asking for a secret is one too.
     let cleaned = sanitize::clean(&text);
-    let redacted = redact::redact(&cleaned);
+    let asked = redact::Asked::of(tail(&turn, redact::ASKED_BYTES));
+    let redacted = redact::redact_after(&cleaned, asked.as_ref());
     let prompt = redacted.trim_end();
     match ends(
         prompt,

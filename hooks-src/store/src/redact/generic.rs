@@ -672,7 +672,7 @@ fn term(text: &str) -> bool {
 /// Whether a letters-only token is a word of prose: upper case (`NOT`), three letters or fewer,
 /// one of [`PROSE_WORDS`], or an English word by its ending (`required`, `hashing`, `visible`,
 /// `encryption`). Anything else (`swordfish`, `hogehoge`) is taken for a password.
-fn is_word(text: &str) -> bool {
+pub(super) fn is_word(text: &str) -> bool {
     const ENDINGS: &[&str] = &[
         "ed", "en", "ing", "ly", "ble", "tion", "sion", "ment", "ness", "ous", "ive", "ful",
         "less", "ent", "ant", "al", "ic", "ary", "ory", "ity", "ure", "ate", "ise", "ize", "wn",
