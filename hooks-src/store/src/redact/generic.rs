@@ -28,6 +28,8 @@
 //!   hex hashes, UUIDs and base64 blobs stay; ids with a known prefix (`toolu_`, `msg_`, `req_`)
 //!   stay too.
 //! - `discord-bot-token`: `<base64 of a numeric id>.<6>.<27+>`, Discord's bot token.
+//! - `zhipu-api-key`: `<32 hex>.<16 base62>`, Zhipu's and Z.ai's API key, which holds no literal
+//!   for the data rules' keyword pre-check.
 //!
 //! Speed: one literal search for the words of the three word rules (the `needles` module), one
 //! pass over the bytes for the key shape, one `memchr` for the dots of a Discord token. No regex.
@@ -53,6 +55,7 @@ pub(super) fn find(text: &[u8]) -> Vec<(Range<usize>, &'static str)> {
             .into_iter()
             .map(|r| (r, "discord-bot-token")),
     );
+    found.extend(zhipu_keys(text).into_iter().map(|r| (r, "zhipu-api-key")));
     found
 }
 
@@ -919,6 +922,35 @@ fn discord_bot_tokens(text: &[u8]) -> Vec<Range<usize>> {
         found.push(start..dot + 8 + mac_len);
     }
     super::ordered(found)
+}
+
+/// `zhipu-api-key`: `<32 lowercase hex>.<16 letters and digits, both cases>`, the API key of
+/// Zhipu's BigModel and Z.ai (GLM), whole (its id and its secret). It holds no literal for the
+/// data rules' keyword pre-check, so it is found from its dot, as a Discord token is.
+fn zhipu_keys(text: &[u8]) -> Vec<Range<usize>> {
+    let hex = |b: &u8| b.is_ascii_digit() || (b'a'..=b'f').contains(b);
+    let mut found = Vec::new();
+    for dot in memchr::memchr_iter(b'.', text) {
+        let id_len = super::run_back(text, dot, |b| b.is_ascii_alphanumeric());
+        let secret_len = super::run(text, dot + 1, |b| b.is_ascii_alphanumeric());
+        if id_len != 32 || secret_len != 16 {
+            continue;
+        }
+        let (start, end) = (dot - 32, dot + 17);
+        let secret = &text[dot + 1..end];
+        // Part of a dotted name or a path (`bundle.<hash>.<name>`): no key.
+        let joined = |b: Option<&u8>| b.is_some_and(|b| b"./\\_-".contains(b));
+        if !text[start..dot].iter().all(hex)
+            || joined(start.checked_sub(1).and_then(|p| text.get(p)))
+            || joined(text.get(end))
+            || !secret.iter().any(u8::is_ascii_uppercase)
+            || !secret.iter().any(u8::is_ascii_lowercase)
+        {
+            continue;
+        }
+        found.push(start..end);
+    }
+    found
 }
 
 /// Whether 4-byte groups of base64 decode to ASCII digits (a Discord id is a decimal number).
