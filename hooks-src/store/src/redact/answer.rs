@@ -676,6 +676,8 @@ mod tests {
         ];
         for (question, answer, want) in cases {
             assert_eq!(answered(question, answer), want, "{question} / {answer}");
+            // Only the question tells: the answer alone is left as it is.
+            assert_eq!(super::super::redact(answer), answer, "{answer}");
         }
     }
 
