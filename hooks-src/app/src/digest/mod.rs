@@ -252,11 +252,10 @@ struct Typed {
     paste: bool,
     /// The end of the assistant's last line before it (unredacted), or the tools it called.
     answering: String,
-    /// The end of what the assistant wrote in the turn before it (unredacted); empty for a
-    /// prompt short enough to be listed whole.
+    /// The end of what the assistant wrote in the turn before it (unredacted): for a prompt
+    /// that may be cut, [`SAID_BYTES`] of it; for one short enough to be listed whole, the
+    /// [`redact::ASKED_BYTES`] a question asking for a secret is read from (see [`render`]).
     said: String,
-    /// The secrets the assistant asked for right before it: redacted in it as answered.
-    asked: Option<redact::Asked>,
     probability: f64,
     prose_chars: usize,
     /// The same text typed again has the same key.
@@ -505,13 +504,15 @@ fn mark_of(c: &Candidate, r: &SessionRead, fates: &[Fate], chosen: &[bool]) -> O
     })
 }
 
-/// A prompt as listed: its excerpt and what it answered, redacted.
+/// A prompt as listed: its excerpt and what it answered, redacted; a value typed as the answer
+/// to a question asking for a secret is one too (read here, for the prompts listed only).
 fn render(p: &Typed, typed: usize) -> Shown {
+    let asked = redact::Asked::of(&p.said);
     // Cleaned before redaction: a zero-width character inside a token would hide it.
     let cut = excerpt(
         &sanitize::clean(&p.head),
         &p.said,
-        p.asked.as_ref(),
+        asked.as_ref(),
         TEXT_CHARS,
         |sentence| likelihood(&Reading::of(sentence), &p.situation),
     );
@@ -968,9 +969,8 @@ impl PromptReader {
             said: if text.len() > TEXT_CHARS / 2 {
                 tail(&self.said, SAID_BYTES).to_string()
             } else {
-                String::new()
+                tail(&self.said, redact::ASKED_BYTES).to_string()
             },
-            asked: redact::Asked::of(tail(&self.said, redact::ASKED_BYTES)),
             probability,
             prose_chars: read.prose.chars().count(),
             key: repeat_key(text),
