@@ -1497,6 +1497,7 @@ mod tests {
         let shown = excerpt(
             &format!("{own}\n{}", status.repeat(3)),
             "",
+            None,
             120,
             by_lesson_words,
         );
