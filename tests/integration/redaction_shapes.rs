@@ -1013,6 +1013,18 @@ fn the_digest_and_show_leak_no_secret_of_any_shape_or_encoding() {
         prompts.push(t.lines().count() + 1);
         t += &entry("user", t.lines().count() + 1, json!(answer));
     }
+    // The assistant saying the answered password back: it is what the next prompt answers.
+    t += &entry(
+        "assistant",
+        t.lines().count() + 1,
+        json!([{"type": "text", "text": format!("Done. I set the password to {} in the config.", ANSWERED[0].2)}]),
+    );
+    prompts.push(t.lines().count() + 1);
+    t += &entry(
+        "user",
+        t.lines().count() + 1,
+        json!("Now add the staging host to the same config file"),
+    );
     let dir = env.config.join("projects").join("x");
     fs::create_dir_all(&dir).unwrap();
     let transcript = dir.join("s-shapes.jsonl");

@@ -2526,6 +2526,8 @@ mod tests {
         ("gcp private_key_id", concat!("{\"type\": \"service_account\", \"private_key_id\": \"", "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567\"}"), "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"),
         ("credentials pair", concat!("Credenziali devuser/", "Q7m2Xk9Lp4, tabelle"), "Q7m2Xk9Lp4"),
         ("token in CJK prose", concat!("生產環境Token格式是正確的（以 `", "Mz4kQ9xLp2Vb7Nc5Rt8Wy3Hd6` 開頭）"), "Mz4kQ9xLp2Vb7Nc5Rt8Wy3Hd6"),
+        ("password to", concat!("I'll set the password to ", "Wq7!rTz92Lm in the flake"), "Wq7!rTz92Lm"),
+        ("password with no link", concat!("Got it: user admin, password ", "Ranger42!xQ."), "Ranger42!xQ"),
         ("zhipu api key", concat!("tente essa ", "c4e1a9f07b3d2e5a8f6b1c0d9e7a3f52", ".Pq7Lm2Xw9Rz4Kb8V"), "c4e1a9f07b3d2e5a8f6b1c0d9e7a3f52.Pq7Lm2Xw9Rz4Kb8V"),
         ("key named after", concat!("5d2f8a0c4e7b91d3a6c0f2e8b4d7a1c9", "3e6f0b2d8a4c7e1f9b3d5a0c2e4f6a8b can you add this api key to my server"), "5d2f8a0c4e7b91d3a6c0f2e8b4d7a1c93e6f0b2d8a4c7e1f9b3d5a0c2e4f6a8b"),
         ("url password with a percent-escape", concat!("git clone https://deploy:%40Sx9", "pQ2wE7@git.example.com/r.git"), "Sx9pQ2wE7"),
@@ -2570,6 +2572,8 @@ mod tests {
         "dist/main.0123456789abcdef0123456789abcdef.chunk.js and 0123456789abcdef0123456789abcdef.json",
         "getUserAccountSettingsFromCacheWithFallback: does this token expire?",
         "9fceb02d0ae598e95dc970b74767f19372d61af8 fixed the refresh of the token",
+        "use the password to access the admin panel; the token TTL is 3600; set the password to something strong",
+        "(def api-key \"sk-ant-api03-your-key-here\") and the token SHA256 of the release",
     ];
 
     #[test]

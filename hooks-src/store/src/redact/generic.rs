@@ -6,7 +6,9 @@
 //!   and digits mixed, or a symbol), so "the password is incorrect" stays. In CJK text, which
 //!   names a secret and then says more of it before the value ("Token格式是…（以 `X` 開頭"),
 //!   the value may come up to [`CJK_GAP`] CJK characters after the word, and must then look
-//!   drawn at random ([`generated`], mixed case and digits).
+//!   drawn at random ([`generated`], mixed case and digits). With no link, or with `to` ("set
+//!   the password to X", "password X", as an assistant says back a password it was given), the
+//!   value must look drawn at random too: both cases and digits, or a symbol.
 //! - `prose-password`: a password or PIN a person made up, after the same kind of word and link
 //!   ("the password is swordfish", "**Senha:** admin7", "my PIN is 4821", "비밀번호는 dalki"):
 //!   any one token, whatever its entropy, unless it is a word of prose (`required`, `stored`,
@@ -351,6 +353,32 @@ fn prose_secrets(text: &[u8]) -> Vec<(Range<usize>, &'static str)> {
         {
             found.push((value, "prose-secret"));
             continue;
+        }
+        // No link, or `to` ("set the password to X", "password X"): a value that looks drawn at
+        // random only, both cases and digits or a symbol (a word, a flag, a path and a template's
+        // `sk-…-your-key-here` stay).
+        if matches!(hit.strength, Word::Password | Word::Key) && hit.ascii && link == Link::None {
+            let to = bytes.eq_ignore_ascii_case(b"to");
+            let value = match to {
+                true => value_at(text, value.end + super::run(text, value.end, |b| b == b' ')),
+                false => Some(value.clone()),
+            };
+            if let Some(value) = value {
+                let v = &text[value.clone()];
+                let symbol = v.iter().any(|b| !b.is_ascii_alphanumeric());
+                let lower = v.to_ascii_lowercase();
+                let template = [&b"your"[..], b"example", b"placeholder"]
+                    .iter()
+                    .any(|w| memchr::memmem::find(&lower, w).is_some());
+                if !template
+                    && looks_secret(v, hit.strength)
+                    && ends_token(text, value.end)
+                    && (generated(v, true) || (symbol && generated(v, false)))
+                {
+                    found.push((value, "prose-secret"));
+                    continue;
+                }
+            }
         }
         let kind = match hit.strength {
             Word::Password | Word::Pin => "prose-password",
