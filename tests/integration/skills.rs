@@ -645,6 +645,8 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "AGENTS.md",
         "| Environment |",
         "| Gotchas |",
+        "every project | `<config dir>/CLAUDE.md` | Conventions |",
+        "`<config dir>/agents/<name>.md`",
         "multi-step procedure",
         "took back",
         "--show SESSION:LINE",
