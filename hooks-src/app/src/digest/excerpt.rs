@@ -8,10 +8,16 @@
 //! sentence of the user's own, nor shown around it. Pasted are ([`pasted_lines`]): the lines of
 //! a fenced block, quoted lines (`>`), table rows, lines that read as code, a log or a trace
 //! (a stack frame, a timestamp or log level first, a line ending as code does (`;`, `{`, `},`, …), one dense with
-//! code's symbols), a log's line whose timestamp follows its tags (`[I 2026-…]`), a terminal's
+//! code's symbols), a log's line whose timestamp follows its tags (`[I 2026-…]`) or led by a
+//! level in brackets in any case or a Unix time (`[Warning]`, `[1750000000.1]`), a terminal's
 //! (a shell's prompt and what ran up to the next one, its banner, tree and box glyphs, a
 //! spinner's frames; a box's sides only frame what is judged), a bare path, a tool's version
-//! line, runs of three or more lines indented as code is, a few lines of words
+//! line, a program's output that reads like prose (a package manager's `npm warn` lines, a login
+//! banner's update notice, `systemctl status` and journal lines, a compiler's, a linter's or a
+//! browser console's line led by a place in a source file and the console's stack frames
+//! `f @ app.js:10`, a status glyph's line `●` and Claude Code's own steps `Bash(…)`; each its
+//! own small rule, kept narrow so a sentence of the user's with the same words stays theirs),
+//! runs of three or more lines indented as code is, a few lines of words
 //! with pasted lines right above and below them (a comment in a pasted file), the blocks an IDE
 //! attaches (`<context ref="…">`, `<attached_files>`, `<ide_selection>`: [`ATTACHED`]), whatever
 //! their lines say, and lines the assistant had just written (its answer quoted back: "can you
@@ -253,7 +259,8 @@ const SHARED_START: usize = 8;
 /// The lines of `text`, a line split in two where a paste begins inside it: the user typed a
 /// few words and pasted a log right after them, so the line holds the start of a log line like
 /// the one below it (found by its first [`SHARED_START`] characters, which hold a digit or a
-/// symbol), or a spinner's glyph a terminal prints before its output ([`terminal_glyph`]).
+/// symbol), a spinner's glyph a terminal prints before its output ([`terminal_glyph`]), or a
+/// log's line led by a tag ([`tagged_log`]).
 fn split_lines(text: &str) -> Vec<&str> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::with_capacity(lines.len());
@@ -265,8 +272,9 @@ fn split_lines(text: &str) -> Vec<&str> {
             && reads_as_code_or_log(next))
         .then(|| line.find(start.as_str()))
         .flatten();
-        let by_glyph = line.find(terminal_glyph);
-        let cut = [by_next, by_glyph]
+        let by_glyph = line.find(terminal_glyph).or_else(|| status_step(line));
+        let by_tag = tagged_log(line);
+        let cut = [by_next, by_glyph, by_tag]
             .into_iter()
             .flatten()
             .filter(|&at| line[..at].chars().any(char::is_alphabetic))
@@ -279,12 +287,56 @@ fn split_lines(text: &str) -> Vec<&str> {
     out
 }
 
+/// Where a log's line led by a bracketed tag ([`bracketed_tag`]) begins inside a line of words:
+/// `it fails again [1750000000.1] Loading store`.
+fn tagged_log(line: &str) -> Option<usize> {
+    line.match_indices(" [").map(|(at, _)| at + 1).find(|&at| {
+        let rest = &line[at..];
+        bracketed_tag(rest.split_whitespace().next().unwrap_or("")) && reads_as_code_or_log(rest)
+    })
+}
+
 /// A character only a terminal's output holds: box drawing (`└ ├ ╭ ─`), block elements and a
 /// braille spinner's frames (`⠋ ⠹`). Not a box's sides (`│`): a terminal draws them around any
 /// text, the user's own prompt too, so a framed line is judged by what it frames.
 fn terminal_glyph(c: char) -> bool {
     matches!(c, '\u{2500}'..='\u{259F}' | '\u{2800}'..='\u{28FF}') && !BOX_SIDES.contains(c)
 }
+
+/// Where a program's status line begins inside a line of words: a [`STATUS_GLYPHS`] glyph, a
+/// space and a capital (`… once more ● Running the checks`), as a terminal prints a step
+/// pasted after the user's words.
+fn status_step(line: &str) -> Option<usize> {
+    line.match_indices(STATUS_GLYPHS)
+        .find(|(at, g)| {
+            let mut after = line[at + g.len()..].chars();
+            after.next() == Some(' ') && after.next().is_some_and(char::is_uppercase)
+        })
+        .map(|(at, _)| at)
+}
+
+/// The glyphs a program's status line starts with, none a person types: systemd's unit
+/// (`● nginx.service - …`) and Claude Code's own steps (`● Update(src/app.ts)`, `⏺ Done.`,
+/// `⎿ Read 3 lines`), which a user copies from the terminal.
+const STATUS_GLYPHS: [char; 3] = ['●', '⏺', '⎿'];
+
+/// How Claude Code's terminal shows one of its own steps, when the copy lost the glyph before
+/// it: the tool's name and its arguments (`Bash(npm test)`, `Update(src/app.ts)`).
+const CLAUDE_STEPS: &[&str] = &[
+    "Bash(",
+    "Read(",
+    "Write(",
+    "Edit(",
+    "MultiEdit(",
+    "Update(",
+    "Search(",
+    "Grep(",
+    "Glob(",
+    "Task(",
+    "Fetch(",
+    "WebFetch(",
+    "WebSearch(",
+];
 
 /// The sides of a terminal's box.
 const BOX_SIDES: &str = "│┃║";
@@ -515,8 +567,6 @@ const TRACE_STARTS: &[&str] = &[
     "goroutine ",
     "thread '",
     "--> ",
-    "npm ERR!",
-    "npm error",
     // A terminal's banner.
     "Last login: ",
 ];
@@ -538,14 +588,20 @@ fn key_value(line: &str) -> bool {
         && (key.contains(['_', '.', '-']) || line.starts_with([' ', '\t']) && !value.is_empty())
 }
 
-/// A shell's prompt and the command typed after it: `$ npm test`, `❯ ls`, `dev@box:~/app$ make`;
-/// not words of the user's typed after a prompt left empty (five or more, no flag, path or
-/// operator among them).
+/// A shell's prompt and the command typed after it: `$ npm test`, `❯ ls`, `dev@box:~/app$ make`,
+/// `[dev@box ~]$ exit`; not words of the user's typed after a prompt left empty (five or more,
+/// no flag, path or operator among them).
 fn shell_prompt(t: &str) -> bool {
     let mut words = t.split_whitespace();
     let first = words.next().unwrap_or("");
+    let closes = |w: &str| w.ends_with("]$") || w.ends_with("]#");
+    // A bracketed prompt's words, up to the one that closes it.
+    let bracketed = first.starts_with('[')
+        && first.contains('@')
+        && (closes(first) || words.next().is_some_and(closes));
     let prompt = matches!(first, "$" | "❯" | "➜" | "%")
-        || (first.contains('@') && first.ends_with(['$', '#']) && first.len() > 2);
+        || (first.contains('@') && first.ends_with(['$', '#']) && first.len() > 2)
+        || bracketed;
     let rest: Vec<&str> = words.collect();
     let prose = rest.len() >= 5
         && rest
@@ -572,6 +628,233 @@ fn version_banner(t: &str) -> bool {
         let v = words[1].trim_start_matches('v');
         v.split('.').count() >= 3 && v.split('.').all(|n| n.parse::<u32>().is_ok())
     }
+}
+
+/// A package manager's own log line: `npm warn deprecated …`, `npm ERR! …`, `pnpm WARN …`,
+/// `yarn warn …`. Not `npm info`, `npm http`: commands a user types too.
+fn package_manager_line(t: &str) -> bool {
+    let mut words = t.split_whitespace();
+    matches!(words.next(), Some("npm" | "yarn" | "pnpm"))
+        && matches!(
+            words.next(),
+            Some(
+                "warn"
+                    | "WARN"
+                    | "notice"
+                    | "ERR!"
+                    | "error"
+                    | "ERROR"
+                    | "verb"
+                    | "timing"
+                    | "sill"
+            )
+        )
+}
+
+/// How a line of a Linux distribution's login banner (motd) or update notice starts.
+const MOTD_STARTS: &[&str] = &[
+    "Welcome to Ubuntu ",
+    "System information as of ",
+    "* Documentation:",
+    "* Management:",
+    "* Support:",
+    "Expanded Security Maintenance for ",
+    "To see these additional updates run:",
+    "Learn more about enabling ESM ",
+    "Enable ESM Apps to receive ",
+    "*** System restart required ***",
+    "New release '",
+    "Run 'do-release-upgrade'",
+    "A newer release of \"",
+    "Run \"/usr/bin/dnf check-release-update\"",
+    "The programs included with the Debian GNU/Linux system",
+    "Debian GNU/Linux comes with ABSOLUTELY NO WARRANTY",
+];
+/// What follows the count in a banner's update notice (`12 updates can be applied immediately.`).
+const MOTD_COUNTED: &[&str] = &[
+    "update can be applied",
+    "updates can be applied",
+    "of these updates ",
+    "additional security update",
+    "package can be updated",
+    "packages can be updated",
+    "update is a security update",
+    "updates are security updates",
+];
+
+/// A line of a login banner or an update notice ([`MOTD_STARTS`], [`MOTD_COUNTED`]).
+fn motd_line(t: &str) -> bool {
+    let counted = t
+        .split_once(' ')
+        .is_some_and(|(n, rest)| is_number(n) && MOTD_COUNTED.iter().any(|s| rest.starts_with(s)));
+    counted || MOTD_STARTS.iter().any(|s| t.starts_with(s))
+}
+
+/// A field of `systemctl status`, known by its name and the shape of its value:
+/// `Loaded: loaded (…)`, `Active: active (running) since …`, `Main PID: 42 (nginx)`,
+/// `CGroup: /system.slice/…`, `Memory: 5.1M`. Not "Active: yes, …" nor "Status: done":
+/// a person's own notes use those names too.
+fn systemd_status(t: &str) -> bool {
+    let Some((key, value)) = t.split_once(": ") else {
+        return false;
+    };
+    let value = value.trim_start();
+    let first = value.split_whitespace().next().unwrap_or("");
+    // A size or a time as systemd prints it: `5.1M`, `30ms`, `1min 2.5s`.
+    let measure = || {
+        let unit = first.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+        unit.len() < first.len()
+            && !unit.is_empty()
+            && unit.chars().all(|c| c.is_ascii_alphabetic())
+    };
+    match key {
+        "Loaded" => matches!(
+            first,
+            "loaded" | "not-found" | "masked" | "error" | "bad-setting"
+        ),
+        "Active" => matches!(
+            first,
+            "active" | "inactive" | "failed" | "activating" | "deactivating" | "reloading"
+        ),
+        "Main PID" => is_number(first),
+        "Tasks" => is_number(first) && value.contains("(limit:"),
+        "CGroup" => first.starts_with('/'),
+        "Docs" => first.starts_with("man:"),
+        "Memory" | "CPU" => measure(),
+        _ => false,
+    }
+}
+
+/// Month names as syslog writes them.
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// A line of syslog or the journal: `Nov 20 10:00:01 host nginx[42]: …` (a month, a day, a
+/// time, a host and the program with a colon).
+fn syslog_line(t: &str) -> bool {
+    let mut words = t.split_whitespace();
+    let (Some(month), Some(day), Some(time), Some(_host), Some(program)) = (
+        words.next(),
+        words.next(),
+        words.next(),
+        words.next(),
+        words.next(),
+    ) else {
+        return false;
+    };
+    MONTHS.contains(&month)
+        && day.len() <= 2
+        && is_number(day)
+        && time.len() == 8
+        && time.split(':').count() == 3
+        && time.split(':').all(is_number)
+        && program.ends_with(':')
+}
+
+/// Whether `s` is digits only (and some).
+fn is_number(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether `file` ends in a file's name with an extension (`app.ts`, `chunk-9F.js?v=3`).
+fn has_extension(file: &str) -> bool {
+    let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    let name = name.split('?').next().unwrap_or(name);
+    name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=5).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic())
+    })
+}
+
+/// A word that is a place in a source file: `src/app.ts:10:5`, `bundle-3F9A.js:38`,
+/// `Form.cs(10,5):`. Its count of numbers (line, column) and what follows them in the word.
+fn source_location(word: &str) -> Option<(usize, &str)> {
+    if let Some((file, rest)) = word.split_once('(') {
+        let (inside, after) = rest.split_once(')')?;
+        let numbers = inside.split(',').filter(|n| is_number(n)).count();
+        return (has_extension(file) && numbers == inside.split(',').count())
+            .then_some((numbers, after));
+    }
+    // The first colon a digit follows: a Windows drive's (`C:\`) and a URL's (`https:`) come
+    // before it.
+    let colon = word
+        .match_indices(':')
+        .map(|(at, _)| at)
+        .find(|&at| word[at + 1..].starts_with(|c: char| c.is_ascii_digit()))?;
+    if !has_extension(&word[..colon]) {
+        return None;
+    }
+    let mut rest = &word[colon + 1..];
+    let mut numbers = 0;
+    loop {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        numbers += 1;
+        rest = &rest[digits..];
+        match rest.strip_prefix(':') {
+            Some(more) if more.starts_with(|c: char| c.is_ascii_digit()) => rest = more,
+            _ => return Some((numbers, rest)),
+        }
+    }
+}
+
+/// A compiler's, a linter's or a browser console's line, a place in a source file first:
+/// `src/app.ts:10:5 - error …`, `main.go:12: undefined: x`, `Form.cs(10,5): error …`, an ESLint
+/// row (`10:5  error  …`), a console's `store.js:41 Store ready`. A file's line alone before
+/// words is the console's only when they do not read as the user's own sentence about it
+/// ("app.py:42 should log this", "app.py:42 Why is it null?").
+fn diagnostic(t: &str) -> bool {
+    let t = t.trim_start();
+    let mut words = t.split_whitespace();
+    let first = words.next().unwrap_or("");
+    let second = words.next();
+    if let Some((line, col)) = first.split_once(':') {
+        if is_number(line) && is_number(col) && matches!(second, Some("error" | "warning")) {
+            return true;
+        }
+    }
+    let Some((numbers, after)) = source_location(first) else {
+        return false;
+    };
+    let rest = t[first.len()..].trim();
+    match after {
+        ":" => true,
+        "" if numbers >= 2 => true,
+        "" => {
+            numbers == 1
+                && rest.chars().next().is_some_and(|c| !c.is_lowercase())
+                && !rest.ends_with('?')
+        }
+        _ => false,
+    }
+}
+
+/// A stack frame as a browser's console prints it: `fetchAll @ bundle-3F9A.js:120`,
+/// `(anonymous) @ store.js:41`.
+fn console_frame(t: &str) -> bool {
+    t.split_once(" @ ").is_some_and(|(name, at)| {
+        name.split_whitespace().count() <= 3
+            && at
+                .split_whitespace()
+                .next()
+                .and_then(source_location)
+                .is_some()
+    })
+}
+
+/// A log's tag in brackets that no sentence starts with: a level in any case, as a browser's
+/// console prints it (`[Warning]`, `[Log]`), or a Unix time (`[2034567890.125]`).
+fn bracketed_tag(word: &str) -> bool {
+    let Some(inner) = word.strip_prefix('[').and_then(|w| w.strip_suffix(']')) else {
+        return false;
+    };
+    let upper = inner.to_ascii_uppercase();
+    let (secs, fraction) = inner.split_once('.').unwrap_or((inner, "0"));
+    LOG_LEVELS.contains(&upper.as_str())
+        || upper == "LOG"
+        || (secs.len() >= 10 && is_number(secs) && is_number(fraction))
 }
 
 /// A line (trimmed at its start) that reads as code, a log or a stack trace.
@@ -607,6 +890,14 @@ fn reads_as_code_or_log(t: &str) -> bool {
         || shell_prompt(t)
         || lone_path(t)
         || version_banner(t)
+        || t.starts_with(STATUS_GLYPHS)
+        || CLAUDE_STEPS.iter().any(|s| t.starts_with(s))
+        || package_manager_line(t)
+        || motd_line(t)
+        || systemd_status(t)
+        || syslog_line(t)
+        || diagnostic(t)
+        || console_frame(t)
     {
         return true;
     }
@@ -629,6 +920,12 @@ fn reads_as_code_or_log(t: &str) -> bool {
     let first = t.split_whitespace().next().unwrap_or("");
     let bare = first.trim_matches(|c: char| matches!(c, '[' | ']' | ':' | '(' | ')'));
     if LOG_LEVELS.contains(&bare) || LOG_LEVELS.contains(&bare.split('[').next().unwrap_or("")) {
+        return true;
+    }
+    // With words after it, not a sentence of the user's that names one ("[Warning] is what it
+    // should say", "… not [Error]").
+    let next = t.trim_start()[first.len()..].trim_start().chars().next();
+    if bracketed_tag(first) && next.is_some_and(|c| !c.is_lowercase()) {
         return true;
     }
     // An error's own first line: `TypeError: …`, `error[E0308]: …`, `java.io.IOException: …`.
@@ -1041,6 +1338,157 @@ mod tests {
             tagged_log().lines().next().unwrap()
         );
         assert!(!excerpt(&text, "", 120, by_lesson_words).pasted);
+    }
+
+    /// Whether each of `lines`, alone, is taken for a paste.
+    fn each_pasted(lines: &[&str]) {
+        for line in lines {
+            assert_eq!(pasted_lines(&[line], ""), [true], "{line}");
+        }
+    }
+
+    #[test]
+    fn a_package_managers_log_lines_are_paste() {
+        each_pasted(&[
+            "npm warn deprecated left-pad@1.3.0: use String.prototype.padStart()",
+            "npm notice New minor version of npm available! 11.0.0 -> 11.2.0",
+            "npm ERR! code ERESOLVE",
+            "pnpm WARN 2 deprecated subdependencies found",
+            "yarn warn The lockfile would have been modified by this install",
+        ]);
+    }
+
+    #[test]
+    fn a_login_banners_update_notice_is_paste() {
+        each_pasted(&[
+            "12 updates can be applied immediately.",
+            "3 of these updates are standard security updates.",
+            "To see these additional updates run: apt list --upgradable",
+            "Expanded Security Maintenance for Applications is not enabled.",
+            " * Documentation:  https://help.example.org",
+            "*** System restart required ***",
+        ]);
+    }
+
+    #[test]
+    fn systemds_status_fields_are_paste() {
+        each_pasted(&[
+            "     Loaded: loaded (/lib/systemd/system/exampled.service; enabled; preset: enabled)",
+            "     Active: active (running) since Tue 2031-02-04 09:00:00 UTC; 2h 5min ago",
+            "     Active: failed (Result: exit-code) since Tue 2031-02-04 09:00:00 UTC; 3s ago",
+            "   Main PID: 4242 (exampled)",
+            "      Tasks: 7 (limit: 9313)",
+            "     Memory: 12.5M",
+            "     CGroup: /system.slice/exampled.service",
+            "       Docs: man:exampled(8)",
+        ]);
+    }
+
+    #[test]
+    fn a_status_glyphs_line_and_claude_codes_steps_are_paste() {
+        each_pasted(&[
+            "● exampled.service - Example queue daemon",
+            "● Update(src/lib/store.ts)",
+            "⏺ Done. The store now keeps its cache between runs.",
+            "  ⎿  Listed 12 paths",
+            "  Bash(make check)",
+        ]);
+        // Words typed before a step copied onto the same line are the user's.
+        let lines = split_lines("try it once more ● Running the checks");
+        assert_eq!(lines, ["try it once more ", "● Running the checks"]);
+        assert_eq!(pasted_lines(&lines, ""), [false, true]);
+    }
+
+    #[test]
+    fn syslog_and_journal_lines_are_paste() {
+        each_pasted(&[
+            "Feb 04 09:00:01 box exampled[4242]: listening on port 8080",
+            "Feb  4 09:00:02 box systemd[1]: Started exampled.service - Example queue daemon.",
+        ]);
+    }
+
+    #[test]
+    fn a_compilers_linters_and_consoles_located_lines_are_paste() {
+        each_pasted(&[
+            "src/lib/store.ts:41:7 - error TS2339: Property 'size' does not exist on type 'Cache'.",
+            "pkg/run/main.go:12: undefined: helper",
+            "Store.cs(41,7): error CS1002: ; expected",
+            "  41:7  error  'size' is assigned a value but never used  no-unused-vars",
+            "store-9F2A.js:41 Store ready, 3 items loaded",
+            "store.js:88 [Store] cache miss for user 7",
+        ]);
+    }
+
+    #[test]
+    fn a_browser_consoles_stack_frames_are_paste() {
+        each_pasted(&[
+            "fetchAll @ bundle-3F9A.js:120",
+            "(anonymous) @ store.js:41",
+            "invoke @ chunk-7Q.js?v=5d1e:2290",
+        ]);
+    }
+
+    #[test]
+    fn a_logs_bracketed_level_in_any_case_or_unix_time_is_paste() {
+        each_pasted(&[
+            "[Warning] [Auth]: init() ran twice, the second call is ignored.",
+            "[Log] Store ready, 3 items",
+            "[2034567890.125] Shortcut triggered: next item (y)",
+        ]);
+        // Typed on the user's own line, the log is split from their words.
+        let lines = split_lines("it fails again. [2034567890.125] Loading store");
+        assert_eq!(
+            lines,
+            ["it fails again. ", "[2034567890.125] Loading store"]
+        );
+        assert_eq!(pasted_lines(&lines, ""), [false, true]);
+    }
+
+    #[test]
+    fn program_output_already_known_stays_paste() {
+        // A framework's log, a terminal's bracketed prompt, a trace's frames.
+        each_pasted(&[
+            "[Nest] 4242  - 02/04/2031, 9:00:01 AM     LOG [RoutesResolver] ItemsController {/api/items}:",
+            "[dev@box ~]$ exit",
+            "[root@box etc]# ls -l",
+            "    at loadItems (/srv/app/src/items.js:10:5)",
+            "  File \"/srv/app/items.py\", line 3, in load",
+        ]);
+    }
+
+    #[test]
+    fn the_users_own_words_like_program_outputs_stay_theirs() {
+        for line in [
+            "the service is active now, update the banner",
+            "Active: yes, keep the old banner until Monday",
+            "Status: done, ship it",
+            "Memory: the cache must stay small",
+            "2 updates are pending, apply them after the release",
+            "npm install fails on my machine, why?",
+            "app.py:42 should log the error instead of printing it",
+            "app.py:42 Why is this still null?",
+            "Feb 04 09:00:00 is when the certificate expires, renew it",
+            "the status dot ● is red on the dashboard",
+            "[dev@box] is the account to use here",
+            "ping me @ standup about store.js:41",
+            "[Warning] is what the banner should say, not [Error]",
+            "[1234] is the ticket for this",
+            "the level [Warning] is fine for this one",
+        ] {
+            assert_eq!(pasted_lines(&[line], ""), [false], "{line}");
+            assert_eq!(split_lines(line), [line], "{line}");
+        }
+        // A systemd status pasted after the user's question: theirs is shown, the paste marked.
+        let status = "● exampled.service - Example queue daemon\n     Loaded: loaded (/lib/systemd/system/exampled.service; enabled; preset: enabled)\n     Active: failed (Result: exit-code) since Tue 2031-02-04 09:00:00 UTC; 3s ago\n   Main PID: 4242 (code=exited, status=1/FAILURE)\nFeb 04 09:00:01 box exampled[4242]: must not start: the queue is not reachable\nFeb 04 09:00:01 box systemd[1]: exampled.service: giving up after 5 tries.\n";
+        let own = "why does it not start after the update?";
+        let shown = excerpt(
+            &format!("{own}\n{}", status.repeat(3)),
+            "",
+            120,
+            by_lesson_words,
+        );
+        assert_eq!(shown.text, format!("{own}…"), "{shown:?}");
+        assert!(shown.pasted, "{shown:?}");
     }
 
     #[test]
