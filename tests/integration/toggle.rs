@@ -543,6 +543,35 @@ fn regression_windows_devices_as_settings_are_refused() {
     assert!(!settings(&env).exists(), "no settings file made");
 }
 
+/// A settings path beside which nothing can be made is refused before anything is installed or
+/// written: a file where its directory would be, Linux's /proc, and on Windows a named pipe nobody
+/// serves (it opens as no file at all). `on` installed the binaries, then failed to make the lock.
+#[test]
+fn regression_on_refuses_a_settings_path_it_cannot_lock_before_installing() {
+    let env = Env::new();
+    let file = env.home.join("a file");
+    fs::write(&file, "").unwrap();
+    let mut targets = vec![file.join("settings.json")];
+    if cfg!(target_os = "linux") {
+        targets.push("/proc/reflect-no-such-dir/settings.json".into());
+    }
+    if cfg!(windows) {
+        targets.push(r"\\.\pipe\reflect-no-such-pipe".into());
+    }
+    for target in targets {
+        env.cmd("reflect-toggle")
+            .arg("on")
+            .arg("--settings")
+            .arg(&target)
+            .timeout(std::time::Duration::from_secs(10))
+            .assert()
+            .code(1)
+            .stderr(predicate::str::starts_with("reflect-toggle: cannot "));
+        assert!(!env.data.exists(), "{}: data dir made", target.display());
+        assert_eq!(fs::read(&file).unwrap(), b"", "{}", target.display());
+    }
+}
+
 /// Every file and directory under `dir` (itself included) with an owner other than `uid`.
 // Unix only: uids are Unix's.
 #[cfg(unix)]

@@ -108,6 +108,7 @@ pub fn on(paths: &Paths, opts: &Options, on_wait: &mut dyn FnMut()) -> Result<Ve
     let dry = opts.dry_run;
     if !dry {
         settings::refuse_read_only(&opts.settings)?;
+        settings::refuse_unlockable(&opts.settings, on_wait)?;
     }
     let verb = |done: &str, would: &str| {
         if dry {

@@ -1129,6 +1129,14 @@ pub(crate) fn refuse_read_only(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Refuse a settings path beside which no sidecar lock can be made (its directory cannot be made,
+/// a file stands where it would be, or on Windows a named pipe nobody serves, which opens as no
+/// file): the lock is taken only when the hooks are edited, and `on` installs before that. Taken
+/// once and let go, so it waits while another reflect process holds it.
+pub(crate) fn refuse_unlockable(path: &Path, on_wait: &mut dyn FnMut()) -> Result<()> {
+    fsutil::with_lock(&lock_path(path), LockWait::CLI, on_wait, || Ok(()))
+}
+
 /// Read the file and report where our hooks stand.
 pub fn status(path: &Path, bin_dir: &Path) -> Result<Status> {
     Ok(Document::load(path)?.status(bin_dir))
