@@ -334,6 +334,20 @@ const SHAPES: &[Shape] = &[
         |s| format!("https://api.telegram.org/bot{s}/getMe"),
     ),
     (
+        "wecom webhook",
+        "",
+        "3f9a1c2e-7b4d-4e8f-a0c6-5d2b9e1f7a3c",
+        Text,
+        |s| format!("curl 'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key={s}' -d @msg.json"),
+    ),
+    (
+        "feishu webhook",
+        "",
+        "8e2d4b6a-1c3f-4a5e-9b7d-0f2e4c6a8b1d",
+        Text,
+        |s| format!("WEBHOOK=https://open.feishu.cn/open-apis/bot/v2/hook/{s}"),
+    ),
+    (
         "mailgun",
         "key-",
         "3ax6xnjp29jd6fds4gc373sgvjxteol0",
@@ -417,10 +431,12 @@ fn json_escape(text: &str) -> String {
 
 /// `body` with its letters and digits moved on by `by` in their class: a secret of the same
 /// shape, different for every row, so a leak names the row it came from. A lowercase hex body
-/// stays hex.
+/// (a UUID's dashes kept) stays hex.
 fn rotate(body: &str, by: u8) -> String {
     let shift = |c: u8, first: u8, len: u8| char::from(first + (c - first + by) % len);
-    let hex = body.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'));
+    let hex = body
+        .bytes()
+        .all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f' | b'-'));
     body.bytes()
         .map(|c| match c {
             b'0'..=b'9' if hex => char::from(b"0123456789abcdef"[usize::from(c - b'0' + by) % 16]),
