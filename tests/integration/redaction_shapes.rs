@@ -478,6 +478,7 @@ const ENCODINGS: &[&str] = &[
     "url-encoded",
     "escaped JSON",
     "escaped twice",
+    "hexdump -C",
 ];
 
 /// `text` (holding `secret`) in `encoding`.
@@ -496,8 +497,42 @@ fn encode(encoding: &str, text: &str, secret: &str, at: At) -> String {
             "{{\"error\":\"{}\"}}",
             json_escape(&format!("{{\"cmd\":\"{escaped}\"}}"))
         ),
+        // A file pasted as a dump: the secret split over 16-byte lines, in hex and in ASCII.
+        "hexdump -C" => format!(
+            "$ hexdump -C .env\n{}",
+            hexdump(&format!("# env\n{text}\n"))
+        ),
         _ => unreachable!("{encoding}"),
     }
+}
+
+/// `text` as `hexdump -C` prints it (no line repeats, so no `*`).
+fn hexdump(text: &str) -> String {
+    let mut out = String::new();
+    for (n, chunk) in text.as_bytes().chunks(16).enumerate() {
+        let _ = write!(out, "{:08x}  ", n * 16);
+        for i in 0..16 {
+            match chunk.get(i) {
+                Some(b) => _ = write!(out, "{b:02x} "),
+                None => out += "   ",
+            }
+            if i == 7 {
+                out.push(' ');
+            }
+        }
+        let shown: String = chunk
+            .iter()
+            .map(|&b| {
+                if (0x20..0x7f).contains(&b) {
+                    char::from(b)
+                } else {
+                    '.'
+                }
+            })
+            .collect();
+        let _ = writeln!(out, " |{shown}|");
+    }
+    out + &format!("{:08x}\n", text.len())
 }
 
 /// How many bytes of a secret make a leak.
@@ -788,7 +823,12 @@ fn append_promote_and_export_leak_no_secret_of_any_shape_or_encoding() {
         .map(|s| s["id"].as_str().unwrap().to_string())
         .collect();
     for (id, shape) in ids.iter().zip(rows.chunk_by(|a, b| a.shape == b.shape)) {
-        let texts: Vec<&str> = shape.iter().map(|r| r.text.as_str()).collect();
+        // A dump is many lines and a learning one: promote would refuse every shape.
+        let texts: Vec<&str> = shape
+            .iter()
+            .filter(|r| r.encoding != "hexdump -C")
+            .map(|r| r.text.as_str())
+            .collect();
         let out = env
             .cmd("memory-store")
             .args([

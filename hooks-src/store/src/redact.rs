@@ -60,6 +60,7 @@ use serde_json::{Map, Value};
 use crate::signal::Signal;
 
 mod answer;
+mod dump;
 mod flags;
 mod generic;
 mod needles;
@@ -113,16 +114,17 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 /// [`Asked::of`]): a password, PIN or token typed as the answer is redacted too
 /// (`answered-secret`), though no word in the text names it.
 pub fn redact_after<'t>(text: &'t str, asked: Option<&Asked>) -> Cow<'t, str> {
-    let dropped = drop_private(text);
-    let mut found = find(&dropped, asked);
-    if let Some(view) = View::of(&dropped) {
-        // Both readings count: a secret behind an escape is whole only in the view, one holding
-        // an escaped blank or quote (`pass%20word`) only in the text as written.
-        found.extend(find(&view.text, asked).into_iter().map(|f| Found {
-            span: view.source(&f.span),
-            kind: f.kind,
-        }));
-    }
+    let mut dropped = drop_private(text);
+    let found = match dump::find(&dropped, asked) {
+        None => find_all(&dropped, asked),
+        Some(dumps) => {
+            let found = find_all(&dumps.blank(&dropped), asked);
+            if !dumps.secrets.is_empty() {
+                dropped = Cow::Owned(dumps.mask(&dropped));
+            }
+            found
+        }
+    };
     if found.is_empty() {
         return dropped;
     }
@@ -140,18 +142,33 @@ pub fn redact_after<'t>(text: &'t str, asked: Option<&Asked>) -> Cow<'t, str> {
 /// redact, call [`redact`].
 pub fn findings(text: &str, asked: Option<&Asked>) -> Vec<(String, &'static str)> {
     let dropped = drop_private(text);
-    let mut found = find(&dropped, asked);
-    if let Some(view) = View::of(&dropped) {
+    let (found, in_dumps) = match dump::find(&dropped, asked) {
+        None => (find_all(&dropped, asked), Vec::new()),
+        Some(dumps) => (find_all(&dumps.blank(&dropped), asked), dumps.secrets),
+    };
+    let bytes = dropped.as_bytes();
+    let as_written = found
+        .into_iter()
+        .map(|f| (String::from_utf8_lossy(&bytes[f.span]).into_owned(), f.kind));
+    in_dumps
+        .into_iter()
+        .map(|s| (s.bytes, s.kind))
+        .chain(as_written)
+        .collect()
+}
+
+/// The secrets of `text` and of its normalized view, each as a span of `text`. Both readings
+/// count: a secret behind an escape is whole only in the view, one holding an escaped blank or
+/// quote (`pass%20word`) only in the text as written.
+fn find_all(text: &str, asked: Option<&Asked>) -> Vec<Found> {
+    let mut found = find(text, asked);
+    if let Some(view) = View::of(text) {
         found.extend(find(&view.text, asked).into_iter().map(|f| Found {
             span: view.source(&f.span),
             kind: f.kind,
         }));
     }
-    let bytes = dropped.as_bytes();
     found
-        .into_iter()
-        .map(|f| (String::from_utf8_lossy(&bytes[f.span]).into_owned(), f.kind))
-        .collect()
 }
 
 /// A secret: the bytes it covers in the text searched, and its kind.
