@@ -30,7 +30,8 @@
 //! escapes, its normalized view too (the `view` module: backslash and percent escapes decoded),
 //! and what they find in the view is replaced in the text as written, the escapes it came from
 //! included. The stored text stays as it was but for its secrets, and nothing of a secret is
-//! kept, encoded or not. An `_`, a literal `\n` or a `%xx` before a token is a separator like a
+//! kept, encoded or not. A pasted hex dump (`hexdump -C`, `xxd`; the `dump` module) is read
+//! from its hex bytes, and each byte of a secret found is masked in both of its columns. An `_`, a literal `\n` or a `%xx` before a token is a separator like a
 //! blank. Known secret-bearing command-line flags are redacted by flag (the `flags` module).
 //!
 //! What is deliberately left alone: empty values and placeholders (`password=`,
@@ -46,8 +47,8 @@
 //! a regex (see [`Rule`] for why). The data rules run behind one search for all their keywords
 //! and compile a regex only for a rule whose keyword the text holds; the generic rules are byte
 //! scans. Text without a trigger costs a few substring searches and comes back as
-//! `Cow::Borrowed`; only text holding a `\` or a `%` builds a view, and only a `-` that starts a
-//! flag-like word runs the flag scan.
+//! `Cow::Borrowed`; only text holding a `\` or a `%` builds a view, only a line starting like a
+//! dump's is parsed as one, and only a `-` that starts a flag-like word runs the flag scan.
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
