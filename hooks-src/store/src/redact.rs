@@ -153,7 +153,7 @@ pub fn findings(text: &str, asked: Option<&Asked>) -> Vec<(String, &'static str)
         .map(|f| (String::from_utf8_lossy(&bytes[f.span]).into_owned(), f.kind));
     in_dumps
         .into_iter()
-        .map(|s| (s.bytes, s.kind))
+        .map(|s| (s.text, s.kind))
         .chain(as_written)
         .collect()
 }

@@ -4,12 +4,13 @@
 //! A dump is a run of consecutive lines of the exact shape those tools print (an offset of eight
 //! hex digits, then `  ` and hex pairs and `|ASCII|` for hexdump, `: ` and hex groups and the
 //! ASCII for xxd), each line's ASCII column agreeing with its hex bytes; a `*` line (repeated
-//! lines left out) belongs to it, and hexdump's closing offset alone ends it. The bytes are read from the hex
-//! (exact; the ASCII column shows `.` for a newline) into one text, the rules run on it, and every
-//! byte of a secret found is masked in the dump as written: its hex pair becomes `**` and its
-//! ASCII character `*`, so the dump keeps its lines and columns and nothing of the secret stays
-//! in either column. A masked byte reads back as `*` (a placeholder to the rules), so redacting
-//! a redacted dump changes nothing.
+//! lines left out) belongs to it, and hexdump's closing offset alone ends it. The bytes are read
+//! from the hex (exact; the ASCII column shows `.` for a newline) into one text, the rules run on
+//! it, and every byte of a secret found is masked in the dump as written: its hex pair becomes
+//! `**` and its ASCII character `*`, so the dump keeps its lines and columns and nothing of the
+//! secret stays in either column. A masked byte reads back as `*` (a placeholder to the rules),
+//! so redacting a redacted dump changes nothing. The rules that read the text as written see the
+//! dump's lines blanked: an ASCII column read as prose only misleads them.
 //!
 //! Cheap when there is no dump: nothing is parsed unless a line starts with eight hex digits then
 //! two spaces or `: `.
@@ -17,17 +18,15 @@
 use std::ops::Range;
 
 use super::{find_all, Asked};
-#[cfg(test)]
-use std::borrow::Cow;
 
 /// How many bytes a `*` line may stand for in the joined text: a longer run of repeated lines
 /// (a zeroed region) ends the dump's text there instead.
 const MAX_REPEAT: u64 = 4096;
 
-/// A secret found in a dump: its kind, its bytes as read, and the cells that show them.
+/// A secret found in a dump: its kind, its text as read, and the cells that show it.
 pub(super) struct Secret {
     pub kind: &'static str,
-    pub bytes: String,
+    pub text: String,
     /// Each byte's hex pair start and ASCII character, in the text.
     cells: Vec<Cell>,
 }
@@ -60,7 +59,7 @@ pub(super) fn find(text: &str, asked: Option<&Asked>) -> Option<Dumps> {
         for f in find_all(&joined, asked) {
             secrets.push(Secret {
                 kind: f.kind,
-                bytes: joined[f.span.clone()].to_string(),
+                text: joined[f.span.clone()].to_string(),
                 cells: dump.cells[f.span].to_vec(),
             });
         }
@@ -289,6 +288,8 @@ fn as_text(bytes: &[u8]) -> String {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use std::borrow::Cow;
+
     use super::*;
     use crate::redact::redact;
 
@@ -421,6 +422,19 @@ pub(crate) mod tests {
             assert!(out.starts_with("this is what I see:\n"), "{out}");
             assert_eq!(redact(&out), out, "{tool}: stable");
         }
+    }
+
+    #[test]
+    fn findings_name_a_dump_secret_by_its_bytes_and_kind() {
+        let found = crate::redact::findings(&xxd(ENV.as_bytes()), None);
+        assert!(
+            found.contains(&(SECRETS[0].to_string(), "env-secret")),
+            "{found:?}"
+        );
+        assert!(
+            found.iter().any(|(text, _)| text.contains(SECRETS[1])),
+            "{found:?}"
+        );
     }
 
     #[test]
