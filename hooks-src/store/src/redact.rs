@@ -297,7 +297,7 @@ fn replace(text: &[u8], mut found: Vec<Found>) -> Vec<u8> {
 /// The first `max_bytes` or so of `text`, redacted: [`redact`] costs time in proportion to its
 /// input, and a hook handed a 10 MB error must not pay that. The cut goes back to whitespace,
 /// so no secret is split: a cut token would no longer match its rule and would leak its start.
-/// A token that straddles the cut is dropped whole.
+/// A token that straddles the cut is dropped whole, and so is a hex dump.
 pub fn redact_prefix(text: &str, max_bytes: usize) -> Cow<'_, str> {
     redact_prefix_after(text, max_bytes, None)
 }
@@ -316,7 +316,7 @@ pub fn redact_prefix_after<'t>(
         end -= 1;
     }
     let head = &text[..end];
-    let cut = head.rfind(char::is_whitespace).unwrap_or(0);
+    let cut = dump::cut_before(head, head.rfind(char::is_whitespace).unwrap_or(0));
     let mut out = redact_after(&text[..cut], asked).into_owned();
     if !out.is_empty() {
         out.push(' ');

@@ -93,13 +93,36 @@ impl Dumps {
     }
 }
 
-/// Whether some line starts with eight hex digits then `  ` or `: `: the shape of a dump's line.
+/// Whether some line starts like a dump's.
 fn may_hold(bytes: &[u8]) -> bool {
     let starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
-    starts.into_iter().any(|s| {
-        bytes.get(s..s + 10).is_some_and(|head| {
-            head[..8].iter().all(u8::is_ascii_hexdigit) && matches!(&head[8..], b"  " | b": ")
-        })
+    starts.into_iter().any(|s| starts_line(&bytes[s..]))
+}
+
+/// Where to cut `text`, at or before `cut`, so that no dump is cut: a secret split by the cut
+/// would no longer match its rule, and the lines before would keep its start. A dump the cut
+/// falls in goes whole: the cut moves back to the end of the line before it.
+pub(super) fn cut_before(text: &str, cut: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut line = memchr::memrchr(b'\n', &bytes[..cut]).map_or(0, |nl| nl + 1);
+    if !starts_line(&bytes[line..]) {
+        return cut;
+    }
+    while line > 0 {
+        let before = memchr::memrchr(b'\n', &bytes[..line - 1]).map_or(0, |nl| nl + 1);
+        let above = &bytes[before..line - 1];
+        if !(starts_line(above) || above == b"*" || above == b"*\r") {
+            break;
+        }
+        line = before;
+    }
+    line.saturating_sub(1)
+}
+
+/// Whether `bytes` start with eight hex digits then `  ` or `: `: the start of a dump's line.
+pub(super) fn starts_line(bytes: &[u8]) -> bool {
+    bytes.get(..10).is_some_and(|head| {
+        head[..8].iter().all(u8::is_ascii_hexdigit) && matches!(&head[8..], b"  " | b": ")
     })
 }
 
@@ -422,6 +445,22 @@ pub(crate) mod tests {
             assert!(out.starts_with("this is what I see:\n"), "{out}");
             assert_eq!(redact(&out), out, "{tool}: stable");
         }
+    }
+
+    #[test]
+    fn a_cut_inside_a_dump_drops_the_dump() {
+        let dump = hexdump(ENV.as_bytes());
+        let text = format!("see:\n{dump}after the dump");
+        // A cut in the line holding the secret's first bytes, in the lines after it, in a `*`.
+        let at = text.find("SECRET_KEY=").expect("in the ASCII column");
+        for max in [at, at + 40, at + 200, text.len() - 20] {
+            let out = crate::redact::redact_prefix(&text, max);
+            assert_eq!(out, "see: [truncated]", "cut at {max}");
+        }
+        // A cut after the dump keeps it, redacted.
+        let out = crate::redact::redact_prefix(&text, text.len() - 2);
+        assert!(out.starts_with("see:\n00000000  "), "{out}");
+        assert!(!out.contains(&SECRETS[0][..8]), "{out}");
     }
 
     #[test]
