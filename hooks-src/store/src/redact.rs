@@ -31,8 +31,9 @@
 //! and what they find in the view is replaced in the text as written, the escapes it came from
 //! included. The stored text stays as it was but for its secrets, and nothing of a secret is
 //! kept, encoded or not. A pasted hex dump (`hexdump -C`, `xxd`; the `dump` module) is read
-//! from its hex bytes, and each byte of a secret found is masked in both of its columns. An `_`, a literal `\n` or a `%xx` before a token is a separator like a
-//! blank. Known secret-bearing command-line flags are redacted by flag (the `flags` module).
+//! from its hex bytes, and each byte of a secret found is masked in both of its columns. An `_`,
+//! a literal `\n` or a `%xx` before a token is a separator like a blank. Known secret-bearing
+//! command-line flags are redacted by flag (the `flags` module).
 //!
 //! What is deliberately left alone: empty values and placeholders (`password=`,
 //! `password=${PASSWORD}`, `<your-password>`, `{{ token }}`, `****`, `null`), because they are not
