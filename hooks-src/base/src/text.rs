@@ -1,4 +1,5 @@
-//! Plain text helpers every layer cuts text with: a byte-bounded prefix and a one-line form.
+//! Plain text helpers every layer cuts text with: a byte-bounded prefix, a word-bounded end and a
+//! one-line form.
 
 /// The first `max` bytes of `text`, cut on a character boundary.
 pub fn truncate(text: &str, max: usize) -> &str {
@@ -10,6 +11,21 @@ pub fn truncate(text: &str, max: usize) -> &str {
         end -= 1;
     }
     &text[..end]
+}
+
+/// The last `max` bytes of `text` or so, from the first blank after the cut (the blank kept):
+/// the word the cut falls in is dropped whole, so no part of a token slips past the redaction
+/// rules, which know only whole ones. `text` itself when it fits; empty when no blank follows.
+pub fn tail(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut start = text.len() - max;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let rest = &text[start..];
+    rest.find(char::is_whitespace).map_or("", |at| &rest[at..])
 }
 
 /// One line, at most `max` characters, newlines and tabs flattened, escapes, controls and
@@ -45,6 +61,15 @@ pub fn one_line(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tail_drops_the_word_the_cut_falls_in() {
+        assert_eq!(tail("abc", 5), "abc");
+        assert_eq!(tail("abc def ghi", 5), " ghi");
+        assert_eq!(tail("abcdefghi", 5), "");
+        // A cut inside a character moves to its end.
+        assert_eq!(tail("é é é", 4), " é");
+    }
 
     /// The plain way to one line: flatten all, then cut (what the bounded flattening must give).
     fn one_line_flattening_all(text: &str, max: usize) -> String {

@@ -50,7 +50,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::failure::{input_summary, Assessment, SCAN_BYTES};
-use reflect_base::text::one_line;
+use reflect_base::text::{one_line, tail};
 use reflect_store::redact;
 use reflect_store::signal::{Kind, Origin, Signal};
 use reflect_transcript::{self as transcript, Event, EventKind, ToolInput};
@@ -584,19 +584,6 @@ impl Turn {
 /// prompt answered (see [`redact::redact_after`]).
 fn quote(text: &str, max: usize, asked: Option<&redact::Asked>) -> String {
     one_line(&redact::redact_prefix_after(text, max * 4 + 64, asked), max)
-}
-
-/// The last `max` bytes of `text` or so, from a blank (a cut token could slip past redaction).
-fn tail(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut start = text.len() - max;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    let rest = &text[start..];
-    rest.find(char::is_whitespace).map_or("", |at| &rest[at..])
 }
 
 impl Detector {

@@ -72,7 +72,7 @@ use excerpt::{excerpt, head_and_tail};
 use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil::{self, LockWait};
 use reflect_base::paths::{self, Paths};
-use reflect_base::text::one_line;
+use reflect_base::text::{self, one_line};
 use reflect_detect::model::{self, Evidence};
 use reflect_detect::text::{Reading, Situation};
 use reflect_store::redact;
@@ -990,21 +990,12 @@ fn repeat_key(text: &str) -> String {
     key
 }
 
-/// The last `max` bytes of `text` or so, starting at a word (a cut token could leak a secret's
-/// end past the redaction rules).
+/// [`text::tail`], starting at the word after the cut (not at the blank before it).
 fn tail(text: &str, max: usize) -> &str {
     if text.len() <= max {
         return text;
     }
-    let mut start = text.len() - max;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    let rest = &text[start..];
-    match rest.find(char::is_whitespace) {
-        Some(space) => rest[space..].trim_start(),
-        None => "",
-    }
+    text::tail(text, max).trim_start()
 }
 
 // ---- what is stored ----

@@ -32,6 +32,8 @@
 use std::ops::Range;
 use std::sync::LazyLock;
 
+use reflect_base::text::tail;
+
 use super::needles::Needles;
 use super::rules::entropy;
 use super::{is_path, is_placeholder, is_version, PLACEHOLDER_PREFIX};
@@ -228,19 +230,6 @@ impl Asked {
             .find(|(i, _)| *i == n)
             .map_or(0, |(_, m)| *m)
     }
-}
-
-/// The last `max` bytes of `text` or so, from a blank.
-fn tail(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut start = text.len() - max;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    let rest = &text[start..];
-    rest.find(char::is_whitespace).map_or("", |at| &rest[at..])
 }
 
 /// Where each secret word starts in `text`, with what it names. An ASCII word stands alone
