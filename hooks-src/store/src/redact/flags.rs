@@ -10,7 +10,8 @@
 //!
 //! Left alone: a flag without a value (`mysql -p` prompts, and in `mysql -p app` the `app` is a
 //! database), placeholders (`-p "$DB_PASS"`, `--token <token>`), another flag after the flag,
-//! `curl -u user` (curl prompts for the password), and a word of prose after a long flag and a blank
+//! `curl -u user` (curl prompts for the password), a line continuation (`--disabled-password \`),
+//! and a word of prose after a long flag and a blank
 //! ([`PROSE_AFTER_FLAG`]: `use the --password flag`).
 
 use std::ops::Range;
@@ -343,7 +344,7 @@ fn long_flag(text: &[u8], at: usize, name: &[u8]) -> Option<Range<usize>> {
 }
 
 /// The value starting at `at`: a quoted string (closed on its line and ending its word), or a
-/// bare word.
+/// bare word other than a lone `\` (a line continuation: `adduser --disabled-password \`).
 fn flag_value(text: &[u8], at: usize) -> Option<Range<usize>> {
     match *text.get(at)? {
         b'"' | b'\'' => {
@@ -351,7 +352,10 @@ fn flag_value(text: &[u8], at: usize) -> Option<Range<usize>> {
             let ends_word = text.get(value.end + 1).is_none_or(|&b| ends_bare(b));
             ends_word.then_some(value)
         }
-        _ => Some(at..at + run(text, at, |b| !ends_bare(b))),
+        _ => {
+            let value = at..at + run(text, at, |b| !ends_bare(b));
+            (&text[value.clone()] != b"\\").then_some(value)
+        }
     }
 }
 
@@ -387,6 +391,9 @@ fn in_command(text: &[u8], at: usize, commands: &[&str]) -> bool {
         .split(|b| b.is_ascii_whitespace() || b"\"'=:,{[".contains(b))
         .filter(|w| !w.is_empty())
         .any(|word| {
+            // A file as Claude Code's Read shows it numbers each line (`63→sshpass -p …`).
+            let word =
+                memchr::memmem::rfind(word, "→".as_bytes()).map_or(word, |at| &word[at + 3..]);
             let base = word.rsplit(|&b| b == b'/').next().unwrap_or(word);
             commands.iter().any(|c| match c.strip_suffix('*') {
                 Some(prefix) => base.starts_with(prefix.as_bytes()),
