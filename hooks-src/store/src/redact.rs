@@ -1896,8 +1896,8 @@ mod tests {
         ),
         hit(
             "flag-secret",
-            "    63→sshpass -p 'Rs9pQ2wE7x' rsync -avz ./ prod:/srv\n    64→mysql -uroot -pMy5ql2Pw app",
-            "    63→sshpass -p '[REDACTED:flag-secret]' rsync -avz ./ prod:/srv\n    64→mysql -uroot -p[REDACTED:flag-secret] app",
+            "    63→sshpass -p 'Rs9pQ2wE7x' rsync -avz ./ prod:/srv\n    64→mysql -uroot -pMy5ql2Pw app\n7\\u2192sshpass -p Qw3rtyPw9 ssh h",
+            "    63→sshpass -p '[REDACTED:flag-secret]' rsync -avz ./ prod:/srv\n    64→mysql -uroot -p[REDACTED:flag-secret] app\n7\\u2192sshpass -p [REDACTED:flag-secret] ssh h",
         ),
         miss(
             "flag-secret",

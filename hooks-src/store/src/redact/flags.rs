@@ -391,13 +391,25 @@ fn in_command(text: &[u8], at: usize, commands: &[&str]) -> bool {
         .split(|b| b.is_ascii_whitespace() || b"\"'=:,{[".contains(b))
         .filter(|w| !w.is_empty())
         .any(|word| {
-            // A file as Claude Code's Read shows it numbers each line (`63→sshpass -p …`).
-            let word =
-                memchr::memmem::rfind(word, "→".as_bytes()).map_or(word, |at| &word[at + 3..]);
+            let word = after_line_number(word);
             let base = word.rsplit(|&b| b == b'/').next().unwrap_or(word);
             commands.iter().any(|c| match c.strip_suffix('*') {
                 Some(prefix) => base.starts_with(prefix.as_bytes()),
                 None => base == c.as_bytes(),
             })
         })
+}
+
+/// How Claude Code's Read numbers a line of a file (`63→sshpass -p …`), its arrow as written,
+/// percent-encoded and JSON-escaped (the view decodes ASCII escapes only).
+const LINE_NUMBER_ARROWS: &[&str] = &["→", "%E2%86%92", "%e2%86%92", "\\u2192"];
+
+/// `word` after the arrow of a line number that starts it (`63→sshpass`: `sshpass`).
+fn after_line_number(word: &[u8]) -> &[u8] {
+    let digits = word.iter().take_while(|b| b.is_ascii_digit()).count();
+    LINE_NUMBER_ARROWS
+        .iter()
+        .find_map(|arrow| word[digits..].strip_prefix(arrow.as_bytes()))
+        .filter(|_| digits > 0)
+        .unwrap_or(word)
 }
