@@ -169,9 +169,13 @@ fn a_long_prompt_shows_its_likeliest_sentence_and_show_prints_it_whole() {
     let two = digest_text(&env, &app, &["--show", "s-long:1", "--show", "s-long:L1"]);
     assert_eq!(two.matches(&long).count(), 2, "{two}");
     // A line that is not a prompt, a session without a transcript: exit 1; a bad argument: 2.
-    assert_eq!(
-        digest(&env, &app, &["--show", "s-long:2"]).status.code(),
-        Some(1)
+    // Not a prompt (a refusal's or a failure's line): the error names the prompt of its turn.
+    let not_prompt = digest(&env, &app, &["--show", "s-long:2"]);
+    assert_eq!(not_prompt.status.code(), Some(1));
+    let why = String::from_utf8_lossy(&not_prompt.stderr);
+    assert!(
+        why.contains("is not a prompt the user typed (the prompt of its turn: --show s-long:1)"),
+        "{why}"
     );
     assert_eq!(
         digest(&env, &app, &["--show", "nope:1"]).status.code(),

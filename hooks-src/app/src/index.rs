@@ -15,6 +15,8 @@ pub const INDEX_BUDGET_TOKENS: usize = 2000;
 const INDEX_CONTENT_CHARS: usize = 80;
 /// Longest part of its evidence.
 const INDEX_EVIDENCE_CHARS: usize = 70;
+/// Longest part of what a prompt answered, when the lesson is the prompt itself.
+const INDEX_AFTER_CHARS: usize = 40;
 
 /// The index, one line per signal: id, type, episodes (`seen N`: how often it was seen),
 /// confidence, where it was captured (`place`), and the first words of the lesson with its
@@ -72,7 +74,8 @@ fn said(s: &Signal) -> bool {
 }
 
 /// The first words of a signal's lesson and its evidence, on one line: `content → resolution`
-/// when a fix was recorded (the headline carries it), else `content — context`.
+/// when a fix was recorded (the headline carries it); the user's words once, after what they
+/// answered, when the lesson is their words as capture quoted them; else `content — context`.
 fn lesson(s: &Signal) -> String {
     if s.resolution
         .as_deref()
@@ -80,12 +83,43 @@ fn lesson(s: &Signal) -> String {
     {
         return free_text(s, INDEX_CONTENT_CHARS + INDEX_EVIDENCE_CHARS);
     }
+    if let Some(line) = quoted_once(s) {
+        return line;
+    }
     let content = free_text(s, INDEX_CONTENT_CHARS);
     let context = one_line(&s.context, INDEX_EVIDENCE_CHARS);
     if context.is_empty() || context == content {
         return content;
     }
     format!("{content} — {context}")
+}
+
+/// Capture stores a prompt as both the lesson and its evidence (`User said: '…' (answering:
+/// …)`): shown as `content — context` the same words would fill the line twice. Then the line
+/// is `[after: what they answered] their words`, as the digest shows a prompt, with the room
+/// the repeat took given to more of their words. `None` when the lesson is not their words.
+fn quoted_once(s: &Signal) -> Option<String> {
+    let quoted = s.context.strip_prefix("User said: '")?;
+    let (said, answered) = match quoted.find("' (answering: ") {
+        Some(at) => (
+            &quoted[..at],
+            quoted[at + "' (answering: ".len()..].strip_suffix(')')?,
+        ),
+        None => (quoted.strip_suffix('\'')?, ""),
+    };
+    let content = one_line(&s.content, INDEX_CONTENT_CHARS);
+    let head = content.strip_suffix('…').unwrap_or(&content);
+    if !s.is_users_words() || head.is_empty() || !one_line(said, said.len()).starts_with(head) {
+        return None;
+    }
+    let words = one_line(
+        said,
+        INDEX_CONTENT_CHARS + INDEX_EVIDENCE_CHARS - INDEX_AFTER_CHARS,
+    );
+    Some(match one_line(answered, INDEX_AFTER_CHARS) {
+        after if after.is_empty() => words,
+        after => format!("[after: {after}] {words}"),
+    })
 }
 
 #[cfg(test)]
@@ -120,6 +154,45 @@ mod tests {
             "{text}"
         );
         assert_eq!(text.matches('→').count(), 1, "{text}");
+    }
+
+    #[test]
+    fn index_shows_a_captured_prompt_once_after_what_it_answered() {
+        let words = format!(
+            "No, keep the old layout: {}",
+            "it was fine and tested ".repeat(8)
+        );
+        let mut s = sig(Kind::Correction, &one_line(&words, 150), 2);
+        s.context = format!("User said: '{words}' (answering: Shall I move the files?)");
+        let text = index(&[&s], |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        let line = text.lines().next().unwrap();
+        assert_eq!(line.matches("No, keep the old layout").count(), 1, "{line}");
+        assert!(
+            line.contains("[after: Shall I move the files?] No, keep the old layout: it was"),
+            "{line}"
+        );
+        // The room the repeat took goes to more of the user's words than the lesson showed.
+        let shown = line.split("] ").nth(1).unwrap();
+        assert!(shown.chars().count() > INDEX_CONTENT_CHARS, "{line}");
+        assert!(!line.contains("User said"), "{line}");
+        // With nothing answered, the words alone.
+        s.context = format!("User said: '{words}'");
+        let text = index(&[&s], |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        assert!(text.contains("-/-  No, keep the old layout"), "{text}");
+        assert!(!text.contains("[after"), "{text}");
+        // A lesson in other words than its evidence keeps both.
+        let mut own = sig(Kind::Convention, "Keep the old layout", 2);
+        own.context = "User said: 'no, the old one was fine' (answering: Done.)".into();
+        let text = index(&[&own], |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        assert!(
+            text.contains("Keep the old layout — User said: 'no, the old one was fine'"),
+            "{text}"
+        );
+        // A tool's words quoted as the user's are not shown as theirs.
+        s.source.origin = Some(Origin::Tool);
+        let text = index(&[&s], |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        assert!(text.contains("[tool output] No, keep"), "{text}");
+        assert!(!text.contains("[after"), "{text}");
     }
 
     #[test]

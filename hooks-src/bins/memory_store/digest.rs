@@ -52,7 +52,12 @@ impl Digest {
                 }
             } else {
                 let kept = done.iter().filter(|d| matches!(d, Marked::Kept(_))).count();
-                out.push_str(&format!("marked {} session(s) read", done.len() - kept));
+                // Each mark stops before the first prompt the digest left out for its budget: say
+                // so, or "read" reads as "done with" (models feared the rest was lost).
+                out.push_str(&format!(
+                    "marked {} session(s) read up to what the digest listed (prompts it left out stay unread)",
+                    done.len() - kept
+                ));
                 if kept > 0 {
                     out.push_str(&format!("; {kept} already marked read further, kept"));
                 }

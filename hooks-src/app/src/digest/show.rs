@@ -112,14 +112,12 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
             transcript.display()
         )));
     };
-    let not_there = || {
-        Error::msg(format!(
-            "line {line} of session {session} is not a prompt the user typed"
-        ))
-    };
     // Read from the top: the turn the prompt answers may start anywhere before it.
     let mut found = None;
     let mut turn = String::new();
+    // The prompt of the turn a line is in: a refusal's or a failure's line (a tool's result, as
+    // a signal records it) is not a prompt, but the prompt before it says what was asked.
+    let mut prompt_before = None;
     transcript::read(&mut file, Position::default(), |event| {
         if found.is_some() || event.line > line {
             return;
@@ -128,7 +126,10 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
             EventKind::UserText { text } if event.line == line => {
                 found = Some((text.clone(), event.timestamp.clone()));
             }
-            EventKind::UserText { text } if !noise::is_not_a_prompt(text) => turn.clear(),
+            EventKind::UserText { text } if !noise::is_not_a_prompt(text) => {
+                turn.clear();
+                prompt_before = Some(event.line);
+            }
             EventKind::CompactBoundary => turn.clear(),
             EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
                 turn.push('\n');
@@ -142,7 +143,14 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
         }
     })
     .ctx("cannot read", &transcript)?;
-    let (text, timestamp) = found.ok_or_else(not_there)?;
+    let (text, timestamp) = found.ok_or_else(|| {
+        let before = prompt_before.map_or(String::new(), |p| {
+            format!(" (the prompt of its turn: --show {}:{p})", short(session))
+        });
+        Error::msg(format!(
+            "line {line} of session {session} is not a prompt the user typed{before}"
+        ))
+    })?;
     let mut out = format!("## session {session} · L{line}");
     if let Some(t) = timestamp {
         let _ = write!(out, " · {}", sanitize::visible(&t));
@@ -178,6 +186,11 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     }
     out.push('\n');
     Ok(out)
+}
+
+/// A session id as the index and the digest's `--show` hints name it: its first 8 characters.
+fn short(session: &str) -> &str {
+    session.get(..8).unwrap_or(session)
 }
 
 /// The last [`TURN_CHARS`] or so of the assistant's turn, redacted, on one line, from a word.
