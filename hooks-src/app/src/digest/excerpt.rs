@@ -526,12 +526,14 @@ fn closes_attached(t: &str) -> bool {
 }
 
 /// Marks Claude Code's terminal copied into a prompt: an answer or a step, led by its glyph
-/// (`⏺`, `●`) at a line's start, and the lines under it its terminal indents by two spaces
-/// (the answer's other lines, a step's output); in a copy that holds one, the user's earlier
-/// prompts too, `>` or `❯` first, with their indented lines. The cut's gap ([`head_and_tail`])
+/// (`⏺`; `●` where a step's output `⎿` shows it is Claude Code's, not a list's bullet) at a
+/// line's start, and the lines under it its terminal indents by two spaces (the answer's other
+/// lines, a step's output); in a copy that holds one, the user's earlier prompts too, `>` or
+/// `❯` first, with their indented lines. The cut's gap ([`head_and_tail`])
 /// and the piece of a line right after it end no block: what follows is still the terminal's.
 fn claude_answers(lines: &[&str], pasted: &mut [bool]) {
-    let answer = |l: &str| l.starts_with(['⏺', '●']);
+    let steps = lines.iter().any(|l| l.contains('⎿'));
+    let answer = |l: &str| l.starts_with('⏺') || steps && l.starts_with('●');
     if !lines.iter().any(|l| answer(l)) {
         return;
     }
@@ -645,10 +647,14 @@ fn threads(lines: &[&str], pasted: &mut [bool]) {
     };
     let last = headers.last().map_or(first, |(i, _)| *i);
     let blank = |k: usize| lines[k].trim().is_empty();
+    // The author's name above a time on its own line: a few words, no sentence's marks.
     let mut start = first;
-    let above = first.checked_sub(1).filter(|&k| !blank(k));
-    if let Some(k) = above.filter(|&k| lines[k].split_whitespace().count() <= 4) {
-        start = k;
+    let name = |k: usize| {
+        let t = lines[k].trim();
+        !t.is_empty() && t.split_whitespace().count() <= 4 && !t.contains(['.', ',', ':', '?', '!'])
+    };
+    if chat_time(lines[first].trim()).is_some() && first > 0 && name(first - 1) {
+        start = first - 1;
     }
     let mut end = last + 1;
     loop {
@@ -1797,6 +1803,24 @@ mod tests {
             pasted_lines(&notes.lines().collect::<Vec<_>>(), ""),
             [false; 3]
         );
+        // A bulleted list of the user's own, its lines indented under each bullet.
+        let list = [
+            "● the retry",
+            "  must wait before the next try",
+            "",
+            "● the limit",
+        ];
+        assert!(!pasted_lines(&list, "")[1]);
+        // The user's own line right above a thread; an author's name above a time is not.
+        for thread in [
+            "[10:32] Dana: the token must stay out of the repo\n[10:35] Omar: agreed\n",
+            "Dana\n  Mar 3rd at 9:14 AM\nthe token must stay out of the repo\n\nOmar\n  Mar 3rd at 9:15 AM\nagreed\n",
+        ] {
+            let text = format!("see below, and tell me what you think:\n{thread}");
+            let lines: Vec<&str> = text.lines().collect();
+            let pasted = pasted_lines(&lines, "");
+            assert!(!pasted[0] && pasted[1..].iter().all(|&p| p), "{text}");
+        }
         // What the user writes after a thread, a blank line between, stays theirs.
         let after = "Can you always keep the token out of the logs?";
         let text = format!(
