@@ -1901,7 +1901,7 @@ mod tests {
         ),
         miss(
             "flag-secret",
-            "RUN adduser \\\n    --disabled-password \\\n    --gecos '' app\n    12→mkdir -p build",
+            "RUN adduser \\\n    --disabled-password \\\n    --gecos '' app\n    12→mkdir -p build\nRUN adduser --disabled-password django-user; cmd --token \\\n  x",
         ),
         hit(
             "sudo-password",

@@ -224,9 +224,17 @@ const PROSE_AFTER_FLAG: &[&str] = &[
 ];
 
 /// How the name of a long flag ending so starts when it is a switch, not a value (`--no-password`,
-/// `--ask-vault-password`, `--with-token`).
+/// `--ask-vault-password`, `--with-token`, adduser's `--disabled-password`).
 const SWITCH_STARTS: &[&str] = &[
-    "no-", "ask-", "prompt-", "with-", "use-", "require-", "skip-",
+    "no-",
+    "ask-",
+    "prompt-",
+    "with-",
+    "use-",
+    "require-",
+    "skip-",
+    "disabled-",
+    "disable-",
 ];
 
 /// Pre-check: a word that starts with `--`, or with `-` and the letter a [`SHORT`] flag starts
