@@ -364,6 +364,13 @@ const SHAPES: &[Shape] = &[
         |s| format!("curl 'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key={s}' -d @msg.json"),
     ),
     (
+        "login link token",
+        "",
+        "vQ7mXk2LpR9sTw4ZyB1nC6dF8gHjK3aE5uN0oW",
+        Text,
+        |s| format!("https://app.example.com/portal/login/{s} still not working"),
+    ),
+    (
         "feishu webhook",
         "",
         "8e2d4b6a-1c3f-4a5e-9b7d-0f2e4c6a8b1d",

@@ -2590,6 +2590,8 @@ mod tests {
         ("password to", concat!("I'll set the password to ", "Wq7!rTz92Lm in the flake"), "Wq7!rTz92Lm"),
         ("password with no link", concat!("Got it: user admin, password ", "Ranger42!xQ."), "Ranger42!xQ"),
         ("wecom webhook", concat!("https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=", "3f9a1c2e-7b4d-4e8f-a0c6-5d2b9e1f7a3c"), "7b4d-4e8f-a0c6-5d2b9e1f7a3c"),
+        ("login link token", concat!("GET /recruitment/portal/login/", "Xq3Vb8Nz_Kp6Rt1Ws7Jd-Lm9Hc4Yf2Ga5Ue0 HTTP/1.1\" 404"), "Xq3Vb8Nz_Kp6Rt1Ws7Jd-Lm9Hc4Yf2Ga5Ue0"),
+        ("reset link token", concat!("open https://acme.io/reset-password/", "3f9a1c2e7b4d4e8fa0c65d2b9e1f7a3c to set it"), "3f9a1c2e7b4d4e8fa0c65d2b9e1f7a3c"),
         ("feishu webhook", concat!("POST https://open.feishu.cn/open-apis/bot/v2/hook/", "8e2d4b6a-1c3f-4a5e-9b7d-0f2e4c6a8b1d ok"), "1c3f-4a5e-9b7d-0f2e4c6a8b1d"),
         ("dingtalk webhook", concat!("https://oapi.dingtalk.com/robot/send?access_token=", "5c1e9a3f7b2d4e6a8c0f1b3d5e7a9c2e4f6b8d0a1c3e5f7a9b2d4f6a8c0e1b3d"), "5c1e9a3f7b2d4e6a8c0f1b3d5e7a9c2e"),
         ("zhipu api key", concat!("tente essa ", "c4e1a9f07b3d2e5a8f6b1c0d9e7a3f52", ".Pq7Lm2Xw9Rz4Kb8V"), "c4e1a9f07b3d2e5a8f6b1c0d9e7a3f52.Pq7Lm2Xw9Rz4Kb8V"),
@@ -2613,6 +2615,7 @@ mod tests {
     /// Text that holds no secret though it looks random or follows a secret word: it must come
     /// back unchanged.
     pub(crate) const NOT_SECRETS: &[&str] = &[
+        "see https://acme.io/reset-password/request-a-new-link-by-email and /login/forgot-your-password-page",
         "session 3f9394bc-4c1d-4b7e-9a2c-0c0c4e1f2a3b resumed",
         "git show 9fceb02d0ae598e95dc970b74767f19372d61af8",
         "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  empty.txt",
