@@ -169,10 +169,11 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
         line,
         tally,
         turn_line,
+        prompts,
         ..
     } = saved.resume_for(file).ctx("cannot read transcript", path)?;
     let mut tally: Tally = tally;
-    let mut detector = Detector::counting_after(line);
+    let mut detector = Detector::counting_after(line).with_copies(prompts.copies());
     let start = turn_line
         .and_then(|turn| cursor::line_start(file, Position { offset, line }, turn).transpose())
         .transpose()
@@ -191,6 +192,7 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
     .ctx("cannot read transcript", path)?;
 
     tally.add(detector.take_counted());
+    let prompts = cursor::Prompts::of(detector.copies());
     // A PreCompact run leaves a failure still waiting for its resolution to the next run, which
     // re-reads its turn; the session's end, or an offline run, ends it unresolved.
     let defer = req.hook == "PreCompact";
@@ -230,6 +232,7 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
             transcript,
             project,
             reviewed,
+            prompts,
         },
         lines_read: end.line.saturating_sub(line),
     })

@@ -34,6 +34,7 @@
 //! Streaks of edits of one file or of empty searches are not signals: they say the assistant
 //! worked step by step, not what to change, and no reviewer could act on them.
 
+pub mod copies;
 mod cues;
 pub mod episode;
 pub mod failure;
@@ -55,6 +56,7 @@ use reflect_store::redact;
 use reflect_store::signal::{Kind, Origin, Signal};
 use reflect_transcript::{self as transcript, Event, EventKind, ToolInput};
 
+use copies::Copies;
 use episode::{Episodes, Job};
 use text::Situation;
 
@@ -89,6 +91,8 @@ pub struct Detector {
     /// The line of the user prompt that opened the current turn (see
     /// [`reflect_store::keyindex::PROMPT_LINE`]).
     prompt_line: Option<u64>,
+    /// The session's prompts so far: a copy of one stores nothing ([`copies`]).
+    copies: Copies,
 }
 
 /// What the detectors saw and did not store one by one, for the session summary to count.
@@ -151,6 +155,18 @@ impl Detector {
         }
     }
 
+    /// Go on from what an earlier run knew of the session's prompts (capture keeps it in the
+    /// session's cursor): a copy of one of them stores nothing.
+    pub fn with_copies(mut self, copies: Copies) -> Detector {
+        self.copies = copies;
+        self
+    }
+
+    /// What this detector knows of the session's prompts, to go on from in the next run.
+    pub fn copies(&self) -> &Copies {
+        &self.copies
+    }
+
     /// What was counted so far, taken out.
     pub fn take_counted(&mut self) -> Counted {
         std::mem::take(&mut self.counted)
@@ -161,6 +177,10 @@ impl Detector {
         match &event.kind {
             EventKind::UserText { text } => self.user_text(text, event),
             EventKind::AssistantText { text } => {
+                // A turn re-read before the cursor is already in what the cursor carried.
+                if event.line > self.count_after {
+                    self.copies.assistant_said(text);
+                }
                 let said = &mut self.turn.said;
                 said.push('\n');
                 said.push_str(tail(text, redact::ASKED_BYTES));
@@ -256,6 +276,12 @@ impl Detector {
         let command = match text::is_hook_message(text) {
             true => None,
             false => text::shared_command(&read),
+        };
+        // A prompt sent again (replayed, or cut off and resent) was said once: no second sighting.
+        let copy = event.line > self.count_after && self.copies.is_copy(&copies::repeat_key(text));
+        let (verdict, praise, command) = match copy {
+            true => (None, false, None),
+            false => (verdict, praise, command),
         };
         // Most messages raise nothing: what they answered is quoted only for a signal.
         let answered = if verdict.is_some() || praise || command.is_some() {
