@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use crate::digest::noise::is_harness_reply;
 use crate::render::free_text;
 use reflect_base::text::one_line;
 use reflect_store::signal::{Kind, Signal};
@@ -116,6 +117,12 @@ fn quoted_once(s: &Signal) -> Option<String> {
         said,
         INDEX_CONTENT_CHARS + INDEX_EVIDENCE_CHARS - INDEX_AFTER_CHARS,
     );
+    // Claude Code's own words ("API Error: …") answered nothing the user said, as in the digest.
+    let answered = if is_harness_reply(answered) {
+        ""
+    } else {
+        answered
+    };
     Some(match one_line(answered, INDEX_AFTER_CHARS) {
         after if after.is_empty() => words,
         after => format!("[after: {after}] {words}"),
@@ -175,6 +182,11 @@ mod tests {
         let shown = line.split("] ").nth(1).unwrap();
         assert!(shown.chars().count() > INDEX_CONTENT_CHARS, "{line}");
         assert!(!line.contains("User said"), "{line}");
+        // What Claude Code said in the model's place answered nothing: the words alone.
+        s.context = format!("User said: '{words}' (answering: API Error: Request was aborted.)");
+        let text = index(&[&s], |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        assert!(text.contains("-/-  No, keep the old layout"), "{text}");
+        assert!(!text.contains("[after"), "{text}");
         // With nothing answered, the words alone.
         s.context = format!("User said: '{words}'");
         let text = index(&[&s], |_| place(None, None, false), INDEX_BUDGET_TOKENS);

@@ -52,7 +52,7 @@
 mod approval;
 mod excerpt;
 pub mod history;
-mod noise;
+pub(crate) mod noise;
 pub mod show;
 
 use std::collections::{HashMap, HashSet};
