@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::digest::noise::is_harness_reply;
+use reflect_transcript::is_harness_reply;
 use crate::render::free_text;
 use reflect_base::text::one_line;
 use reflect_store::signal::{Kind, Signal};
