@@ -192,7 +192,10 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
     .ctx("cannot read transcript", path)?;
 
     tally.add(detector.take_counted());
-    let prompts = cursor::Prompts::of(detector.copies());
+    let prompts = detector
+        .copies()
+        .map(cursor::Prompts::of)
+        .unwrap_or_default();
     // A PreCompact run leaves a failure still waiting for its resolution to the next run, which
     // re-reads its turn; the session's end, or an offline run, ends it unresolved.
     let defer = req.hook == "PreCompact";

@@ -91,8 +91,9 @@ pub struct Detector {
     /// The line of the user prompt that opened the current turn (see
     /// [`reflect_store::keyindex::PROMPT_LINE`]).
     prompt_line: Option<u64>,
-    /// The session's prompts so far: a copy of one stores nothing ([`copies`]).
-    copies: Copies,
+    /// The session's prompts so far, when a copy of one is to store nothing ([`copies`]): what
+    /// capture counts. Without, every prompt is judged alone (what the lab's evaluation scores).
+    copies: Option<Copies>,
 }
 
 /// What the detectors saw and did not store one by one, for the session summary to count.
@@ -155,16 +156,16 @@ impl Detector {
         }
     }
 
-    /// Go on from what an earlier run knew of the session's prompts (capture keeps it in the
-    /// session's cursor): a copy of one of them stores nothing.
+    /// A detector that stores nothing for a copy of a prompt ([`copies`]), going on from what
+    /// an earlier run knew of the session's prompts (capture keeps it in the session's cursor).
     pub fn with_copies(mut self, copies: Copies) -> Detector {
-        self.copies = copies;
+        self.copies = Some(copies);
         self
     }
 
     /// What this detector knows of the session's prompts, to go on from in the next run.
-    pub fn copies(&self) -> &Copies {
-        &self.copies
+    pub fn copies(&self) -> Option<&Copies> {
+        self.copies.as_ref()
     }
 
     /// What was counted so far, taken out.
@@ -178,8 +179,12 @@ impl Detector {
             EventKind::UserText { text } => self.user_text(text, event),
             EventKind::AssistantText { text } => {
                 // A turn re-read before the cursor is already in what the cursor carried.
-                if event.line > self.count_after {
-                    self.copies.assistant_said(text);
+                if let Some(copies) = self
+                    .copies
+                    .as_mut()
+                    .filter(|_| event.line > self.count_after)
+                {
+                    copies.assistant_said(text);
                 }
                 let said = &mut self.turn.said;
                 said.push('\n');
@@ -278,7 +283,12 @@ impl Detector {
             false => text::shared_command(&read),
         };
         // A prompt sent again (replayed, or cut off and resent) was said once: no second sighting.
-        let copy = event.line > self.count_after && self.copies.is_copy(&copies::repeat_key(text));
+        let copy = match self.copies.as_mut() {
+            Some(known) if event.line > self.count_after => {
+                known.is_copy(&copies::repeat_key(text))
+            }
+            _ => false,
+        };
         let (verdict, praise, command) = match copy {
             true => (None, false, None),
             false => (verdict, praise, command),
