@@ -561,3 +561,101 @@ fn capture_signals_redacts_before_cutting_so_no_token_prefix_survives() {
     assert!(printed.contains("[REDACTED:"), "{printed}");
     assert!(!printed.contains(prefix), "token prefix leaked: {printed}");
 }
+
+/// The leak a review found: a sudo password piped to `sudo -S` in the command that failed, in
+/// its error and in the command that fixed it. Capture stores the failure with the fix as its
+/// resolution; the index and the digest show them. The password is in none of these, and each
+/// still reads as the command it was.
+#[test]
+fn a_password_piped_to_sudo_is_in_no_failure_resolution_index_or_digest() {
+    let env = Env::new();
+    let password = ["2718", "2818"].concat();
+    let failed = format!("echo '{password}' | sudo -S pacman -S --needed --noconfirm mesa-utils");
+    let fixed = format!("echo '{password}' | sudo -S pacman -Syu --needed --noconfirm mesa-utils");
+    let line = |n: u32, role: &str, content: Value| {
+        let entry = json!({
+            "type": role,
+            "message": {"role": role, "content": content},
+            "uuid": format!("00000000-0000-4000-8000-{n:012}"),
+            "timestamp": format!("2026-11-20T09:00:0{n}.000Z"),
+            "sessionId": "s-sudo",
+        });
+        format!("{entry}\n")
+    };
+    let transcript = [
+        line(
+            1,
+            "user",
+            json!(format!("install mesa-utils, run {failed}")),
+        ),
+        line(
+            2,
+            "assistant",
+            json!([{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": failed}}]),
+        ),
+        line(
+            3,
+            "user",
+            json!([{"type": "tool_result", "tool_use_id": "t1", "is_error": true,
+                    "content": format!("Exit code 1\nerror: {failed}: failed to synchronize databases")}]),
+        ),
+        line(
+            4,
+            "assistant",
+            json!([{"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": fixed}}]),
+        ),
+        line(
+            5,
+            "user",
+            json!([{"type": "tool_result", "tool_use_id": "t2", "content": "installing mesa-utils..."}]),
+        ),
+        line(6, "assistant", json!([{"type": "text", "text": "Installed."}])),
+    ]
+    .concat();
+    let dir = env.config.join("projects").join("x");
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("s-sudo.jsonl");
+    fs::write(&path, transcript).unwrap();
+    let out = env
+        .cmd("capture-signals")
+        .arg("--transcript")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stored = env.store_lines();
+    let failure = stored
+        .iter()
+        .find(|s| s["type"] == "failure")
+        .unwrap_or_else(|| panic!("a failure among {stored:?}"));
+    let placeholder = "echo '[REDACTED:sudo-password]' | sudo -S pacman";
+    for field in ["content", "context", "resolution"] {
+        let text = failure[field].as_str().unwrap_or_default();
+        assert!(text.contains(placeholder), "{field}: {text}");
+    }
+    let index = ok_stdout(
+        env.cmd("memory-store")
+            .args(["query", "--format", "index"])
+            .output()
+            .unwrap(),
+    );
+    assert!(index.contains("[REDACTED:sudo-password]"), "{index}");
+    let digest = ok_stdout(
+        env.cmd("memory-store")
+            .args(["digest", "--format", "text", "--transcript"])
+            .arg(&path)
+            .output()
+            .unwrap(),
+    );
+    assert!(digest.contains(placeholder), "{digest}");
+    for (what, text) in [
+        (
+            "the data dir",
+            String::from_utf8_lossy(&env.all_data_bytes()).into_owned(),
+        ),
+        ("the index", index),
+        ("the digest", digest),
+    ] {
+        assert!(!text.contains(&password), "{what}: {text}");
+    }
+}

@@ -222,6 +222,29 @@ const SHAPES: &[Shape] = &[
         Command,
         |s| format!("docker login --username bot --password {s} ghcr.io"),
     ),
+    // Passwords handed to a program on stdin: the command stays, the password goes.
+    ("echo | sudo -S", "", "31415926", Command, |s| {
+        format!("echo '{s}' | sudo -S pacman -S --needed --noconfirm mesa")
+    }),
+    ("printf | sudo -S", "", "Pr1ntfPa55", Command, |s| {
+        format!("printf '{s}\\n' | sudo -k -S apt-get install -y jq")
+    }),
+    ("sudo -S <<<", "", "H3reStr1ng!", Command, |s| {
+        format!("sudo -S -p '' tee -a /etc/hosts <<< '{s}'")
+    }),
+    ("echo | chpasswd", "", "Chp4sswdX9", Command, |s| {
+        format!("echo 'root:{s}' | chpasswd")
+    }),
+    (
+        "sshpass -p in a Read view",
+        "",
+        "Ssh9Pa55wV",
+        Command,
+        |s| format!("    63→sshpass -p '{s}' rsync -avz ./ prod:/srv"),
+    ),
+    ("SSHPASS=", "", "Ssh9EnvPa55", Text, |s| {
+        format!("SSHPASS={s} sshpass -e ssh deploy@prod")
+    }),
     ("url-password #", "", "Ha5h#Pa55w0rd", Text, |s| {
         format!("redis://default:{s}@cache.internal:6379")
     }),

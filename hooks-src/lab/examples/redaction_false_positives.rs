@@ -2,8 +2,9 @@
 //! human can judge its false positives (issue 22: ids, hashes, paths, UUIDs must survive).
 //!
 //! `cargo run -p reflect-lab --example redaction_false_positives -- [DIR…]` (default: the dev
-//! and training corpora next to the worktree). Reads every user prompt, tool result and
-//! assistant text of every `*.jsonl` transcript in the directories, runs the redactor on each,
+//! and training corpora next to the worktree). Reads every user prompt, tool result, tool input
+//! (each string of a call's input: a command, a file written) and assistant text of every
+//! `*.jsonl` transcript in the directories, runs the redactor on each,
 //! and prints, by kind, how many replacements it made and in how many texts, with up to
 //! `SAMPLES` samples a kind shown as their first and last 4 characters and their length. A user
 //! prompt is read as the answer to the assistant's text before it (`answered-secret`). Nothing
@@ -79,15 +80,16 @@ fn main() {
     }
     println!("texts read: {texts} ({} MB)", bytes / 1_000_000);
     println!(
-        "{:<34} {:>6}  {:>5} {:>5} {:>5}  samples (first 4 … last 4, length)",
-        "kind", "finds", "user", "tool", "asst"
+        "{:<34} {:>6}  {:>5} {:>5} {:>5} {:>5}  samples (first 4 … last 4, length)",
+        "kind", "finds", "user", "tool", "input", "asst"
     );
     for (kind, (n, samples)) in &by_kind {
         let of = |s| by_source.get(&(*kind, s)).copied().unwrap_or(0);
         println!(
-            "{kind:<34} {n:>6}  {:>5} {:>5} {:>5}  {}",
+            "{kind:<34} {n:>6}  {:>5} {:>5} {:>5} {:>5}  {}",
             of("user"),
             of("tool"),
+            of("input"),
             of("assistant"),
             samples.join("  ")
         );
@@ -106,7 +108,7 @@ fn mask(secret: &str) -> String {
     format!("{head}…{tail}({n})").replace(['\n', '\t'], " ")
 }
 
-/// The user prompts, tool results and assistant texts of a transcript entry.
+/// The user prompts, tool results, tool inputs and assistant texts of a transcript entry.
 fn texts_of(entry: &Value) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     let role = entry["type"].as_str().unwrap_or("");
@@ -134,6 +136,7 @@ fn texts_of(entry: &Value) -> Vec<(&'static str, String)> {
                         ),
                         _ => {}
                     },
+                    Some("tool_use") => strings(&b["input"], &mut out),
                     _ => {}
                 }
             }
@@ -141,4 +144,14 @@ fn texts_of(entry: &Value) -> Vec<(&'static str, String)> {
         _ => {}
     }
     out
+}
+
+/// Every string in a tool's input, as an `input` text.
+fn strings(value: &Value, out: &mut Vec<(&'static str, String)>) {
+    match value {
+        Value::String(s) => out.push(("input", s.clone())),
+        Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+        Value::Object(map) => map.values().for_each(|v| strings(v, out)),
+        _ => {}
+    }
 }

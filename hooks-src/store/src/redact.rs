@@ -1236,7 +1236,7 @@ fn env_name(name: &str) -> EnvName {
         "PASSPHRASE",
         "APIKEY",
     ];
-    const WHOLE: &[&str] = &["PASS", "PWD", "CREDENTIAL", "CREDENTIALS"];
+    const WHOLE: &[&str] = &["PASS", "PWD", "SSHPASS", "CREDENTIAL", "CREDENTIALS"];
     const KEY_OF: &[&str] = &[
         "API",
         "SECRET",
@@ -1893,6 +1893,48 @@ mod tests {
         miss(
             "flag-secret",
             "ls -a; tar -P -cf x.tar /; grep -P '\\d+' f; openssl enc -pass env:KEY; git log -p",
+        ),
+        hit(
+            "flag-secret",
+            "    63→sshpass -p 'Rs9pQ2wE7x' rsync -avz ./ prod:/srv\n    64→mysql -uroot -pMy5ql2Pw app\n7\\u2192sshpass -p Qw3rtyPw9 ssh h",
+            "    63→sshpass -p '[REDACTED:flag-secret]' rsync -avz ./ prod:/srv\n    64→mysql -uroot -p[REDACTED:flag-secret] app\n7\\u2192sshpass -p [REDACTED:flag-secret] ssh h",
+        ),
+        miss(
+            "flag-secret",
+            "RUN adduser \\\n    --disabled-password \\\n    --gecos '' app\n    12→mkdir -p build\nRUN adduser --disabled-password django-user; cmd --token \\\n  x",
+        ),
+        hit(
+            "sudo-password",
+            "echo '31415926' | sudo -S pacman -S --needed --noconfirm mesa",
+            "echo '[REDACTED:sudo-password]' | sudo -S pacman -S --needed --noconfirm mesa",
+        ),
+        hit(
+            "sudo-password",
+            "printf 'Hunt3r2pw\\n' | sudo -S apt-get install -y jq && echo \"Tr0ub4dor\" | sudo -k -u root -S systemctl restart nginx",
+            "printf '[REDACTED:sudo-password]\\n' | sudo -S apt-get install -y jq && echo \"[REDACTED:sudo-password]\" | sudo -k -u root -S systemctl restart nginx",
+        ),
+        hit(
+            "sudo-password",
+            "sudo -S -p '' tee -a /etc/hosts <<< 'pa55w0rd!'; printf '%s\\n' kappa123 | sudo --stdin id; echo -n s3cr3t|sudo -kS ls",
+            "sudo -S -p '' tee -a /etc/hosts <<< '[REDACTED:sudo-password]'; printf '%s\\n' [REDACTED:sudo-password] | sudo --stdin id; echo -n [REDACTED:sudo-password]|sudo -kS ls",
+        ),
+        miss(
+            "sudo-password",
+            "echo \"$SUDO_PASS\" | sudo -S pacman -Syu; echo y | sudo pacman -S git; echo password | sudo -S ls; sudo -S true <<< \"$(cat /tmp/pw)\"; echo done && sudo -S ls",
+        ),
+        hit(
+            "chpasswd-password",
+            "echo 'root:Pr0xm0x!' | chpasswd && echo \"admin:l1vecd\" | sudo chpasswd; chpasswd <<< 'deploy:Wint3r2026'",
+            "echo 'root:[REDACTED:chpasswd-password]' | chpasswd && echo \"admin:[REDACTED:chpasswd-password]\" | sudo chpasswd; chpasswd <<< 'deploy:[REDACTED:chpasswd-password]'",
+        ),
+        miss(
+            "chpasswd-password",
+            "echo \"root:$ROOT_PASSWORD\" | chpasswd; chpasswd < users.txt; echo 'live:password' | chpasswd; grep root: /etc/shadow",
+        ),
+        hit(
+            "env-secret",
+            "SSHPASS=Rs9pQ2wE7x sshpass -e ssh deploy@host",
+            "SSHPASS=[REDACTED:env-secret] sshpass -e ssh deploy@host",
         ),
         hit(
             "env-secret",

@@ -10,7 +10,8 @@
 //!
 //! Left alone: a flag without a value (`mysql -p` prompts, and in `mysql -p app` the `app` is a
 //! database), placeholders (`-p "$DB_PASS"`, `--token <token>`), another flag after the flag,
-//! `curl -u user` (curl prompts for the password), and a word of prose after a long flag and a blank
+//! `curl -u user` (curl prompts for the password), a line continuation (`--disabled-password \`),
+//! and a word of prose after a long flag and a blank
 //! ([`PROSE_AFTER_FLAG`]: `use the --password flag`).
 
 use std::ops::Range;
@@ -223,9 +224,17 @@ const PROSE_AFTER_FLAG: &[&str] = &[
 ];
 
 /// How the name of a long flag ending so starts when it is a switch, not a value (`--no-password`,
-/// `--ask-vault-password`, `--with-token`).
+/// `--ask-vault-password`, `--with-token`, adduser's `--disabled-password`).
 const SWITCH_STARTS: &[&str] = &[
-    "no-", "ask-", "prompt-", "with-", "use-", "require-", "skip-",
+    "no-",
+    "ask-",
+    "prompt-",
+    "with-",
+    "use-",
+    "require-",
+    "skip-",
+    "disabled-",
+    "disable-",
 ];
 
 /// Pre-check: a word that starts with `--`, or with `-` and the letter a [`SHORT`] flag starts
@@ -343,7 +352,7 @@ fn long_flag(text: &[u8], at: usize, name: &[u8]) -> Option<Range<usize>> {
 }
 
 /// The value starting at `at`: a quoted string (closed on its line and ending its word), or a
-/// bare word.
+/// bare word other than a lone `\` (a line continuation: `adduser --disabled-password \`).
 fn flag_value(text: &[u8], at: usize) -> Option<Range<usize>> {
     match *text.get(at)? {
         b'"' | b'\'' => {
@@ -351,7 +360,10 @@ fn flag_value(text: &[u8], at: usize) -> Option<Range<usize>> {
             let ends_word = text.get(value.end + 1).is_none_or(|&b| ends_bare(b));
             ends_word.then_some(value)
         }
-        _ => Some(at..at + run(text, at, |b| !ends_bare(b))),
+        _ => {
+            let value = at..at + run(text, at, |b| !ends_bare(b));
+            (&text[value.clone()] != b"\\").then_some(value)
+        }
     }
 }
 
@@ -387,10 +399,25 @@ fn in_command(text: &[u8], at: usize, commands: &[&str]) -> bool {
         .split(|b| b.is_ascii_whitespace() || b"\"'=:,{[".contains(b))
         .filter(|w| !w.is_empty())
         .any(|word| {
+            let word = after_line_number(word);
             let base = word.rsplit(|&b| b == b'/').next().unwrap_or(word);
             commands.iter().any(|c| match c.strip_suffix('*') {
                 Some(prefix) => base.starts_with(prefix.as_bytes()),
                 None => base == c.as_bytes(),
             })
         })
+}
+
+/// How Claude Code's Read numbers a line of a file (`63→sshpass -p …`), its arrow as written,
+/// percent-encoded and JSON-escaped (the view decodes ASCII escapes only).
+const LINE_NUMBER_ARROWS: &[&str] = &["→", "%E2%86%92", "%e2%86%92", "\\u2192"];
+
+/// `word` after the arrow of a line number that starts it (`63→sshpass`: `sshpass`).
+fn after_line_number(word: &[u8]) -> &[u8] {
+    let digits = word.iter().take_while(|b| b.is_ascii_digit()).count();
+    LINE_NUMBER_ARROWS
+        .iter()
+        .find_map(|arrow| word[digits..].strip_prefix(arrow.as_bytes()))
+        .filter(|_| digits > 0)
+        .unwrap_or(word)
 }

@@ -354,6 +354,24 @@ mod tests {
     }
 
     #[test]
+    fn a_command_that_only_runs_sudo_has_no_sudo_rule_due() {
+        // Its regexes cost a hook about a millisecond to compile: only a pipe into sudo or a
+        // here-string makes them due, not every failure that runs sudo.
+        let sudo_due = |text: &str| {
+            due(text.as_bytes())
+                .into_iter()
+                .filter(|&i| RULES[i].id() == "sudo-password")
+                .count()
+        };
+        assert_eq!(
+            sudo_due("Exit code 1\nsudo pacman -S mesa: target not found; echo done"),
+            0
+        );
+        assert_eq!(sudo_due("echo 'x' | sudo -S pacman -Syu"), 1);
+        assert_eq!(sudo_due("sudo -S true <<< 'x'"), 1);
+    }
+
+    #[test]
     fn a_text_without_keywords_has_no_rule_due() {
         let text =
             b"Exit code 1\nnpm ERR! missing script: test\n5 passed, 1 failed at src/app.ts:12:5";
