@@ -490,6 +490,28 @@ mod tests {
         assert_eq!(seen_by_content(&paths), [(said.to_string(), 2)]);
     }
 
+    #[test]
+    fn the_cursor_remembers_only_prompts_that_raised_a_signal() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
+        let transcript = dir.path().join("s.jsonl");
+        capture_more(
+            &paths,
+            &transcript,
+            &[
+                entry("assistant", "a1", "What is the sudo password?"),
+                // A secret typed alone raises nothing: no hash of it may reach the cursor.
+                entry("user", "u2", "xK9mq2vLpw"),
+                entry("assistant", "a2", "Installed."),
+                entry("user", "u3", "No, we always use pnpm here, never npm"),
+            ],
+        );
+        let cursor = std::fs::read_to_string(paths.cursors().join("s.json")).unwrap();
+        let saved: Value = serde_json::from_str(&cursor).unwrap();
+        let seen = saved["prompts"]["seen"].as_array().unwrap();
+        assert_eq!(seen.len(), 1, "{cursor}");
+    }
+
     fn in_turn(s: &mut Signal, prompt: u64) {
         let key = reflect_store::keyindex::PROMPT_LINE.to_string();
         s.source.extra.insert(key, Value::from(prompt));

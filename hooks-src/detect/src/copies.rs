@@ -13,6 +13,9 @@
 //!   words. Before the assistant's first text a prompt answers nothing, which is a situation too.
 //! * **Bounded**: a session's last [`KEPT`] prompts are remembered, as 64-bit hashes, so capture
 //!   carries them from run to run in the session's cursor.
+//! * **Only what the store holds**: capture remembers a prompt only when it raises a signal, by
+//!   its redacted words, so the cursor's hashes confirm no word the store does not already hold
+//!   (a password typed alone raises none).
 
 use std::collections::{HashSet, VecDeque};
 use std::fmt::Write as _;

@@ -283,9 +283,13 @@ impl Detector {
             false => text::shared_command(&read),
         };
         // A prompt sent again (replayed, or cut off and resent) was said once: no second sighting.
+        // Only a prompt that raises a signal is remembered, by its redacted words: the cursor
+        // then keeps hashes of no words but those the store holds already, so no secret typed
+        // as a prompt (a password alone) can be confirmed from it by guessing.
+        let raises = verdict.is_some() || praise || command.is_some();
         let copy = match self.copies.as_mut() {
-            Some(known) if event.line > self.count_after => {
-                known.is_copy(&copies::repeat_key(text))
+            Some(known) if raises && event.line > self.count_after => {
+                known.is_copy(&copies::repeat_key(&redact::redact(text)))
             }
             _ => false,
         };
