@@ -169,10 +169,11 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
         line,
         tally,
         turn_line,
+        prompts,
         ..
     } = saved.resume_for(file).ctx("cannot read transcript", path)?;
     let mut tally: Tally = tally;
-    let mut detector = Detector::counting_after(line);
+    let mut detector = Detector::counting_after(line).with_copies(prompts.copies());
     let start = turn_line
         .and_then(|turn| cursor::line_start(file, Position { offset, line }, turn).transpose())
         .transpose()
@@ -191,6 +192,10 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
     .ctx("cannot read transcript", path)?;
 
     tally.add(detector.take_counted());
+    let prompts = detector
+        .copies()
+        .map(cursor::Prompts::of)
+        .unwrap_or_default();
     // A PreCompact run leaves a failure still waiting for its resolution to the next run, which
     // re-reads its turn; the session's end, or an offline run, ends it unresolved.
     let defer = req.hook == "PreCompact";
@@ -230,6 +235,7 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
             transcript,
             project,
             reviewed,
+            prompts,
         },
         lines_read: end.line.saturating_sub(line),
     })
@@ -395,6 +401,115 @@ mod tests {
                 ("Bash failed: do not commit until I say so", 1),
             ]
         );
+    }
+
+    /// A transcript line: a user prompt or the assistant's text.
+    fn entry(kind: &str, uuid: &str, text: &str) -> String {
+        let content = match kind {
+            "user" => Value::from(text),
+            _ => serde_json::json!([{"type": "text", "text": text}]),
+        };
+        serde_json::json!({"type": kind, "isSidechain": false, "uuid": uuid,
+            "timestamp": "2026-11-03T10:00:00Z",
+            "message": {"id": uuid, "role": kind, "content": content}})
+        .to_string()
+    }
+
+    /// Capture what `lines` add to `transcript` (as session `s`), storing.
+    fn capture_more(paths: &Paths, transcript: &std::path::Path, lines: &[String]) {
+        use std::io::Write as _;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(transcript)
+            .unwrap();
+        writeln!(f, "{}", lines.join("\n")).unwrap();
+        let req = Request {
+            transcript: transcript.to_path_buf(),
+            session: Some("s".into()),
+            hook: "cli".into(),
+            ..Request::default()
+        };
+        capture(paths, &req).unwrap();
+    }
+
+    /// The seen count of every signal stored, by content.
+    fn seen_by_content(paths: &Paths) -> Vec<(String, u64)> {
+        let store = Store::new(paths, LockWait::CLI);
+        let text = std::fs::read_to_string(paths.store()).unwrap();
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter_map(|v| v["id"].as_str().map(str::to_string))
+            .map(|id| {
+                let s = store.find(&id).unwrap().unwrap();
+                (s.content.clone(), s.seen())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_prompt_sent_again_after_the_same_answer_adds_no_sighting_a_real_repeat_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
+        let transcript = dir.path().join("s.jsonl");
+        let said = "No, we always use pnpm here, never npm";
+        capture_more(
+            &paths,
+            &transcript,
+            &[
+                entry("user", "u1", "start on the parser module"),
+                entry("assistant", "a1", "Parser started."),
+                entry("user", "u2", said),
+                entry("assistant", "a2", "API Error: Connection error."),
+                // Sent again after the error: the same prompt, not another episode.
+                entry("user", "u3", said),
+                entry("assistant", "a3", "Switched to pnpm."),
+            ],
+        );
+        assert_eq!(seen_by_content(&paths), [(said.to_string(), 1)]);
+        // A later run reads the conversation written again under new uuids (a resume).
+        capture_more(
+            &paths,
+            &transcript,
+            &[
+                entry("assistant", "a4", "Parser started."),
+                entry("user", "u5", said),
+                entry("assistant", "a5", "Switched to pnpm."),
+            ],
+        );
+        assert_eq!(seen_by_content(&paths), [(said.to_string(), 1)]);
+        // Said again after another answer: one more episode.
+        capture_more(
+            &paths,
+            &transcript,
+            &[
+                entry("assistant", "a6", "I ran npm install."),
+                entry("user", "u7", said),
+            ],
+        );
+        assert_eq!(seen_by_content(&paths), [(said.to_string(), 2)]);
+    }
+
+    #[test]
+    fn the_cursor_remembers_only_prompts_that_raised_a_signal() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
+        let transcript = dir.path().join("s.jsonl");
+        capture_more(
+            &paths,
+            &transcript,
+            &[
+                entry("assistant", "a1", "What is the sudo password?"),
+                // A secret typed alone raises nothing: no hash of it may reach the cursor.
+                entry("user", "u2", "xK9mq2vLpw"),
+                entry("assistant", "a2", "Installed."),
+                entry("user", "u3", "No, we always use pnpm here, never npm"),
+            ],
+        );
+        let cursor = std::fs::read_to_string(paths.cursors().join("s.json")).unwrap();
+        let saved: Value = serde_json::from_str(&cursor).unwrap();
+        let seen = saved["prompts"]["seen"].as_array().unwrap();
+        assert_eq!(seen.len(), 1, "{cursor}");
     }
 
     fn in_turn(s: &mut Signal, prompt: u64) {

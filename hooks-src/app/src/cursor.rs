@@ -35,6 +35,7 @@ use crate::summary::Tally;
 use reflect_base::error::Result;
 use reflect_base::fsutil::{self, LockWait, PRIVATE_FILE};
 use reflect_base::paths::Paths;
+use reflect_detect::copies::Copies;
 use reflect_store::signal::fnv1a;
 use reflect_transcript::Position;
 
@@ -71,6 +72,38 @@ pub struct Cursor {
     /// How far `/reflect` has looked at the session's prompts (`memory-store digest --mark`).
     #[serde(default)]
     pub reviewed: Option<Reviewed>,
+    /// The session's prompts read so far, as hashes: a copy of one (the same words answering the
+    /// same assistant words, [`reflect_detect::copies`]) read in a later run stores nothing.
+    #[serde(default, skip_serializing_if = "Prompts::is_empty")]
+    pub prompts: Prompts,
+}
+
+/// What capture remembers of a session's prompts ([`reflect_detect::copies::Copies`], saved).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Prompts {
+    /// The hash of the assistant's last text read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub said: Option<u64>,
+    /// The prompts' hashes, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seen: Vec<u64>,
+}
+
+impl Prompts {
+    fn is_empty(&self) -> bool {
+        self.said.is_none() && self.seen.is_empty()
+    }
+
+    pub(crate) fn of(copies: &Copies) -> Prompts {
+        Prompts {
+            said: copies.said(),
+            seen: copies.prompts().collect(),
+        }
+    }
+
+    pub(crate) fn copies(&self) -> Copies {
+        Copies::resume(self.said, &self.seen)
+    }
 }
 
 /// How far `/reflect`'s digest has looked at a session's prompts, and where it resumes: at the

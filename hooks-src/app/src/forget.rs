@@ -401,7 +401,8 @@ fn stem_of(cursor: &Path) -> String {
         .into_owned()
 }
 
-/// Drop what a session's cursor remembers of it (file paths, tool counts) but keep its position:
+/// Drop what a session's cursor remembers of it (file paths, tool counts, its prompts' hashes)
+/// but keep its position:
 /// deleting the cursor would make the next hook of a session still running mine it all again.
 fn scrub_cursor(paths: &Paths, session: &str) -> Result<bool> {
     let path = cursor::path(paths, session);
@@ -415,6 +416,7 @@ fn scrub_cursor(paths: &Paths, session: &str) -> Result<bool> {
         let scrubbed = cursor::Cursor {
             tally: Default::default(),
             turn_line: None,
+            prompts: Default::default(),
             ..saved
         };
         cursor::save(&path, &scrubbed)?;

@@ -5,10 +5,10 @@
 
 use std::fmt::Write as _;
 
-use crate::digest::noise::is_harness_reply;
 use crate::render::free_text;
 use reflect_base::text::one_line;
 use reflect_store::signal::{Kind, Signal};
+use reflect_transcript::is_harness_reply;
 
 /// What the index may take by default, in tokens (characters / 4).
 pub const INDEX_BUDGET_TOKENS: usize = 2000;

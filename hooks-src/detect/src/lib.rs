@@ -34,6 +34,7 @@
 //! Streaks of edits of one file or of empty searches are not signals: they say the assistant
 //! worked step by step, not what to change, and no reviewer could act on them.
 
+pub mod copies;
 mod cues;
 pub mod episode;
 pub mod failure;
@@ -55,6 +56,7 @@ use reflect_store::redact;
 use reflect_store::signal::{Kind, Origin, Signal};
 use reflect_transcript::{self as transcript, Event, EventKind, ToolInput};
 
+use copies::Copies;
 use episode::{Episodes, Job};
 use text::Situation;
 
@@ -89,6 +91,9 @@ pub struct Detector {
     /// The line of the user prompt that opened the current turn (see
     /// [`reflect_store::keyindex::PROMPT_LINE`]).
     prompt_line: Option<u64>,
+    /// The session's prompts so far, when a copy of one is to store nothing ([`copies`]): what
+    /// capture counts. Without, every prompt is judged alone (what the lab's evaluation scores).
+    copies: Option<Copies>,
 }
 
 /// What the detectors saw and did not store one by one, for the session summary to count.
@@ -151,6 +156,18 @@ impl Detector {
         }
     }
 
+    /// A detector that stores nothing for a copy of a prompt ([`copies`]), going on from what
+    /// an earlier run knew of the session's prompts (capture keeps it in the session's cursor).
+    pub fn with_copies(mut self, copies: Copies) -> Detector {
+        self.copies = Some(copies);
+        self
+    }
+
+    /// What this detector knows of the session's prompts, to go on from in the next run.
+    pub fn copies(&self) -> Option<&Copies> {
+        self.copies.as_ref()
+    }
+
     /// What was counted so far, taken out.
     pub fn take_counted(&mut self) -> Counted {
         std::mem::take(&mut self.counted)
@@ -161,6 +178,14 @@ impl Detector {
         match &event.kind {
             EventKind::UserText { text } => self.user_text(text, event),
             EventKind::AssistantText { text } => {
+                // A turn re-read before the cursor is already in what the cursor carried.
+                if let Some(copies) = self
+                    .copies
+                    .as_mut()
+                    .filter(|_| event.line > self.count_after)
+                {
+                    copies.assistant_said(text);
+                }
                 let said = &mut self.turn.said;
                 said.push('\n');
                 said.push_str(tail(text, redact::ASKED_BYTES));
@@ -256,6 +281,21 @@ impl Detector {
         let command = match text::is_hook_message(text) {
             true => None,
             false => text::shared_command(&read),
+        };
+        // A prompt sent again (replayed, or cut off and resent) was said once: no second sighting.
+        // Only a prompt that raises a signal is remembered, by its redacted words: the cursor
+        // then keeps hashes of no words but those the store holds already, so no secret typed
+        // as a prompt (a password alone) can be confirmed from it by guessing.
+        let raises = verdict.is_some() || praise || command.is_some();
+        let copy = match self.copies.as_mut() {
+            Some(known) if raises && event.line > self.count_after => {
+                known.is_copy(&copies::repeat_key(&redact::redact(text)))
+            }
+            _ => false,
+        };
+        let (verdict, praise, command) = match copy {
+            true => (None, false, None),
+            false => (verdict, praise, command),
         };
         // Most messages raise nothing: what they answered is quoted only for a signal.
         let answered = if verdict.is_some() || praise || command.is_some() {

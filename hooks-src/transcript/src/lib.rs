@@ -131,6 +131,31 @@ pub fn presents_a_plan(name: &str) -> bool {
     matches!(name, "ExitPlanMode" | "exit_plan_mode")
 }
 
+/// What Claude Code writes as the assistant's words when the model did not answer.
+const HARNESS_REPLY_PREFIXES: &[&str] = &[
+    "No response requested",
+    "API Error",
+    "(no content)",
+    "[Request interrupted by user",
+    "Request timed out",
+    "Prompt is too long",
+    "Credit balance is too low",
+    "Invalid API key",
+    "Claude AI usage limit reached",
+    "Claude usage limit reached",
+    "Execution error",
+    "OAuth token",
+    "Please run /login",
+    "Not logged in",
+];
+
+/// Whether the assistant's `text` was written by Claude Code, not the model (`No response
+/// requested.`, `API Error: …`, a login or usage-limit notice): no prompt answers it.
+pub fn is_harness_reply(text: &str) -> bool {
+    let text = text.trim();
+    text.is_empty() || HARNESS_REPLY_PREFIXES.iter().any(|p| text.starts_with(p))
+}
+
 /// Unread ranges at least this large are read by several threads (see [`read`]); a smaller read
 /// (a hook's repeat run) stays on the calling thread.
 pub(crate) const PARALLEL_MIN: u64 = 8 << 20;
@@ -1501,6 +1526,20 @@ mod tests {
 
     fn said(text: &str) -> EventKind {
         EventKind::UserText { text: text.into() }
+    }
+
+    #[test]
+    fn harness_replies_are_told_from_the_models() {
+        for text in [
+            "No response requested.",
+            "API Error: 529 {\"type\":\"overloaded_error\"}",
+            "OAuth token revoked · Please run /login",
+            "Claude AI usage limit reached|1750000000",
+            "Prompt is too long",
+        ] {
+            assert!(is_harness_reply(text), "{text:?}");
+        }
+        assert!(!is_harness_reply("I ran the tests; two fail."));
     }
 
     #[test]

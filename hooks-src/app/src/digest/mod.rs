@@ -19,8 +19,10 @@
 //! the assistant's last words before it (never what Claude Code wrote in its place). Left out:
 //! what Claude Code or the shell wrote as a prompt ([`noise`]), prompts a signal already points
 //! at (by `source.line` or `source.uuid`, any status, store and archive), approvals and bare
-//! continues ([`approval`]), the same text typed again (listed once, with how often), and a
-//! prompt read before under the same uuid (a resumed session's file repeats what it resumed).
+//! continues ([`approval`]), the same text typed again (listed once, with how often), and a copy:
+//! a prompt read before under the same uuid (a resumed session's file repeats what it resumed),
+//! or sent again under a new one after the same assistant words ([`reflect_detect::copies`]),
+//! which is not counted as typed again.
 //! A long prompt is listed as its likeliest sentence ([`excerpt`]); `--show` prints it whole
 //! ([`show`]).
 //!
@@ -73,6 +75,7 @@ use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil::{self, LockWait};
 use reflect_base::paths::{self, Paths};
 use reflect_base::text::{self, one_line};
+use reflect_detect::copies::{repeat_key, Copies};
 use reflect_detect::model::{self, Evidence};
 use reflect_detect::text::{Reading, Situation};
 use reflect_store::redact;
@@ -260,6 +263,9 @@ struct Typed {
     prose_chars: usize,
     /// The same text typed again has the same key.
     key: String,
+    /// Sent again: the same text answering the same assistant words as an earlier prompt of the
+    /// session ([`reflect_detect::copies`]).
+    copy: bool,
     bare: bool,
 }
 
@@ -339,8 +345,9 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
     read.sort_by_key(|(_, r)| std::cmp::Reverse(r.time()));
 
     // Keep what is worth a look, in listing order; the first of a repeated text stands for all.
-    // A prompt read before under the same uuid is a copy (a resumed session's file repeats the
-    // conversation it resumed, a transcript may be on disk twice): it counts once.
+    // A copy counts once: a prompt read before under the same uuid (a resumed session's file
+    // repeats the conversation it resumed, a transcript may be on disk twice), or sent again
+    // under a new one (the same text answering the same assistant words, [`Typed::copy`]).
     let mut kept: Vec<(usize, &Typed, usize)> = Vec::new(); // (session, prompt, typed)
     let mut fates: Vec<Vec<Fate>> = Vec::with_capacity(read.len());
     let mut by_key: HashMap<&str, usize> = HashMap::new();
@@ -355,7 +362,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
                     .and_then(signal::parse_time)
                     .is_some_and(|t| t < since)
             });
-            let copy = p.uuid.as_deref().is_some_and(|u| !uuids.insert(u));
+            let copy = p.uuid.as_deref().is_some_and(|u| !uuids.insert(u)) || p.copy;
             let fate = if before_since {
                 Fate::Skipped
             } else if copy {
@@ -891,6 +898,8 @@ struct PromptReader {
     dirs: HashMap<Arc<str>, usize>,
     /// The line of the last event whose directory was counted (an entry may yield several).
     counted_line: u64,
+    /// The prompts so far, to tell one sent again.
+    copies: Copies,
 }
 
 impl PromptReader {
@@ -906,7 +915,9 @@ impl PromptReader {
                 // Harness output and wrappers are not listed, and what the next prompt answers
                 // is still what the assistant said before them.
                 if !noise::is_not_a_prompt(text) {
-                    self.prompts.push(self.typed(&event, text));
+                    let key = repeat_key(text);
+                    let copy = self.copies.is_copy(&key);
+                    self.prompts.push(self.typed(&event, text, key, copy));
                     self.reset();
                 }
             }
@@ -914,6 +925,7 @@ impl PromptReader {
             EventKind::AssistantText { text } if noise::is_harness_reply(text) => {}
             EventKind::CompactBoundary => self.reset(),
             EventKind::AssistantText { text } => {
+                self.copies.assistant_said(text);
                 self.situation.observe(&event);
                 self.tools.clear();
                 self.last_line = text
@@ -944,7 +956,7 @@ impl PromptReader {
         self.tools.clear();
     }
 
-    fn typed(&self, event: &Event, text: &str) -> Typed {
+    fn typed(&self, event: &Event, text: &str, key: String, copy: bool) -> Typed {
         let read = Reading::of(text);
         let probability = likelihood(&read, &self.situation);
         let mut answering = self.last_line.clone().unwrap_or_default();
@@ -973,21 +985,11 @@ impl PromptReader {
             },
             probability,
             prose_chars: read.prose.chars().count(),
-            key: repeat_key(text),
+            key,
+            copy,
             bare: approval::is_bare(text),
         }
     }
-}
-
-/// What the same text typed again has in common: its words ([`signal::normalize`]), and for a
-/// long text, whose words are kept only so far, a hash of the whole (two long prompts that
-/// start alike are two prompts).
-fn repeat_key(text: &str) -> String {
-    let mut key = signal::normalize(text);
-    if key.len() >= 200 {
-        let _ = write!(key, "#{:016x}", signal::fnv1a(text.trim().as_bytes()));
-    }
-    key
 }
 
 /// [`text::tail`], starting at the word after the cut (not at the blank before it).

@@ -12,7 +12,8 @@
 //!   The transcript reader has already dropped meta lines (`isMeta`: the caveat, a skill's
 //!   body), sub-agent traffic, tool results and system reminders; these rules are the rest.
 //! - **Harness replies**: what Claude Code writes in the assistant's place (`No response
-//!   requested.`, `API Error: …`, a login or usage-limit notice).
+//!   requested.`, `API Error: …`, a login or usage-limit notice): [`is_harness_reply`], the
+//!   transcript reader's, which capture reads them by too.
 //! - **Pastes**: a long prompt of many lines that is mostly not prose (a log, a listing) or a
 //!   whole document; it is listed, after everything else.
 
@@ -37,24 +38,6 @@ const NOT_PROMPT_PREFIXES: &[&str] = &[
 
 /// Whole prompts that say nothing.
 const EMPTY_PROMPTS: &[&str] = &["(no content)", "[no content]", "Warmup"];
-
-/// What Claude Code writes as the assistant's words when the model did not answer.
-const HARNESS_REPLY_PREFIXES: &[&str] = &[
-    "No response requested",
-    "API Error",
-    "(no content)",
-    "[Request interrupted by user",
-    "Request timed out",
-    "Prompt is too long",
-    "Credit balance is too low",
-    "Invalid API key",
-    "Claude AI usage limit reached",
-    "Claude usage limit reached",
-    "Execution error",
-    "OAuth token",
-    "Please run /login",
-    "Not logged in",
-];
 
 /// Whether `text` (a user message as the transcript reader gives it) is something other than a
 /// prompt the user typed.
@@ -123,11 +106,7 @@ fn is_claude_command(text: &str) -> bool {
         })
 }
 
-/// Whether the assistant's `text` was written by Claude Code, not the model.
-pub fn is_harness_reply(text: &str) -> bool {
-    let text = text.trim();
-    text.is_empty() || HARNESS_REPLY_PREFIXES.iter().any(|p| text.starts_with(p))
-}
+pub use reflect_transcript::is_harness_reply;
 
 /// A prompt at least this long may be a paste …
 const PASTE_CHARS: usize = 1200;
@@ -212,20 +191,6 @@ mod tests {
         ] {
             assert!(!is_not_a_prompt(text), "{text:?}");
         }
-    }
-
-    #[test]
-    fn harness_replies_are_told_from_the_models() {
-        for text in [
-            "No response requested.",
-            "API Error: 529 {\"type\":\"overloaded_error\"}",
-            "OAuth token revoked · Please run /login",
-            "Claude AI usage limit reached|1750000000",
-            "Prompt is too long",
-        ] {
-            assert!(is_harness_reply(text), "{text:?}");
-        }
-        assert!(!is_harness_reply("I ran the tests; two fail."));
     }
 
     #[test]

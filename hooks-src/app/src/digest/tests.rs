@@ -949,3 +949,56 @@ fn where_a_session_worked_is_named_by_most_entries_and_shortly() {
     assert!(named.starts_with("a\\nb"), "{named:?}");
     assert!(!named.contains("ghp_0123456789"), "{named:?}");
 }
+
+/// An assistant entry of a transcript saying `text`.
+fn assistant_entry(uuid: &str, text: &str) -> String {
+    json!({"type": "assistant", "isSidechain": false, "uuid": uuid,
+        "timestamp": "2026-11-03T10:00:01Z",
+        "message": {"id": uuid, "role": "assistant", "content": [{"type": "text", "text": text}]}})
+    .to_string()
+}
+
+#[test]
+fn a_prompt_sent_again_after_the_same_answer_is_one_and_after_another_a_repeat() {
+    let w = World::new();
+    let app = w.repo("app");
+    let path = w.session("s1", &app, &[]);
+    let said = |u: &str, t: &str| user_entry(u, json!(t), json!({}));
+    let lines = [
+        said("u1", "start on the parser module"),
+        assistant_entry("a1", "Parser started."),
+        said("u2", "the tests live in tests/, not in src/"),
+        assistant_entry("a2", "Moved them."),
+        said("u3", "now run the whole test suite"),
+        assistant_entry("a3", "API Error: Connection error."),
+        // Sent again after the error: it answers what the first one answered.
+        said("u4", "now run the whole test suite"),
+        assistant_entry("a4", "Tests pass."),
+        // The conversation written again under new uuids, as a resume does.
+        assistant_entry("a5", "Parser started."),
+        said("u6", "the tests live in tests/, not in src/"),
+        assistant_entry("a6", "Moved them."),
+        said("u7", "now run the whole test suite"),
+        assistant_entry("a7", "Tests pass."),
+        // Typed again after another answer: a real repeat.
+        said("u8", "The tests live in tests/, not in src/!"),
+    ];
+    fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let d = w.digest(&w.request(Some(Scope::of(&app))));
+    let shown: Vec<(u64, &str, usize)> = d.sessions[0]
+        .prompts
+        .iter()
+        .map(|p| (p.line, p.text.as_str(), p.typed))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (1, "start on the parser module", 1),
+            (3, "the tests live in tests/, not in src/", 2),
+            (5, "now run the whole test suite", 1),
+        ]
+    );
+    assert_eq!(d.repeats, 1);
+    // The copies are looked at with the rest: the mark goes to the end.
+    assert_eq!(d.marks[0].line, 14);
+}
