@@ -364,6 +364,13 @@ const SHAPES: &[Shape] = &[
         |s| format!("curl 'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key={s}' -d @msg.json"),
     ),
     (
+        "labelled secret key",
+        "",
+        "xpQe6VXmj292ejRGqUhAjZegBg53R/4p9qt93iAL",
+        Text,
+        |s| format!("- **Access Key**: `AKIA…` - **Secret Key**: `{s}` - **Region**: `us-west-2`"),
+    ),
+    (
         "login link token",
         "",
         "vQ7mXk2LpR9sTw4ZyB1nC6dF8gHjK3aE5uN0oW",

@@ -2590,6 +2590,8 @@ mod tests {
         ("password to", concat!("I'll set the password to ", "Wq7!rTz92Lm in the flake"), "Wq7!rTz92Lm"),
         ("password with no link", concat!("Got it: user admin, password ", "Ranger42!xQ."), "Ranger42!xQ"),
         ("wecom webhook", concat!("https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=", "3f9a1c2e-7b4d-4e8f-a0c6-5d2b9e1f7a3c"), "7b4d-4e8f-a0c6-5d2b9e1f7a3c"),
+        ("labelled secret key", concat!("- **Secret Key**: `", "xpQe6VXmj292ejRGqUhAjZegBg53R/4p9qt93iAL`"), "xpQe6VXmj292ejRGqUhAjZegBg53R/4p9qt93iAL"),
+        ("labelled api key", concat!("API Key: ", "3f5e9c2a-7b4d-4e8f-a0c6-5d2b9e1f4a0c"), "3f5e9c2a-7b4d-4e8f-a0c6-5d2b9e1f4a0c"),
         ("login link token", concat!("GET /recruitment/portal/login/", "Xq3Vb8Nz_Kp6Rt1Ws7Jd-Lm9Hc4Yf2Ga5Ue0 HTTP/1.1\" 404"), "Xq3Vb8Nz_Kp6Rt1Ws7Jd-Lm9Hc4Yf2Ga5Ue0"),
         ("reset link token", concat!("open https://acme.io/reset-password/", "3f9a1c2e7b4d4e8fa0c65d2b9e1f7a3c to set it"), "3f9a1c2e7b4d4e8fa0c65d2b9e1f7a3c"),
         ("feishu webhook", concat!("POST https://open.feishu.cn/open-apis/bot/v2/hook/", "8e2d4b6a-1c3f-4a5e-9b7d-0f2e4c6a8b1d ok"), "1c3f-4a5e-9b7d-0f2e4c6a8b1d"),
@@ -2615,6 +2617,7 @@ mod tests {
     /// Text that holds no secret though it looks random or follows a secret word: it must come
     /// back unchanged.
     pub(crate) const NOT_SECRETS: &[&str] = &[
+        "api key: string; API key: required, see the docs; Secret Key: ${SECRET_KEY}",
         "see https://acme.io/reset-password/request-a-new-link-by-email and /login/forgot-your-password-page",
         "session 3f9394bc-4c1d-4b7e-9a2c-0c0c4e1f2a3b resumed",
         "git show 9fceb02d0ae598e95dc970b74767f19372d61af8",

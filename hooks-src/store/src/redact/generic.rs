@@ -265,6 +265,8 @@ struct Hit {
     strength: Word,
     /// One of [`CODE_NAMES`].
     code_name: bool,
+    /// Words apart (`api key`, `secret key`): no name in code, so a `:` after it is a label's.
+    spaced: bool,
 }
 
 /// `prose-secret`, `prose-password` and `license-key`: each value linked to a secret-naming
@@ -285,6 +287,7 @@ fn prose_secrets(text: &[u8]) -> Vec<(Range<usize>, &'static str)> {
                 ascii: word.is_ascii(),
                 strength,
                 code_name: CODE_NAMES.contains(&word),
+                spaced: word.contains(' '),
             }
         });
     let spelled: Vec<Hit> = if encoded {
@@ -297,6 +300,7 @@ fn prose_secrets(text: &[u8]) -> Vec<(Range<usize>, &'static str)> {
                 ascii: false,
                 strength: ENCODED.words[i].1,
                 code_name: false,
+                spaced: false,
             })
             .collect()
     } else {
@@ -343,8 +347,9 @@ fn prose_secrets(text: &[u8]) -> Vec<(Range<usize>, &'static str)> {
             continue;
         }
         // An ASCII word linked by `:` or `=` is an assignment, which `secret-assignment` and
-        // `env-secret` judge with more context; `prose-secret` takes only a word's link.
-        let sign = hit.ascii && link == Link::Sign;
+        // `env-secret` judge with more context; `prose-secret` takes only a word's link. Words
+        // apart name no variable: `API Key: …`, `**Secret Key**: …` are a label's, as in prose.
+        let sign = hit.ascii && link == Link::Sign && !hit.spaced;
         let bytes = &text[value.clone()];
         if matches!(hit.strength, Word::Password | Word::Key)
             && !sign
