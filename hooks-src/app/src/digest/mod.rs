@@ -52,7 +52,7 @@
 mod approval;
 mod excerpt;
 pub mod history;
-pub(crate) mod noise;
+mod noise;
 pub mod show;
 
 use std::collections::{HashMap, HashSet};
