@@ -145,7 +145,10 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     .ctx("cannot read", &transcript)?;
     let (text, timestamp) = found.ok_or_else(|| {
         let before = prompt_before.map_or(String::new(), |p| {
-            format!(" (the prompt of its turn: --show {}:{p})", short(session))
+            format!(
+                " (the prompt of its turn: --show {}:{p})",
+                crate::scope::short_session(Some(session))
+            )
         });
         Error::msg(format!(
             "line {line} of session {session} is not a prompt the user typed{before}"
@@ -186,11 +189,6 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     }
     out.push('\n');
     Ok(out)
-}
-
-/// A session id as the index and the digest's `--show` hints name it: its first 8 characters.
-fn short(session: &str) -> &str {
-    session.get(..8).unwrap_or(session)
 }
 
 /// The last [`TURN_CHARS`] or so of the assistant's turn, redacted, on one line, from a word.
