@@ -100,14 +100,7 @@ fn lesson(s: &Signal) -> String {
 /// is `[after: what they answered] their words`, as the digest shows a prompt, with the room
 /// the repeat took given to more of their words. `None` when the lesson is not their words.
 fn quoted_once(s: &Signal) -> Option<String> {
-    let quoted = s.context.strip_prefix("User said: '")?;
-    let (said, answered) = match quoted.find("' (answering: ") {
-        Some(at) => (
-            &quoted[..at],
-            quoted[at + "' (answering: ".len()..].strip_suffix(')')?,
-        ),
-        None => (quoted.strip_suffix('\'')?, ""),
-    };
+    let (said, answered) = reflect_detect::quoted_prompt(&s.context)?;
     let content = one_line(&s.content, INDEX_CONTENT_CHARS);
     let head = content.strip_suffix('…').unwrap_or(&content);
     if !s.is_users_words() || head.is_empty() || !one_line(said, said.len()).starts_with(head) {

@@ -641,9 +641,26 @@ impl Detector {
 fn user_context(text: &str, answered: &str, asked: Option<&redact::Asked>) -> String {
     let said = quote(text, CONTEXT_CHARS, asked);
     if answered.is_empty() {
-        format!("User said: '{said}'")
+        format!("{SAID}{said}'")
     } else {
-        format!("User said: '{said}' (answering: {answered})")
+        format!("{SAID}{said}{ANSWERING}{answered})")
+    }
+}
+
+/// How a user signal's context quotes the prompt, and what it answered ([`user_context`]).
+const SAID: &str = "User said: '";
+const ANSWERING: &str = "' (answering: ";
+
+/// The prompt's words and what they answered (empty when nothing), from a context capture
+/// wrote ([`user_context`]); `None` for a context of another shape.
+pub fn quoted_prompt(context: &str) -> Option<(&str, &str)> {
+    let quoted = context.strip_prefix(SAID)?;
+    match quoted.find(ANSWERING) {
+        Some(at) => Some((
+            &quoted[..at],
+            quoted[at + ANSWERING.len()..].strip_suffix(')')?,
+        )),
+        None => Some((quoted.strip_suffix('\'')?, "")),
     }
 }
 
@@ -658,6 +675,18 @@ fn strip_memory_tags(text: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_user_context_reads_back_as_the_prompt_and_what_it_answered() {
+        let said = "No, it's 'pnpm', not npm";
+        let context = user_context(said, "Shall I install it?", None);
+        assert_eq!(quoted_prompt(&context), Some((said, "Shall I install it?")));
+        assert_eq!(
+            quoted_prompt(&user_context(said, "", None)),
+            Some((said, ""))
+        );
+        assert_eq!(quoted_prompt("User: no, use pnpm"), None);
+    }
 
     /// Feed `kinds` as events on lines 1, 2, 3 … and return the signals.
     fn run(kinds: Vec<EventKind>) -> Vec<Signal> {
