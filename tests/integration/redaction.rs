@@ -6,7 +6,7 @@ use std::fs;
 
 use serde_json::{json, Value};
 
-use crate::util::{stdout, Env};
+use crate::util::{stdout, transcript_entry, Env};
 
 /// A text carrying one secret, the secret itself, and the kind it must be redacted as.
 struct Sample {
@@ -572,16 +572,7 @@ fn a_password_piped_to_sudo_is_in_no_failure_resolution_index_or_digest() {
     let password = ["2718", "2818"].concat();
     let failed = format!("echo '{password}' | sudo -S pacman -S --needed --noconfirm mesa-utils");
     let fixed = format!("echo '{password}' | sudo -S pacman -Syu --needed --noconfirm mesa-utils");
-    let line = |n: u32, role: &str, content: Value| {
-        let entry = json!({
-            "type": role,
-            "message": {"role": role, "content": content},
-            "uuid": format!("00000000-0000-4000-8000-{n:012}"),
-            "timestamp": format!("2026-11-20T09:00:0{n}.000Z"),
-            "sessionId": "s-sudo",
-        });
-        format!("{entry}\n")
-    };
+    let line = |n: usize, role: &str, content: Value| transcript_entry(role, n, content, "s-sudo");
     let transcript = [
         line(
             1,

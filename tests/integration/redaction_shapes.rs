@@ -14,7 +14,7 @@ use std::fs;
 use serde_json::{json, Value};
 
 use crate::hooks::{assert_silent_success, run_hook, signals};
-use crate::util::{stdout, Env};
+use crate::util::{stdout, transcript_entry, Env};
 
 /// What an encoding puts a separator right before.
 #[derive(Clone, Copy, PartialEq)]
@@ -678,14 +678,7 @@ fn capture_failure_leaks_no_secret_of_any_shape_or_encoding() {
 
 /// A transcript line of `kind` (`user` or `assistant`) with `content`, numbered `n`.
 fn entry(kind: &str, n: usize, content: Value) -> String {
-    let line = json!({
-        "type": kind,
-        "message": {"role": kind, "content": content},
-        "uuid": format!("00000000-0000-4000-8000-{n:012}"),
-        "timestamp": format!("2026-11-20T09:{:02}:{:02}.000Z", n / 60 % 60, n % 60),
-        "sessionId": "s-shapes",
-    });
-    format!("{line}\n")
+    transcript_entry(kind, n, content, "s-shapes")
 }
 
 /// A session where every row's text is in a failed command and its error, in a correction and

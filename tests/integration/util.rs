@@ -9,6 +9,18 @@ use assert_cmd::Command;
 use serde_json::Value;
 use tempfile::TempDir;
 
+/// A transcript line of `kind` (`user` or `assistant`) with `content`, numbered `n`, of `session`.
+pub fn transcript_entry(kind: &str, n: usize, content: Value, session: &str) -> String {
+    let line = serde_json::json!({
+        "type": kind,
+        "message": {"role": kind, "content": content},
+        "uuid": format!("00000000-0000-4000-8000-{n:012}"),
+        "timestamp": format!("2026-11-20T09:{:02}:{:02}.000Z", n / 60 % 60, n % 60),
+        "sessionId": session,
+    });
+    format!("{line}\n")
+}
+
 /// Start `cmd` with `stdin` written to it and closed: one of several runs going at once.
 pub fn spawn_fed(cmd: &mut std::process::Command, stdin: &[u8]) -> std::process::Child {
     use std::io::Write;
