@@ -916,11 +916,15 @@ impl PromptReader {
                 // is still what the assistant said before them.
                 if !noise::is_not_a_prompt(text) {
                     let key = repeat_key(text);
-                    let copy = self.copies.is_copy(&key);
+                    let copy = self.copies.is_copy(&key, &event.parent);
                     self.prompts.push(self.typed(&event, text, key, copy));
                     self.reset();
+                } else {
+                    // As capture, which remembers only prompts that raise a signal, counts it.
+                    self.copies.other_prompt();
                 }
             }
+            EventKind::Interrupt => self.copies.interrupted(),
             // What Claude Code wrote in the model's place is not what the prompt answered.
             EventKind::AssistantText { text } if noise::is_harness_reply(text) => {}
             EventKind::CompactBoundary => self.reset(),

@@ -475,6 +475,7 @@ fn what_a_prompt_answered_is_the_end_of_the_assistants_last_line_or_its_tools() 
         uuid: None,
         timestamp: None,
         cwd: None,
+        parent: Default::default(),
         kind,
     };
     reader.feed(event(
