@@ -1819,6 +1819,51 @@ mod tests {
     }
 
     #[test]
+    fn lines_parsed_ahead_are_led_past_what_the_calling_thread_passed_over() {
+        let mut parser = LineParser::default();
+        let mut events = Vec::new();
+        for (n, line) in [
+            user("u1", r#""first""#),
+            on(assistant("a1", r#"[{"type":"text","text":"Done."}]"#), "u1"),
+            on(
+                user("m1", r#""<ide_opened_file>x</ide_opened_file>""#),
+                "a1",
+            ),
+        ]
+        .iter()
+        .enumerate()
+        {
+            parser.line(line.as_bytes(), n as u64 + 1, &mut |e| events.push(e));
+        }
+        // A worker's segment: an entry passed over on `m1`, which it never saw, then a prompt.
+        let mut worker = LineParser::default();
+        let mut batch = Batch {
+            lines: Vec::new(),
+            events: Vec::new(),
+        };
+        for line in [
+            r#"{"parentUuid":"m1","type":"system","subtype":"turn_duration","uuid":"s1"}"#.into(),
+            on(user("u2", r#""second""#), "s1"),
+        ] {
+            let before = batch.events.len();
+            let parsed = worker
+                .parse(line.as_bytes(), 1, &mut |e| batch.events.push(e))
+                .unwrap();
+            batch.lines.push(AheadLine {
+                uuid: parsed.uuid,
+                parent: parsed.parent,
+                events: batch.events.len() - before,
+            });
+        }
+        parser.merge(batch, 3, &mut |e| events.push(e));
+        let parents: Vec<_> = events.into_iter().map(|e| (e.line, e.parent)).collect();
+        assert_eq!(
+            parents,
+            [(1, Parent::Root), (2, entry("u1")), (4, entry("a1"))]
+        );
+    }
+
+    #[test]
     fn only_the_last_entries_passed_over_are_led_past() {
         let mut lines = vec![user("u0", r#""first""#)];
         for n in 1..=PASSED + 1 {
