@@ -557,6 +557,21 @@ mod tests {
             ],
         );
         assert_eq!(seen_by_content(&paths), [(said.to_string(), 2)]);
+        // Interrupted, then another prompt between (one that raises nothing): resent no more.
+        capture_more(
+            &paths,
+            &transcript,
+            &[
+                on(entry("assistant", "a6", "Running npm"), Some("u5")),
+                on(
+                    entry("user", "i6", "[Request interrupted by user]"),
+                    Some("a6"),
+                ),
+                on(entry("user", "u7", "hm"), Some("i6")),
+                on(entry("user", "u8", said), Some("u7")),
+            ],
+        );
+        assert_eq!(seen_by_content(&paths), [(said.to_string(), 3)]);
     }
 
     #[test]

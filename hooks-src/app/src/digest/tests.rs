@@ -1036,6 +1036,11 @@ fn a_replays_first_prompt_and_one_resent_after_an_interrupt_are_one() {
         // Typed again after another, whole answer: a real repeat.
         reply("a4", "r3", "Dropped the index: it slowed the writes."),
         said("u5", Some("a4"), "add an index on email"),
+        // Interrupted, then something else between (an image alone): resent no more.
+        reply("a6", "u5", "Adding it back"),
+        said("i6", Some("a6"), "[Request interrupted by user]"),
+        said("u7", Some("i6"), "[Image #1]"),
+        said("u8", Some("u7"), "add an index on email"),
     ];
     fs::write(&path, lines.join("\n") + "\n").unwrap();
     let d = w.digest(&w.request(Some(Scope::of(&app))));
@@ -1046,6 +1051,6 @@ fn a_replays_first_prompt_and_one_resent_after_an_interrupt_are_one() {
         .collect();
     assert_eq!(
         shown,
-        [(1, "sketch the schema", 1), (3, "add an index on email", 2),]
+        [(1, "sketch the schema", 1), (3, "add an index on email", 3),]
     );
 }
