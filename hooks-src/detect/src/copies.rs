@@ -17,7 +17,9 @@
 //!   - *on the same entry*: the entry it goes on from ([`Parent`], `parentUuid` led past what
 //!     the reader passes over). A replay's first prompt comes after other words than its original
 //!     (the end of the turn before, or nothing) but hangs on the same entry, or, replayed from
-//!     the start, on none ([`Parent::Root`]) as the first prompt did.
+//!     the start, on none ([`Parent::Root`]) as the first prompt did. Not for a shell command
+//!     run in bash mode ([`place`]): Claude Code hangs every one of a run of them on the same
+//!     entry, so running one again there is a real repeat.
 //!   - *resent after an interrupt*: the prompt right before it, with only an interrupt (and the
 //!     partial answer it stopped) between.
 //! * **Bounded**: a session's last [`KEPT`] hashes (one or two a prompt) are remembered, so
@@ -51,6 +53,16 @@ pub fn repeat_key(text: &str) -> String {
         let _ = write!(key, "#{:016x}", fnv1a(text.trim().as_bytes()));
     }
     key
+}
+
+/// Where prompt `text` on `parent` sits, for [`Copies::is_copy`]: on no known entry when it is a
+/// shell command run in bash mode (see the module doc).
+pub fn place<'a>(text: &str, parent: &'a Parent) -> &'a Parent {
+    static NOWHERE: Parent = Parent::Unknown;
+    match text.trim_start().starts_with("<bash-input>") {
+        true => &NOWHERE,
+        false => parent,
+    }
 }
 
 /// One session's prompts so far, to tell a copy (see the module doc).
@@ -204,6 +216,21 @@ mod tests {
         // The same words on another entry, after another whole answer: a real repeat.
         c.assistant_said("Dropped the index again.");
         assert!(!prompt_on(&mut c, "Add an index on email", "a7"));
+    }
+
+    #[test]
+    fn a_shell_command_run_again_on_the_same_entry_is_a_repeat() {
+        let mut c = Copies::default();
+        let parent = Parent::Entry("caveat".into());
+        let mut run =
+            |c: &mut Copies, text: &str| c.is_copy(&repeat_key(text), place(text, &parent));
+        assert!(!run(&mut c, "<bash-input>make check</bash-input>"));
+        c.assistant_said("Fixed the test.");
+        assert!(!run(&mut c, "<bash-input>make check</bash-input>"));
+        c.assistant_said("Fixed the next one.");
+        assert!(!run(&mut c, "fix it"));
+        c.assistant_said("Fixed it.");
+        assert!(run(&mut c, "fix it"), "a prompt on the same entry");
     }
 
     #[test]

@@ -298,7 +298,10 @@ impl Detector {
         let raises = verdict.is_some() || praise || command.is_some();
         let copy = match self.copies.as_mut() {
             Some(known) if event.line > self.count_after => match raises {
-                true => known.is_copy(&copies::repeat_key(&redact::redact(text)), &event.parent),
+                true => known.is_copy(
+                    &copies::repeat_key(&redact::redact(text)),
+                    copies::place(text, &event.parent),
+                ),
                 false => {
                     known.other_prompt();
                     false

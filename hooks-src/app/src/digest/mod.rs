@@ -75,7 +75,7 @@ use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil::{self, LockWait};
 use reflect_base::paths::{self, Paths};
 use reflect_base::text;
-use reflect_detect::copies::{repeat_key, Copies};
+use reflect_detect::copies::{place, repeat_key, Copies};
 use reflect_detect::model::{self, Evidence};
 use reflect_detect::text::{Reading, Situation};
 use reflect_store::redact;
@@ -903,7 +903,7 @@ impl PromptReader {
                 // is still what the assistant said before them.
                 if !noise::is_not_a_prompt(text) {
                     let key = repeat_key(text);
-                    let copy = self.copies.is_copy(&key, &event.parent);
+                    let copy = self.copies.is_copy(&key, place(text, &event.parent));
                     self.prompts.push(self.typed(&event, text, key, copy));
                     self.reset();
                 } else {
