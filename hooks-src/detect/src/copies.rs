@@ -222,8 +222,7 @@ mod tests {
     fn a_shell_command_run_again_on_the_same_entry_is_a_repeat() {
         let mut c = Copies::default();
         let parent = Parent::Entry("caveat".into());
-        let mut run =
-            |c: &mut Copies, text: &str| c.is_copy(&repeat_key(text), place(text, &parent));
+        let run = |c: &mut Copies, text: &str| c.is_copy(&repeat_key(text), place(text, &parent));
         assert!(!run(&mut c, "<bash-input>make check</bash-input>"));
         c.assistant_said("Fixed the test.");
         assert!(!run(&mut c, "<bash-input>make check</bash-input>"));
