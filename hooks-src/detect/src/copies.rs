@@ -57,10 +57,9 @@ pub fn repeat_key(text: &str) -> String {
 
 /// Where prompt `text` on `parent` sits, for [`Copies::is_copy`]: on no known entry when it is a
 /// shell command run in bash mode (see the module doc).
-pub fn place<'a>(text: &str, parent: &'a Parent) -> &'a Parent {
-    static NOWHERE: Parent = Parent::Unknown;
+pub fn place(text: &str, parent: Parent) -> Parent {
     match text.trim_start().starts_with("<bash-input>") {
-        true => &NOWHERE,
+        true => Parent::Unknown,
         false => parent,
     }
 }
@@ -133,7 +132,7 @@ impl Copies {
 
     /// Whether a prompt whose [`repeat_key`] is `key`, on `parent`, copies an earlier one;
     /// remembered either way.
-    pub fn is_copy(&mut self, key: &str, parent: &Parent) -> bool {
+    pub fn is_copy(&mut self, key: &str, parent: Parent) -> bool {
         let words = fnv1a(key.as_bytes());
         let resent = self.interrupted && self.last == Some(words);
         self.last = Some(words);
@@ -142,7 +141,7 @@ impl Copies {
         let on = match parent {
             Parent::Unknown => None,
             Parent::Root => Some(words ^ AT_ROOT),
-            Parent::Entry(uuid) => Some(words ^ (fnv1a(uuid.as_bytes()) ^ ON_ENTRY).rotate_left(2)),
+            Parent::Entry(entry) => Some(words ^ (entry ^ ON_ENTRY).rotate_left(2)),
         };
         let copy =
             resent || self.known.contains(&after) || on.is_some_and(|h| self.known.contains(&h));
@@ -171,11 +170,11 @@ mod tests {
     use super::*;
 
     fn prompt(c: &mut Copies, text: &str) -> bool {
-        c.is_copy(&repeat_key(text), &Parent::Unknown)
+        c.is_copy(&repeat_key(text), Parent::Unknown)
     }
 
     fn prompt_on(c: &mut Copies, text: &str, parent: &str) -> bool {
-        c.is_copy(&repeat_key(text), &Parent::Entry(parent.into()))
+        c.is_copy(&repeat_key(text), Parent::entry(parent))
     }
 
     #[test]
@@ -203,13 +202,13 @@ mod tests {
     #[test]
     fn a_replays_first_prompt_hangs_on_the_same_entry_as_its_original() {
         let mut c = Copies::default();
-        assert!(!c.is_copy(&repeat_key("Sketch the schema"), &Parent::Root));
+        assert!(!c.is_copy(&repeat_key("Sketch the schema"), Parent::Root));
         c.assistant_said("Here is a schema.");
         assert!(!prompt_on(&mut c, "Add an index on email", "a1"));
         c.assistant_said("Added the index.");
         // Written again from the start under new uuids: the first prompt on no entry again,
         // after the words that ended the last turn.
-        assert!(c.is_copy(&repeat_key("Sketch the schema"), &Parent::Root));
+        assert!(c.is_copy(&repeat_key("Sketch the schema"), Parent::Root));
         // Written again from the middle: hung on the original's entry, after other words.
         c.assistant_said("Anything else?");
         assert!(prompt_on(&mut c, "Add an index on email", "a1"));
@@ -221,8 +220,8 @@ mod tests {
     #[test]
     fn a_shell_command_run_again_on_the_same_entry_is_a_repeat() {
         let mut c = Copies::default();
-        let parent = Parent::Entry("caveat".into());
-        let run = |c: &mut Copies, text: &str| c.is_copy(&repeat_key(text), place(text, &parent));
+        let parent = Parent::entry("caveat");
+        let run = |c: &mut Copies, text: &str| c.is_copy(&repeat_key(text), place(text, parent));
         assert!(!run(&mut c, "<bash-input>make check</bash-input>"));
         c.assistant_said("Fixed the test.");
         assert!(!run(&mut c, "<bash-input>make check</bash-input>"));

@@ -300,7 +300,7 @@ impl Detector {
             Some(known) if event.line > self.count_after => match raises {
                 true => known.is_copy(
                     &copies::repeat_key(&redact::redact(text)),
-                    copies::place(text, &event.parent),
+                    copies::place(text, event.parent),
                 ),
                 false => {
                     known.other_prompt();

@@ -43,6 +43,7 @@ use std::io;
 use std::sync::{mpsc, Arc, LazyLock};
 
 use memchr::memmem;
+use reflect_base::hash::fnv1a;
 use reflect_base::json::{is_high_surrogate, skip_string, skip_value, skip_ws, unescape};
 use reflect_base::text::truncate;
 use serde_json::Value;
@@ -101,7 +102,7 @@ pub struct Event {
 /// The entry an entry follows in the conversation (its `parentUuid`): the nearest one up its
 /// chain that the reader yielded events for, as far as it remembers the entries it passed over
 /// (the last [`PASSED`]: they sit right before the entry they lead to).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Parent {
     /// The entry names none.
     #[default]
@@ -109,8 +110,16 @@ pub enum Parent {
     /// `parentUuid: null`: the conversation starts here (a file's first entry, or a
     /// conversation written again from its start).
     Root,
-    /// The uuid of the entry it follows.
-    Entry(Arc<str>),
+    /// The entry it follows, by the [`fnv1a`] of its uuid as written ([`Parent::entry`]): a
+    /// number is all a reader of the place needs, and costs no allocation a line.
+    Entry(u64),
+}
+
+impl Parent {
+    /// The place after the entry whose uuid is `uuid`.
+    pub fn entry(uuid: &str) -> Parent {
+        Parent::Entry(fnv1a(uuid.as_bytes()))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -723,26 +732,24 @@ pub const PASSED: usize = 32;
 
 /// The last [`PASSED`] entries passed over, each with the parent it leads to, newest last.
 #[derive(Default)]
-struct Passed(VecDeque<(Arc<str>, Parent)>);
+struct Passed(VecDeque<(Parent, Parent)>);
 
 impl Passed {
     /// `parent`, led past the entries passed over.
     fn lead(&self, parent: Parent) -> Parent {
-        if let Parent::Entry(uuid) = &parent {
-            if let Some((_, to)) = self.0.iter().rev().find(|(passed, _)| passed == uuid) {
-                return to.clone();
-            }
+        match self.0.iter().rev().find(|(passed, _)| *passed == parent) {
+            Some(&(_, to)) => to,
+            None => parent,
         }
-        parent
     }
 
     /// Entry `uuid`, a child of `parent`, yielded no event.
-    fn pass(&mut self, uuid: Arc<str>, parent: Parent) {
+    fn pass(&mut self, uuid: &str, parent: Parent) {
         let to = self.lead(parent);
         if self.0.len() == PASSED {
             self.0.pop_front();
         }
-        self.0.push_back((uuid, to));
+        self.0.push_back((Parent::entry(uuid), to));
     }
 }
 
@@ -790,7 +797,7 @@ impl LineParser {
         let mut events = 0;
         let parsed = self.parse(line, number, &mut |mut event: Event| {
             events += 1;
-            event.parent = passed.lead(std::mem::take(&mut event.parent));
+            event.parent = passed.lead(event.parent);
             on_event(event)
         });
         self.passed = passed;
@@ -799,7 +806,7 @@ impl LineParser {
             parent,
         }) = parsed.filter(|_| events == 0)
         {
-            self.passed.pass(uuid, parent);
+            self.passed.pass(&uuid, parent);
         }
     }
 
@@ -814,12 +821,12 @@ impl LineParser {
                 .as_ref()
                 .is_none_or(|u| self.seen_uuids.insert(u.clone()));
             if let Some(uuid) = line.uuid.filter(|_| keep && line.events == 0) {
-                self.passed.pass(uuid, line.parent);
+                self.passed.pass(&uuid, line.parent);
             }
             for mut event in events.by_ref().take(line.events) {
                 if keep {
                     event.line += before;
-                    event.parent = self.passed.lead(std::mem::take(&mut event.parent));
+                    event.parent = self.passed.lead(event.parent);
                     on_event(event);
                 }
             }
@@ -873,7 +880,7 @@ impl LineParser {
             None => Parent::Unknown,
             Some(b"null") => Parent::Root,
             Some(raw) if raw.starts_with(b"\"") && raw.len() <= NAME_MAX => {
-                Parent::Entry(Arc::from(decode_str(raw)))
+                Parent::entry(&decode_str(raw))
             }
             Some(_) => Parent::Unknown,
         };
@@ -883,7 +890,7 @@ impl LineParser {
                 uuid: uuid.clone(),
                 timestamp: timestamp.clone(),
                 cwd: cwd.clone(),
-                parent: parent.clone(),
+                parent,
                 kind,
             })
         };
@@ -1759,7 +1766,7 @@ mod tests {
     }
 
     fn entry(uuid: &str) -> Parent {
-        Parent::Entry(uuid.into())
+        Parent::entry(uuid)
     }
 
     #[test]

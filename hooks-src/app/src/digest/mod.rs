@@ -903,7 +903,7 @@ impl PromptReader {
                 // is still what the assistant said before them.
                 if !noise::is_not_a_prompt(text) {
                     let key = repeat_key(text);
-                    let copy = self.copies.is_copy(&key, place(text, &event.parent));
+                    let copy = self.copies.is_copy(&key, place(text, event.parent));
                     self.prompts.push(self.typed(&event, text, key, copy));
                     self.reset();
                 } else {
