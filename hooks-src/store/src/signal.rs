@@ -490,7 +490,15 @@ pub fn normalize(text: &str) -> String {
     out
 }
 
-pub use reflect_base::hash::fnv1a;
+/// 64-bit FNV-1a: small, stable across versions and platforms (unlike std's hasher).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
 
 /// The fingerprint two signals share when they say the same thing of the same kind in the same
 /// project. A failure's content is read without its volatile bits ([`failure_skeleton`]), so
