@@ -37,7 +37,7 @@
 
 use foldhash::fast::FixedState;
 use std::borrow::Cow;
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashSet;
 use std::fs::File;
 use std::io;
 use std::sync::{mpsc, Arc, LazyLock};
@@ -617,7 +617,7 @@ fn parse_ahead(
     buf: &mut Vec<u8>,
     mut send: impl FnMut(Ahead) -> bool,
 ) {
-    let mut parser = LineParser::default();
+    let mut parser = Parser::default();
     let new_batch = || Batch {
         lines: Vec::with_capacity(BATCH_LINES),
         events: Vec::with_capacity(BATCH_LINES * 2),
@@ -728,47 +728,62 @@ fn read_some_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     }
 }
 
-/// Per-run state: the uuids already yielded (Claude Code re-writes some records on resume), the
-/// last cwd, the entries passed over.
+/// The calling thread's state: what [`Parser`] keeps, and the entries passed over, to lead its
+/// events' parents past them.
 #[derive(Default)]
 struct LineParser {
+    parser: Parser,
+    passed: Passed,
+}
+
+/// Per-thread state: the uuids already yielded (Claude Code re-writes some records on resume),
+/// the last cwd.
+#[derive(Default)]
+struct Parser {
     /// A worker parsing a later segment ahead knows only its own segment's uuids; the calling
     /// thread checks the lines it keeps against all earlier ones in [`LineParser::merge`].
     seen_uuids: HashSet<Arc<str>, FixedState>,
     /// The last `cwd` decoded, raw and decoded: a session's entries repeat one or a few, so
     /// one decoding serves a run of them.
     last_cwd: Option<(Box<[u8]>, Arc<str>)>,
-    /// The calling thread's entries passed over, to lead its events' parents past them.
-    passed: Passed,
 }
 
 /// How many entries passed over (walked, yielding no event) are remembered for [`Parent`].
 pub const PASSED: usize = 32;
 
-/// The last [`PASSED`] entries passed over, each with the parent it leads to, newest last.
+/// The last [`PASSED`] entries passed over (by their [`Parent::Entry`] hash; 0 for none yet),
+/// each with the parent it leads to, in a ring: a uuid passes once, so the order of a look-up
+/// does not matter, and every line's look-up is one scan of a few cache lines.
 #[derive(Default)]
-struct Passed(VecDeque<(Parent, Parent)>);
+struct Passed {
+    uuids: [u64; PASSED],
+    to: [Parent; PASSED],
+    next: usize,
+}
 
 impl Passed {
     /// `parent`, led past the entries passed over.
     fn lead(&self, parent: Parent) -> Parent {
-        match self.0.iter().rev().find(|(passed, _)| *passed == parent) {
-            Some(&(_, to)) => to,
-            None => parent,
+        if let Parent::Entry(uuid) = parent {
+            if let Some(at) = self.uuids.iter().position(|&passed| passed == uuid) {
+                return self.to[at];
+            }
         }
+        parent
     }
 
     /// Entry `uuid`, a child of `parent`, yielded no event.
     fn pass(&mut self, uuid: &str, parent: Parent) {
         let to = self.lead(parent);
-        if self.0.len() == PASSED {
-            self.0.pop_front();
+        if let Parent::Entry(hash) = Parent::entry(uuid) {
+            self.uuids[self.next] = hash;
+            self.to[self.next] = to;
+            self.next = (self.next + 1) % PASSED;
         }
-        self.0.push_back((Parent::entry(uuid), to));
     }
 }
 
-/// A line the parser kept (see [`LineParser::parse`]).
+/// A line the parser kept (see [`Parser::parse`]).
 struct Parsed {
     uuid: Option<Arc<str>>,
     parent: Parent,
@@ -808,14 +823,13 @@ fn may_matter(line: &[u8]) -> bool {
 
 impl LineParser {
     fn line(&mut self, line: &[u8], number: u64, on_event: &mut impl FnMut(Event)) {
-        let passed = std::mem::take(&mut self.passed);
+        let passed = &mut self.passed;
         let mut events = 0;
-        let parsed = self.parse(line, number, &mut |mut event: Event| {
+        let parsed = self.parser.parse(line, number, &mut |mut event: Event| {
             events += 1;
             event.parent = passed.lead(event.parent);
             on_event(event)
         });
-        self.passed = passed;
         if let Some(Parsed {
             uuid: Some(uuid),
             parent,
@@ -834,7 +848,7 @@ impl LineParser {
             let keep = line
                 .uuid
                 .as_ref()
-                .is_none_or(|u| self.seen_uuids.insert(u.clone()));
+                .is_none_or(|u| self.parser.seen_uuids.insert(u.clone()));
             if let Some(uuid) = line.uuid.filter(|_| keep && line.events == 0) {
                 self.passed.pass(&uuid, line.parent);
             }
@@ -847,7 +861,9 @@ impl LineParser {
             }
         }
     }
+}
 
+impl Parser {
     /// The decoded `cwd` of the raw JSON string `raw`, shared with the entries before it that
     /// named the same.
     fn cwd(&mut self, raw: &[u8]) -> Arc<str> {
@@ -1859,7 +1875,7 @@ mod tests {
             parser.line(line.as_bytes(), n as u64 + 1, &mut |e| events.push(e));
         }
         // A worker's segment: an entry passed over on `m1`, which it never saw, then a prompt.
-        let mut worker = LineParser::default();
+        let mut worker = Parser::default();
         let mut batch = Batch {
             lines: Vec::new(),
             events: Vec::new(),
