@@ -7,7 +7,7 @@
 //! or an array of blocks, tool results, meta caveats, slash-command wrappers, system reminders,
 //! compaction summaries and sub-agent traffic all arrive as `type:"user"`. This module turns that
 //! into a small stream of [`Event`]s, so the detectors see only what they reason about: genuine
-//! user text, assistant text, tool calls, tool results, rejections and compactions.
+//! user text, assistant text, tool calls, tool results, rejections, interrupts and compactions.
 //!
 //! Cost model: a PreCompact hook may read a 100 MB transcript, so the reader works in 256 KB
 //! chunks (positional reads, so threads can share the file) and splits lines with memchr. A large
