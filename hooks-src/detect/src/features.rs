@@ -1068,6 +1068,17 @@ impl Features {
             .map(|(k, _)| k)
     }
 
+    /// Whether the hand-written rules read the message as a rule meant to last: a convention
+    /// ("from now on…", "always…", "in this project we…"), a preference or a remember-request,
+    /// from their cue phrases in any language they know, a description ("it never updates")
+    /// and a question ("should we always…?") counting for less.
+    pub fn rules_say_lasting(&self) -> bool {
+        RULE_KINDS
+            .iter()
+            .enumerate()
+            .any(|(i, k)| *k != Kind::Correction && self.has(RULE + i))
+    }
+
     /// The features whose bits are set in `bits` (tests, and the lab's training tests).
     pub fn from_bits(bits: [u64; 2]) -> Features {
         Features(bits)
