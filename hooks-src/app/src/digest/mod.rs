@@ -23,8 +23,8 @@
 //! a prompt read before under the same uuid (a resumed session's file repeats what it resumed),
 //! or sent again under a new one after the same assistant words ([`reflect_detect::copies`]),
 //! which is not counted as typed again.
-//! A long prompt is listed as its likeliest sentence ([`excerpt`]); `--show` prints it whole
-//! ([`show`]).
+//! A long prompt is listed as its likeliest sentence ([`excerpt`]), a rule stated in passing
+//! ahead of the task it came with ([`lesson_score`]); `--show` prints it whole ([`show`]).
 //!
 //! **Budget.** Within `budget_tokens` (characters / 4) the prompts most likely to be learning
 //! moments come first: the learned classifier's probability ([`model::SHIPPED`], read from the
