@@ -1158,6 +1158,24 @@ static SPACED: LazyLock<Cues> = LazyLock::new(|| cues(true));
 /// Built only when a message is not all ASCII.
 static UNSPACED: LazyLock<Cues> = LazyLock::new(|| cues(false));
 
+/// Whether the message opens with a phrase of the "rule" cues, in any language they know:
+/// "Always…", "Never…", "From now on…", "Впредь…", "以后…", "앞으로…". The hand-written rules
+/// ([`Features::rules_say_lasting`]) know fewer languages.
+pub fn opens_as_rule(read: &Reading) -> bool {
+    let rule = 1
+        << CATEGORIES
+            .iter()
+            .position(|c| c.0 == "rule")
+            .expect("a rule category");
+    let opens = |cues: &Cues, text: &str| {
+        cues.automaton
+            .find_overlapping_iter(text)
+            .any(|m| m.start() == 0 && cues.meta[m.pattern().as_usize()] & rule != 0)
+    };
+    let prose = read.prose.trim_start();
+    opens(&SPACED, &read.words) || (!prose.is_ascii() && opens(&UNSPACED, &prose.to_lowercase()))
+}
+
 /// The features of the message `read`, typed after `situation`. `raw` is its prose lower-cased.
 pub(crate) fn extract(read: &Reading, raw: &str, situation: &Situation) -> Features {
     let mut f = Features::default();

@@ -75,15 +75,17 @@ pub fn evidence(read: &Reading, situation: &Situation) -> Evidence {
 }
 
 /// Whether a message read as `evidence` states something meant to outlast the task at hand: a
-/// remember-request, or what the rules read as a convention or a preference
-/// ([`Features::rules_say_lasting`]) unless it only suggests or holds for now ("maybe always…",
-/// "for now, never…", as the rules read a hedge). A one-off step ("fix this
-/// button", "now run it") has none of these.
+/// remember-request, what the rules read as a convention or a preference
+/// ([`Features::rules_say_lasting`]) or a message that opens as a rule in any language
+/// ([`features::opens_as_rule`]), unless it only suggests or holds for now ("maybe always…",
+/// "for now, never…", as the rules read a hedge). A one-off step ("fix this button", "now run
+/// it") has none of these.
 pub fn lasting(read: &Reading, evidence: &Evidence) -> bool {
     match evidence {
         Evidence::Memory | Evidence::Asked(_) => true,
         Evidence::Features(f) => {
-            f.rules_say_lasting() && !crate::text::is_hedged_or_for_now(&read.words)
+            (f.rules_say_lasting() || features::opens_as_rule(read))
+                && !crate::text::is_hedged_or_for_now(&read.words)
         }
         Evidence::Nothing | Evidence::Withheld(_) => false,
     }
@@ -228,6 +230,8 @@ mod tests {
             ("From now on, run the linter before every commit.", true),
             ("We use pnpm in this project.", true),
             ("Remember that the staging database is read-only.", true),
+            ("Впредь всегда пиши тесты перед кодом.", true),
+            ("以后不要在任何文件里使用表情符号。", true),
             (
                 "<user-memory-input>tabs, not spaces</user-memory-input>",
                 true,

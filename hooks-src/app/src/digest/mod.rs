@@ -88,9 +88,9 @@ use reflect_transcript::{self as transcript, Event, EventKind, Position};
 pub const DEFAULT_BUDGET_TOKENS: usize = 4000;
 /// Longest prompt text listed.
 pub const TEXT_CHARS: usize = 200;
-/// How much likelier a sentence stating a lasting rule counts in a long prompt's excerpt: only a
-/// sentence half a probability likelier (a plain "No, that's wrong") shows instead.
-const LASTING_AHEAD: f64 = 0.5;
+/// What a sentence stating a lasting rule adds to its probability in a long prompt's excerpt: one,
+/// so it ranks above every sentence that states none.
+const LASTING_AHEAD: f64 = 1.0;
 /// Longest quote of what the assistant had just said.
 pub const ANSWERING_CHARS: usize = 80;
 /// A prompt this long says what it means by itself: the text format leaves out what it answered.
@@ -552,11 +552,12 @@ fn probability(evidence: &Evidence) -> f64 {
 }
 
 /// What a sentence of a long prompt weighs for its excerpt: its probability, and
-/// [`LASTING_AHEAD`] more when it states a rule meant to last ([`model::lasting`]). A user
-/// states a rule in passing in a prompt about a task ("fix the login page…, and from now on
-/// never commit without running the tests"); the task's sentence, a correction of this step
-/// above all, can read as likelier to the classifier, which was trained on whole prompts, while
-/// the rule is what `/reflect` is after.
+/// [`LASTING_AHEAD`] more when it states a rule meant to last ([`model::lasting`]): the rules
+/// first, then the rest, the likeliest first in each. A user states a rule in passing in a
+/// prompt about a task ("fix the login page…, and from now on never commit without running the
+/// tests"); the task's sentence, a correction of this step above all, can read as likelier to
+/// the classifier, which was trained on whole prompts and weighs a rule in some languages
+/// lightly, while the rule is what `/reflect` is after.
 fn lesson_score(read: &Reading, situation: &Situation) -> f64 {
     let evidence = model::evidence(read, situation);
     let lasting = model::lasting(read, &evidence);

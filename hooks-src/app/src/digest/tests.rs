@@ -1026,6 +1026,9 @@ fn a_rule_said_in_passing_is_shown_over_the_task_it_came_with() {
     for rule in [
         "From now on, run the linter before every commit.",
         "We use pnpm in this project.",
+        // Rules the classifier weighs lightly, opening with a rule cue of their language.
+        "Впредь всегда пиши тесты перед кодом.",
+        "以后不要在任何文件里使用表情符号。",
     ] {
         let prompt = format!("{TASK} {rule}");
         // The classifier alone finds the correction of this step likelier.
