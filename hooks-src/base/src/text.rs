@@ -1,5 +1,5 @@
 //! Plain text helpers every layer cuts text with: a byte-bounded prefix, a word-bounded end and a
-//! one-line form.
+//! one-line form, from the start or from the end.
 
 /// The first `max` bytes of `text`, cut on a character boundary.
 pub fn truncate(text: &str, max: usize) -> &str {
@@ -58,9 +58,41 @@ pub fn one_line(text: &str, max: usize) -> String {
     flat
 }
 
+/// The end of `text` on one line (as [`one_line`] flattens it), at most `max` characters with the
+/// `…` that marks a cut, starting at a word: the word the cut falls in is dropped whole, as
+/// [`tail`] drops it. The whole line when it fits.
+pub fn one_line_end(text: &str, max: usize) -> String {
+    let flat = one_line(text, text.len());
+    let count = flat.chars().count();
+    if count <= max {
+        return flat;
+    }
+    let skip = count - max.saturating_sub(1);
+    let (at, _) = flat.char_indices().nth(skip).expect("within the text");
+    let rest = &flat[at..];
+    let rest = match rest.find(' ') {
+        Some(space) if space + 1 < rest.len() => &rest[space + 1..],
+        _ => rest,
+    };
+    format!("…{rest}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_line_end_keeps_whole_words_within_the_bound() {
+        assert_eq!(one_line_end("one\ntwo", 20), "one two");
+        // 9 characters with the mark: the cut falls in "three", which goes whole.
+        assert_eq!(one_line_end("one two three four", 9), "…four");
+        assert_eq!(one_line_end("one two three four", 11), "…four");
+        assert_eq!(one_line_end("one two three four", 12), "…three four");
+        for max in 2..30 {
+            let end = one_line_end("alpha beta gamma delta epsilon zeta", max);
+            assert!(end.chars().count() <= max, "{max}: {end}");
+        }
+    }
 
     #[test]
     fn tail_drops_the_word_the_cut_falls_in() {

@@ -74,7 +74,7 @@ use excerpt::{excerpt, head_and_tail};
 use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil::{self, LockWait};
 use reflect_base::paths::{self, Paths};
-use reflect_base::text::{self, one_line};
+use reflect_base::text;
 use reflect_detect::copies::{repeat_key, Copies};
 use reflect_detect::model::{self, Evidence};
 use reflect_detect::text::{Reading, Situation};
@@ -595,23 +595,10 @@ fn time_text(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%d %H:%M").to_string()
 }
 
-/// The end of the assistant's last line, redacted, at most [`ANSWERING_CHARS`], cut back to a
-/// word.
+/// The end of the assistant's last line, redacted, at most [`ANSWERING_CHARS`] with the `…`,
+/// from a word.
 fn answering_quote(raw: &str) -> String {
-    let redacted = redact::redact(&sanitize::clean(raw)).into_owned();
-    let flat = one_line(&redacted, redacted.len());
-    let count = flat.chars().count();
-    if count <= ANSWERING_CHARS {
-        return flat;
-    }
-    let skip = count - (ANSWERING_CHARS - 1);
-    let (at, _) = flat.char_indices().nth(skip).expect("within the text");
-    let tail = &flat[at..];
-    let tail = match tail.find(' ') {
-        Some(space) if space + 1 < tail.len() => &tail[space + 1..],
-        _ => tail,
-    };
-    format!("…{tail}")
+    text::one_line_end(&redact::redact(&sanitize::clean(raw)), ANSWERING_CHARS)
 }
 
 // ---- finding the sessions ----

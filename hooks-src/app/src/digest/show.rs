@@ -13,7 +13,7 @@ use std::path::Path;
 use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil;
 use reflect_base::paths::Paths;
-use reflect_base::text::one_line;
+use reflect_base::text;
 use reflect_store::redact;
 use reflect_store::sanitize;
 use reflect_transcript::{self as transcript, EventKind, Position};
@@ -191,24 +191,13 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     Ok(out)
 }
 
-/// The last [`TURN_CHARS`] or so of the assistant's turn, redacted, on one line, from a word.
+/// The last [`TURN_CHARS`] of the assistant's turn with the `…`, redacted, on one line, from a
+/// word.
 fn turn_end(turn: &str) -> String {
-    let redacted = redact::redact(&sanitize::clean(tail(turn, TAIL_BYTES))).into_owned();
-    let flat = one_line(&redacted, redacted.len());
-    let count = flat.chars().count();
-    if count <= TURN_CHARS {
-        return flat;
-    }
-    let (at, _) = flat
-        .char_indices()
-        .nth(count - TURN_CHARS)
-        .expect("within the text");
-    let rest = &flat[at..];
-    let rest = match rest.find(' ') {
-        Some(space) if space + 1 < rest.len() => &rest[space + 1..],
-        _ => rest,
-    };
-    format!("…{rest}")
+    text::one_line_end(
+        &redact::redact(&sanitize::clean(tail(turn, TAIL_BYTES))),
+        TURN_CHARS,
+    )
 }
 
 #[cfg(test)]
