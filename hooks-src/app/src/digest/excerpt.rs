@@ -25,11 +25,13 @@
 //! text from a pasted transcript or export (its words to the model: a rejected tool call, an
 //! interruption, a summary's start, [`CLAUDE_HARNESS`]; its reminder and command blocks; its
 //! terminal's answers with the lines indented under them; `Human:`/`Assistant:` turns and an
-//! IDE's `IN`/`OUT` tool calls), and lines the assistant had just written (its answer quoted
-//! back: "can you check this?" and its own lines, found by their letters and digits, so a
-//! terminal's wrapping and Markdown's marks do not hide them). A line where the user typed a
-//! few words and pasted a log right after them is split where the paste begins
-//! ([`split_lines`]). A prompt that is all paste is shown from its start and marked as a paste
+//! IDE's `IN`/`OUT` tool calls), a Markdown document (a README's section, a spec, a plan
+//! another model wrote) from its first heading on, after a line that hands it over or none
+//! ([`pasted_document`]; a structured request in the user's own voice stays theirs), and lines
+//! the assistant had just written (its answer quoted back: "can you check this?" and its own
+//! lines, found by their letters and digits, so a terminal's wrapping and Markdown's marks do
+//! not hide them). A line where the user typed a few words and pasted a log or a document right
+//! after them is split where the paste begins ([`split_lines`]). A prompt that is all paste is shown from its start and marked as a paste
 //! ([`Excerpt::pasted`]); so is one whose own words are a line or two around a long paste,
 //! showing those words.
 //!
@@ -272,8 +274,9 @@ const SHARED_START: usize = 8;
 /// The lines of `text`, a line split in two where a paste begins inside it: the user typed a
 /// few words and pasted a log right after them, so the line holds the start of a log line like
 /// the one below it (found by its first [`SHARED_START`] characters, which hold a digit or a
-/// symbol), a spinner's glyph a terminal prints before its output ([`terminal_glyph`]), or a
-/// log's line led by a tag ([`tagged_log`]).
+/// symbol), a spinner's glyph a terminal prints before its output ([`terminal_glyph`]), a
+/// log's line led by a tag ([`tagged_log`]), or on the first line a document's heading
+/// ([`glued_heading`]).
 fn split_lines(text: &str) -> Vec<&str> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::with_capacity(lines.len());
