@@ -1068,6 +1068,17 @@ impl Features {
             .map(|(k, _)| k)
     }
 
+    /// Whether the hand-written rules read the message as a rule meant to last: a convention
+    /// ("from now on…", "always…", "in this project we…"), a preference or a remember-request,
+    /// from their cue phrases in any language they know, a description ("it never updates")
+    /// and a question ("should we always…?") counting for less.
+    pub fn rules_say_lasting(&self) -> bool {
+        RULE_KINDS
+            .iter()
+            .enumerate()
+            .any(|(i, k)| *k != Kind::Correction && self.has(RULE + i))
+    }
+
     /// The features whose bits are set in `bits` (tests, and the lab's training tests).
     pub fn from_bits(bits: [u64; 2]) -> Features {
         Features(bits)
@@ -1146,6 +1157,24 @@ fn cues(spaced: bool) -> Cues {
 static SPACED: LazyLock<Cues> = LazyLock::new(|| cues(true));
 /// Built only when a message is not all ASCII.
 static UNSPACED: LazyLock<Cues> = LazyLock::new(|| cues(false));
+
+/// Whether the message opens with a phrase of the "rule" cues, in any language they know:
+/// "Always…", "Never…", "From now on…", "Впредь…", "以后…", "앞으로…". The hand-written rules
+/// ([`Features::rules_say_lasting`]) know fewer languages.
+pub fn opens_as_rule(read: &Reading) -> bool {
+    let rule = 1
+        << CATEGORIES
+            .iter()
+            .position(|c| c.0 == "rule")
+            .expect("a rule category");
+    let opens = |cues: &Cues, text: &str| {
+        cues.automaton
+            .find_overlapping_iter(text)
+            .any(|m| m.start() == 0 && cues.meta[m.pattern().as_usize()] & rule != 0)
+    };
+    let prose = read.prose.trim_start();
+    opens(&SPACED, &read.words) || (!prose.is_ascii() && opens(&UNSPACED, &prose.to_lowercase()))
+}
 
 /// The features of the message `read`, typed after `situation`. `raw` is its prose lower-cased.
 pub(crate) fn extract(read: &Reading, raw: &str, situation: &Situation) -> Features {

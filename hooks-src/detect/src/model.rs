@@ -74,6 +74,23 @@ pub fn evidence(read: &Reading, situation: &Situation) -> Evidence {
     Evidence::Features(features)
 }
 
+/// Whether a message read as `evidence` states something meant to outlast the task at hand: a
+/// remember-request, what the rules read as a convention or a preference
+/// ([`Features::rules_say_lasting`]) or a message that opens as a rule in any language
+/// ([`features::opens_as_rule`]), unless it only suggests or holds for now ("maybe always…",
+/// "for now, never…", as the rules read a hedge). A one-off step ("fix this button", "now run
+/// it") has none of these.
+pub fn lasting(read: &Reading, evidence: &Evidence) -> bool {
+    match evidence {
+        Evidence::Memory | Evidence::Asked(_) => true,
+        Evidence::Features(f) => {
+            (f.rules_say_lasting() || features::opens_as_rule(read))
+                && !crate::text::is_hedged_or_for_now(&read.words)
+        }
+        Evidence::Nothing | Evidence::Withheld(_) => false,
+    }
+}
+
 /// The verdict of `model` on `evidence`.
 pub fn verdict(evidence: &Evidence, model: &Model) -> Option<Verdict> {
     match evidence {
@@ -198,6 +215,35 @@ mod tests {
             );
             let got = verdict(&evidence, &SHIPPED).map(|v| v.kind);
             assert_eq!(got, kind, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_rule_meant_to_last_is_told_from_a_step_and_from_a_suggestion() {
+        let after_an_edit = Situation {
+            actions: 1,
+            calls: 1,
+            edited: true,
+            ..Situation::default()
+        };
+        for (text, lasting_) in [
+            ("From now on, run the linter before every commit.", true),
+            ("We use pnpm in this project.", true),
+            ("Remember that the staging database is read-only.", true),
+            ("Впредь всегда пиши тесты перед кодом.", true),
+            ("以后不要在任何文件里使用表情符号。", true),
+            (
+                "<user-memory-input>tabs, not spaces</user-memory-input>",
+                true,
+            ),
+            ("Fix the login page so the button is blue.", false),
+            ("No, the button is still green, it should be blue.", false),
+            ("Maybe we should always run the linter first.", false),
+            ("For now, never push to the release branch.", false),
+        ] {
+            let read = Reading::of(text);
+            let evidence = evidence(&read, &after_an_edit);
+            assert_eq!(lasting(&read, &evidence), lasting_, "{text}");
         }
     }
 }

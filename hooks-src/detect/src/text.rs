@@ -615,7 +615,7 @@ fn challenge(prose: &str, words: &str) -> i32 {
 
 /// A message that only suggests ("maybe", "might", "may want") or holds something for now
 /// ("not … yet").
-fn is_hedged_or_for_now(words: &str) -> bool {
+pub(crate) fn is_hedged_or_for_now(words: &str) -> bool {
     [
         " maybe ",
         " might ",

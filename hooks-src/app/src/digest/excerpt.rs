@@ -25,11 +25,13 @@
 //! text from a pasted transcript or export (its words to the model: a rejected tool call, an
 //! interruption, a summary's start, [`CLAUDE_HARNESS`]; its reminder and command blocks; its
 //! terminal's answers with the lines indented under them; `Human:`/`Assistant:` turns and an
-//! IDE's `IN`/`OUT` tool calls), and lines the assistant had just written (its answer quoted
-//! back: "can you check this?" and its own lines, found by their letters and digits, so a
-//! terminal's wrapping and Markdown's marks do not hide them). A line where the user typed a
-//! few words and pasted a log right after them is split where the paste begins
-//! ([`split_lines`]). A prompt that is all paste is shown from its start and marked as a paste
+//! IDE's `IN`/`OUT` tool calls), a Markdown document (a README's section, a spec, a plan
+//! another model wrote) from its first heading on, after a line that hands it over or none
+//! ([`pasted_document`]; a structured request in the user's own voice stays theirs), and lines
+//! the assistant had just written (its answer quoted back: "can you check this?" and its own
+//! lines, found by their letters and digits, so a terminal's wrapping and Markdown's marks do
+//! not hide them). A line where the user typed a few words and pasted a log or a document right
+//! after them is split where the paste begins ([`split_lines`]). A prompt that is all paste is shown from its start and marked as a paste
 //! ([`Excerpt::pasted`]); so is one whose own words are a line or two around a long paste,
 //! showing those words.
 //!
@@ -272,11 +274,13 @@ const SHARED_START: usize = 8;
 /// The lines of `text`, a line split in two where a paste begins inside it: the user typed a
 /// few words and pasted a log right after them, so the line holds the start of a log line like
 /// the one below it (found by its first [`SHARED_START`] characters, which hold a digit or a
-/// symbol), a spinner's glyph a terminal prints before its output ([`terminal_glyph`]), or a
-/// log's line led by a tag ([`tagged_log`]).
+/// symbol), a spinner's glyph a terminal prints before its output ([`terminal_glyph`]), a
+/// log's line led by a tag ([`tagged_log`]), or on the first line a document's heading
+/// ([`glued_heading`]).
 fn split_lines(text: &str) -> Vec<&str> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::with_capacity(lines.len());
+    let first = lines.iter().position(|l| !l.trim().is_empty());
     for (i, &line) in lines.iter().enumerate() {
         let next = lines.get(i + 1).map_or("", |l| l.trim_start());
         let start: String = next.chars().take(SHARED_START).collect();
@@ -287,7 +291,10 @@ fn split_lines(text: &str) -> Vec<&str> {
         .flatten();
         let by_glyph = line.find(terminal_glyph).or_else(|| status_step(line));
         let by_tag = tagged_log(line);
-        let cut = [by_next, by_glyph, by_tag]
+        let by_heading = (Some(i) == first)
+            .then(|| glued_heading(line, &lines[i + 1..]))
+            .flatten();
+        let cut = [by_next, by_glyph, by_tag, by_heading]
             .into_iter()
             .flatten()
             .filter(|&at| line[..at].chars().any(char::is_alphabetic))
@@ -476,6 +483,7 @@ pub fn pasted_lines(lines: &[&str], said: &str) -> Vec<bool> {
     }
     claude_answers(lines, &mut pasted);
     threads(lines, &mut pasted);
+    pasted_document(lines, &mut pasted);
     // A few lines of words inside a paste, no blank line between; or any number that start
     // with a glyph (a program's status line: `✅ done`, `📊 3 trades`).
     let glyph_first = |k: usize| {
@@ -668,6 +676,155 @@ fn threads(lines: &[&str], pasted: &mut [bool]) {
         }
     }
     pasted[start..end].iter_mut().for_each(|p| *p = true);
+}
+
+/// A pasted document has at least this many headings ([`heading`]) and non-blank lines, when
+/// no words of the user's hand it over.
+const DOC_HEADINGS: usize = 3;
+const DOC_LINES: usize = 20;
+/// A document handed over ("add this to the README:", [`hands_over`]) has at least this many
+/// non-blank lines.
+const HANDED_LINES: usize = 8;
+/// The user's own lines before a pasted document: a lead-in of at most this many.
+const LEAD_IN_MAX: usize = 2;
+/// A line of a document's prose has at least this many words.
+const PROSE_WORDS: usize = 10;
+
+/// A Markdown heading at a line's start: `#` to `######`, a space and a title with a letter
+/// (`## Installation`, `## 🎯 Goals`); not a comment's rule (`# ====`).
+fn heading(line: &str) -> bool {
+    let title = line.trim_start_matches('#');
+    (1..=6).contains(&(line.len() - title.len()))
+        && title.starts_with(' ')
+        && title
+            .trim_start()
+            .starts_with(|c: char| !matches!(c, '#' | '=' | '-'))
+        && title.chars().any(char::is_alphabetic)
+}
+
+/// Where a document pasted onto the end of the user's first line begins: a heading after their
+/// words ("use this spec: # Sync service"), a document's worth of lines and headings below it.
+/// Not "put it under the ## Usage section": nothing follows it.
+fn glued_heading(line: &str, below: &[&str]) -> Option<usize> {
+    let at = line
+        .match_indices('#')
+        .map(|(at, _)| at)
+        .find(|&at| line[..at].ends_with([' ', '"', '“']) && heading(&line[at..]))?;
+    let headings = below.iter().filter(|l| heading(l)).count();
+    let filled = below.iter().filter(|l| !l.trim().is_empty()).count();
+    (headings + 1 >= DOC_HEADINGS && filled >= HANDED_LINES).then_some(at)
+}
+
+/// Words that hand what follows over as something to use, not the user's own: "add this to the
+/// README", "here is the plan", "use the following spec", or a line ending in a colon.
+const HAND_OVER: &[&str] = &[
+    "here is",
+    "here's",
+    "heres",
+    "add this",
+    "add to",
+    "use this",
+    "following",
+    "below",
+    "this is the",
+    "readme",
+    "spec",
+    "plan",
+    "document",
+];
+
+/// Whether the user's line `t` hands over the document below it ([`HAND_OVER`]); not when it
+/// speaks in the first person ("here is what I want:"): that brings their own words.
+fn hands_over(t: &str) -> bool {
+    let lower = t.trim().to_lowercase();
+    (lower.ends_with(':') || HAND_OVER.iter().any(|w| lower.contains(w))) && !first_person(t)
+}
+
+/// Words the user says to the assistant first on a line: a rule or a request.
+const DIRECTIVES: &[&str] = &[
+    "never",
+    "always",
+    "don't",
+    "dont",
+    "do not",
+    "please",
+    "make sure",
+    "you must",
+    "you should",
+    "remember",
+];
+
+/// Whether the line `t` speaks as its writer: "I", "me", "my".
+fn first_person(t: &str) -> bool {
+    t.split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .any(|w| {
+            matches!(
+                w,
+                "I" | "i" | "I'm" | "I've" | "I'd" | "I'll" | "me" | "my" | "My"
+            )
+        })
+}
+
+/// Whether the line `t` is in the user's own voice: in the first person ([`first_person`]), or
+/// opening (past a list's mark) with a rule or a request ([`DIRECTIVES`]).
+fn users_voice(t: &str) -> bool {
+    let opening = t
+        .trim_start()
+        .trim_start_matches(|c: char| c.is_ascii_digit() || "-*+.) #".contains(c))
+        .to_lowercase();
+    first_person(t) || DIRECTIVES.iter().any(|d| opening.starts_with(d))
+}
+
+/// Marks a Markdown document pasted into a prompt (a README's section, a spec, a plan another
+/// model wrote, an issue's body): from its first heading to its end, when at most a lead-in
+/// ([`LEAD_IN_MAX`] lines) of the user's comes before it, and the document reads as one: handed
+/// over ([`hands_over`]) and [`HANDED_LINES`] long, or [`DOC_HEADINGS`] headings and
+/// [`DOC_LINES`] lines without it; with two lines of prose ([`PROSE_WORDS`]), and few of its
+/// lines in the user's voice ([`users_voice`]: under a fifth when handed over, a twentieth
+/// without).
+/// A user types structured prompts too ("## What I want", "- never push to main"): those
+/// speak as the user and stay theirs. A last short paragraph in the user's voice or asking a
+/// question stays theirs too.
+fn pasted_document(lines: &[&str], pasted: &mut [bool]) {
+    let blank = |k: usize| lines[k].trim().is_empty();
+    let Some(start) = (0..lines.len()).find(|&k| !pasted[k] && heading(lines[k])) else {
+        return;
+    };
+    let lead: Vec<usize> = (0..start).filter(|&k| !pasted[k] && !blank(k)).collect();
+    if lead.len() > LEAD_IN_MAX {
+        return;
+    }
+    let mut end = lines.len();
+    if let Some(last) = (start..end).rev().find(|&k| !blank(k)) {
+        if let Some(gap) = (start..last).rev().find(|&k| blank(k)) {
+            let asks = (gap + 1..=last).any(|k| {
+                !pasted[k] && (users_voice(lines[k]) || lines[k].trim_end().ends_with('?'))
+            });
+            if last - gap <= 3 && asks {
+                end = gap;
+            }
+        }
+    }
+    let own: Vec<&str> = (start..end)
+        .filter(|&k| !pasted[k] && !blank(k))
+        .map(|k| lines[k])
+        .collect();
+    let filled = (start..end).filter(|&k| !blank(k)).count();
+    let headings = own.iter().filter(|l| heading(l)).count();
+    let prose = own
+        .iter()
+        .filter(|l| l.split_whitespace().count() >= PROSE_WORDS)
+        .count();
+    let voice = own.iter().filter(|l| users_voice(l)).count();
+    let handed = lead.last().is_some_and(|&k| hands_over(lines[k]));
+    let document = if handed {
+        filled >= HANDED_LINES && voice * 5 < own.len()
+    } else {
+        headings >= DOC_HEADINGS && filled >= DOC_LINES && voice * 20 < own.len()
+    };
+    if document && prose >= 2 {
+        pasted[start..end].iter_mut().for_each(|p| *p = true);
+    }
 }
 
 /// The letters and digits of `text`, lowercased: what is left of a line copied from a terminal
@@ -1843,5 +2000,94 @@ mod tests {
         assert!(kept.ends_with("please always squash before you merge"));
         assert!(kept.contains("\n…\n"));
         assert_eq!(head_and_tail("short"), "short");
+    }
+
+    /// A README's section as a user pastes it: a heading, prose in the project's voice, steps.
+    const README_SECTION: &str = "## Installation\n\nThis project ships as a single binary for Linux and macOS, with no runtime to install first.\nThe installer puts it under the system prefix and writes a default config next to it.\n\n1. Download the archive for your platform from the releases page.\n2. Unpack it and run the installer from the unpacked folder.\n3. Always run the installer as root.\n4. Check the version it prints before you use it.\n\nThe config file is read once at start, so a change needs a restart of the service.\n";
+
+    /// A spec another model wrote, opening with its title: three sections in its own voice.
+    fn spec() -> String {
+        let mut t = String::from("# Sync service\n\n## Overview\n\nThe sync service copies the records of the main store into the archive every night.\nIt runs as one process and keeps no state between its runs.\n\n## Requirements\n\n");
+        for k in 1..=8 {
+            t.push_str(&format!(
+                "- The job must always finish step {k} before the next one starts.\n"
+            ));
+        }
+        t.push_str("\n## Installation\n\n1. Build the binary with the release profile.\n2. Copy it to the host and enable the unit.\n3. Check the first run in the journal.\n");
+        t.push_str("\n## Usage\n\nThe service is started by the scheduler and logs to the journal.\nEach run writes its summary to the status table when it ends.\n");
+        t
+    }
+
+    #[test]
+    fn a_document_handed_over_by_the_users_line_is_paste() {
+        for lead in [
+            "add this section to the README:",
+            "here is the plan, use it",
+            "add to the readme and do not commit yet",
+        ] {
+            let text = format!("{lead}\n{README_SECTION}");
+            let shown = excerpt(&text, "", None, 120, by_cue);
+            assert_eq!(shown.text, format!("{lead}…"), "{text}\n=> {shown:?}");
+            assert!(shown.pasted, "{shown:?}");
+        }
+    }
+
+    #[test]
+    fn a_document_that_opens_with_its_title_is_paste() {
+        let text = spec();
+        let shown = excerpt(&text, "", None, 120, by_cue);
+        assert!(shown.text.starts_with("# Sync service"), "{shown:?}");
+        assert!(!shown.text.contains("always"), "{shown:?}");
+        assert!(shown.pasted, "{shown:?}");
+        // After a line of the user's that does not hand it over, too.
+        let own = "Why does the service not do what this says?";
+        let shown = excerpt(&format!("{own}\n\n{text}"), "", None, 120, by_cue);
+        assert_eq!(shown.text, format!("{own}…"), "{shown:?}");
+    }
+
+    #[test]
+    fn a_document_pasted_onto_the_users_line_is_split_from_it() {
+        let text = format!("please review this spec. {}", spec());
+        let lines = split_lines(&text);
+        assert_eq!(lines[..2], ["please review this spec. ", "# Sync service"]);
+        let shown = excerpt(&text, "", None, 120, by_cue);
+        assert_eq!(shown.text, "please review this spec.…", "{shown:?}");
+        // A heading named in the user's sentence, no document below it.
+        let own = "put the new flag under the ## Usage section of the docs";
+        assert_eq!(split_lines(own), [own]);
+    }
+
+    #[test]
+    fn the_users_own_structured_request_stays_theirs() {
+        let mut request = String::from("## What I want\n- never push to main\n- always run the tests before you commit\n- keep each commit small enough to review in one sitting\n\n## Context\nThe service is a small queue worker that we deploy twice a week to one box.\nIt reads its jobs from the database and writes the results back to the same table.\n\n## Rules\n");
+        for k in 1..=10 {
+            request.push_str(&format!(
+                "{k}. Don't touch the migration files in step {k}, they are generated.\n"
+            ));
+        }
+        request.push_str(
+            "- use pnpm, not npm\n- the linter must pass\n- ask before adding a dependency\n",
+        );
+        let mine = format!("Here is what I want:\n{request}");
+        let handed = format!("use the following rules:\n{request}");
+        // Their own plan, in their own words after a line that says so.
+        let own_plan = "Here is my plan:\n## Retry queue\n\nThe worker reads the failed jobs from the queue table once a minute.\nEach job is tried again after a wait that doubles with every failure.\nA job that failed five times is moved to the dead letter table for a person.\nThe dashboard shows the dead letter table with a button to try a job again.\nThe metrics count the retries per job kind so we see which kind fails.\nAn alert fires when the dead letter table holds more than ten jobs.\nThe old cron script is removed once the worker has run for a week.\n";
+        // Their own words first, a document's headings further down.
+        let long_own = format!("We moved the sync job to a new host last week.\nSince then the archive misses some records.\nCompare the spec with what the code does.\n\n{}", spec());
+        // Handed over, but a plan of their own: short items, no prose.
+        let plan = "Here's the plan:\n## Phase 1\n- add the login page\n- add the logout button\n- store the session\n## Phase 2\n- billing page\n- invoices\n- refunds\n## Phase 3\n- admin view\n- audit log\n";
+        for text in [request.as_str(), &mine, &handed, plan, own_plan, &long_own] {
+            let lines = split_lines(text);
+            let pasted = pasted_lines(&lines, "");
+            assert!(pasted.iter().all(|p| !p), "{text}\n{pasted:?}");
+        }
+        // Their question after a pasted document, a blank line between, stays theirs.
+        let text = format!(
+            "add this section to the README:\n{README_SECTION}\nshould it always say root?"
+        );
+        let lines = split_lines(&text);
+        let pasted = pasted_lines(&lines, "");
+        assert_eq!(pasted.last(), Some(&false), "{text}");
+        assert!(pasted[1], "{text}");
     }
 }

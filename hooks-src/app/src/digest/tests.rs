@@ -1054,3 +1054,61 @@ fn a_replays_first_prompt_and_one_resent_after_an_interrupt_are_one() {
         [(1, "sketch the schema", 1), (3, "add an index on email", 3),]
     );
 }
+
+/// A long prompt's excerpt as the digest cuts it, typed after an edit.
+fn cut(prompt: &str, score: impl Fn(&Reading, &Situation) -> f64) -> String {
+    let after_an_edit = Situation {
+        actions: 1,
+        calls: 1,
+        edited: true,
+        ..Situation::default()
+    };
+    excerpt(prompt, "", None, TEXT_CHARS, |s| {
+        score(&Reading::of(s), &after_an_edit)
+    })
+    .text
+}
+
+const TASK: &str = "No, the button is still green, it should be blue like the one in the mock. \
+    The header also needs a little more room above it on small screens, and the footer links \
+    should wrap instead of overflowing.";
+
+#[test]
+fn a_rule_said_in_passing_is_shown_over_the_task_it_came_with() {
+    for rule in [
+        "From now on, run the linter before every commit.",
+        "We use pnpm in this project.",
+        // Rules the classifier weighs lightly, opening with a rule cue of their language.
+        "Впредь всегда пиши тесты перед кодом.",
+        "以后不要在任何文件里使用表情符号。",
+    ] {
+        let prompt = format!("{TASK} {rule}");
+        // The classifier alone finds the correction of this step likelier.
+        assert!(
+            cut(&prompt, likelihood).starts_with("No, the button"),
+            "{prompt}"
+        );
+        let shown = cut(&prompt, lesson_score);
+        assert!(shown.ends_with(rule), "{shown}");
+    }
+}
+
+#[test]
+fn a_long_prompt_without_a_lasting_rule_is_cut_as_by_the_classifier() {
+    for prompt in [
+        format!("{TASK} Can you check the other pages too?"),
+        // A suggestion, and a hold for now, set no rule.
+        format!("{TASK} Maybe we should always run the linter first."),
+        format!("{TASK} For now, never push to the release branch."),
+        "The header also needs a little more room above it on small screens. No, the button is \
+            still green, it should be blue like the one in the mock. Can you make the footer links \
+            wrap instead of overflowing, and check the other pages too?"
+            .to_string(),
+    ] {
+        assert_eq!(
+            cut(&prompt, lesson_score),
+            cut(&prompt, likelihood),
+            "{prompt}"
+        );
+    }
+}
