@@ -490,6 +490,90 @@ mod tests {
         assert_eq!(seen_by_content(&paths), [(said.to_string(), 2)]);
     }
 
+    /// [`entry`] on `parent` (`None`: a conversation's start).
+    fn on(line: String, parent: Option<&str>) -> String {
+        let mut entry: Value = serde_json::from_str(&line).unwrap();
+        entry["parentUuid"] = Value::from(parent);
+        entry.to_string()
+    }
+
+    #[test]
+    fn a_replays_first_prompt_and_one_resent_after_an_interrupt_add_no_sighting() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
+        let transcript = dir.path().join("s.jsonl");
+        let said = "No, we always use pnpm here, never npm";
+        capture_more(
+            &paths,
+            &transcript,
+            &[
+                on(entry("user", "u1", "start on the parser module"), None),
+                on(entry("assistant", "a1", "I ran npm install."), Some("u1")),
+                on(entry("user", "u2", said), Some("a1")),
+                on(
+                    entry("assistant", "a2", "Switching the lockfile"),
+                    Some("u2"),
+                ),
+                on(
+                    entry("user", "i2", "[Request interrupted by user]"),
+                    Some("a2"),
+                ),
+            ],
+        );
+        assert_eq!(seen_by_content(&paths), [(said.to_string(), 1)]);
+        // The next run reads it resent: the same prompt, not another episode.
+        capture_more(
+            &paths,
+            &transcript,
+            &[
+                on(entry("user", "u3", said), Some("i2")),
+                on(entry("assistant", "a3", "Switched to pnpm."), Some("u3")),
+            ],
+        );
+        assert_eq!(seen_by_content(&paths), [(said.to_string(), 1)]);
+        // The conversation written again under new uuids from the prompt on: it follows the
+        // last turn's words, on the entry its original hung on (past the IDE context).
+        let ide = "<ide_opened_file>package.json</ide_opened_file>";
+        capture_more(
+            &paths,
+            &transcript,
+            &[
+                on(entry("user", "r1", ide), Some("a1")),
+                on(entry("user", "r2", said), Some("r1")),
+                on(entry("assistant", "r3", "Switched to pnpm."), Some("r2")),
+            ],
+        );
+        assert_eq!(seen_by_content(&paths), [(said.to_string(), 1)]);
+        // Said again after another, whole answer: one more episode.
+        capture_more(
+            &paths,
+            &transcript,
+            &[
+                on(
+                    entry("assistant", "a4", "I ran npm ci in the docs."),
+                    Some("r3"),
+                ),
+                on(entry("user", "u5", said), Some("a4")),
+            ],
+        );
+        assert_eq!(seen_by_content(&paths), [(said.to_string(), 2)]);
+        // Interrupted, then another prompt between (one that raises nothing): resent no more.
+        capture_more(
+            &paths,
+            &transcript,
+            &[
+                on(entry("assistant", "a6", "Running npm"), Some("u5")),
+                on(
+                    entry("user", "i6", "[Request interrupted by user]"),
+                    Some("a6"),
+                ),
+                on(entry("user", "u7", "hm"), Some("i6")),
+                on(entry("user", "u8", said), Some("u7")),
+            ],
+        );
+        assert_eq!(seen_by_content(&paths), [(said.to_string(), 3)]);
+    }
+
     #[test]
     fn the_cursor_remembers_only_prompts_that_raised_a_signal() {
         let dir = tempfile::tempdir().unwrap();

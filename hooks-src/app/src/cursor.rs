@@ -35,7 +35,7 @@ use crate::summary::Tally;
 use reflect_base::error::Result;
 use reflect_base::fsutil::{self, LockWait, PRIVATE_FILE};
 use reflect_base::paths::Paths;
-use reflect_detect::copies::Copies;
+use reflect_detect::copies::{Copies, Saved};
 use reflect_store::signal::fnv1a;
 use reflect_transcript::Position;
 
@@ -84,6 +84,12 @@ pub struct Prompts {
     /// The hash of the assistant's last text read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub said: Option<u64>,
+    /// The hash of the last prompt's words, when it was remembered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last: Option<u64>,
+    /// Whether the user interrupted the answer to the last prompt.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     /// The prompts' hashes, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seen: Vec<u64>,
@@ -91,18 +97,26 @@ pub struct Prompts {
 
 impl Prompts {
     fn is_empty(&self) -> bool {
-        self.said.is_none() && self.seen.is_empty()
+        *self == Prompts::default()
     }
 
     pub(crate) fn of(copies: &Copies) -> Prompts {
+        let saved = copies.save();
         Prompts {
-            said: copies.said(),
-            seen: copies.prompts().collect(),
+            said: saved.said,
+            last: saved.last,
+            interrupted: saved.interrupted,
+            seen: saved.prompts,
         }
     }
 
     pub(crate) fn copies(&self) -> Copies {
-        Copies::resume(self.said, &self.seen)
+        Copies::resume(&Saved {
+            said: self.said,
+            last: self.last,
+            interrupted: self.interrupted,
+            prompts: self.seen.clone(),
+        })
     }
 }
 

@@ -371,6 +371,7 @@ mod tests {
             uuid: None,
             timestamp: ts.map(Into::into),
             cwd: None,
+            parent: Default::default(),
             kind,
         }
     }

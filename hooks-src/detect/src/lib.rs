@@ -224,6 +224,15 @@ impl Detector {
             }
             EventKind::Rejection { tool_use_id, text } => self.rejection(tool_use_id, text, event),
             EventKind::CompactBoundary => self.turn.reset(),
+            EventKind::Interrupt => {
+                if let Some(copies) = self
+                    .copies
+                    .as_mut()
+                    .filter(|_| event.line > self.count_after)
+                {
+                    copies.interrupted();
+                }
+            }
         }
     }
 
@@ -288,9 +297,16 @@ impl Detector {
         // as a prompt (a password alone) can be confirmed from it by guessing.
         let raises = verdict.is_some() || praise || command.is_some();
         let copy = match self.copies.as_mut() {
-            Some(known) if raises && event.line > self.count_after => {
-                known.is_copy(&copies::repeat_key(&redact::redact(text)))
-            }
+            Some(known) if event.line > self.count_after => match raises {
+                true => known.is_copy(
+                    &copies::repeat_key(&redact::redact(text)),
+                    copies::place(text, event.parent),
+                ),
+                false => {
+                    known.other_prompt();
+                    false
+                }
+            },
             _ => false,
         };
         let (verdict, praise, command) = match copy {
@@ -697,6 +713,7 @@ mod tests {
                 uuid: Some(format!("uuid-{}", i + 1).into()),
                 timestamp: None,
                 cwd: None,
+                parent: Default::default(),
                 kind,
             });
         }
@@ -866,6 +883,7 @@ mod tests {
                 uuid: Some(format!("uuid-{}", i + 1).into()),
                 timestamp: None,
                 cwd: None,
+                parent: Default::default(),
                 kind,
             });
         }
@@ -1275,6 +1293,7 @@ mod tests {
                 uuid: None,
                 timestamp: None,
                 cwd: None,
+                parent: Default::default(),
                 kind,
             });
         }
@@ -1361,6 +1380,7 @@ mod tests {
                 uuid: None,
                 timestamp: None,
                 cwd: None,
+                parent: Default::default(),
                 kind,
             });
         };
@@ -1393,6 +1413,7 @@ mod tests {
             uuid: None,
             timestamp: None,
             cwd: None,
+            parent: Default::default(),
             kind: EventKind::CompactBoundary,
         });
         assert_eq!(detector.situation(), &Situation::default());
@@ -1401,6 +1422,7 @@ mod tests {
             uuid: None,
             timestamp: None,
             cwd: None,
+            parent: Default::default(),
             kind: says("Which file?"),
         });
         assert!(detector.situation().asked);
@@ -1409,6 +1431,7 @@ mod tests {
             uuid: None,
             timestamp: None,
             cwd: None,
+            parent: Default::default(),
             kind: user("the config"),
         });
         assert_eq!(detector.situation(), &Situation::default());

@@ -52,7 +52,7 @@ impl Situation {
             EventKind::ToolUse { name, .. } => self.called(name),
             EventKind::ToolResult { is_error, .. } => self.failed |= *is_error,
             EventKind::Rejection { .. } => self.rejected = true,
-            EventKind::UserText { .. } | EventKind::CompactBoundary => {}
+            EventKind::UserText { .. } | EventKind::CompactBoundary | EventKind::Interrupt => {}
         }
     }
 

@@ -7,7 +7,7 @@
 //! or an array of blocks, tool results, meta caveats, slash-command wrappers, system reminders,
 //! compaction summaries and sub-agent traffic all arrive as `type:"user"`. This module turns that
 //! into a small stream of [`Event`]s, so the detectors see only what they reason about: genuine
-//! user text, assistant text, tool calls, tool results, rejections and compactions.
+//! user text, assistant text, tool calls, tool results, rejections, interrupts and compactions.
 //!
 //! Cost model: a PreCompact hook may read a 100 MB transcript, so the reader works in 256 KB
 //! chunks (positional reads, so threads can share the file) and splits lines with memchr. A large
@@ -26,6 +26,11 @@
 //!
 //! Sub-agent traffic (`isSidechain`) is skipped whole: its prompts are not the user's, and its
 //! "Warmup" runs write refused calls that are not failures.
+//!
+//! Place in the conversation: each event carries its entry's [`Parent`] (`parentUuid`), led past
+//! the entries the reader yields nothing for (IDE context, meta lines, a turn's `system` notes),
+//! so it names the entry the conversation went on from. That tells a conversation Claude Code
+//! wrote again under new uuids: its first entry goes on from the same place as the original did.
 //!
 //! Resumption: [`read`] starts at a [`Position`] and returns the position after the last complete
 //! line. A torn last line (no newline yet; Claude Code may be mid-write) is left for the next run.
@@ -88,7 +93,48 @@ pub struct Event {
     /// `None` when the entry names none before the reader stops walking it: a tool result's
     /// line, whose `cwd` Claude Code writes after the output the reader skips.
     pub cwd: Option<Arc<str>>,
+    /// The entry's place in the conversation (shared by the events of one entry).
+    pub parent: Parent,
     pub kind: EventKind,
+}
+
+/// The entry an entry follows in the conversation (its `parentUuid`): the nearest one up its
+/// chain that the reader yielded events for, as far as it remembers the entries it passed over
+/// (the last [`PASSED`]: they sit right before the entry they lead to).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Parent {
+    /// The entry names none.
+    #[default]
+    Unknown,
+    /// `parentUuid: null`: the conversation starts here (a file's first entry, or a
+    /// conversation written again from its start).
+    Root,
+    /// The entry it follows, by a hash of its uuid as written ([`Parent::entry`]): a number
+    /// is all a reader of the place needs, and costs no allocation a line.
+    Entry(u64),
+}
+
+impl Parent {
+    /// The place after the entry whose uuid is `uuid`.
+    pub fn entry(uuid: &str) -> Parent {
+        Parent::of(uuid.as_bytes())
+    }
+
+    /// FNV-1a over 8-byte words (a uuid's 36 bytes take five steps, not 36): stable across
+    /// versions and platforms, as the hashes capture keeps from run to run must be.
+    fn of(uuid: &[u8]) -> Parent {
+        const PRIME: u64 = 0x0100_0000_01b3;
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut words = uuid.chunks_exact(8);
+        for word in &mut words {
+            let word: [u8; 8] = word.try_into().unwrap_or_default();
+            hash = (hash ^ u64::from_le_bytes(word)).wrapping_mul(PRIME);
+        }
+        for &b in words.remainder() {
+            hash = (hash ^ u64::from(b)).wrapping_mul(PRIME);
+        }
+        Parent::Entry(hash)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -119,6 +165,9 @@ pub enum EventKind {
         text: String,
     },
     CompactBoundary,
+    /// The user stopped the assistant mid-answer (`[Request interrupted by user]`, `… for tool
+    /// use]`); what the assistant wrote before it is a partial answer.
+    Interrupt,
 }
 
 /// Whether Claude Code's tool `name` edits or writes a file (its input names the file).
@@ -555,6 +604,7 @@ struct Batch {
 
 struct AheadLine {
     uuid: Option<Arc<str>>,
+    parent: Parent,
     events: usize,
 }
 
@@ -567,7 +617,7 @@ fn parse_ahead(
     buf: &mut Vec<u8>,
     mut send: impl FnMut(Ahead) -> bool,
 ) {
-    let mut parser = LineParser::default();
+    let mut parser = Parser::default();
     let new_batch = || Batch {
         lines: Vec::with_capacity(BATCH_LINES),
         events: Vec::with_capacity(BATCH_LINES * 2),
@@ -576,10 +626,14 @@ fn parse_ahead(
     let result = read_lines(file, start, end, buf, |line, n| {
         let before = batch.events.len();
         let mut emit = |e: Event| batch.events.push(e);
-        if let Some(uuid) = parser.parse(line, n, &mut emit) {
+        if let Some(Parsed { uuid, parent }) = parser.parse(line, n, &mut emit) {
             let events = batch.events.len() - before;
             if events > 0 || uuid.is_some() {
-                batch.lines.push(AheadLine { uuid, events });
+                batch.lines.push(AheadLine {
+                    uuid,
+                    parent,
+                    events,
+                });
             }
         }
         if batch.lines.len() >= BATCH_LINES {
@@ -674,16 +728,65 @@ fn read_some_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     }
 }
 
-/// Per-run state: the uuids already yielded (Claude Code re-writes some records on resume), the
-/// last cwd.
+/// The calling thread's state: what [`Parser`] keeps, and the entries passed over, to lead its
+/// events' parents past them.
 #[derive(Default)]
 struct LineParser {
+    parser: Parser,
+    passed: Passed,
+}
+
+/// Per-thread state: the uuids already yielded (Claude Code re-writes some records on resume),
+/// the last cwd.
+#[derive(Default)]
+struct Parser {
     /// A worker parsing a later segment ahead knows only its own segment's uuids; the calling
     /// thread checks the lines it keeps against all earlier ones in [`LineParser::merge`].
     seen_uuids: HashSet<Arc<str>, FixedState>,
     /// The last `cwd` decoded, raw and decoded: a session's entries repeat one or a few, so
     /// one decoding serves a run of them.
     last_cwd: Option<(Box<[u8]>, Arc<str>)>,
+}
+
+/// How many entries passed over (walked, yielding no event) are remembered for [`Parent`].
+pub const PASSED: usize = 32;
+
+/// The last [`PASSED`] entries passed over (by their [`Parent::Entry`] hash; 0 for none yet),
+/// each with the parent it leads to, in a ring: a uuid passes once, so the order of a look-up
+/// does not matter, and every line's look-up is one scan of a few cache lines.
+#[derive(Default)]
+struct Passed {
+    uuids: [u64; PASSED],
+    to: [Parent; PASSED],
+    next: usize,
+}
+
+impl Passed {
+    /// `parent`, led past the entries passed over.
+    fn lead(&self, parent: Parent) -> Parent {
+        if let Parent::Entry(uuid) = parent {
+            if let Some(at) = self.uuids.iter().position(|&passed| passed == uuid) {
+                return self.to[at];
+            }
+        }
+        parent
+    }
+
+    /// Entry `uuid`, a child of `parent`, yielded no event.
+    fn pass(&mut self, uuid: &str, parent: Parent) {
+        let to = self.lead(parent);
+        if let Parent::Entry(hash) = Parent::entry(uuid) {
+            self.uuids[self.next] = hash;
+            self.to[self.next] = to;
+            self.next = (self.next + 1) % PASSED;
+        }
+    }
+}
+
+/// A line the parser kept (see [`Parser::parse`]).
+struct Parsed {
+    uuid: Option<Arc<str>>,
+    parent: Parent,
 }
 
 /// `"type":"` — inside a JSON string every quote is escaped, so this byte pattern only matches
@@ -720,7 +823,20 @@ fn may_matter(line: &[u8]) -> bool {
 
 impl LineParser {
     fn line(&mut self, line: &[u8], number: u64, on_event: &mut impl FnMut(Event)) {
-        self.parse(line, number, on_event);
+        let passed = &mut self.passed;
+        let mut events = 0;
+        let parsed = self.parser.parse(line, number, &mut |mut event: Event| {
+            events += 1;
+            event.parent = passed.lead(event.parent);
+            on_event(event)
+        });
+        if let Some(Parsed {
+            uuid: Some(uuid),
+            parent,
+        }) = parsed.filter(|_| events == 0)
+        {
+            self.passed.pass(&uuid, parent);
+        }
     }
 
     /// Hand on a worker's lines parsed ahead, as [`LineParser::line`] would have: a line whose
@@ -732,16 +848,22 @@ impl LineParser {
             let keep = line
                 .uuid
                 .as_ref()
-                .is_none_or(|u| self.seen_uuids.insert(u.clone()));
+                .is_none_or(|u| self.parser.seen_uuids.insert(u.clone()));
+            if let Some(uuid) = line.uuid.filter(|_| keep && line.events == 0) {
+                self.passed.pass(&uuid, line.parent);
+            }
             for mut event in events.by_ref().take(line.events) {
                 if keep {
                     event.line += before;
+                    event.parent = self.passed.lead(event.parent);
                     on_event(event);
                 }
             }
         }
     }
+}
 
+impl Parser {
     /// The decoded `cwd` of the raw JSON string `raw`, shared with the entries before it that
     /// named the same.
     fn cwd(&mut self, raw: &[u8]) -> Arc<str> {
@@ -755,8 +877,9 @@ impl LineParser {
         decoded
     }
 
-    /// Parse one line, passing its events to `on_event`; returns the line's uuid, or `None` when
-    /// the line is dropped (irrelevant, malformed, sub-agent, already seen). A record written
+    /// Parse one line, passing its events to `on_event` (their parent as the line names it);
+    /// returns the line's uuid and parent, or `None` when the line is dropped (irrelevant,
+    /// malformed, sub-agent, already seen). A record written
     /// again (on resume) is known by its top-level uuid only after the walk: a look for a
     /// `"uuid":"` near the end of the line to skip the walk would also find a nested one, and
     /// drop a new record whose output happens to name an earlier record's uuid.
@@ -765,7 +888,7 @@ impl LineParser {
         line: &[u8],
         number: u64,
         on_event: &mut impl FnMut(Event),
-    ) -> Option<Option<Arc<str>>> {
+    ) -> Option<Parsed> {
         if !may_matter(line) {
             return None;
         }
@@ -784,12 +907,22 @@ impl LineParser {
             .cwd
             .filter(|raw| raw.starts_with(b"\"") && raw.len() <= CWD_MAX)
             .map(|raw| self.cwd(raw));
+        let parent = match entry.parent {
+            None => Parent::Unknown,
+            Some(b"null") => Parent::Root,
+            // A uuid has no escapes: its bytes as written are its text.
+            Some(raw) if raw.len() >= 2 && raw.starts_with(b"\"") && raw.len() <= NAME_MAX => {
+                Parent::of(&raw[1..raw.len() - 1])
+            }
+            Some(_) => Parent::Unknown,
+        };
         let mut emit = |kind: EventKind| {
             on_event(Event {
                 line: number,
                 uuid: uuid.clone(),
                 timestamp: timestamp.clone(),
                 cwd: cwd.clone(),
+                parent,
                 kind,
             })
         };
@@ -816,27 +949,32 @@ impl LineParser {
                 if entry.compact_summary {
                     // CC 1.0.x marks a compaction only by its summary line.
                     emit(EventKind::CompactBoundary);
-                    return Some(uuid);
+                    return Some(Parsed { uuid, parent });
                 }
                 if entry.meta || entry.transcript_only {
-                    return Some(uuid);
+                    return Some(Parsed { uuid, parent });
                 }
                 let blocks = entry.blocks(TEXT_MAX);
                 let has_results = blocks.iter().any(|b| matches!(b, Block::ToolResult { .. }));
                 if has_results {
                     // Text beside results is CC's own ("[Request interrupted by user for tool use]").
+                    let mut interrupted = false;
                     for block in blocks {
-                        if let Block::ToolResult {
-                            tool_use_id,
-                            is_error,
-                            plain,
-                            text,
-                        } = block
-                        {
-                            emit(tool_result_event(tool_use_id, is_error, plain, text));
+                        match block {
+                            Block::ToolResult {
+                                tool_use_id,
+                                is_error,
+                                plain,
+                                text,
+                            } => emit(tool_result_event(tool_use_id, is_error, plain, text)),
+                            Block::Text(text) => interrupted |= is_interrupt(&text),
+                            _ => {}
                         }
                     }
-                    return Some(uuid);
+                    if interrupted {
+                        emit(EventKind::Interrupt);
+                    }
+                    return Some(Parsed { uuid, parent });
                 }
                 let mut typed = String::new();
                 for block in blocks {
@@ -847,13 +985,15 @@ impl LineParser {
                         typed.push_str(&text);
                     }
                 }
-                if let Some(text) = genuine_user_text(&typed) {
+                if is_interrupt(&typed) {
+                    emit(EventKind::Interrupt)
+                } else if let Some(text) = genuine_user_text(&typed) {
                     emit(EventKind::UserText { text })
                 }
             }
             _ => {}
         }
-        Some(uuid)
+        Some(Parsed { uuid, parent })
     }
 }
 
@@ -928,6 +1068,14 @@ fn tool_result_event(tool_use_id: String, is_error: bool, plain: bool, text: Str
     }
 }
 
+/// How Claude Code writes, as the user's, that the user stopped the assistant.
+const INTERRUPTED: &str = "[Request interrupted by user";
+
+/// Whether a user entry's `text` is Claude Code's note that the user stopped the assistant.
+fn is_interrupt(text: &str) -> bool {
+    text.trim_start().starts_with(INTERRUPTED)
+}
+
 /// Spans Claude Code or the IDE inject into a user message; the user did not type them.
 const INJECTED_SPANS: &[(&str, &str)] = &[
     ("<system-reminder>", "</system-reminder>"),
@@ -946,7 +1094,7 @@ const NOT_TYPED_PREFIXES: &[&str] = &[
     "<bash-stdout>",
     "<bash-stderr>",
     "<task-notification>",
-    "[Request interrupted by user",
+    INTERRUPTED,
     "Caveat: The messages below were generated by the user while running local commands",
     "This session is being continued from a previous conversation",
 ];
@@ -1008,6 +1156,7 @@ struct Entry<'a> {
     kind: Option<&'a [u8]>,
     subtype: Option<&'a [u8]>,
     uuid: Option<&'a [u8]>,
+    parent: Option<&'a [u8]>,
     timestamp: Option<&'a [u8]>,
     cwd: Option<&'a [u8]>,
     sidechain: bool,
@@ -1065,6 +1214,7 @@ impl<'a> Entry<'a> {
                         b"type" => entry.kind = Some(value),
                         b"subtype" => entry.subtype = Some(value),
                         b"uuid" => entry.uuid = Some(value),
+                        b"parentUuid" => entry.parent = Some(value),
                         b"timestamp" => entry.timestamp = Some(value),
                         b"cwd" => entry.cwd = Some(value),
                         b"isSidechain" => entry.sidechain = value == b"true",
@@ -1624,7 +1774,151 @@ mod tests {
             user("side", r#""delegated prompt""#)
                 .replace("\"isSidechain\":false", "\"isSidechain\":true"),
         );
-        assert_eq!(kinds(&lines), vec![]);
+        assert_eq!(
+            kinds(&lines),
+            vec![(3, EventKind::Interrupt), (4, EventKind::Interrupt)]
+        );
+    }
+
+    /// `line` (made by [`user`] or [`assistant`]) on `parent`.
+    fn on(line: String, parent: &str) -> String {
+        line.replace(
+            "\"parentUuid\":null",
+            &format!("\"parentUuid\":\"{parent}\""),
+        )
+    }
+
+    fn parents(lines: &[String]) -> Vec<(u64, Parent)> {
+        let text = lines.join("\n") + "\n";
+        events_of(text.as_bytes())
+            .0
+            .into_iter()
+            .map(|e| (e.line, e.parent))
+            .collect()
+    }
+
+    fn entry(uuid: &str) -> Parent {
+        Parent::entry(uuid)
+    }
+
+    #[test]
+    fn each_event_goes_on_from_the_last_entry_up_its_chain_that_yielded_one() {
+        let lines = [
+            user("u1", r#""first""#),
+            on(assistant("a1", r#"[{"type":"text","text":"Done."}]"#), "u1"),
+            // Passed over: IDE context alone, a meta line, a turn's note, thinking alone.
+            on(
+                user("i1", r#""<ide_opened_file>x.rs</ide_opened_file>""#),
+                "a1",
+            ),
+            on(user("m1", r#""a skill body""#), "i1")
+                .replace("\"type\":\"user\"", "\"isMeta\":true,\"type\":\"user\""),
+            r#"{"parentUuid":"m1","type":"system","subtype":"turn_duration","uuid":"s1"}"#.into(),
+            on(
+                assistant("t1", r#"[{"type":"thinking","thinking":"hm"}]"#),
+                "s1",
+            ),
+            on(user("u2", r#""second""#), "t1"),
+            // A tool result's interrupt note, after the result.
+            on(
+                user(
+                    "r1",
+                    r#"[{"type":"tool_result","tool_use_id":"c1","content":"ok"},{"type":"text","text":"[Request interrupted by user for tool use]"}]"#,
+                ),
+                "u2",
+            ),
+            on(user("u3", r#""[Request interrupted by user]""#), "r1"),
+            // No parentUuid at all.
+            user("u4", r#""third""#).replace("\"parentUuid\":null,", ""),
+        ];
+        assert_eq!(
+            parents(&lines),
+            vec![
+                (1, Parent::Root),
+                (2, entry("u1")),
+                (7, entry("a1")),
+                (8, entry("u2")),
+                (8, entry("u2")),
+                (9, entry("r1")),
+                (10, Parent::Unknown),
+            ]
+        );
+        assert_eq!(
+            kinds(&lines[7..9])[1..],
+            [(1, EventKind::Interrupt), (2, EventKind::Interrupt)]
+        );
+        // Read in segments, each split leads past what an earlier segment passed over.
+        let text = lines.join("\n") + "\n";
+        let mut at = 0;
+        for line in &lines {
+            at += line.len() as u64 + 1;
+            let [whole, split] = split_reads(text.as_bytes(), &[at]);
+            assert_eq!(split, whole, "split at {at}");
+        }
+    }
+
+    #[test]
+    fn lines_parsed_ahead_are_led_past_what_the_calling_thread_passed_over() {
+        let mut parser = LineParser::default();
+        let mut events = Vec::new();
+        for (n, line) in [
+            user("u1", r#""first""#),
+            on(assistant("a1", r#"[{"type":"text","text":"Done."}]"#), "u1"),
+            on(
+                user("m1", r#""<ide_opened_file>x</ide_opened_file>""#),
+                "a1",
+            ),
+        ]
+        .iter()
+        .enumerate()
+        {
+            parser.line(line.as_bytes(), n as u64 + 1, &mut |e| events.push(e));
+        }
+        // A worker's segment: an entry passed over on `m1`, which it never saw, then a prompt.
+        let mut worker = Parser::default();
+        let mut batch = Batch {
+            lines: Vec::new(),
+            events: Vec::new(),
+        };
+        for line in [
+            r#"{"parentUuid":"m1","type":"system","subtype":"turn_duration","uuid":"s1"}"#.into(),
+            on(user("u2", r#""second""#), "s1"),
+        ] {
+            let before = batch.events.len();
+            let parsed = worker
+                .parse(line.as_bytes(), 1, &mut |e| batch.events.push(e))
+                .unwrap();
+            batch.lines.push(AheadLine {
+                uuid: parsed.uuid,
+                parent: parsed.parent,
+                events: batch.events.len() - before,
+            });
+        }
+        parser.merge(batch, 3, &mut |e| events.push(e));
+        let parents: Vec<_> = events.into_iter().map(|e| (e.line, e.parent)).collect();
+        assert_eq!(
+            parents,
+            [(1, Parent::Root), (2, entry("u1")), (4, entry("a1"))]
+        );
+    }
+
+    #[test]
+    fn only_the_last_entries_passed_over_are_led_past() {
+        let mut lines = vec![user("u0", r#""first""#)];
+        for n in 1..=PASSED + 1 {
+            let parent = format!("m{}", n - 1).replace("m0", "u0");
+            lines.push(
+                on(user(&format!("m{n}"), r#""meta""#), &parent)
+                    .replace("\"type\":\"user\"", "\"isMeta\":true,\"type\":\"user\""),
+            );
+        }
+        lines.push(on(user("u1", r#""led past""#), &format!("m{}", PASSED + 1)));
+        lines.push(on(user("u2", r#""forgotten""#), "m1"));
+        let n = lines.len() as u64;
+        assert_eq!(
+            parents(&lines)[1..],
+            [(n - 1, entry("u0")), (n, entry("m1"))]
+        );
     }
 
     #[test]
@@ -1951,7 +2245,7 @@ mod tests {
     }
 
     /// Each event's line, uuid and kind, and the end position.
-    type SplitRead = (Vec<(u64, Option<String>, EventKind)>, Position);
+    type SplitRead = (Vec<(u64, Option<String>, Parent, EventKind)>, Position);
 
     /// Every event and the end position of `text` read whole and read split at each of `splits`.
     fn split_reads(text: &[u8], splits: &[u64]) -> [SplitRead; 2] {
@@ -1960,7 +2254,12 @@ mod tests {
         let run = |splits: &[u64]| {
             let mut seen = Vec::new();
             let end = read_split(&file, Position::default(), splits, |e| {
-                seen.push((e.line, e.uuid.as_deref().map(str::to_string), e.kind))
+                seen.push((
+                    e.line,
+                    e.uuid.as_deref().map(str::to_string),
+                    e.parent,
+                    e.kind,
+                ))
             })
             .unwrap();
             (seen, end)
@@ -1990,7 +2289,7 @@ mod tests {
                 .sum::<u64>()
         };
         let [whole, _] = split_reads(text.as_bytes(), &[]);
-        let lines_said: Vec<_> = whole.0.iter().map(|(l, _, k)| (*l, k.clone())).collect();
+        let lines_said: Vec<_> = whole.0.iter().map(|(l, _, _, k)| (*l, k.clone())).collect();
         assert_eq!(
             lines_said,
             vec![(1, said("one")), (2, said("two")), (4, said("hidden"))]

@@ -75,7 +75,7 @@ use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil::{self, LockWait};
 use reflect_base::paths::{self, Paths};
 use reflect_base::text;
-use reflect_detect::copies::{repeat_key, Copies};
+use reflect_detect::copies::{place, repeat_key, Copies};
 use reflect_detect::model::{self, Evidence};
 use reflect_detect::text::{Reading, Situation};
 use reflect_store::redact;
@@ -923,11 +923,15 @@ impl PromptReader {
                 // is still what the assistant said before them.
                 if !noise::is_not_a_prompt(text) {
                     let key = repeat_key(text);
-                    let copy = self.copies.is_copy(&key);
+                    let copy = self.copies.is_copy(&key, place(text, event.parent));
                     self.prompts.push(self.typed(&event, text, key, copy));
                     self.reset();
+                } else {
+                    // As capture, which remembers only prompts that raise a signal, counts it.
+                    self.copies.other_prompt();
                 }
             }
+            EventKind::Interrupt => self.copies.interrupted(),
             // What Claude Code wrote in the model's place is not what the prompt answered.
             EventKind::AssistantText { text } if noise::is_harness_reply(text) => {}
             EventKind::CompactBoundary => self.reset(),

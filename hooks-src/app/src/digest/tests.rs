@@ -475,6 +475,7 @@ fn what_a_prompt_answered_is_the_end_of_the_assistants_last_line_or_its_tools() 
         uuid: None,
         timestamp: None,
         cwd: None,
+        parent: Default::default(),
         kind,
     };
     reader.feed(event(
@@ -1001,6 +1002,57 @@ fn a_prompt_sent_again_after_the_same_answer_is_one_and_after_another_a_repeat()
     assert_eq!(d.repeats, 1);
     // The copies are looked at with the rest: the mark goes to the end.
     assert_eq!(d.marks[0].line, 14);
+}
+
+#[test]
+fn a_replays_first_prompt_and_one_resent_after_an_interrupt_are_one() {
+    let w = World::new();
+    let app = w.repo("app");
+    let path = w.session("s1", &app, &[]);
+    let said = |u: &str, parent: Option<&str>, t: &str| {
+        user_entry(u, json!(t), json!({ "parentUuid": parent }))
+    };
+    let reply = |u: &str, parent: &str, t: &str| {
+        let mut entry: Value = serde_json::from_str(&assistant_entry(u, t)).unwrap();
+        entry["parentUuid"] = json!(parent);
+        entry.to_string()
+    };
+    let ide = json!("<ide_opened_file>schema.sql</ide_opened_file>");
+    let lines = [
+        said("u1", None, "sketch the schema"),
+        reply("a1", "u1", "Here is a schema."),
+        said("u2", Some("a1"), "add an index on email"),
+        reply("a2", "u2", "I'll start by reading"),
+        said("i2", Some("a2"), "[Request interrupted by user]"),
+        // Resent after the interrupt: the partial answer is not what it answers.
+        said("u3", Some("i2"), "Add an index on email."),
+        reply("a3", "u3", "Added the index."),
+        // The conversation written again from its start under new uuids: its first prompt
+        // follows the last turn's words, on no entry as the original.
+        user_entry("r0", ide.clone(), json!({ "parentUuid": null })),
+        said("r1", Some("r0"), "sketch the schema"),
+        reply("r2", "r1", "Here is a schema."),
+        said("r3", Some("r2"), "add an index on email"),
+        // Typed again after another, whole answer: a real repeat.
+        reply("a4", "r3", "Dropped the index: it slowed the writes."),
+        said("u5", Some("a4"), "add an index on email"),
+        // Interrupted, then something else between (an image alone): resent no more.
+        reply("a6", "u5", "Adding it back"),
+        said("i6", Some("a6"), "[Request interrupted by user]"),
+        said("u7", Some("i6"), "[Image #1]"),
+        said("u8", Some("u7"), "add an index on email"),
+    ];
+    fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let d = w.digest(&w.request(Some(Scope::of(&app))));
+    let shown: Vec<(u64, &str, usize)> = d.sessions[0]
+        .prompts
+        .iter()
+        .map(|p| (p.line, p.text.as_str(), p.typed))
+        .collect();
+    assert_eq!(
+        shown,
+        [(1, "sketch the schema", 1), (3, "add an index on email", 3),]
+    );
 }
 
 /// A long prompt's excerpt as the digest cuts it, typed after an edit.
