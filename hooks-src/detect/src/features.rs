@@ -1158,6 +1158,9 @@ static SPACED: LazyLock<Cues> = LazyLock::new(|| cues(true));
 /// Built only when a message is not all ASCII.
 static UNSPACED: LazyLock<Cues> = LazyLock::new(|| cues(false));
 
+/// More than the longest cue phrase's bytes, with the spaces around it.
+const OPENING_BYTES: usize = 64;
+
 /// Whether the message opens with a phrase of the "rule" cues, in any language they know:
 /// "Always…", "Never…", "From now on…", "Впредь…", "以后…", "앞으로…". The hand-written rules
 /// ([`Features::rules_say_lasting`]) know fewer languages.
@@ -1172,8 +1175,11 @@ pub fn opens_as_rule(read: &Reading) -> bool {
             .find_overlapping_iter(text)
             .any(|m| m.start() == 0 && cues.meta[m.pattern().as_usize()] & rule != 0)
     };
-    let prose = read.prose.trim_start();
-    opens(&SPACED, &read.words) || (!prose.is_ascii() && opens(&UNSPACED, &prose.to_lowercase()))
+    // Only a phrase at the start counts: read no further than the longest one can reach.
+    let head = |text| reflect_base::text::truncate(text, OPENING_BYTES);
+    let prose = head(read.prose.trim_start());
+    opens(&SPACED, head(&read.words))
+        || (!prose.is_ascii() && opens(&UNSPACED, &prose.to_lowercase()))
 }
 
 /// The features of the message `read`, typed after `situation`. `raw` is its prose lower-cased.

@@ -102,6 +102,10 @@ const TAIL_BYTES: usize = 2048;
 const SAID_BYTES: usize = 16 << 10;
 /// The shortest a listed prompt's line can be: with less budget left, nothing more is weighed.
 const SHORTEST_LINE: usize = 12;
+/// After this many prompts in a row that did not fit what the budget has left, the rest are
+/// left out unweighed: each weighing redacts and cuts a prompt, and a heavy month holds thousands
+/// that would each miss a gap of a few characters.
+const MISSES_IN_A_ROW: usize = 16;
 /// Threads reading transcripts at once.
 const MAX_THREADS: usize = 4;
 /// Directories a session's heading names besides its project dir; more are counted.
@@ -406,8 +410,9 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
     let mut used = 0;
     let mut shown: Vec<Option<Shown>> = vec![None; kept.len()];
     let mut session_shown = vec![false; read.len()];
+    let mut misses = 0;
     for i in order {
-        if budget.saturating_sub(used) < SHORTEST_LINE {
+        if budget.saturating_sub(used) < SHORTEST_LINE || misses >= MISSES_IN_A_ROW {
             out.left_out += 1;
             continue;
         }
@@ -428,8 +433,10 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
         }
         if used + cost > budget {
             out.left_out += 1;
+            misses += 1;
             continue;
         }
+        misses = 0;
         used += cost;
         shown[i] = Some(line);
         session_shown[k] = true;

@@ -1112,3 +1112,55 @@ fn a_long_prompt_without_a_lasting_rule_is_cut_as_by_the_classifier() {
         );
     }
 }
+
+#[test]
+fn after_prompts_in_a_row_that_miss_the_budget_the_rest_are_left_out_unweighed() {
+    let w = World::new();
+    let app = w.repo("app");
+    let names = "abcdefghijklmnopqrstuvwxyz";
+    let corrections: Vec<String> = names
+        .chars()
+        .take(MISSES_IN_A_ROW + 2)
+        .map(|c| format!("No, that's wrong: don't edit the generated file {c}{c}{c}, change the template instead and keep its comments"))
+        .collect();
+    let question = "what does the parser do";
+    let mut turns: Vec<(&str, &str)> = corrections
+        .iter()
+        .map(|c| (c.as_str(), "I edited src/generated/api.ts."))
+        .collect();
+    turns.push((question, "It keeps them."));
+    w.session("s1", &app, &turns);
+    let mut req = w.request(Some(Scope::of(&app)));
+    req.budget_tokens = 100_000;
+    let all = w.digest(&req);
+    let prompts = &all.sessions[0].prompts;
+    assert_eq!(prompts.len(), turns.len(), "{all:?}");
+    let asked = prompts.iter().find(|p| p.text == question).unwrap();
+    let likeliest = prompts
+        .iter()
+        .max_by(|a, b| a.probability.total_cmp(&b.probability))
+        .unwrap();
+    // The question is weighed last: every correction is likelier.
+    assert!(prompts
+        .iter()
+        .all(|p| p.text == question || p.probability > asked.probability));
+    let line = |p: &Shown| prompt_line(p).chars().count();
+    assert!(
+        line(asked) + 4
+            < prompts
+                .iter()
+                .map(line)
+                .filter(|&n| n > line(asked))
+                .min()
+                .unwrap()
+    );
+    // Room for the heading, the likeliest correction and the question: every other correction
+    // misses, and after MISSES_IN_A_ROW of them the question is not weighed.
+    let heading = all.text("m").lines().nth(2).unwrap().chars().count() + 2;
+    req.budget_tokens = (heading + line(likeliest) + line(asked)).div_ceil(4);
+    let one = w.digest(&req);
+    let listed = texts(&one);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_ne!(listed[0], question);
+    assert_eq!(one.left_out, turns.len() - 1);
+}
