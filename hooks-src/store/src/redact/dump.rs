@@ -1,19 +1,21 @@
-//! Hex dumps (`hexdump -C`, `hd`, `xxd`): a file pasted as a dump has its secrets split over
-//! 16-byte lines and written twice, as hex bytes and in the ASCII column, where no rule sees them.
+//! Dumps (`hexdump -C`, `hd`, `xxd`, `od -c`): a file pasted as a dump has its secrets split over
+//! 16-byte lines, written twice (as hex bytes and in the ASCII column) or a character a field,
+//! where no rule sees them.
 //!
 //! A dump is a run of consecutive lines of the exact shape those tools print (an offset of eight
 //! hex digits, then `  ` and hex pairs and `|ASCII|` for hexdump, `: ` and hex groups and the
-//! ASCII for xxd), each line's ASCII column agreeing with its hex bytes; a `*` line (repeated
-//! lines left out) belongs to it, and hexdump's closing offset alone ends it. The bytes are read
+//! ASCII for xxd), each line's ASCII column agreeing with its hex bytes; or an offset of seven
+//! octal digits, then a field of four for each byte (`   c`, `  \n`, ` 303`) for `od -c`. A `*`
+//! line (repeated lines left out) belongs to it, and the closing offset alone ends it. The bytes are read
 //! from the hex (exact; the ASCII column shows `.` for a newline) into one text, the rules run on
 //! it, and every byte of a secret found is masked in the dump as written: its hex pair becomes
-//! `**` and its ASCII character `*`, so the dump keeps its lines and columns and nothing of the
-//! secret stays in either column. A masked byte reads back as `*` (a placeholder to the rules),
+//! `**` and its ASCII character `*` (an `od -c` field becomes ` ***`), so the dump keeps its lines
+//! and columns and nothing of the secret stays in either column. A masked byte reads back as `*` (a placeholder to the rules),
 //! so redacting a redacted dump changes nothing. The rules that read the text as written see the
 //! dump's lines blanked: an ASCII column read as prose only misleads them.
 //!
 //! Cheap when there is no dump: nothing is parsed unless a line starts with eight hex digits then
-//! two spaces or `: `.
+//! two spaces or `: `, or with seven octal digits and an `od -c` field.
 
 use std::ops::Range;
 
@@ -119,11 +121,24 @@ pub(super) fn cut_before(text: &str, cut: usize) -> usize {
     line.saturating_sub(1)
 }
 
-/// Whether `bytes` start with eight hex digits then `  ` or `: `: the start of a dump's line.
+/// Whether `bytes` start with eight hex digits then `  ` or `: `, or seven octal digits then an
+/// `od -c` field: the start of a dump's line.
 pub(super) fn starts_line(bytes: &[u8]) -> bool {
-    bytes.get(..10).is_some_and(|head| {
+    let hex = bytes.get(..10).is_some_and(|head| {
         head[..8].iter().all(u8::is_ascii_hexdigit) && matches!(&head[8..], b"  " | b": ")
+    });
+    hex || bytes.get(..OD_OFFSET + 4).is_some_and(|head| {
+        head[..OD_OFFSET].iter().all(is_octal) && od_field(&head[OD_OFFSET..]).is_some()
     })
+}
+
+/// The digits of an `od -c` line's offset (octal).
+const OD_OFFSET: usize = 7;
+/// Most bytes a dump line shows.
+const LINE_BYTES: usize = 16;
+
+fn is_octal(b: &u8) -> bool {
+    matches!(b, b'0'..=b'7')
 }
 
 /// The bytes of one dump, and where each is shown.
@@ -208,6 +223,9 @@ fn parse(line: &[u8], at: usize) -> Option<Line> {
     if line == b"*" {
         return Some(Line::Repeat);
     }
+    if line.get(OD_OFFSET) == Some(&b' ') {
+        return parse_od(line, at);
+    }
     let offset = line.get(..8)?;
     if !offset.iter().all(u8::is_ascii_hexdigit) {
         return None;
@@ -286,6 +304,61 @@ fn parse(line: &[u8], at: usize) -> Option<Line> {
     Some(Line::Data(offset, cells))
 }
 
+/// `line` (at `at`) read as a line of `od -c`: seven octal digits of offset, then a field of
+/// four for each byte ([`od_field`]). A masked field's cells are its last three characters, so
+/// it reads ` ***`.
+fn parse_od(line: &[u8], at: usize) -> Option<Line> {
+    let digits = line.get(..OD_OFFSET)?;
+    let fields = &line[OD_OFFSET..];
+    if !digits.iter().all(is_octal)
+        || fields.is_empty()
+        || fields.len() % 4 != 0
+        || fields.len() > 4 * LINE_BYTES
+    {
+        return None;
+    }
+    let offset = u64::from_str_radix(std::str::from_utf8(digits).ok()?, 8).ok()?;
+    let mut cells = Vec::with_capacity(fields.len() / 4);
+    for (i, field) in fields.chunks_exact(4).enumerate() {
+        let byte = od_field(field)?;
+        let p = at + OD_OFFSET + 4 * i;
+        let cell = Cell {
+            hex: p + 2,
+            ascii: p + 1,
+        };
+        cells.push((byte.unwrap_or(b'*'), cell));
+    }
+    Some(Line::Data(offset, cells))
+}
+
+/// The byte an `od -c` field shows: `   c` a printable character (a blank as four blanks),
+/// `  \n` an escape, ` 303` a byte in octal; `Some(None)` for a masked ` ***`.
+fn od_field(field: &[u8]) -> Option<Option<u8>> {
+    match *field {
+        [b' ', b'*', b'*', b'*'] => Some(None),
+        [b' ', b' ', b' ', c @ 0x20..=0x7e] => Some(Some(c)),
+        [b' ', b' ', b'\\', e] => {
+            let byte = match e {
+                b'0' => 0,
+                b'a' => 7,
+                b'b' => 8,
+                b't' => b'\t',
+                b'n' => b'\n',
+                b'v' => 11,
+                b'f' => 12,
+                b'r' => b'\r',
+                _ => return None,
+            };
+            Some(Some(byte))
+        }
+        [b' ', a, b, c] if [a, b, c].iter().all(is_octal) => {
+            let value = u32::from(a - b'0') * 64 + u32::from(b - b'0') * 8 + u32::from(c - b'0');
+            Some(Some(u8::try_from(value).ok()?))
+        }
+        _ => None,
+    }
+}
+
 /// The byte the two characters at `p` give: `Some(None)` for a masked `**`.
 fn pair(line: &[u8], p: usize) -> Option<Option<u8>> {
     match line.get(p..p + 2)? {
@@ -316,8 +389,9 @@ pub(crate) mod tests {
     use super::*;
     use crate::redact::redact;
 
-    /// `bytes` as `hexdump -C` prints them: a `*` for lines equal to the one before.
-    pub(crate) fn hexdump(bytes: &[u8]) -> String {
+    /// `bytes` in lines of 16, each as `line` prints it from its offset, a `*` for lines equal
+    /// to the one before (as hexdump and od leave them out).
+    fn starred(bytes: &[u8], line: impl Fn(usize, &[u8]) -> String) -> String {
         let mut out = String::new();
         let mut before: Option<&[u8]> = None;
         let mut starred = false;
@@ -331,7 +405,15 @@ pub(crate) mod tests {
             }
             before = Some(chunk);
             starred = false;
-            out += &format!("{:08x}  ", n * 16);
+            out += &line(n * 16, chunk);
+        }
+        out
+    }
+
+    /// `bytes` as `hexdump -C` prints them.
+    pub(crate) fn hexdump(bytes: &[u8]) -> String {
+        let lines = starred(bytes, |offset, chunk| {
+            let mut out = format!("{offset:08x}  ");
             for i in 0..16 {
                 match chunk.get(i) {
                     Some(b) => out += &format!("{b:02x} "),
@@ -341,9 +423,9 @@ pub(crate) mod tests {
                     out.push(' ');
                 }
             }
-            out += &format!(" |{}|\n", shown(chunk));
-        }
-        out + &format!("{:08x}\n", bytes.len())
+            out + &format!(" |{}|\n", shown(chunk))
+        });
+        lines + &format!("{:08x}\n", bytes.len())
     }
 
     /// `bytes` as `xxd` prints them.
@@ -363,6 +445,25 @@ pub(crate) mod tests {
             out += &format!(" {}\n", shown(chunk));
         }
         out
+    }
+
+    /// `bytes` as `od -c` prints them.
+    pub(crate) fn od_c(bytes: &[u8]) -> String {
+        let lines = starred(bytes, |offset, chunk| {
+            let mut out = format!("{offset:07o}");
+            for &b in chunk {
+                out += &match b {
+                    0 => "  \\0".to_string(),
+                    b'\t' => "  \\t".to_string(),
+                    b'\n' => "  \\n".to_string(),
+                    b'\r' => "  \\r".to_string(),
+                    0x20..=0x7e => format!("   {}", char::from(b)),
+                    _ => format!(" {b:03o}"),
+                };
+            }
+            out + "\n"
+        });
+        lines + &format!("{:07o}\n", bytes.len())
     }
 
     fn shown(chunk: &[u8]) -> String {
@@ -421,6 +522,7 @@ pub(crate) mod tests {
         for (tool, dump) in [
             ("hexdump", hexdump(ENV.as_bytes())),
             ("xxd", xxd(ENV.as_bytes())),
+            ("od -c", od_c(ENV.as_bytes())),
         ] {
             let text = format!("this is what I see:\n{dump}why does it not load?");
             let out = redact(&text);
@@ -482,7 +584,11 @@ pub(crate) mod tests {
             "# ==== local ====\nDEBUG=true\nSECRET_KEY=\n",
             "PORT=8000\n"
         );
-        let mut texts = vec![hexdump(env.as_bytes()), xxd(env.as_bytes())];
+        let mut texts = vec![
+            hexdump(env.as_bytes()),
+            xxd(env.as_bytes()),
+            od_c(env.as_bytes()),
+        ];
         texts.extend([
             "00000000  is where the header starts | then the index\n0000001c  the data |".into(),
             "deadbeef: fix the loader\n0a1b2c3d  refactor: split the parser |".into(),
@@ -502,7 +608,7 @@ pub(crate) mod tests {
         bytes.extend(b"TOKEN=value|with a bar\r\n\xc3\xa9 tail");
         let hd = hexdump(&bytes);
         assert!(hd.contains("\n*\n"), "{hd}");
-        for dump in [hd, xxd(&bytes)] {
+        for dump in [hd, xxd(&bytes), od_c(&bytes)] {
             let found = dumps(dump.as_bytes());
             assert_eq!(found.len(), 1, "{dump}");
             assert_eq!(found[0].bytes, bytes, "{dump}");
@@ -519,5 +625,8 @@ pub(crate) mod tests {
         assert!(may_hold(b"x\n0000abcd: 2320"));
         assert!(!may_hold(b"x 00000000  23 20\n"));
         assert!(!may_hold(b"0000000  23 20\n00000000 : 23"));
+        assert!(may_hold(b"x\n0000020   D   B"));
+        assert!(may_hold(b"0000000  \\n 303"));
+        assert!(!may_hold(b"0000000 D B\n2024061 was the build"));
     }
 }
