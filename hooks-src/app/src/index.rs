@@ -66,12 +66,11 @@ pub fn index(
     out
 }
 
-/// Whether a signal is what the user said: a correction, convention, preference, remember
-/// request or fact (a `discovery` tagged `fact`, as the second look stores one) in the user's
-/// own words (not a tool's output quoted).
+/// Whether a signal is what the user said: a lesson in the user's own words (not a tool's
+/// output quoted), whatever type it was stored as (a correction, a rule, a fact, a command the
+/// second look stored from a prompt); a failure or a summary never is.
 fn said(s: &Signal) -> bool {
-    let fact = s.kind == Kind::Discovery && s.tags.iter().any(|t| t == "fact");
-    (s.kind.is_learning() || fact) && s.is_users_words()
+    s.is_users_words() && !matches!(s.kind, Kind::Failure | Kind::Summary)
 }
 
 /// The first words of a signal's lesson and its evidence, on one line: `content → resolution`
@@ -217,7 +216,11 @@ mod tests {
         fact.source.origin = Some(Origin::User);
         fact.timestamp = "2026-10-01T00:00:00Z".into();
         let found = sig(Kind::Discovery, "assistant finding", 3);
-        let all = [&old, &retried, &sure, &new, &twice, &fact, &found];
+        // So does a command the second look stored from the user's words.
+        let mut command = sig(Kind::Command, "user command", 1);
+        command.source.origin = Some(Origin::User);
+        command.timestamp = "2026-09-01T00:00:00Z".into();
+        let all = [&old, &retried, &sure, &new, &twice, &fact, &found, &command];
         let text = index(&all, |_| place(None, None, false), INDEX_BUDGET_TOKENS);
         let order: Vec<&str> = [
             "seen twice",
@@ -225,6 +228,7 @@ mod tests {
             "newer low",
             "older low",
             "user fact",
+            "user command",
             "a failure retried",
             "assistant finding",
         ]
@@ -244,7 +248,7 @@ mod tests {
             cut.lines()
                 .last()
                 .unwrap()
-                .starts_with("… 5 more signal(s) not shown"),
+                .starts_with("… 6 more signal(s) not shown"),
             "{cut}"
         );
     }
