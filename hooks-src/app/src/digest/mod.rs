@@ -1381,7 +1381,10 @@ impl Digest {
             left.push(format!("{} approvals and bare continues", self.bare));
         }
         if self.repeats > 0 {
-            left.push(format!("{} repeats", self.repeats));
+            left.push(format!(
+                "{} typed again (in their first line's `typed N times`)",
+                self.repeats
+            ));
         }
         if !left.is_empty() {
             let _ = writeln!(out, "\nLeft out: {}.", left.join("; "));

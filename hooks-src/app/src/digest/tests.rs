@@ -1000,6 +1000,13 @@ fn a_prompt_sent_again_after_the_same_answer_is_one_and_after_another_a_repeat()
         ]
     );
     assert_eq!(d.repeats, 1);
+    // Counted where it is listed, and said so: no prompt is hidden as a repeat.
+    assert!(
+        d.text("m")
+            .contains("1 typed again (in their first line's `typed N times`)"),
+        "{}",
+        d.text("m")
+    );
     // The copies are looked at with the rest: the mark goes to the end.
     assert_eq!(d.marks[0].line, 14);
 }
