@@ -103,6 +103,15 @@ fn listed(d: &Digest) -> Vec<(String, u64, String)> {
         .collect()
 }
 
+/// The first session's prompts as `(line, text, typed)`.
+fn typed(d: &Digest) -> Vec<(u64, &str, usize)> {
+    d.sessions[0]
+        .prompts
+        .iter()
+        .map(|p| (p.line, p.text.as_str(), p.typed))
+        .collect()
+}
+
 fn texts(d: &Digest) -> Vec<String> {
     listed(d).into_iter().map(|(_, _, t)| t).collect()
 }
@@ -157,10 +166,7 @@ fn typed_prompts_are_listed_with_what_they_answered_and_the_rest_is_counted() {
     let d = w.digest(&w.request(Some(Scope::of(&app))));
     let shown = &d.sessions[0].prompts;
     assert_eq!(
-        shown
-            .iter()
-            .map(|p| (p.line, p.text.as_str(), p.typed))
-            .collect::<Vec<_>>(),
+        typed(&d),
         [
             (5, "the timeout is per request, not per call", 1),
             (7, "run the tests again please", 2),
@@ -986,13 +992,8 @@ fn a_prompt_sent_again_after_the_same_answer_is_one_and_after_another_a_repeat()
     ];
     fs::write(&path, lines.join("\n") + "\n").unwrap();
     let d = w.digest(&w.request(Some(Scope::of(&app))));
-    let shown: Vec<(u64, &str, usize)> = d.sessions[0]
-        .prompts
-        .iter()
-        .map(|p| (p.line, p.text.as_str(), p.typed))
-        .collect();
     assert_eq!(
-        shown,
+        typed(&d),
         [
             (1, "start on the parser module", 1),
             (3, "the tests live in tests/, not in src/", 2),
@@ -1051,13 +1052,8 @@ fn a_replays_first_prompt_and_one_resent_after_an_interrupt_are_one() {
     ];
     fs::write(&path, lines.join("\n") + "\n").unwrap();
     let d = w.digest(&w.request(Some(Scope::of(&app))));
-    let shown: Vec<(u64, &str, usize)> = d.sessions[0]
-        .prompts
-        .iter()
-        .map(|p| (p.line, p.text.as_str(), p.typed))
-        .collect();
     assert_eq!(
-        shown,
+        typed(&d),
         [(1, "sketch the schema", 1), (3, "add an index on email", 3),]
     );
 }
