@@ -933,25 +933,64 @@ fn key_value(line: &str) -> bool {
 }
 
 /// A shell's prompt and the command typed after it: `$ npm test`, `❯ ls`, `dev@box:~/app$ make`,
-/// `[dev@box ~]$ exit`; not words of the user's typed after a prompt left empty (five or more,
-/// no flag, path or operator among them).
+/// `[dev@box ~]$ exit`, tcsh's `box:~/app> make`, macOS zsh's `dev@box app % make`, PowerShell's
+/// `PS C:\app> dir`, each maybe after a virtualenv's name (`(venv) dev@box:~$`); not words of
+/// the user's typed after a prompt left empty (five or more, no flag, path or operator among them).
 fn shell_prompt(t: &str) -> bool {
-    let mut words = t.split_whitespace();
-    let first = words.next().unwrap_or("");
+    // A virtualenv's or conda's name, one word in parentheses, comes before the prompt.
+    let t = match t.strip_prefix('(').and_then(|r| r.split_once(") ")) {
+        Some((env, rest)) if !env.is_empty() && !env.contains(char::is_whitespace) => rest,
+        _ => t,
+    };
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let first = words.first().copied().unwrap_or("");
     let closes = |w: &str| w.ends_with("]$") || w.ends_with("]#");
-    // A bracketed prompt's words, up to the one that closes it.
-    let bracketed = first.starts_with('[')
-        && first.contains('@')
-        && (closes(first) || words.next().is_some_and(closes));
-    let prompt = matches!(first, "$" | "❯" | "➜" | "%")
+    // How many words the prompt takes.
+    let bracketed = first.starts_with('[') && first.contains('@');
+    let taken = if matches!(first, "$" | "❯" | "➜" | "%")
         || (first.contains('@') && first.ends_with(['$', '#']) && first.len() > 2)
-        || bracketed;
-    let rest: Vec<&str> = words.collect();
+        || host_path_prompt(first)
+        || (bracketed && closes(first))
+    {
+        1
+    } else if bracketed && words.get(1).is_some_and(|w| closes(w)) {
+        2
+    } else if first.contains('@') && words.get(2) == Some(&"%") {
+        3
+    } else if first == "PS" && words.get(1).is_some_and(|w| drive(w)) {
+        match words.iter().position(|w| w.ends_with('>')) {
+            Some(k) => k + 1,
+            None => return false,
+        }
+    } else {
+        return false;
+    };
+    let rest = &words[taken..];
     let prose = rest.len() >= 5
         && rest
             .iter()
             .all(|w| !w.starts_with('-') && !w.contains(['/', '=', '|', '$', '~', ':', '@', '>']));
-    prompt && !prose
+    !prose
+}
+
+/// tcsh's and SUSE's prompt: a host, `:`, a path from `~` or `/`, and `>` (`box:~/app>`).
+fn host_path_prompt(word: &str) -> bool {
+    let Some(path) = word.strip_suffix('>') else {
+        return false;
+    };
+    path.split_once(':').is_some_and(|(host, dir)| {
+        !host.is_empty()
+            && host
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+            && dir.starts_with(['~', '/'])
+    })
+}
+
+/// A Windows drive's path: `C:\`, `D:\work`.
+fn drive(word: &str) -> bool {
+    let b = word.as_bytes();
+    b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'\\'
 }
 
 /// A path and nothing else, maybe as a list's item or a quoted string: `/opt/tool/bin/x`,
@@ -1657,9 +1696,59 @@ mod tests {
             "WARN[0000] The \"API_URL\" variable is not set.",
             "node:internal/modules/loader:1423",
             "dev@box:~/app$ make test",
+            "box7:~/src/app> make build",
+            "dev@laptop app % npm run dev",
+            "(venv) dev@box:~/app$ pytest -x",
+            "(base) dev@laptop app % python3 main.py",
+            "PS C:\\Users\\someone> wsl --list",
             "   ╰─────╯",
         ] {
             assert_eq!(pasted_lines(&[line], ""), [true], "{line}");
+        }
+    }
+
+    #[test]
+    fn each_shells_prompt_is_known_and_words_after_an_empty_one_are_not() {
+        for line in [
+            "$ npm test",
+            "dev@box:~/app$ make",
+            "[dev@box app]$ exit",
+            "box7:~/src/app> make build",
+            "box7:/srv> ls",
+            "dev@laptop app % npm run dev",
+            "(venv) dev@box:~/app$ pytest -x",
+            "(base) dev@laptop app % python3 main.py",
+            "PS C:\\Users\\someone> wsl --list",
+            "PS D:\\work\\my app> dir",
+        ] {
+            assert!(shell_prompt(line), "{line}");
+        }
+        for line in [
+            "box7:~/app> I also do not see the rules in the directory",
+            "PS C:\\app> I also do not see the rules in the directory",
+            "PS the rules are in C:\\app now",
+            "(optional) use pnpm here",
+            "todo: ~/notes> is where the notes go",
+            "ratio:3> is not a prompt",
+            "mail me@example.com % of the time",
+        ] {
+            assert!(!shell_prompt(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn a_tcsh_or_powershell_session_pasted_after_the_users_words_is_a_paste() {
+        let own = "am I in the right groups? the vm should run as my own account, never as root";
+        for session in [
+            "box7:~/src/app> id\nuid=1000(dev) gid=1000(dev) groups=1000(dev),27(sudo)\nbox7:~/src/app> make vm\nCreating the vm now, this may take a while\nbox7:~/src/app>",
+            "PS C:\\Users\\dev> whoami\nlaptop\\dev\nPS C:\\Users\\dev> wsl --status\nDefault Distribution: Debian\nPS C:\\Users\\dev>",
+        ] {
+            let lines: Vec<&str> = session.lines().collect();
+            assert!(pasted_lines(&lines, "").iter().all(|&p| p), "{session}");
+            let text = format!("{own}\n{session}");
+            let shown = excerpt(&text, "", None, 120, by_lesson_words);
+            assert!(shown.text.starts_with("am I in the right groups?"), "{shown:?}");
+            assert!(!shown.text.contains("uid=") && !shown.text.contains("Distribution"), "{shown:?}");
         }
     }
 
@@ -1668,6 +1757,10 @@ mod tests {
         for line in [
             "│  I need a reference I can count on, it must keep working after the refactor  │",
             "dev@box:~/app$ I also do not see the rules in the directory",
+            "box7:~/app> I also do not see the rules in the directory",
+            "PS C:\\app> I also do not see the rules in the directory",
+            "(optional) use pnpm here, not npm, in every package",
+            "todo: ~/notes> is where the notes go",
             "this area is new to me, so I need a reference I can count on │",
             "1. Use tabs, not spaces.",
             "Note: use pnpm here, not npm",
