@@ -972,6 +972,15 @@ pub(crate) mod tests {
             assert!(!fields.contains(part), "{part}\n{out}");
         }
         assert_eq!(redact(&out), out, "stable");
+        // Masked, the dump is shorter: a secret on the line after it is still seen whole.
+        let token = concat!("ghp_", "wZ8qL3vN5xR2tK7mP9sB4cJ6yD1fH0eG");
+        // Its lines without the closing offset.
+        let lines = &dump[..dump.trim_end().rfind('\n').unwrap_or(0) + 1];
+        let text = format!("{lines}{token} failed too\n");
+        let out = redact(&text);
+        let tail = out.lines().last().unwrap_or_default();
+        assert!(tail.starts_with("[REDACTED:"), "{out}");
+        assert!(tail.ends_with("] failed too"), "{out}");
         // A field two columns wide has two blanks.
         let field = field("  \u{4e2d}  **  **".as_bytes());
         assert!(matches!(field, Some((Field::Char('\u{4e2d}'), 5))));
