@@ -1,33 +1,37 @@
-//! Dumps (`hexdump -C`, `hd`, `xxd`, `od -c`, `hexdump -c`, `od -t x1`): a file pasted as a dump
-//! has its secrets split over 16-byte lines, written twice (as hex bytes and in the ASCII column)
-//! or a character a field, where no rule sees them.
+//! Dumps (`hexdump -C`, `hd`, `xxd`, `od -c`, `hexdump -c`, `od -t x1`, `hexdump`, `od -x`): a
+//! file pasted as a dump has its secrets split over 16-byte lines, written twice (as hex bytes and
+//! in the ASCII column) or a character a field, where no rule sees them.
 //!
 //! A dump is a run of consecutive lines of the exact shape those tools print, whose offsets
 //! follow on from line to line:
-//! - an offset of eight hex digits, then `  ` and hex pairs and `|ASCII|` (hexdump), or `: ` and
-//!   hex groups and the ASCII (xxd), each line's ASCII column agreeing with its hex bytes;
+//! - an offset of eight hex digits, then `  ` and hex pairs and `|ASCII|` (hexdump -C), or `: `
+//!   and hex groups and the ASCII (xxd), each line's ASCII column agreeing with its hex bytes;
 //! - an offset of six or seven digits (octal, decimal or hex: `od -A o|d|x`, `hexdump -c`), then
 //!   a field of four for each byte (`   c`, `  \n`, ` 303`; a UTF-8 character printed whole,
 //!   `   é`, has a `  **` field for each of its other bytes), as `od -c` and `hexdump -c` print;
-//! - or the same offset, then ` hh` for each byte and, with `z`, `  >ASCII<` agreeing with them
-//!   (`od -t x1`, `od -t x1z`).
+//! - the same offset, then ` hh` for each byte and, with `z`, `  >ASCII<` agreeing with them
+//!   (`od -t x1`, `od -t x1z`);
+//! - or the same offset, then ` hhhh` for each two bytes, a little-endian word (`hexdump`,
+//!   `od -x`: the machines Claude Code runs on are little-endian).
 //!
-//! A `*` line (repeated lines left out) belongs to it, and the closing offset alone ends it. Which
-//! radix the offsets are in is learnt from how they follow on. The bytes are read from the hex or
-//! the fields (exact; the ASCII column shows `.` for a newline) into one text, the rules run on
-//! it, and every byte of a secret found is masked in the dump as written: its hex pair becomes
-//! `**` and its ASCII character `*` (a field becomes ` ***`), so the dump keeps its lines and
-//! columns and nothing of the secret stays in either column. A masked byte reads back as `*` (a
+//! A `*` line (repeated lines left out) belongs to it, and the closing offset alone ends it (and
+//! cuts the padding of a last line: blank fields, the zero after an odd byte). A line of fields
+//! alone is no dump without its closing offset: a row of a table has that shape. Which radix the
+//! offsets are in is learnt from how they follow on. The bytes are read from the hex or the
+//! fields (exact; the ASCII column shows `.` for a newline) into one text, the rules run on it,
+//! and every byte of a secret found is masked in the dump as written: its hex pair becomes `**`
+//! and its ASCII character `*` (a field becomes ` ***`), so the dump keeps its lines and columns
+//! and nothing of the secret stays in either column. A masked byte reads back as `*` (a
 //! placeholder to the rules), so redacting a redacted dump changes nothing. The rules that read
 //! the text as written see the dump's lines blanked: an ASCII column read as prose only misleads
 //! them.
 //!
 //! Not read: `od -A n` (no offsets: a grid of single characters has its shape, with nothing to
-//! tell them apart), `xxd -p` (no offsets nor ASCII column: a secret written in hex has its
-//! shape, and blanking it would hide it from the rules), two-byte words (`hexdump`, `od -x`).
+//! tell them apart) and `xxd -p` (no offsets nor ASCII column: a secret written in hex has its
+//! shape, and blanking its lines would hide it from the rules).
 //!
 //! Cheap when there is no dump: nothing is parsed unless a line starts like a dump's line: eight
-//! hex digits then two spaces or `: `, or six or seven digits then a field.
+//! hex digits then two spaces or `: `, or six or seven lowercase hex digits then a field.
 
 use std::ops::Range;
 
@@ -171,7 +175,8 @@ pub(super) fn starts_line(bytes: &[u8]) -> bool {
     match digits {
         8 => rest.starts_with(b"  ") || rest.starts_with(b": "),
         6 | 7 => {
-            bytes[..digits].iter().all(is_lower_hex) && (field(rest).is_some() || hex_field(rest))
+            bytes[..digits].iter().all(is_lower_hex)
+                && (field(rest).is_some() || hex_field(rest, 1) || hex_field(rest, 2))
         }
         _ => false,
     }
@@ -203,6 +208,8 @@ enum Shape {
     Chars(usize),
     /// `od -t x1` with offsets of so many digits.
     Bytes(usize),
+    /// `hexdump` or `od -x` (two-byte words) with offsets of so many digits.
+    Words(usize),
 }
 
 /// A line of a dump.
@@ -320,7 +327,13 @@ impl Dump {
             return;
         };
         let from = self.bytes.len().saturating_sub(past);
-        if past < self.last.len().max(1) && self.bytes[from..].iter().all(|&b| b == b' ') {
+        // What pads a last line: blank fields, or the byte after an odd last byte in its word.
+        let pad = match self.shape {
+            Shape::Chars(_) => b' ',
+            Shape::Words(_) => 0,
+            _ => return self.closed = past == 0,
+        };
+        if past < self.last.len().max(1) && self.bytes[from..].iter().all(|&b| b == pad) {
             self.bytes.truncate(from);
             self.cells.truncate(from);
             self.closed = true;
@@ -397,11 +410,10 @@ fn parse(line: &[u8], at: usize) -> Option<Line> {
         6..=8 if digits == line.len() => return Some(Line::End(offsets(line, digits))),
         8 => parse_hex(line, at)?,
         6 | 7 if line[..digits].iter().all(is_lower_hex) => {
-            if field(&line[digits..]).is_some() {
-                parse_chars(line, at, digits)?
-            } else {
-                parse_bytes(line, at, digits)?
-            }
+            // ` 2023` is both an octal field and a word: the line's shape is the one that reads.
+            parse_chars(line, at, digits)
+                .or_else(|| parse_bytes(line, at, digits))
+                .or_else(|| parse_words(line, at, digits))?
         }
         _ => return None,
     };
@@ -641,11 +653,43 @@ fn parse_bytes(line: &[u8], at: usize, digits: usize) -> Option<Data> {
     })
 }
 
-/// Whether `bytes` start with a field of `od -t x1`: ` hh` then a blank or the end.
-fn hex_field(bytes: &[u8]) -> bool {
+/// Whether `bytes` start with a field of so many hex pairs: ` hh` (`od -t x1`) or ` hhhh`
+/// (`hexdump`, `od -x`), then a blank or the end.
+fn hex_field(bytes: &[u8], pairs: usize) -> bool {
     bytes.first() == Some(&b' ')
-        && matches!(bytes.get(3), None | Some(b' '))
-        && pair(bytes, 1).is_some()
+        && matches!(bytes.get(1 + 2 * pairs), None | Some(b' '))
+        && (0..pairs).all(|i| pair(bytes, 1 + 2 * i).is_some())
+}
+
+/// `line` (at `at`) read as a line of `hexdump` or `od -x`: an offset of `digits` digits, then
+/// ` hhhh` for each two bytes, the second one's pair first (the words of a little-endian
+/// machine), then blanks (`hexdump` pads its last line). An odd last byte shows as `00hh`.
+fn parse_words(line: &[u8], at: usize, digits: usize) -> Option<Data> {
+    let mut cells = Vec::new();
+    let mut p = digits;
+    while hex_field(&line[p..], 2) {
+        for hex in [p + 3, p + 1] {
+            let byte = pair(line, hex)?.unwrap_or(b'*');
+            cells.push((
+                byte,
+                Cell::Pair {
+                    hex: at + hex,
+                    ascii: None,
+                },
+            ));
+        }
+        p += 5;
+    }
+    if cells.is_empty() || cells.len() > LINE_BYTES || !line[p..].iter().all(|&b| b == b' ') {
+        return None;
+    }
+    Some(Data {
+        shape: Shape::Words(digits),
+        offset: offsets(line, digits),
+        rest: Vec::new(),
+        cells,
+        open: Vec::new(),
+    })
 }
 
 /// The byte the two characters at `p` give: `Some(None)` for a masked `**`.
@@ -798,6 +842,22 @@ pub(crate) mod tests {
         lines + &format!("{:07o}\n", bytes.len())
     }
 
+    /// `bytes` as `hexdump` or `od -x` print them: two-byte words of a little-endian machine,
+    /// each line from its offset as `offset` writes it, the last padded with blanks when `pad`.
+    fn words(bytes: &[u8], offset: impl Fn(usize) -> String, pad: bool) -> String {
+        let lines = starred(bytes, |at, chunk| {
+            let mut out = offset(at);
+            for word in chunk.chunks(2) {
+                out += &format!(" {:02x}{:02x}", word.get(1).copied().unwrap_or(0), word[0]);
+            }
+            if pad {
+                out += &" ".repeat(5 * (8 - chunk.len().div_ceil(2)));
+            }
+            out + "\n"
+        });
+        lines + &offset(bytes.len()) + "\n"
+    }
+
     /// Each shape read back, by the name of the tool that prints it.
     fn tools(bytes: &[u8]) -> Vec<(&'static str, String)> {
         vec![
@@ -822,6 +882,8 @@ pub(crate) mod tests {
             ),
             ("od -t x1", od_x1(bytes, false)),
             ("od -t x1z", od_x1(bytes, true)),
+            ("hexdump", words(bytes, |o| format!("{o:07x}"), true)),
+            ("od -x", words(bytes, |o| format!("{o:07o}"), false)),
         ]
     }
 
@@ -908,9 +970,9 @@ pub(crate) mod tests {
         }
     }
 
-    /// What `hexdump -c`, `od -A x -c`, `od -A d -c` and `od -t x1z` printed for an invented
-    /// `.env` of three lines, its token split over the first two dump lines.
-    const REAL: [&str; 4] = [
+    /// What `hexdump -c`, `od -A x -c`, `od -A d -c`, `od -t x1z`, `hexdump` and `od -x` printed
+    /// for an invented `.env` of two lines, its token split over the first dump lines.
+    const REAL: [&str; 6] = [
         "0000000   A   P   I   _   T   O   K   E   N   =   g   h   p   _   w   Z\n\
          0000010   8   q   L   3   v   N   5   x   R   2   t   K   7   m   P   9\n\
          0000020   s   B   4   c   J   6   y   D   1   f   H   0   e   G  \\n   M\n\
@@ -930,6 +992,16 @@ pub(crate) mod tests {
          0000020 38 71 4c 33 76 4e 35 78 52 32 74 4b 37 6d 50 39  >8qL3vN5xR2tK7mP9<\n\
          0000040 73 42 34 63 4a 36 79 44 31 66 48 30 65 47 0a 4d  >sB4cJ6yD1fH0eG.M<\n\
          0000060 4f 44 45 3d 64 65 76 0a                          >ODE=dev.<\n\
+         0000070\n",
+        "0000000 5041 5f49 4f54 454b 3d4e 6867 5f70 5a77\n\
+         0000010 7138 334c 4e76 7835 3252 4b74 6d37 3950\n\
+         0000020 4273 6334 364a 4479 6631 3048 4765 4d0a\n\
+         0000030 444f 3d45 6564 0a76                    \n\
+         0000038\n",
+        "0000000 5041 5f49 4f54 454b 3d4e 6867 5f70 5a77\n\
+         0000020 7138 334c 4e76 7835 3252 4b74 6d37 3950\n\
+         0000040 4273 6334 364a 4479 6631 3048 4765 4d0a\n\
+         0000060 444f 3d45 6564 0a76\n\
          0000070\n",
     ];
 
