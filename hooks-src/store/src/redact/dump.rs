@@ -306,9 +306,9 @@ impl Dump {
             let left_out: Vec<_> = self.last.iter().copied().cycle().take(gap).collect();
             self.push(&left_out);
             shown.extend(self.open.drain(..).zip(line.rest.iter().copied()));
-            for r in 0..3 {
-                self.next[r] = line.offset[r].filter(|_| kept[r]).map(|o| o + line.len());
-            }
+            let len = line.len();
+            self.next =
+                std::array::from_fn(|r| line.offset[r].filter(|_| kept[r]).map(|o| o + len));
         }
         shown.extend(line.cells);
         self.push(&shown);
