@@ -166,6 +166,10 @@ pub(super) fn cut_before(text: &str, cut: usize) -> usize {
 /// Whether `bytes` start like a dump's line: eight hex digits then `  ` or `: `, or six or seven
 /// lowercase hex digits then a field of `od -c` or of `od -t x1`.
 pub(super) fn starts_line(bytes: &[u8]) -> bool {
+    // Most lines fail on their first byte.
+    if !bytes.first().is_some_and(u8::is_ascii_hexdigit) {
+        return false;
+    }
     let digits = bytes
         .iter()
         .take(9)
