@@ -347,7 +347,8 @@ impl Dump {
     /// Whether the dump is one: a line of fields alone (a row of a table) is not, unless the
     /// closing offset follows it.
     fn stands(&self) -> bool {
-        self.shape == Shape::Hex || self.closed || self.lines.len() > 1
+        let shown = self.lines.iter().filter(|line| line.len() > 1).count();
+        self.shape == Shape::Hex || self.closed || shown > 1
     }
 
     fn push(&mut self, cells: &[(u8, Cell)]) {
@@ -1122,6 +1123,8 @@ pub(crate) mod tests {
             // A table of permissions and a column of numbers.
             "0000644 644 755 600\n0000755 755 700 644\n1000000 100 200 300\n".to_string(),
             "1234567\n2345678\n0000016\n".to_string(),
+            // A row of fields alone, even with a `*` after it.
+            format!("0000000{}\n*\nthat was all", &spaced[..4 * 16]),
             // A grid of characters (what `od -A n -c` prints) is not read: nothing to check it by.
             format!("{spaced}\n{spaced}\n"),
             // Fields whose offsets do not follow on: each line is its own dump, too short.
