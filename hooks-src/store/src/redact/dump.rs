@@ -1114,12 +1114,12 @@ pub(crate) mod tests {
 
     #[test]
     fn text_shaped_like_a_dump_is_not_one() {
-        // A key-shaped token where a dump would read it, so a false dump would show.
-        let token = concat!("Qz7", "Lp2Wn8Kx4Vb6Mt1Rd9Hs3Jf5");
+        // A token where a dump would read it, so that a false dump would be masked.
+        let token = concat!("ghp_", "wZ8qL3vN5xR2tK7mP9sB4cJ6yD1fH0eG");
         let spaced: String = token.chars().map(|c| format!("   {c}")).collect();
         for text in [
             // A git log, its hashes followed by hex-looking words.
-            format!("a1b2c3d de ad be ef\nb2c3d4e {token} add the key\nc3d4e5f  ab cd"),
+            "a1b2c3d de ad be ef\nb2c3d4e add the key\nc3d4e5f  ab cd\nd4e5f60 cafe babe".into(),
             // A table of permissions and a column of numbers.
             "0000644 644 755 600\n0000755 755 700 644\n1000000 100 200 300\n".to_string(),
             "1234567\n2345678\n0000016\n".to_string(),
@@ -1127,7 +1127,7 @@ pub(crate) mod tests {
             format!("0000000{}\n*\nthat was all", &spaced[..4 * 16]),
             // A grid of characters (what `od -A n -c` prints) is not read: nothing to check it by.
             format!("{spaced}\n{spaced}\n"),
-            // Fields whose offsets do not follow on: each line is its own dump, too short.
+            // Fields whose offsets do not follow on: each line alone, no closing offset.
             format!(
                 "0000000{}\n0000100{}\n",
                 &spaced[..4 * 12],
