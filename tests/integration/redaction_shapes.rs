@@ -516,6 +516,7 @@ const ENCODINGS: &[&str] = &[
     "escaped JSON",
     "escaped twice",
     "hexdump -C",
+    "od -t x1z",
 ];
 
 /// `text` (holding `secret`) in `encoding`.
@@ -539,6 +540,8 @@ fn encode(encoding: &str, text: &str, secret: &str, at: At) -> String {
             "$ hexdump -C .env\n{}",
             hexdump(&format!("# env\n{text}\n"))
         ),
+        // The same in `od`'s hex bytes, its ASCII column at the end of the line between `>` and `<`.
+        "od -t x1z" => format!("$ od -t x1z .env\n{}", od_x1z(&format!("# env\n{text}\n"))),
         _ => unreachable!("{encoding}"),
     }
 }
@@ -570,6 +573,30 @@ fn hexdump(text: &str) -> String {
         let _ = writeln!(out, " |{shown}|");
     }
     out + &format!("{:08x}\n", text.len())
+}
+
+/// `text` as `od -t x1z` prints it (no line repeats, so no `*`).
+fn od_x1z(text: &str) -> String {
+    let mut out = String::new();
+    for (n, chunk) in text.as_bytes().chunks(16).enumerate() {
+        let _ = write!(out, "{:07o}", n * 16);
+        for b in chunk {
+            let _ = write!(out, " {b:02x}");
+        }
+        let shown: String = chunk
+            .iter()
+            .map(|&b| {
+                if (0x20..0x7f).contains(&b) {
+                    char::from(b)
+                } else {
+                    '.'
+                }
+            })
+            .collect();
+        let pad = " ".repeat(3 * (16 - chunk.len()));
+        let _ = writeln!(out, "{pad}  >{shown}<");
+    }
+    out + &format!("{:07o}\n", text.len())
 }
 
 /// How many bytes of a secret make a leak.
@@ -856,7 +883,7 @@ fn append_promote_and_export_leak_no_secret_of_any_shape_or_encoding() {
         // A dump is many lines and a learning one: promote would refuse every shape.
         let texts: Vec<&str> = shape
             .iter()
-            .filter(|r| r.encoding != "hexdump -C")
+            .filter(|r| !r.encoding.contains("dump") && !r.encoding.starts_with("od "))
             .map(|r| r.text.as_str())
             .collect();
         let out = env

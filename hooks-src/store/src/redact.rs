@@ -119,12 +119,15 @@ pub fn redact_after<'t>(text: &'t str, asked: Option<&Asked>) -> Cow<'t, str> {
     let mut dropped = drop_private(text);
     let found = match dump::find(&dropped, asked) {
         None => find_all(&dropped, asked),
-        Some(dumps) => {
-            let found = find_all(&dumps.blank(&dropped), asked);
+        Some(mut dumps) => {
             if !dumps.secrets.is_empty() {
                 dropped = Cow::Owned(dumps.mask(&dropped));
+                // Masking a character printed whole shortens its line: find the lines again.
+                if let Some(masked) = dump::find(&dropped, asked) {
+                    dumps = masked;
+                }
             }
-            found
+            find_all(&dumps.blank(&dropped), asked)
         }
     };
     if found.is_empty() {

@@ -1,21 +1,37 @@
-//! Dumps (`hexdump -C`, `hd`, `xxd`, `od -c`): a file pasted as a dump has its secrets split over
-//! 16-byte lines, written twice (as hex bytes and in the ASCII column) or a character a field,
-//! where no rule sees them.
+//! Dumps (`hexdump -C`, `hd`, `xxd`, `od -c`, `hexdump -c`, `od -t x1`, `hexdump`, `od -x`): a
+//! file pasted as a dump has its secrets split over 16-byte lines, written twice (as hex bytes and
+//! in the ASCII column) or a character a field, where no rule sees them.
 //!
-//! A dump is a run of consecutive lines of the exact shape those tools print (an offset of eight
-//! hex digits, then `  ` and hex pairs and `|ASCII|` for hexdump, `: ` and hex groups and the
-//! ASCII for xxd), each line's ASCII column agreeing with its hex bytes; or an offset of seven
-//! octal digits, then a field of four for each byte (`   c`, `  \n`, ` 303`) for `od -c`. A `*`
-//! line (repeated lines left out) belongs to it, and the closing offset alone ends it. The bytes are read
-//! from the hex (exact; the ASCII column shows `.` for a newline) into one text, the rules run on
-//! it, and every byte of a secret found is masked in the dump as written: its hex pair becomes
-//! `**` and its ASCII character `*` (an `od -c` field becomes ` ***`), so the dump keeps its lines
-//! and columns and nothing of the secret stays in either column. A masked byte reads back as `*` (a placeholder to the rules),
-//! so redacting a redacted dump changes nothing. The rules that read the text as written see the
-//! dump's lines blanked: an ASCII column read as prose only misleads them.
+//! A dump is a run of consecutive lines of the exact shape those tools print, whose offsets
+//! follow on from line to line:
+//! - an offset of eight hex digits, then `  ` and hex pairs and `|ASCII|` (hexdump -C), or `: `
+//!   and hex groups and the ASCII (xxd), each line's ASCII column agreeing with its hex bytes;
+//! - an offset of six or seven digits (octal, decimal or hex: `od -A o|d|x`, `hexdump -c`), then
+//!   a field of four for each byte (`   c`, `  \n`, ` 303`; a UTF-8 character printed whole,
+//!   `   é`, has a `  **` field for each of its other bytes), as `od -c` and `hexdump -c` print;
+//! - the same offset, then ` hh` for each byte and, with `z`, `  >ASCII<` agreeing with them
+//!   (`od -t x1`, `od -t x1z`);
+//! - or the same offset, then ` hhhh` for each two bytes, a little-endian word (`hexdump`,
+//!   `od -x`: the machines Claude Code runs on are little-endian).
 //!
-//! Cheap when there is no dump: nothing is parsed unless a line starts with eight hex digits then
-//! two spaces or `: `, or with seven octal digits and an `od -c` field.
+//! A `*` line (repeated lines left out) belongs to it, and the closing offset alone ends it (and
+//! cuts the padding of a last line: blank fields, the zero after an odd byte). A line of fields
+//! alone is no dump without its closing offset: a row of a table has that shape. Which radix the
+//! offsets are in is learnt from how they follow on. The bytes are read from the hex or the
+//! fields (exact; the ASCII column shows `.` for a newline) into one text, the rules run on it,
+//! and every byte of a secret found is masked in the dump as written: its hex pair becomes `**`
+//! and its ASCII character `*` (a field becomes ` ***`), so the dump keeps its lines and columns
+//! and nothing of the secret stays in either column. A masked byte reads back as `*` (a
+//! placeholder to the rules), so redacting a redacted dump changes nothing. The rules that read
+//! the text as written see the dump's lines blanked: an ASCII column read as prose only misleads
+//! them.
+//!
+//! Not read: `od -A n` (no offsets: a grid of single characters has its shape, with nothing to
+//! tell them apart) and `xxd -p` (no offsets nor ASCII column: a secret written in hex has its
+//! shape, and blanking its lines would hide it from the rules).
+//!
+//! Cheap when there is no dump: nothing is parsed unless a line starts like a dump's line: eight
+//! hex digits then two spaces or `: `, or six or seven lowercase hex digits then a field.
 
 use std::ops::Range;
 
@@ -29,15 +45,18 @@ const MAX_REPEAT: u64 = 4096;
 pub(super) struct Secret {
     pub kind: &'static str,
     pub text: String,
-    /// Each byte's hex pair start and ASCII character, in the text.
+    /// Where the dump shows each of its bytes.
     cells: Vec<Cell>,
 }
 
-/// Where a dump shows one byte: its hex pair's first digit and its ASCII-column character.
+/// Where a dump shows one byte.
 #[derive(Clone, Copy)]
-struct Cell {
-    hex: usize,
-    ascii: usize,
+enum Cell {
+    /// A hex pair's first digit, and the byte's character in the ASCII column if there is one.
+    Pair { hex: usize, ascii: Option<usize> },
+    /// A field of `od -c` or `hexdump -c` and its length in bytes (more than four for a
+    /// character printed whole): masked as ` ***`.
+    Field { at: usize, len: usize },
 }
 
 /// The dumps of a text: the secrets in them, and the lines they take.
@@ -71,15 +90,38 @@ pub(super) fn find(text: &str, asked: Option<&Asked>) -> Option<Dumps> {
 }
 
 impl Dumps {
-    /// `text` with every cell of a secret masked: `**` for a hex pair, `*` in the ASCII column.
+    /// `text` with every cell of a secret masked: `**` for a hex pair, `*` in the ASCII column,
+    /// ` ***` for a field. A character printed whole is longer than its mask, so the dump's
+    /// lines may move: find them again in the text returned.
     pub fn mask(&self, text: &str) -> String {
         let mut out = text.as_bytes().to_vec();
+        let mut fields = Vec::new();
         for cell in self.secrets.iter().flat_map(|s| &s.cells) {
-            out[cell.hex..cell.hex + 2].copy_from_slice(b"**");
-            out[cell.ascii] = b'*';
+            match *cell {
+                Cell::Pair { hex, ascii } => {
+                    out[hex..hex + 2].copy_from_slice(b"**");
+                    if let Some(ascii) = ascii {
+                        out[ascii] = b'*';
+                    }
+                }
+                Cell::Field { at, len } => fields.push(at..at + len),
+            }
         }
-        // Only hex digits and ASCII-column characters were replaced, each by an ASCII byte.
-        String::from_utf8(out).expect("cells are ASCII")
+        if !fields.is_empty() {
+            fields.sort_unstable_by_key(|f| f.start);
+            fields.dedup_by_key(|f| f.start);
+            let mut masked = Vec::with_capacity(out.len());
+            let mut kept = 0;
+            for field in fields {
+                masked.extend_from_slice(&out[kept..field.start]);
+                masked.extend_from_slice(b" ***");
+                kept = field.end;
+            }
+            masked.extend_from_slice(&out[kept..]);
+            out = masked;
+        }
+        // Only hex digits, ASCII-column characters and whole fields were replaced, by ASCII.
+        String::from_utf8(out).expect("cells are whole characters")
     }
 
     /// `text` with its dumps' lines blanked, for the rules that read the text as written: the
@@ -90,8 +132,8 @@ impl Dumps {
         for line in &self.lines {
             out[line.clone()].fill(b' ');
         }
-        // Whole lines of ASCII (or `*`) became blanks.
-        String::from_utf8(out).expect("dump lines are ASCII")
+        // Whole lines became blanks.
+        String::from_utf8(out).expect("dump lines are whole lines")
     }
 }
 
@@ -121,49 +163,206 @@ pub(super) fn cut_before(text: &str, cut: usize) -> usize {
     line.saturating_sub(1)
 }
 
-/// Whether `bytes` start with eight hex digits then `  ` or `: `, or seven octal digits then an
-/// `od -c` field: the start of a dump's line.
+/// Whether `bytes` start like a dump's line: eight hex digits then `  ` or `: `, or six or seven
+/// lowercase hex digits then a field of `od -c` or of `od -t x1`.
 pub(super) fn starts_line(bytes: &[u8]) -> bool {
-    let hex = bytes.get(..10).is_some_and(|head| {
-        head[..8].iter().all(u8::is_ascii_hexdigit) && matches!(&head[8..], b"  " | b": ")
-    });
-    hex || bytes.get(..OD_OFFSET + 4).is_some_and(|head| {
-        head[..OD_OFFSET].iter().all(is_octal) && od_field(&head[OD_OFFSET..]).is_some()
-    })
+    // Most lines fail on their first byte.
+    if !bytes.first().is_some_and(u8::is_ascii_hexdigit) {
+        return false;
+    }
+    let digits = bytes
+        .iter()
+        .take(9)
+        .take_while(|b| b.is_ascii_hexdigit())
+        .count();
+    let rest = &bytes[digits..];
+    match digits {
+        8 => rest.starts_with(b"  ") || rest.starts_with(b": "),
+        6 | 7 => {
+            bytes[..digits].iter().all(is_lower_hex)
+                && (field(rest).is_some() || hex_field(rest, 1) || hex_field(rest, 2))
+        }
+        _ => false,
+    }
 }
 
-/// The digits of an `od -c` line's offset (octal).
-const OD_OFFSET: usize = 7;
 /// Most bytes a dump line shows.
 const LINE_BYTES: usize = 16;
+
+fn is_lower_hex(b: &u8) -> bool {
+    matches!(b, b'0'..=b'9' | b'a'..=b'f')
+}
 
 fn is_octal(b: &u8) -> bool {
     matches!(b, b'0'..=b'7')
 }
 
+/// The radixes an offset may be written in: octal (`od`'s default), hex, decimal.
+const RADIXES: [u32; 3] = [8, 16, 10];
+
+/// An offset's value in each of [`RADIXES`]; `None` where its digits are not of that radix.
+type Offsets = [Option<u64>; 3];
+
+/// The shape of a dump's lines: each of its lines has the same.
+#[derive(Clone, Copy, PartialEq)]
+enum Shape {
+    /// `hexdump -C` or `xxd`.
+    Hex,
+    /// `od -c` or `hexdump -c` with offsets of so many digits.
+    Chars(usize),
+    /// `od -t x1` with offsets of so many digits.
+    Bytes(usize),
+    /// `hexdump` or `od -x` (two-byte words) with offsets of so many digits.
+    Words(usize),
+}
+
+/// A line of a dump.
+enum Line {
+    Data(Data),
+    /// `*`: lines equal to the one before are left out.
+    Repeat,
+    /// The offset alone, after the last line: where the bytes end.
+    End(Offsets),
+}
+
+/// A line of a dump that shows bytes.
+struct Data {
+    shape: Shape,
+    offset: Offsets,
+    /// The `  **` fields the line starts with: the other bytes of a character printed whole at
+    /// the end of the line before.
+    rest: Vec<Cell>,
+    /// Each byte the line shows, after `rest`, with its cell.
+    cells: Vec<(u8, Cell)>,
+    /// The other bytes of a character printed whole at the end of the line: their `  **`
+    /// fields start the next line.
+    open: Vec<u8>,
+}
+
+impl Data {
+    /// How many bytes the line shows.
+    fn len(&self) -> u64 {
+        (self.rest.len() + self.cells.len()) as u64
+    }
+}
+
 /// The bytes of one dump, and where each is shown.
-#[derive(Default)]
 struct Dump {
     bytes: Vec<u8>,
     cells: Vec<Cell>,
     /// The lines it takes in the text, newlines left out.
     lines: Vec<Range<usize>>,
+    shape: Shape,
+    /// The offset the next line starts at, in each radix the offsets so far may be in.
+    next: Offsets,
+    /// The last line's bytes, which a `*` repeats.
+    last: Vec<(u8, Cell)>,
+    /// The other bytes of a character the last line ends in.
+    open: Vec<u8>,
+    /// Whether its closing offset followed it.
+    closed: bool,
 }
 
-/// One line of a dump.
-enum Line {
-    /// Its offset and each byte with its cell.
-    Data(u64, Vec<(u8, Cell)>),
-    /// `*`: lines equal to the one before are left out.
-    Repeat,
+impl Dump {
+    fn new(line: &Data) -> Dump {
+        Dump {
+            bytes: Vec::new(),
+            cells: Vec::new(),
+            lines: Vec::new(),
+            shape: line.shape,
+            next: line.offset.map(|o| o.map(|o| o + line.len())),
+            last: Vec::new(),
+            open: Vec::new(),
+            closed: false,
+        }
+    }
+
+    /// How many bytes before `line` a `*` left out, if `line` follows on (after a `*` when
+    /// `repeated`) in some radix; and the radixes it follows on in.
+    fn follows(&self, line: &Data, repeated: bool) -> Option<(u64, [bool; 3])> {
+        if line.shape != self.shape || line.rest.len() != self.open.len() {
+            return None;
+        }
+        let last = self.last.len() as u64;
+        let gaps = std::array::from_fn::<_, 3, _>(|r| {
+            let gap = line.offset[r]?.checked_sub(self.next[r]?)?;
+            // A `*` stands for at least one line equal to the last.
+            let fits = match repeated {
+                false => gap == 0,
+                true => gap > 0 && gap <= MAX_REPEAT && gap % last.max(1) == 0,
+            };
+            fits.then_some(gap)
+        });
+        // Of two readings, the one that makes up fewer bytes.
+        let gap = gaps.iter().flatten().min().copied()?;
+        if gap > 0 && !self.open.is_empty() {
+            return None;
+        }
+        Some((gap, gaps.map(|g| g == Some(gap))))
+    }
+
+    /// Adds `line` (at `at` in the text), which follows on after `gap` bytes left out in the
+    /// radixes `kept` (a new dump: `None`).
+    fn add(&mut self, line: Data, at: Range<usize>, follows: Option<(u64, [bool; 3])>) {
+        let mut shown = Vec::with_capacity(line.rest.len() + line.cells.len());
+        if let Some((gap, kept)) = follows {
+            let gap = usize::try_from(gap).unwrap_or(0);
+            let left_out: Vec<_> = self.last.iter().copied().cycle().take(gap).collect();
+            self.push(&left_out);
+            shown.extend(self.open.drain(..).zip(line.rest.iter().copied()));
+            let len = line.len();
+            self.next =
+                std::array::from_fn(|r| line.offset[r].filter(|_| kept[r]).map(|o| o + len));
+        }
+        shown.extend(line.cells);
+        self.push(&shown);
+        self.lines.push(at);
+        self.last = shown;
+        self.open = line.open;
+    }
+
+    /// Ends the dump at offset `end` (its closing offset, if it is that): `hexdump -c` pads
+    /// its last line with blank fields, which read as blanks past the end.
+    fn end(&mut self, end: Offsets) {
+        let past = (0..3)
+            .filter_map(|r| self.next[r]?.checked_sub(end[r]?))
+            .min();
+        let Some(past) = past.and_then(|p| usize::try_from(p).ok()) else {
+            return;
+        };
+        let from = self.bytes.len().saturating_sub(past);
+        // What pads a last line: blank fields, or the byte after an odd last byte in its word.
+        let pad = match self.shape {
+            Shape::Chars(_) => b' ',
+            Shape::Words(_) => 0,
+            _ => return self.closed = past == 0,
+        };
+        if past < self.last.len().max(1) && self.bytes[from..].iter().all(|&b| b == pad) {
+            self.bytes.truncate(from);
+            self.cells.truncate(from);
+            self.closed = true;
+        }
+    }
+
+    /// Whether the dump is one: a line of fields alone (a row of a table) is not, unless the
+    /// closing offset follows it.
+    fn stands(&self) -> bool {
+        let shown = self.lines.iter().filter(|line| line.len() > 1).count();
+        self.shape == Shape::Hex || self.closed || shown > 1
+    }
+
+    fn push(&mut self, cells: &[(u8, Cell)]) {
+        for &(byte, cell) in cells {
+            self.bytes.push(byte);
+            self.cells.push(cell);
+        }
+    }
 }
 
 /// The dumps of `bytes`: runs of consecutive dump lines whose offsets follow on.
 fn dumps(bytes: &[u8]) -> Vec<Dump> {
     let mut dumps = Vec::new();
     let mut current: Option<Dump> = None;
-    let mut next = 0;
-    let mut last: Vec<(u8, Cell)> = Vec::new();
     let mut repeated = false;
     let mut start = 0;
     while start < bytes.len() {
@@ -173,28 +372,13 @@ fn dumps(bytes: &[u8]) -> Vec<Dump> {
             line = body;
         }
         match parse(line, start) {
-            Some(Line::Data(offset, cells)) => {
-                // A line follows on at the offset after the last, or past lines a `*` left out.
-                let follows = current.is_some()
-                    && match offset.checked_sub(next) {
-                        Some(0) => true,
-                        Some(gap) => repeated && gap <= MAX_REPEAT,
-                        None => false,
-                    };
-                if !follows {
-                    dumps.extend(current.take());
+            Some(Line::Data(data)) => {
+                let follows = current.as_ref().and_then(|d| d.follows(&data, repeated));
+                if follows.is_none() {
+                    dumps.extend(current.take().filter(Dump::stands));
                 }
-                let dump = current.get_or_insert_with(Dump::default);
-                if follows {
-                    // The lines left out repeat the last one shown.
-                    let gap = usize::try_from(offset - next).unwrap_or(0);
-                    let left_out: Vec<_> = last.iter().copied().cycle().take(gap).collect();
-                    push(dump, &left_out);
-                }
-                push(dump, &cells);
-                dump.lines.push(start..start + line.len());
-                next = offset + cells.len() as u64;
-                last = cells;
+                let dump = current.get_or_insert_with(|| Dump::new(&data));
+                dump.add(data, start..start + line.len(), follows);
                 repeated = false;
             }
             Some(Line::Repeat) => {
@@ -203,19 +387,18 @@ fn dumps(bytes: &[u8]) -> Vec<Dump> {
                     repeated = true;
                 }
             }
-            _ => dumps.extend(current.take()),
+            Some(Line::End(end)) => {
+                if let Some(dump) = current.as_mut() {
+                    dump.end(end);
+                }
+                dumps.extend(current.take().filter(Dump::stands));
+            }
+            None => dumps.extend(current.take().filter(Dump::stands)),
         }
         start = end + 1;
     }
-    dumps.extend(current);
+    dumps.extend(current.filter(Dump::stands));
     dumps
-}
-
-fn push(dump: &mut Dump, cells: &[(u8, Cell)]) {
-    for &(byte, cell) in cells {
-        dump.bytes.push(byte);
-        dump.cells.push(cell);
-    }
 }
 
 /// `line` (starting at `at` in the text) read as a line of a dump; `None` when it is not one.
@@ -223,14 +406,34 @@ fn parse(line: &[u8], at: usize) -> Option<Line> {
     if line == b"*" {
         return Some(Line::Repeat);
     }
-    if line.get(OD_OFFSET) == Some(&b' ') {
-        return parse_od(line, at);
-    }
-    let offset = line.get(..8)?;
-    if !offset.iter().all(u8::is_ascii_hexdigit) {
-        return None;
-    }
-    let offset = u64::from_str_radix(std::str::from_utf8(offset).ok()?, 16).ok()?;
+    let digits = line
+        .iter()
+        .take(9)
+        .take_while(|b| b.is_ascii_hexdigit())
+        .count();
+    let data = match digits {
+        6..=8 if digits == line.len() => return Some(Line::End(offsets(line, digits))),
+        8 => parse_hex(line, at)?,
+        6 | 7 if line[..digits].iter().all(is_lower_hex) => {
+            // ` 2023` is both an octal field and a word: the line's shape is the one that reads.
+            parse_chars(line, at, digits)
+                .or_else(|| parse_bytes(line, at, digits))
+                .or_else(|| parse_words(line, at, digits))?
+        }
+        _ => return None,
+    };
+    Some(Line::Data(data))
+}
+
+/// `line`'s offset of `digits` digits, in each radix.
+fn offsets(line: &[u8], digits: usize) -> Offsets {
+    let text = std::str::from_utf8(&line[..digits]).unwrap_or("");
+    RADIXES.map(|radix| u64::from_str_radix(text, radix).ok())
+}
+
+/// `line` (at `at`) read as a line of `hexdump -C` or `xxd`.
+fn parse_hex(line: &[u8], at: usize) -> Option<Data> {
+    let offset = offsets(line, 8);
     let mut hex = Vec::new();
     let ascii = match line.get(8..10)? {
         b"  " => {
@@ -281,6 +484,25 @@ fn parse(line: &[u8], at: usize) -> Option<Line> {
         }
         _ => return None,
     };
+    let cells = with_ascii(line, at, hex, ascii)?;
+    Some(Data {
+        shape: Shape::Hex,
+        offset: [None, offset[1], None],
+        rest: Vec::new(),
+        cells,
+        open: Vec::new(),
+    })
+}
+
+/// The cells of the hex pairs `hex` (each byte, `None` masked, and where its pair is in `line`)
+/// whose ASCII column starts at `ascii` in `line` (at `at`); `None` when a character there does
+/// not show its byte.
+fn with_ascii(
+    line: &[u8],
+    at: usize,
+    hex: Vec<(Option<u8>, usize)>,
+    ascii: usize,
+) -> Option<Vec<(u8, Cell)>> {
     if hex.is_empty() {
         return None;
     }
@@ -295,68 +517,184 @@ fn parse(line: &[u8], at: usize) -> Option<Line> {
         if shown != expected {
             return None;
         }
-        let cell = Cell {
+        let cell = Cell::Pair {
             hex: at + p,
-            ascii: at + ascii + i,
+            ascii: Some(at + ascii + i),
         };
         cells.push((byte.unwrap_or(b'*'), cell));
     }
-    Some(Line::Data(offset, cells))
+    Some(cells)
 }
 
-/// `line` (at `at`) read as a line of `od -c`: seven octal digits of offset, then a field of
-/// four for each byte ([`od_field`]). A masked field's cells are its last three characters, so
-/// it reads ` ***`.
-fn parse_od(line: &[u8], at: usize) -> Option<Line> {
-    let digits = line.get(..OD_OFFSET)?;
-    let fields = &line[OD_OFFSET..];
-    if !digits.iter().all(is_octal)
-        || fields.is_empty()
-        || fields.len() % 4 != 0
-        || fields.len() > 4 * LINE_BYTES
-    {
-        return None;
-    }
-    let offset = u64::from_str_radix(std::str::from_utf8(digits).ok()?, 8).ok()?;
-    let mut cells = Vec::with_capacity(fields.len() / 4);
-    for (i, field) in fields.chunks_exact(4).enumerate() {
-        let byte = od_field(field)?;
-        let p = at + OD_OFFSET + 4 * i;
-        let cell = Cell {
-            hex: p + 2,
-            ascii: p + 1,
-        };
-        cells.push((byte.unwrap_or(b'*'), cell));
-    }
-    Some(Line::Data(offset, cells))
-}
-
-/// The byte an `od -c` field shows: `   c` a printable character (a blank as four blanks),
-/// `  \n` an escape, ` 303` a byte in octal; `Some(None)` for a masked ` ***`.
-fn od_field(field: &[u8]) -> Option<Option<u8>> {
-    match *field {
-        [b' ', b'*', b'*', b'*'] => Some(None),
-        [b' ', b' ', b' ', c @ 0x20..=0x7e] => Some(Some(c)),
-        [b' ', b' ', b'\\', e] => {
-            let byte = match e {
-                b'0' => 0,
-                b'a' => 7,
-                b'b' => 8,
-                b't' => b'\t',
-                b'n' => b'\n',
-                b'v' => 11,
-                b'f' => 12,
-                b'r' => b'\r',
-                _ => return None,
-            };
-            Some(Some(byte))
+/// `line` (at `at`) read as a line of `od -c` or `hexdump -c`: an offset of `digits` digits,
+/// then a [`field`] for each byte. A character printed whole is followed by a `  **` field for
+/// each of its other bytes, on its line or at the start of the next.
+fn parse_chars(line: &[u8], at: usize, digits: usize) -> Option<Data> {
+    let mut data = Data {
+        shape: Shape::Chars(digits),
+        offset: offsets(line, digits),
+        rest: Vec::new(),
+        cells: Vec::new(),
+        open: Vec::new(),
+    };
+    let mut p = digits;
+    while p < line.len() {
+        let (shown, len) = field(&line[p..])?;
+        let cell = Cell::Field { at: at + p, len };
+        match shown {
+            Field::Rest if !data.open.is_empty() => data.cells.push((data.open.remove(0), cell)),
+            Field::Rest if data.cells.is_empty() => data.rest.push(cell),
+            Field::Rest => return None,
+            _ if !data.open.is_empty() => return None,
+            Field::Byte(byte) => data.cells.push((byte, cell)),
+            Field::Char(c) => {
+                let mut utf8 = [0; 4];
+                let bytes = c.encode_utf8(&mut utf8).as_bytes();
+                data.cells.push((bytes[0], cell));
+                data.open = bytes[1..].to_vec();
+            }
         }
+        p += len;
+        if data.len() > LINE_BYTES as u64 {
+            return None;
+        }
+    }
+    (data.len() > 0).then_some(data)
+}
+
+/// What an `od -c` field shows.
+enum Field {
+    /// One byte (`*` when masked).
+    Byte(u8),
+    /// A character of more than one byte, printed whole.
+    Char(char),
+    /// `  **`: another byte of the character printed whole before it.
+    Rest,
+}
+
+/// The `od -c` field `bytes` start with, and its length: `   c` a printable character (a blank
+/// as four blanks), `  \n` an escape, ` 303` a byte in octal, ` ***` a masked byte, `  **`
+/// another byte of a character of more than one printed whole as `   é` (or `  中`, two columns
+/// wide).
+fn field(bytes: &[u8]) -> Option<(Field, usize)> {
+    let byte = |b| Some((Field::Byte(b), 4));
+    match *bytes.get(..4)? {
+        [b' ', b'*', b'*', b'*'] => byte(b'*'),
+        [b' ', b' ', b'*', b'*'] => Some((Field::Rest, 4)),
+        [b' ', b' ', b' ', c @ 0x20..=0x7e] => byte(c),
+        [b' ', b' ', b'\\', e] => byte(match e {
+            b'0' => 0,
+            b'a' => 7,
+            b'b' => 8,
+            b't' => b'\t',
+            b'n' => b'\n',
+            b'v' => 11,
+            b'f' => 12,
+            b'r' => b'\r',
+            _ => return None,
+        }),
         [b' ', a, b, c] if [a, b, c].iter().all(is_octal) => {
             let value = u32::from(a - b'0') * 64 + u32::from(b - b'0') * 8 + u32::from(c - b'0');
-            Some(Some(u8::try_from(value).ok()?))
+            byte(u8::try_from(value).ok()?)
+        }
+        [b' ', b' ', ..] => {
+            let blanks = if bytes[2] == b' ' { 3 } else { 2 };
+            let head = &bytes[blanks..bytes.len().min(blanks + 4)];
+            let c = match head.utf8_chunks().next()?.valid().chars().next() {
+                Some(c) if !c.is_ascii() && !c.is_control() => c,
+                _ => return None,
+            };
+            Some((Field::Char(c), blanks + c.len_utf8()))
         }
         _ => None,
     }
+}
+
+/// `line` (at `at`) read as a line of `od -t x1`: an offset of `digits` digits, then ` hh` for
+/// each byte, then with `z` blanks and `  >ASCII<`, agreeing with the bytes.
+fn parse_bytes(line: &[u8], at: usize, digits: usize) -> Option<Data> {
+    let mut hex = Vec::new();
+    let mut p = digits;
+    while line.get(p) == Some(&b' ') && matches!(line.get(p + 3), None | Some(b' ')) {
+        match pair(line, p + 1) {
+            Some(byte) => hex.push((byte, p + 1)),
+            None => break,
+        }
+        p += 3;
+    }
+    let cells = if p == line.len() {
+        if hex.is_empty() || hex.len() > LINE_BYTES {
+            return None;
+        }
+        hex.into_iter()
+            .map(|(byte, p)| {
+                let cell = Cell::Pair {
+                    hex: at + p,
+                    ascii: None,
+                };
+                (byte.unwrap_or(b'*'), cell)
+            })
+            .collect()
+    } else {
+        let inner = line.strip_suffix(b"<")?;
+        let from = inner.len().checked_sub(hex.len())?;
+        let bar = from
+            .checked_sub(1)
+            .filter(|&bar| bar >= p + 2 && inner[bar] == b'>')?;
+        if !inner[p..bar].iter().all(|&b| b == b' ') {
+            return None;
+        }
+        if hex.len() > LINE_BYTES {
+            return None;
+        }
+        with_ascii(line, at, hex, from)?
+    };
+    Some(Data {
+        shape: Shape::Bytes(digits),
+        offset: offsets(line, digits),
+        rest: Vec::new(),
+        cells,
+        open: Vec::new(),
+    })
+}
+
+/// Whether `bytes` start with a field of so many hex pairs: ` hh` (`od -t x1`) or ` hhhh`
+/// (`hexdump`, `od -x`), then a blank or the end.
+fn hex_field(bytes: &[u8], pairs: usize) -> bool {
+    bytes.first() == Some(&b' ')
+        && matches!(bytes.get(1 + 2 * pairs), None | Some(b' '))
+        && (0..pairs).all(|i| pair(bytes, 1 + 2 * i).is_some())
+}
+
+/// `line` (at `at`) read as a line of `hexdump` or `od -x`: an offset of `digits` digits, then
+/// ` hhhh` for each two bytes, the second one's pair first (the words of a little-endian
+/// machine), then blanks (`hexdump` pads its last line). An odd last byte shows as `00hh`.
+fn parse_words(line: &[u8], at: usize, digits: usize) -> Option<Data> {
+    let mut cells = Vec::new();
+    let mut p = digits;
+    while hex_field(&line[p..], 2) {
+        for hex in [p + 3, p + 1] {
+            let byte = pair(line, hex)?.unwrap_or(b'*');
+            cells.push((
+                byte,
+                Cell::Pair {
+                    hex: at + hex,
+                    ascii: None,
+                },
+            ));
+        }
+        p += 5;
+    }
+    if cells.is_empty() || cells.len() > LINE_BYTES || !line[p..].iter().all(|&b| b == b' ') {
+        return None;
+    }
+    Some(Data {
+        shape: Shape::Words(digits),
+        offset: offsets(line, digits),
+        rest: Vec::new(),
+        cells,
+        open: Vec::new(),
+    })
 }
 
 /// The byte the two characters at `p` give: `Some(None)` for a masked `**`.
@@ -449,21 +787,109 @@ pub(crate) mod tests {
 
     /// `bytes` as `od -c` prints them.
     pub(crate) fn od_c(bytes: &[u8]) -> String {
-        let lines = starred(bytes, |offset, chunk| {
-            let mut out = format!("{offset:07o}");
-            for &b in chunk {
-                out += &match b {
-                    0 => "  \\0".to_string(),
-                    b'\t' => "  \\t".to_string(),
-                    b'\n' => "  \\n".to_string(),
-                    b'\r' => "  \\r".to_string(),
-                    0x20..=0x7e => format!("   {}", char::from(b)),
-                    _ => format!(" {b:03o}"),
-                };
+        chars(bytes, |offset| format!("{offset:07o}"), false, false)
+    }
+
+    /// `bytes` as `od -c` or `hexdump -c` print them: each line from its offset as `offset`
+    /// writes it; a UTF-8 character printed whole (`   é  **`) when `whole` (the `od` of BSD
+    /// and of newer coreutils, in a UTF-8 locale); the last line padded with blanks when `pad`
+    /// (`hexdump -c`).
+    fn chars(bytes: &[u8], offset: impl Fn(usize) -> String, whole: bool, pad: bool) -> String {
+        // The field of each byte: a character printed whole takes the field of its first byte.
+        let mut fields = Vec::with_capacity(bytes.len());
+        for chunk in bytes.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                match c.len_utf8() {
+                    1 => fields.push(od_field(c as u8)),
+                    n if whole => {
+                        fields.push(format!("   {c}"));
+                        fields.extend(std::iter::repeat_n("  **".to_string(), n - 1));
+                    }
+                    _ => fields.extend(c.to_string().bytes().map(od_field)),
+                }
+            }
+            fields.extend(chunk.invalid().iter().map(|&b| od_field(b)));
+        }
+        let lines = starred(bytes, |at, chunk| {
+            let mut out = offset(at) + &fields[at..at + chunk.len()].concat();
+            if pad {
+                out += &" ".repeat(4 * (16 - chunk.len()));
+            }
+            out + "\n"
+        });
+        lines + &offset(bytes.len()) + "\n"
+    }
+
+    fn od_field(b: u8) -> String {
+        match b {
+            0 => "  \\0".to_string(),
+            b'\t' => "  \\t".to_string(),
+            b'\n' => "  \\n".to_string(),
+            b'\r' => "  \\r".to_string(),
+            0x20..=0x7e => format!("   {}", char::from(b)),
+            _ => format!(" {b:03o}"),
+        }
+    }
+
+    /// `bytes` as `od -t x1` prints them, with the ASCII column when `z` (`od -t x1z`).
+    fn od_x1(bytes: &[u8], z: bool) -> String {
+        let lines = starred(bytes, |at, chunk| {
+            let mut out = format!("{at:07o}");
+            for b in chunk {
+                out += &format!(" {b:02x}");
+            }
+            if z {
+                out += &" ".repeat(3 * (16 - chunk.len()));
+                out += &format!("  >{}<", shown(chunk));
             }
             out + "\n"
         });
         lines + &format!("{:07o}\n", bytes.len())
+    }
+
+    /// `bytes` as `hexdump` or `od -x` print them: two-byte words of a little-endian machine,
+    /// each line from its offset as `offset` writes it, the last padded with blanks when `pad`.
+    fn words(bytes: &[u8], offset: impl Fn(usize) -> String, pad: bool) -> String {
+        let lines = starred(bytes, |at, chunk| {
+            let mut out = offset(at);
+            for word in chunk.chunks(2) {
+                out += &format!(" {:02x}{:02x}", word.get(1).copied().unwrap_or(0), word[0]);
+            }
+            if pad {
+                out += &" ".repeat(5 * (8 - chunk.len().div_ceil(2)));
+            }
+            out + "\n"
+        });
+        lines + &offset(bytes.len()) + "\n"
+    }
+
+    /// Each shape read back, by the name of the tool that prints it.
+    fn tools(bytes: &[u8]) -> Vec<(&'static str, String)> {
+        vec![
+            ("hexdump -C", hexdump(bytes)),
+            ("xxd", xxd(bytes)),
+            ("od -c", od_c(bytes)),
+            (
+                "hexdump -c",
+                chars(bytes, |o| format!("{o:07x}"), false, true),
+            ),
+            (
+                "od -A x -c",
+                chars(bytes, |o| format!("{o:06x}"), false, false),
+            ),
+            (
+                "od -A d -c",
+                chars(bytes, |o| format!("{o:07}"), false, false),
+            ),
+            (
+                "od -c, whole",
+                chars(bytes, |o| format!("{o:07o}"), true, false),
+            ),
+            ("od -t x1", od_x1(bytes, false)),
+            ("od -t x1z", od_x1(bytes, true)),
+            ("hexdump", words(bytes, |o| format!("{o:07x}"), true)),
+            ("od -x", words(bytes, |o| format!("{o:07o}"), false)),
+        ]
     }
 
     fn shown(chunk: &[u8]) -> String {
@@ -505,25 +931,25 @@ pub(crate) mod tests {
         " for billing",
     ];
 
-    /// The bytes a dump's hex column shows (a masked pair as `*`) and its ASCII columns joined.
+    /// The bytes a dump's hex column or fields show (a masked byte as `*`) and its ASCII
+    /// column (or its fields' characters) joined.
     fn columns(dump: &str) -> (String, String) {
         let found = dumps(dump.as_bytes());
         let hex: Vec<u8> = found.iter().flat_map(|d| d.bytes.clone()).collect();
         let ascii: String = found
             .iter()
             .flat_map(|d| &d.cells)
-            .map(|c| char::from(dump.as_bytes()[c.ascii]))
+            .filter_map(|c| match *c {
+                Cell::Pair { ascii, .. } => ascii.map(|a| &dump[a..=a]),
+                Cell::Field { at, len } => Some(dump[at..at + len].trim_start()),
+            })
             .collect();
         (String::from_utf8_lossy(&hex).into_owned(), ascii)
     }
 
     #[test]
     fn a_secret_split_over_dump_lines_is_masked_in_both_columns() {
-        for (tool, dump) in [
-            ("hexdump", hexdump(ENV.as_bytes())),
-            ("xxd", xxd(ENV.as_bytes())),
-            ("od -c", od_c(ENV.as_bytes())),
-        ] {
+        for (tool, dump) in tools(ENV.as_bytes()) {
             let text = format!("this is what I see:\n{dump}why does it not load?");
             let out = redact(&text);
             assert_eq!(
@@ -547,6 +973,94 @@ pub(crate) mod tests {
             assert!(out.starts_with("this is what I see:\n"), "{out}");
             assert_eq!(redact(&out), out, "{tool}: stable");
         }
+    }
+
+    /// What `hexdump -c`, `od -A x -c`, `od -A d -c`, `od -t x1z`, `hexdump` and `od -x` printed
+    /// for an invented `.env` of two lines, its token split over the first dump lines.
+    const REAL: [&str; 6] = [
+        "0000000   A   P   I   _   T   O   K   E   N   =   g   h   p   _   w   Z\n\
+         0000010   8   q   L   3   v   N   5   x   R   2   t   K   7   m   P   9\n\
+         0000020   s   B   4   c   J   6   y   D   1   f   H   0   e   G  \\n   M\n\
+         0000030   O   D   E   =   d   e   v  \\n                                \n\
+         0000038\n",
+        "000000   A   P   I   _   T   O   K   E   N   =   g   h   p   _   w   Z\n\
+         000010   8   q   L   3   v   N   5   x   R   2   t   K   7   m   P   9\n\
+         000020   s   B   4   c   J   6   y   D   1   f   H   0   e   G  \\n   M\n\
+         000030   O   D   E   =   d   e   v  \\n\n\
+         000038\n",
+        "0000000   A   P   I   _   T   O   K   E   N   =   g   h   p   _   w   Z\n\
+         0000016   8   q   L   3   v   N   5   x   R   2   t   K   7   m   P   9\n\
+         0000032   s   B   4   c   J   6   y   D   1   f   H   0   e   G  \\n   M\n\
+         0000048   O   D   E   =   d   e   v  \\n\n\
+         0000056\n",
+        "0000000 41 50 49 5f 54 4f 4b 45 4e 3d 67 68 70 5f 77 5a  >API_TOKEN=ghp_wZ<\n\
+         0000020 38 71 4c 33 76 4e 35 78 52 32 74 4b 37 6d 50 39  >8qL3vN5xR2tK7mP9<\n\
+         0000040 73 42 34 63 4a 36 79 44 31 66 48 30 65 47 0a 4d  >sB4cJ6yD1fH0eG.M<\n\
+         0000060 4f 44 45 3d 64 65 76 0a                          >ODE=dev.<\n\
+         0000070\n",
+        "0000000 5041 5f49 4f54 454b 3d4e 6867 5f70 5a77\n\
+         0000010 7138 334c 4e76 7835 3252 4b74 6d37 3950\n\
+         0000020 4273 6334 364a 4479 6631 3048 4765 4d0a\n\
+         0000030 444f 3d45 6564 0a76                    \n\
+         0000038\n",
+        "0000000 5041 5f49 4f54 454b 3d4e 6867 5f70 5a77\n\
+         0000020 7138 334c 4e76 7835 3252 4b74 6d37 3950\n\
+         0000040 4273 6334 364a 4479 6631 3048 4765 4d0a\n\
+         0000060 444f 3d45 6564 0a76\n\
+         0000070\n",
+    ];
+
+    #[test]
+    fn dumps_as_the_tools_print_them_are_read_back_and_masked() {
+        let token = concat!("ghp_", "wZ8qL3vN5xR2tK7mP9sB4cJ6yD1fH0eG");
+        let env = format!("API_TOKEN={token}\nMODE=dev\n");
+        for dump in REAL {
+            let found = dumps(dump.as_bytes());
+            assert_eq!(found.len(), 1, "{dump}");
+            assert_eq!(found[0].bytes, env.as_bytes(), "{dump}");
+            let out = redact(dump);
+            let (hex, _) = columns(&out);
+            assert_eq!(hex, format!("API_TOKEN={}\nMODE=dev\n", "*".repeat(36)));
+            assert_eq!(redact(&out), out, "stable");
+        }
+    }
+
+    #[test]
+    fn a_character_printed_whole_is_read_back_and_masked_whole() {
+        // A password of accented letters, its characters cut over two lines, one at a line's end.
+        let env = "# caf\u{e9} \u{2615}\nDB_PASSWORD=Gr\u{fc}\u{df}e-\u{e9}t\u{e9}-Kx7Qm2Rwz\u{e0}Lp\nX=1\n";
+        let dump = chars(env.as_bytes(), |o| format!("{o:07o}"), true, false);
+        assert!(dump.contains("   \u{2615}  **  **"), "{dump}");
+        assert!(
+            dump.contains("\n0000060  **"),
+            "a character cut over two lines\n{dump}"
+        );
+        let found = dumps(dump.as_bytes());
+        assert_eq!(found.len(), 1, "{dump}");
+        assert_eq!(found[0].bytes, env.as_bytes(), "{dump}");
+        let out = redact(&dump);
+        let (hex, fields) = columns(&out);
+        assert!(
+            hex.starts_with("# caf\u{e9} \u{2615}\nDB_PASSWORD=*"),
+            "{out}"
+        );
+        assert!(hex.ends_with("*\nX=1\n"), "{out}");
+        for part in ["Kx7", "\u{fc}", "\u{e0}", "t\u{e9}"] {
+            assert!(!fields.contains(part), "{part}\n{out}");
+        }
+        assert_eq!(redact(&out), out, "stable");
+        // Masked, the dump is shorter: a secret on the line after it is still seen whole.
+        let token = concat!("ghp_", "wZ8qL3vN5xR2tK7mP9sB4cJ6yD1fH0eG");
+        // Its lines without the closing offset.
+        let lines = &dump[..dump.trim_end().rfind('\n').unwrap_or(0) + 1];
+        let text = format!("{lines}{token} failed too\n");
+        let out = redact(&text);
+        let tail = out.lines().last().unwrap_or_default();
+        assert!(tail.starts_with("[REDACTED:"), "{out}");
+        assert!(tail.ends_with("] failed too"), "{out}");
+        // A field two columns wide has two blanks.
+        let field = field("  \u{4e2d}  **  **".as_bytes());
+        assert!(matches!(field, Some((Field::Char('\u{4e2d}'), 5))));
     }
 
     #[test]
@@ -582,20 +1096,45 @@ pub(crate) mod tests {
     fn a_dump_without_a_secret_and_hex_in_text_are_left_alone() {
         let env = concat!(
             "# ==== local ====\nDEBUG=true\nSECRET_KEY=\n",
-            "PORT=8000\n"
+            "PORT=8000 # caf\u{e9}\n"
         );
-        let mut texts = vec![
-            hexdump(env.as_bytes()),
-            xxd(env.as_bytes()),
-            od_c(env.as_bytes()),
-        ];
+        let mut texts: Vec<String> = tools(env.as_bytes()).into_iter().map(|t| t.1).collect();
         texts.extend([
             "00000000  is where the header starts | then the index\n0000001c  the data |".into(),
             "deadbeef: fix the loader\n0a1b2c3d  refactor: split the parser |".into(),
             // A dump line whose ASCII column disagrees with its bytes is not a dump's.
             "00000000  70 61 73 73  |pass|\n00000000: 7061 7373  word\n".into(),
+            "0000000 70 61 73 73  >word<\n".into(),
         ]);
         for text in texts {
+            let out = redact(&text);
+            assert!(matches!(out, Cow::Borrowed(_)), "{text}\n{out}");
+        }
+    }
+
+    #[test]
+    fn text_shaped_like_a_dump_is_not_one() {
+        // A token where a dump would read it, so that a false dump would be masked.
+        let token = concat!("ghp_", "wZ8qL3vN5xR2tK7mP9sB4cJ6yD1fH0eG");
+        let spaced: String = token.chars().map(|c| format!("   {c}")).collect();
+        for text in [
+            // A git log, its hashes followed by hex-looking words.
+            "a1b2c3d de ad be ef\nb2c3d4e add the key\nc3d4e5f  ab cd\nd4e5f60 cafe babe".into(),
+            // A table of permissions and a column of numbers.
+            "0000644 644 755 600\n0000755 755 700 644\n1000000 100 200 300\n".to_string(),
+            "1234567\n2345678\n0000016\n".to_string(),
+            // A row of fields alone, even with a `*` after it.
+            format!("0000000{}\n*\nthat was all", &spaced[..4 * 16]),
+            // A grid of characters (what `od -A n -c` prints) is not read: nothing to check it by.
+            format!("{spaced}\n{spaced}\n"),
+            // Fields whose offsets do not follow on: each line alone, no closing offset.
+            format!(
+                "0000000{}\n0000100{}\n",
+                &spaced[..4 * 12],
+                &spaced[4 * 12..]
+            ),
+        ] {
+            assert!(dumps(text.as_bytes()).is_empty(), "{text}");
             let out = redact(&text);
             assert!(matches!(out, Cow::Borrowed(_)), "{text}\n{out}");
         }
@@ -605,16 +1144,16 @@ pub(crate) mod tests {
     fn dumps_read_back_the_bytes_dumped_across_repeated_lines() {
         let mut bytes = b"head\x00\xff\n".to_vec();
         bytes.extend([0; 64]);
-        bytes.extend(b"TOKEN=value|with a bar\r\n\xc3\xa9 tail");
+        bytes.extend(b"TOKEN=value|with a bar\r\n\xc3\xa9 tail  ");
         let hd = hexdump(&bytes);
         assert!(hd.contains("\n*\n"), "{hd}");
-        for dump in [hd, xxd(&bytes), od_c(&bytes)] {
+        for (tool, dump) in tools(&bytes) {
             let found = dumps(dump.as_bytes());
-            assert_eq!(found.len(), 1, "{dump}");
-            assert_eq!(found[0].bytes, bytes, "{dump}");
+            assert_eq!(found.len(), 1, "{tool}\n{dump}");
+            assert_eq!(found[0].bytes, bytes, "{tool}\n{dump}");
             // The same dump pasted twice is two dumps: its offsets start again.
             let twice = format!("{dump}and again\n{dump}");
-            assert_eq!(dumps(twice.as_bytes()).len(), 2);
+            assert_eq!(dumps(twice.as_bytes()).len(), 2, "{tool}");
         }
         assert_eq!(as_text(b"a\xc3\xa9\xffb"), "a\u{e9}.b");
     }
@@ -627,6 +1166,11 @@ pub(crate) mod tests {
         assert!(!may_hold(b"0000000  23 20\n00000000 : 23"));
         assert!(may_hold(b"x\n0000020   D   B"));
         assert!(may_hold(b"0000000  \\n 303"));
+        assert!(may_hold(b"00000a0   D"));
+        assert!(may_hold(b"000010   D"));
+        assert!(may_hold(b"0000020   \xc3\xa9  **"));
+        assert!(may_hold(b"0000020 4b 45"));
         assert!(!may_hold(b"0000000 D B\n2024061 was the build"));
+        assert!(!may_hold(b"00000A0   D\n00010   D\na1b2c3d fix it"));
     }
 }
