@@ -650,6 +650,11 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "multi-step procedure",
         "took back",
         "--show SESSION:LINE",
+        // A correction that only fixes this task's output, and a step's instruction repeated in
+        // one session, are no lesson (the review's precision: docs/capture-quality.md).
+        "propose a correction only as the lasting rule",
+        "corrections with no lasting rule",
+        "An instruction for the step at hand stays one when",
     ] {
         assert!(text.contains(needle), "SKILL.md lacks {needle}");
     }
