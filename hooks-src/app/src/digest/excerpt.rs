@@ -17,7 +17,8 @@
 //! browser console's line led by a place in a source file and the console's stack frames
 //! `f @ app.js:10`, a status glyph's line `●` and Claude Code's own steps `Bash(…)`; each its
 //! own small rule, kept narrow so a sentence of the user's with the same words stays theirs),
-//! runs of three or more lines indented as code is, a few lines of words
+//! runs of three or more lines indented as code is, the lines a terminal wrapped a pasted line
+//! onto where it split a word too long for a line ([`wrapped_paste`]), a few lines of words
 //! with pasted lines right above and below them (a comment in a pasted file), the blocks an IDE
 //! attaches (`<context ref="…">`, `<attached_files>`, `<ide_selection>`: [`ATTACHED`]), whatever
 //! their lines say, a chat's thread copied from Slack, Discord, Teams or WhatsApp (its messages
@@ -484,6 +485,7 @@ pub fn pasted_lines(lines: &[&str], said: &str) -> Vec<bool> {
     claude_answers(lines, &mut pasted);
     threads(lines, &mut pasted);
     pasted_document(lines, &mut pasted);
+    wrapped_paste(lines, &mut pasted);
     // A few lines of words inside a paste, no blank line between; or any number that start
     // with a glyph (a program's status line: `✅ done`, `📊 3 trades`).
     let glyph_first = |k: usize| {
@@ -559,6 +561,73 @@ fn claude_answers(lines: &[&str], pasted: &mut [bool]) {
         }
         pasted[i] |= block;
     }
+}
+
+/// The narrowest a terminal is taken to wrap at: a block of lines narrower was not wrapped.
+const WRAP_MIN: usize = 40;
+
+/// Marks the lines a terminal wrapped off a pasted line, as a copy of its screen holds them
+/// (Claude Code's indents each by two spaces): a log's record too long for a line goes on
+/// below it in words that read as prose. The wrap width is the widest line of the block (no
+/// blank line between, at least [`WRAP_MIN`]); the lines of a wrap all start as far in (a
+/// prompt's `> ` as its two spaces). A record is known wrapped where the terminal broke a word
+/// too long for any line ([`split_word`]); from there each line goes on with it while the line
+/// above was full: the first word of the next would not have fitted on it.
+/// A line that speaks as the user ([`speaks`]) stays theirs and ends the record: they may type
+/// right after what they pasted, on the same line.
+fn wrapped_paste(lines: &[&str], pasted: &mut [bool]) {
+    let width = |l: &str| l.trim_end().chars().count();
+    let lead = |l: &str| {
+        l.chars()
+            .take_while(|&c| c == ' ' || c == '>' || c == '❯')
+            .count()
+    };
+    let mut wrap = vec![0; lines.len()];
+    let mut start = 0;
+    for end in 0..=lines.len() {
+        if end == lines.len() || lines[end].trim().is_empty() {
+            let widest = lines[start..end].iter().map(|l| width(l)).max();
+            wrap[start..end].fill(widest.unwrap_or(0));
+            start = end + 1;
+        }
+    }
+    let mut record = false;
+    for i in 1..lines.len() {
+        let (above, line) = (lines[i - 1], lines[i]);
+        let word = line.split_whitespace().next().unwrap_or("");
+        let full = || width(above) + 1 + word.chars().count() > wrap[i];
+        record = pasted[i - 1]
+            && !word.is_empty()
+            && wrap[i] >= WRAP_MIN
+            && lead(above) == lead(line)
+            && (split_word(above, line, wrap[i]) || record && full())
+            && !speaks(line);
+        pasted[i] |= record;
+    }
+}
+
+/// Whether a terminal wrapping at `wrap` columns broke a word across `above` and `line`: the
+/// word is longer than a line holds, `above` fills the width to its last character, and the
+/// word goes on with a digit or a symbol, not a new word's letters (`…[build.sh:1` /
+/// `482:install_category]`).
+fn split_word(above: &str, line: &str, wrap: usize) -> bool {
+    let rest = line.trim_start();
+    let indent = line.chars().count() - rest.chars().count();
+    let head = above.rsplit(char::is_whitespace).next().unwrap_or("");
+    let tail = rest.split_whitespace().next().unwrap_or("");
+    above.chars().count() == wrap
+        && tail
+            .trim_end_matches(['.', ',', ';', ':', '!', '?'])
+            .chars()
+            .any(|c| !c.is_alphabetic())
+        && head.chars().count() + tail.chars().count() > wrap.saturating_sub(indent)
+}
+
+/// Whether the line `t` holds words its writer says, anywhere in it: the first person, a
+/// question or a rule's word ([`DIRECTIVES`]).
+fn speaks(t: &str) -> bool {
+    let lower = t.to_lowercase();
+    first_person(t) || t.contains('?') || DIRECTIVES.iter().any(|d| lower.contains(d))
 }
 
 /// The time a chat app heads a message with: a clock (`9:14`, `12:37 PM`), after a day
@@ -2182,5 +2251,152 @@ mod tests {
         let pasted = pasted_lines(&lines, "");
         assert_eq!(pasted.last(), Some(&false), "{text}");
         assert!(pasted[1], "{text}");
+    }
+
+    /// `text` as a terminal `width` columns wide shows a prompt, copied from its screen:
+    /// `> ` before the first line and two spaces before each other, a line broken before the
+    /// word that does not fit on it, a word longer than a line where the line ends.
+    fn screen_copy(text: &str, width: usize) -> String {
+        let room = width - 2;
+        let mut rows: Vec<String> = Vec::new();
+        for line in text.lines() {
+            let mut row = String::new();
+            for word in line.split(' ') {
+                let (used, len) = (row.chars().count(), word.chars().count());
+                if used > 0 {
+                    if len > room || used + 1 + len <= room {
+                        row.push(' ');
+                    } else {
+                        rows.push(std::mem::take(&mut row));
+                    }
+                }
+                for c in word.chars() {
+                    if row.chars().count() == room {
+                        rows.push(std::mem::take(&mut row));
+                    }
+                    row.push(c);
+                }
+            }
+            rows.push(row);
+        }
+        let shown: Vec<String> = rows
+            .iter()
+            .enumerate()
+            .map(|(k, r)| format!("{}{r}", if k == 0 { "> " } else { "  " }))
+            .collect();
+        shown.join("\n")
+    }
+
+    /// A log's record of the fixture's own making, longer than a line, with a word longer
+    /// than a line.
+    const LONG_RECORD: &str = "[ERROR][2031-01-01 10:00:00.572][assemble-container-image-with-kernel-modules.sh:1482:install_category] ✗ name lookup failed - the packages cannot be fetched without it";
+
+    /// Whether a word of [`LONG_RECORD`] was split across the lines `above` and `line`.
+    fn split_by_wrap(above: &str, line: &str) -> bool {
+        let head = above.rsplit(' ').next().unwrap_or("");
+        let tail = line.split_whitespace().next().unwrap_or("");
+        !head.is_empty() && LONG_RECORD.split(' ').any(|w| w == format!("{head}{tail}"))
+    }
+
+    /// The lines of `text` split and judged.
+    fn judged(text: &str) -> Vec<(bool, &str)> {
+        let lines = split_lines(text);
+        pasted_lines(&lines, "").into_iter().zip(lines).collect()
+    }
+
+    #[test]
+    fn a_logs_record_the_terminal_wrapped_is_paste_to_its_end() {
+        let own = "and the assembly script runs under sudo ./assemble-container-image.sh";
+        let text = screen_copy(
+            &format!(
+                "a /home/dev/work/logs/assemble-20310101.log\n{LONG_RECORD}\n+ [assemble-container-image.sh:1487:install_category {own}\n also the modules dir, this is the usual container dns issue"
+            ),
+            72,
+        );
+        let seen = judged(&text);
+        // The record's word was split by the terminal: its rest starts a line.
+        let record: Vec<&str> = seen
+            .iter()
+            .skip_while(|(_, l)| !l.contains("[ERROR]"))
+            .take_while(|(_, l)| !l.contains("1487"))
+            .map(|(_, l)| *l)
+            .collect();
+        assert!(record.len() >= 3, "{text}");
+        assert!(split_by_wrap(record[0], record[1]), "{text}");
+        for (pasted, line) in &seen {
+            let wrapped = record.contains(line);
+            let users = line.contains("sudo") || line.contains("dns issue");
+            assert!(!wrapped || *pasted, "{line}\n{text}");
+            assert!(!users || !*pasted, "{line}\n{text}");
+        }
+        let shown = excerpt(&text, "", None, 160, by_lesson_words);
+        assert!(shown.text.contains("runs under sudo"), "{shown:?}");
+        assert!(!shown.text.contains("lookup"), "{shown:?}");
+    }
+
+    #[test]
+    fn the_users_words_after_a_wrapped_record_stay_theirs() {
+        // Their own lines after the record, indented as the terminal indents them.
+        let own = "so the assembly runs under sudo inside the container, and the resolver it gets from the host is not reachable from there";
+        let text = screen_copy(&format!("{LONG_RECORD}\n{own}"), 72);
+        let seen = judged(&text);
+        assert!(split_by_wrap(seen[0].1, seen[1].1), "{text}");
+        assert!(seen[1].0 && seen[2].0, "{seen:?}");
+        let users: Vec<&(bool, &str)> = seen
+            .iter()
+            .filter(|(_, l)| own.contains(l.trim()))
+            .collect();
+        assert!(users.len() >= 2, "{text}");
+        assert!(users.iter().all(|(p, _)| !p), "{seen:?}");
+        // Typed right after the record, on its line, in their own voice.
+        let text = screen_copy(
+            &format!("{LONG_RECORD} and I think we must use the host's resolver here"),
+            72,
+        );
+        let seen = judged(&text);
+        let theirs: Vec<&(bool, &str)> = seen
+            .iter()
+            .filter(|(_, l)| l.contains("think") || l.contains("resolver"))
+            .collect();
+        assert!(!theirs.is_empty(), "{seen:?}");
+        assert!(theirs.iter().all(|(p, _)| !p), "{seen:?}");
+    }
+
+    #[test]
+    fn a_paragraph_of_the_users_own_hard_wrapped_stays_theirs() {
+        // An email's paragraph wrapped at 72 columns, after a path as wide as its lines.
+        let path = format!(
+            "/srv/releases/2031-01-01/{}/main-3F9A.js",
+            "chunk".repeat(6) + "-web"
+        );
+        let mail = "we ship this bundle from the release folder, and the deploy script\ncopies it over the old one without checking the hash first, so from\nnow on compare the hashes before you replace a bundle on the server,\nand keep the old one next to it until the new one has been checked";
+        let text = format!("{path}\n{mail}");
+        assert_eq!(path.chars().count(), 72, "{path}");
+        assert!(mail.lines().all(|l| l.chars().count() <= 72));
+        let seen = judged(&text);
+        assert!(seen[0].0, "{seen:?}");
+        assert!(seen[1..].iter().all(|(p, _)| !p), "{seen:?}");
+    }
+
+    #[test]
+    fn the_users_line_after_a_paste_is_no_wrap_but_where_a_word_was_split() {
+        let path = format!(
+            "/srv/releases/2031-01-01/{}/main-3F9A.js",
+            "chunk".repeat(6)
+        );
+        for text in [
+            // The line above is not full: their own line is wider.
+            format!("  {path}\n  3F9A-hashed bundles were copied over the old ones and the site was down again"),
+            // The word across is short: a line ends there.
+            "  [WARN] 2031-01-01 10:00:00 worker-3 retry budget exhausted for job 4711\n  3 retries were enough on the old host, the new one needs more of them".to_string(),
+            // A listing's line further in than theirs.
+            format!("Files:\n    {path}\n  3F9A builds show it as well, only on the new host"),
+            // Too narrow for a terminal.
+            "  ERROR:out/web/main-3F9A.js:10\n  2 builds fail".to_string(),
+        ] {
+            let seen = judged(&text);
+            let (last, first) = (seen.last().unwrap(), &seen[seen.len() - 2]);
+            assert!(first.0 && !last.0, "{seen:?}");
+        }
     }
 }
