@@ -133,7 +133,11 @@ mod tests {
         let long = format!("Use pnpm\nnot npm {}", "word ".repeat(40));
         let mut s = sig(Kind::Correction, &long, 3);
         s.context = "User said: no, use pnpm".into();
-        let text = index(&[&s], |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        let text = index(
+            &[&s],
+            |_| place(None, None, None, false),
+            INDEX_BUDGET_TOKENS,
+        );
         assert_eq!(text.lines().count(), 1);
         let start = "correction       seen 1  conf 3  -/-  Use pnpm not npm";
         assert!(text.contains(start), "{text}");
@@ -146,13 +150,50 @@ mod tests {
         let mut f = sig(Kind::Failure, "cargo build failed: linker cc not found", 1);
         f.context = "Bash: cargo build".into();
         f.resolution = Some("installed build-essential".into());
-        let text = index(&[&f], |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        let text = index(
+            &[&f],
+            |_| place(None, None, None, false),
+            INDEX_BUDGET_TOKENS,
+        );
         assert!(
             text.trim_end()
                 .ends_with("cargo build failed: linker cc not found → installed build-essential"),
             "{text}"
         );
         assert_eq!(text.matches('→').count(), 1, "{text}");
+    }
+
+    #[test]
+    fn index_names_the_prompt_a_signal_came_from() {
+        let at = |s: &Signal| {
+            place(
+                Some("app"),
+                s.session_id.as_deref(),
+                crate::render::prompt_of(s),
+                false,
+            )
+        };
+        let mut s = sig(Kind::Convention, "Use pnpm, not npm", 2);
+        s.session_id = Some("0123456789abcdef".into());
+        s.source.line = Some(12);
+        let text = index(&[&s], at, INDEX_BUDGET_TOKENS);
+        assert!(text.contains("  app/01234567:12  Use pnpm"), "{text}");
+        // A failure's own line is its tool call: the index names the prompt of its turn, so
+        // two failures of one turn show as one incident and `--show` takes the place as it is.
+        let mut f = sig(Kind::Failure, "npm test failed", 1);
+        f.session_id = s.session_id.clone();
+        f.source.line = Some(40);
+        f.source
+            .extra
+            .insert(reflect_store::keyindex::PROMPT_LINE.into(), 33.into());
+        let text = index(&[&f], at, INDEX_BUDGET_TOKENS);
+        assert!(
+            text.contains("  app/01234567:33  npm test failed"),
+            "{text}"
+        );
+        // Nothing recorded: no line.
+        let text = index(&[&sig(Kind::Gotcha, "x", 1)], at, INDEX_BUDGET_TOKENS);
+        assert!(text.contains("  app/-  x"), "{text}");
     }
 
     #[test]
@@ -163,7 +204,11 @@ mod tests {
         );
         let mut s = sig(Kind::Correction, &one_line(&words, 150), 2);
         s.context = format!("User said: '{words}' (answering: Shall I move the files?)");
-        let text = index(&[&s], |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        let text = index(
+            &[&s],
+            |_| place(None, None, None, false),
+            INDEX_BUDGET_TOKENS,
+        );
         let line = text.lines().next().unwrap();
         assert_eq!(line.matches("No, keep the old layout").count(), 1, "{line}");
         assert!(
@@ -176,25 +221,41 @@ mod tests {
         assert!(!line.contains("User said"), "{line}");
         // What Claude Code said in the model's place answered nothing: the words alone.
         s.context = format!("User said: '{words}' (answering: API Error: Request was aborted.)");
-        let text = index(&[&s], |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        let text = index(
+            &[&s],
+            |_| place(None, None, None, false),
+            INDEX_BUDGET_TOKENS,
+        );
         assert!(text.contains("-/-  No, keep the old layout"), "{text}");
         assert!(!text.contains("[after"), "{text}");
         // With nothing answered, the words alone.
         s.context = format!("User said: '{words}'");
-        let text = index(&[&s], |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        let text = index(
+            &[&s],
+            |_| place(None, None, None, false),
+            INDEX_BUDGET_TOKENS,
+        );
         assert!(text.contains("-/-  No, keep the old layout"), "{text}");
         assert!(!text.contains("[after"), "{text}");
         // A lesson in other words than its evidence keeps both.
         let mut own = sig(Kind::Convention, "Keep the old layout", 2);
         own.context = "User said: 'no, the old one was fine' (answering: Done.)".into();
-        let text = index(&[&own], |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        let text = index(
+            &[&own],
+            |_| place(None, None, None, false),
+            INDEX_BUDGET_TOKENS,
+        );
         assert!(
             text.contains("Keep the old layout — User said: 'no, the old one was fine'"),
             "{text}"
         );
         // A tool's words quoted as the user's are not shown as theirs.
         s.source.origin = Some(Origin::Tool);
-        let text = index(&[&s], |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        let text = index(
+            &[&s],
+            |_| place(None, None, None, false),
+            INDEX_BUDGET_TOKENS,
+        );
         assert!(text.contains("[tool output] No, keep"), "{text}");
         assert!(!text.contains("[after"), "{text}");
     }
@@ -221,7 +282,11 @@ mod tests {
         command.source.origin = Some(Origin::User);
         command.timestamp = "2026-09-01T00:00:00Z".into();
         let all = [&old, &retried, &sure, &new, &twice, &fact, &found, &command];
-        let text = index(&all, |_| place(None, None, false), INDEX_BUDGET_TOKENS);
+        let text = index(
+            &all,
+            |_| place(None, None, None, false),
+            INDEX_BUDGET_TOKENS,
+        );
         let order: Vec<&str> = [
             "seen twice",
             "sure once",
@@ -238,7 +303,7 @@ mod tests {
         assert!(text.contains("seen 2  conf 2"), "{text}");
         // A budget of two lines keeps the first two and says what it left out.
         let two = text.lines().take(2).map(|l| l.len() + 1).sum::<usize>();
-        let cut = index(&all, |_| place(None, None, false), two.div_ceil(4));
+        let cut = index(&all, |_| place(None, None, None, false), two.div_ceil(4));
         assert_eq!(cut.lines().count(), 3, "{cut}");
         assert!(
             cut.contains("sure once") && !cut.contains("newer low"),

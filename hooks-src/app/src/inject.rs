@@ -138,7 +138,7 @@ mod tests {
                 "index",
                 index(
                     signals,
-                    |_| place(Some("p\nq"), None, false),
+                    |_| place(Some("p\nq"), None, None, false),
                     INDEX_BUDGET_TOKENS,
                 ),
             ),

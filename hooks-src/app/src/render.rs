@@ -64,14 +64,28 @@ pub fn capture_table(signals: &[&Signal]) -> String {
     out
 }
 
-/// Where a signal was captured, as the index shows it: `project/session` (the project's short name
-/// and the session id's first 8 characters, `-` for what was not recorded), and ` (global)` for a
-/// personal preference from another project.
-pub fn place(project: Option<&str>, session: Option<&str>, global: bool) -> String {
+/// Where a signal was captured, as the index shows it: `project/session:line` (the project's
+/// short name, the session id's first 8 characters, `-` for what was not recorded, and the
+/// transcript line of the prompt it came from: what `digest --show SESSION:LINE` takes, and what
+/// tells one incident from another), and ` (global)` for a personal preference from another
+/// project.
+pub fn place(
+    project: Option<&str>,
+    session: Option<&str>,
+    line: Option<u64>,
+    global: bool,
+) -> String {
     let project = sanitize::visible(project.filter(|p| !p.is_empty()).unwrap_or("-"));
     let global = if global { " (global)" } else { "" };
     let session = sanitize::visible(crate::scope::short_session(session));
-    format!("{project}/{session}{global}") // escaped: a directory's name may hold a newline
+    let line = line.map(|l| format!(":{l}")).unwrap_or_default();
+    format!("{project}/{session}{line}{global}") // escaped: a directory's name may hold a newline
+}
+
+/// The prompt a signal came from: the one that opened its turn (`source.prompt_line`; a failure's
+/// or a refusal's own line is a tool's result), else its own line.
+pub fn prompt_of(s: &Signal) -> Option<u64> {
+    reflect_store::keyindex::prompt_line(&s.source).or(s.source.line)
 }
 
 fn table(signals: &[&Signal], out: &mut String) {

@@ -118,6 +118,7 @@ fn render_list(
                     render::place(
                         Some(&names.of(s.project.as_deref())),
                         s.session_id.as_deref(),
+                        render::prompt_of(s),
                         global,
                     )
                 },

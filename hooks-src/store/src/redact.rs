@@ -2631,6 +2631,7 @@ mod tests {
         "getUserAccountSettingsFromCacheWithFallback2 and parseHttpResponseHeadersIntoMap",
         "\"integrity\": \"sha512-Xq7Ok3H2mQb9YvR8cK1LpZ0wN5tF4jD6eA3gS2hU9iV7oB1nM4xC8yT5rE0qW6lP3kJ2dG9fH1sA7zX4vB8nQ==\"",
         "{\"tool_use_id\":\"toolu_01ABCdefGHIjklMNOpqrSTUv\",\"id\":\"msg_01XyZ9aBcDeFgHiJkLmNoPqR\"}",
+        "{\"tool_use_id\":\"tooluse_Kq7Zr2mXw9Lp4Vb8Nc3Jd6\"}",
         "request req_011CUGv5Xq2Lm9Hc4Vb8Nz3K failed",
         "the password is incorrect, and the token is expired",
         "my token is stored in ~/.config/acme/token.json",

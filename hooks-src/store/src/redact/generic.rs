@@ -27,8 +27,8 @@
 //! - `key-shaped-token`: a lowercase prefix and `_` or `-` before a long run of random base62
 //!   (`abc_Xy7…`): the shape most services' keys share. Random means mixed case and digits,
 //!   classes switching as often as chance makes them, and high entropy, so camelCase names,
-//!   hex hashes, UUIDs and base64 blobs stay; ids with a known prefix (`toolu_`, `msg_`, `req_`)
-//!   stay too.
+//!   hex hashes, UUIDs and base64 blobs stay; ids with a known prefix (`toolu_`, `tooluse_`,
+//!   `msg_`, `req_`) stay too.
 //! - `discord-bot-token`: `<base64 of a numeric id>.<6>.<27+>`, Discord's bot token.
 //! - `zhipu-api-key`: `<32 hex>.<16 base62>`, Zhipu's and Z.ai's API key, which holds no literal
 //!   for the data rules' keyword pre-check.
@@ -829,14 +829,14 @@ const PROSE_WORDS: &[&str] = &[
     "yours",
 ];
 
-/// Prefixes of ids, not keys: the ids of Claude's tools, messages and requests, and of common
-/// APIs' objects.
+/// Prefixes of ids, not keys: the ids of Claude's tools (on Amazon Bedrock, `tooluse_`),
+/// messages and requests, and of common APIs' objects.
 const ID_PREFIXES: &[&str] = &[
-    "toolu", "srvtoolu", "msg", "req", "call", "chatcmpl", "run", "thread", "asst", "file", "evt",
-    "cus", "ch", "pi", "sub", "acct", "sess", "session", "user", "org", "resp", "batch", "ft",
-    "txn", "in", "price", "prod", "seti", "src", "pm", "job", "task", "trace", "span", "img",
-    "doc", "id", "node", "item", "step", "conv", "chat", "cmpl", "vs", "fc", "rs", "agent", "tool",
-    "block", "att", "sha", "sha1", "sha256", "sha384", "sha512", "md5",
+    "toolu", "tooluse", "srvtoolu", "msg", "req", "call", "chatcmpl", "run", "thread", "asst",
+    "file", "evt", "cus", "ch", "pi", "sub", "acct", "sess", "session", "user", "org", "resp",
+    "batch", "ft", "txn", "in", "price", "prod", "seti", "src", "pm", "job", "task", "trace",
+    "span", "img", "doc", "id", "node", "item", "step", "conv", "chat", "cmpl", "vs", "fc", "rs",
+    "agent", "tool", "block", "att", "sha", "sha1", "sha256", "sha384", "sha512", "md5",
 ];
 
 /// `key-shaped-token`: in each run of `[A-Za-z0-9_-]` that stands alone, a lowercase prefix of
