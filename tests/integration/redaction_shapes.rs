@@ -560,19 +560,21 @@ fn hexdump(text: &str) -> String {
                 out.push(' ');
             }
         }
-        let shown: String = chunk
-            .iter()
-            .map(|&b| {
-                if (0x20..0x7f).contains(&b) {
-                    char::from(b)
-                } else {
-                    '.'
-                }
-            })
-            .collect();
+        let shown = printable(chunk);
         let _ = writeln!(out, " |{shown}|");
     }
     out + &format!("{:08x}\n", text.len())
+}
+
+/// A dump's character column: a printable ASCII byte as itself, any other as `.`.
+fn printable(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|&b| match b {
+            0x20..0x7f => char::from(b),
+            _ => '.',
+        })
+        .collect()
 }
 
 /// `text` as `od -t x1z` prints it (no line repeats, so no `*`).
@@ -583,16 +585,7 @@ fn od_x1z(text: &str) -> String {
         for b in chunk {
             let _ = write!(out, " {b:02x}");
         }
-        let shown: String = chunk
-            .iter()
-            .map(|&b| {
-                if (0x20..0x7f).contains(&b) {
-                    char::from(b)
-                } else {
-                    '.'
-                }
-            })
-            .collect();
+        let shown = printable(chunk);
         let pad = " ".repeat(3 * (16 - chunk.len()));
         let _ = writeln!(out, "{pad}  >{shown}<");
     }
