@@ -1402,9 +1402,17 @@ impl Digest {
             let _ = writeln!(out, "Not read: session {session}: {why}.");
         }
         if let Some(mark) = self.mark_arguments() {
+            // A session read with nothing to list (a subagent's or a compaction's transcript,
+            // one whose prompts are all stored) is marked too: say so, or `--mark` reads as
+            // marking more than was shown.
+            let quiet = self.marks.len().saturating_sub(self.sessions.len());
+            let also = match quiet {
+                0 => String::new(),
+                n => format!(" (with the {n} other session(s) read, which list nothing)"),
+            };
             let _ = writeln!(
                 out,
-                "\nOnce judged, mark them read:\n{program} digest {mark}"
+                "\nOnce judged, mark them read{also}:\n{program} digest {mark}"
             );
         }
         out

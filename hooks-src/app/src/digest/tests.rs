@@ -393,6 +393,31 @@ fn sessions_are_found_through_capture_by_project_with_the_current_one() {
 }
 
 #[test]
+fn the_mark_line_says_it_marks_sessions_that_list_nothing() {
+    let w = World::new();
+    let app = w.repo("app");
+    w.session(
+        "talk",
+        &app,
+        &[("we always squash before merging here", "ok")],
+    );
+    let req = w.request(Some(Scope::of(&app)));
+    let text = w.digest(&req).text("m");
+    assert!(text.contains("\nOnce judged, mark them read:\n"), "{text}");
+    // A session whose only prompt is stored already is read, marked, and lists nothing.
+    w.session("quiet", &app, &[("use pnpm, not npm", "ok")]);
+    w.store_signal("quiet", Some(1), None);
+    let d = w.digest(&req);
+    assert_eq!(d.sessions.len(), 1, "{d:?}");
+    assert_eq!(d.marks.len(), 2, "{d:?}");
+    let text = d.text("m");
+    assert!(
+        text.contains("mark them read (with the 1 other session(s) read, which list nothing):"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_gone_transcript_is_counted_and_a_torn_last_line_left_for_later() {
     let w = World::new();
     let app = w.repo("app");
