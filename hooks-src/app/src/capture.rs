@@ -415,6 +415,14 @@ mod tests {
         .to_string()
     }
 
+    /// A temp dir with a config dir, a data dir and the path of session `s`'s transcript in it.
+    fn scratch() -> (tempfile::TempDir, Paths, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
+        let transcript = dir.path().join("s.jsonl");
+        (dir, paths, transcript)
+    }
+
     /// Capture what `lines` add to `transcript` (as session `s`), storing.
     fn capture_more(paths: &Paths, transcript: &std::path::Path, lines: &[String]) {
         use std::io::Write as _;
@@ -449,9 +457,7 @@ mod tests {
 
     #[test]
     fn a_prompt_sent_again_after_the_same_answer_adds_no_sighting_a_real_repeat_does() {
-        let dir = tempfile::tempdir().unwrap();
-        let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
-        let transcript = dir.path().join("s.jsonl");
+        let (_dir, paths, transcript) = scratch();
         let said = "No, we always use pnpm here, never npm";
         capture_more(
             &paths,
@@ -499,9 +505,7 @@ mod tests {
 
     #[test]
     fn a_replays_first_prompt_and_one_resent_after_an_interrupt_add_no_sighting() {
-        let dir = tempfile::tempdir().unwrap();
-        let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
-        let transcript = dir.path().join("s.jsonl");
+        let (_dir, paths, transcript) = scratch();
         let said = "No, we always use pnpm here, never npm";
         capture_more(
             &paths,
@@ -576,9 +580,7 @@ mod tests {
 
     #[test]
     fn the_cursor_remembers_only_prompts_that_raised_a_signal() {
-        let dir = tempfile::tempdir().unwrap();
-        let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
-        let transcript = dir.path().join("s.jsonl");
+        let (_dir, paths, transcript) = scratch();
         capture_more(
             &paths,
             &transcript,
