@@ -11,7 +11,8 @@
 //! code's symbols), a log's line whose timestamp follows its tags (`[I 2026-…]`) or led by a
 //! level in brackets in any case or a Unix time (`[Warning]`, `[1750000000.1]`), a terminal's
 //! (a shell's prompt and what ran up to the next one, its banner, tree and box glyphs, a
-//! spinner's frames; a box's sides only frame what is judged), a bare path, a tool's version
+//! spinner's frames; a box's sides only frame what is judged, but a box copied beside words the
+//! user typed outside it is paste, [`copied_box`]), a bare path, a tool's version
 //! line, a program's output that reads like prose (a package manager's `npm warn` lines, a login
 //! banner's update notice, `systemctl status` and journal lines, a compiler's, a linter's or a
 //! browser console's line led by a place in a source file and the console's stack frames
@@ -486,6 +487,7 @@ pub fn pasted_lines(lines: &[&str], said: &str) -> Vec<bool> {
     threads(lines, &mut pasted);
     pasted_document(lines, &mut pasted);
     wrapped_paste(lines, &mut pasted);
+    copied_box(lines, &mut pasted);
     // A few lines of words inside a paste, no blank line between; or any number that start
     // with a glyph (a program's status line: `✅ done`, `📊 3 trades`).
     let glyph_first = |k: usize| {
@@ -603,6 +605,24 @@ fn wrapped_paste(lines: &[&str], pasted: &mut [bool]) {
             && (split_word(above, line, wrap[i]) || record && full())
             && !speaks(line);
         pasted[i] |= record;
+    }
+}
+
+/// A terminal's box copied beside words the user typed outside it: its framed lines (a line
+/// led or ended by a box's side, [`BOX_SIDES`]) are paste. The user types a prompt unframed; a
+/// box comes from a copy of the screen (a command Claude Code asked to run, a dialog, a tool's
+/// output). A prompt that is all framed stays judged by what it frames: that copy may be of the
+/// user's own prompt in Claude Code's input box, often begun inside it (a first line that only
+/// ends with a side).
+fn copied_box(lines: &[&str], pasted: &mut [bool]) {
+    let side = |c| BOX_SIDES.contains(c);
+    let framed = |l: &str| l.trim_start().starts_with(side) || l.trim_end().ends_with(side);
+    let typed_outside = (0..lines.len())
+        .any(|k| !pasted[k] && !framed(lines[k]) && lines[k].chars().any(char::is_alphanumeric));
+    if typed_outside {
+        (0..lines.len())
+            .filter(|&k| framed(lines[k]))
+            .for_each(|k| pasted[k] = true);
     }
 }
 
@@ -1819,6 +1839,35 @@ mod tests {
             assert!(shown.text.starts_with("am I in the right groups?"), "{shown:?}");
             assert!(!shown.text.contains("uid=") && !shown.text.contains("Distribution"), "{shown:?}");
         }
+    }
+
+    #[test]
+    fn a_box_copied_beside_the_users_words_is_paste_their_own_framed_prompt_is_not() {
+        let pad = |t: &str| format!("│   {t:<90}│");
+        let boxed = [
+            pad("git commit -m \"fix: resolve the missing attribute error in the adapter\""),
+            pad(""),
+            pad("- Change the adapter to return the raw dictionary instead of the model"),
+            pad("- Fix the test to use the complete data object with every field"),
+        ]
+        .join("\n");
+        let own = "Drop the signature from every commit, the message is only what changed";
+        let text = format!("@agent-python-pro\n{own}\n{boxed}");
+        let lines: Vec<&str> = text.lines().collect();
+        let pasted = pasted_lines(&lines, "");
+        assert_eq!(pasted, [false, false, true, true, true, true], "{text}");
+        let shown = excerpt(&text, "", None, 120, by_lesson_words);
+        assert!(shown.text.contains(own), "{shown:?}");
+        assert!(!shown.text.contains("adapter"), "{shown:?}");
+        // The user's own prompt copied from Claude Code's input box, the copy begun inside it.
+        let copied = format!(
+            "{}  │\n{}\n{}",
+            "I need test data I can count on, it must keep working after the refactor",
+            pad("so always build it from the runbook, never by hand"),
+            pad("and keep it in tests/data"),
+        );
+        let lines: Vec<&str> = copied.lines().collect();
+        assert_eq!(pasted_lines(&lines, ""), [false; 3], "{copied}");
     }
 
     #[test]
