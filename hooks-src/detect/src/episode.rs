@@ -18,8 +18,9 @@
 //!   - with the same command, after other commands that changed something (`pip install httpx`,
 //!     then `pytest` again): those commands are the resolution;
 //!   - with the same command and nothing in between: it was transient, nothing stored;
-//! * the user speaks: when what they said is an instruction (a correction, a shared command),
-//!   their words are the resolution; otherwise the episode ends unresolved;
+//! * the user speaks: when what they said is an instruction (a correction, a shared command)
+//!   that names the failure (its error or its job, `speaks_of`), their words are the
+//!   resolution; otherwise the episode ends unresolved;
 //! * the pass ends: unresolved.
 //!
 //! **An unresolved failure is kept only when it is a fact of the environment** that the next
@@ -494,8 +495,12 @@ const COMMON_WORDS: &[&str] = &[
     "your",
 ];
 
-/// Whether the user's `words` are about the failed call of `open`: they share a word (three
-/// letters or more, not a common one) with its command or its error.
+/// Whether the user's `words` are about the failed call of `open`, and not that call again:
+/// they share a word (three letters or more, not a common one) with its job (program and
+/// subject) or its error, and are not the same job run in bash mode (`!nix flake check` after
+/// it failed is no fix). Not the rest of the command, nor a path's words or a file's extension:
+/// a heredoc's script, a subagent's task, `/Users/…` and `.sql` share a word with nearly
+/// anything.
 fn speaks_of(words: &str, open: &Open) -> bool {
     fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
         text.split(|c: char| !c.is_alphanumeric())
@@ -503,8 +508,28 @@ fn speaks_of(words: &str, open: &Open) -> bool {
             .map(str::to_lowercase)
             .filter(|w| !COMMON_WORDS.contains(&w.as_str()))
     }
-    let failed: Vec<String> = tokens(&open.job.command)
-        .chain(tokens(&open.sig.content))
+    let ran = words
+        .trim()
+        .strip_prefix("<bash-input>")
+        .and_then(|rest| rest.split("</bash-input>").next());
+    if ran.is_some_and(|cmd| Job::of("Bash", cmd).same_job(&open.job)) {
+        return false;
+    }
+    // A file's extension ties `a.sql` to every other `.sql`: its stem only.
+    let not_paths = |text| {
+        str::split_whitespace(text)
+            .filter(|w| !w.contains(['/', '\\']))
+            .map(|w| match w.rsplit_once('.') {
+                Some((stem, ext)) if !stem.is_empty() && ext.chars().all(char::is_alphanumeric) => {
+                    stem
+                }
+                _ => w,
+            })
+            .flat_map(tokens)
+    };
+    let failed: Vec<String> = tokens(&open.job.program)
+        .chain(not_paths(&open.job.subject))
+        .chain(not_paths(&open.sig.content))
         .collect();
     tokens(words).any(|w| failed.contains(&w))
 }

@@ -743,6 +743,13 @@ mod tests {
     fn of_kind<'a>(signals: &'a [Signal], kind: &Kind) -> Vec<&'a Signal> {
         signals.iter().filter(|s| &s.kind == kind).collect()
     }
+    /// Each failure stored, with what resolved it.
+    fn resolutions(signals: &[Signal]) -> Vec<(&str, Option<&str>)> {
+        of_kind(signals, &Kind::Failure)
+            .into_iter()
+            .map(|s| (s.content.as_str(), s.resolution.as_deref()))
+            .collect()
+    }
 
     #[test]
     fn a_correction_quotes_the_user_and_what_it_answered() {
@@ -1056,13 +1063,8 @@ mod tests {
             // environment fact, is still kept, unresolved).
             user("No, put the tests in tests/unit instead"),
         ]);
-        let failures = of_kind(&signals, &Kind::Failure);
-        let resolved: Vec<(&str, Option<&str>)> = failures
-            .iter()
-            .map(|s| (s.content.as_str(), s.resolution.as_deref()))
-            .collect();
         assert_eq!(
-            resolved,
+            resolutions(&signals),
             [
                 (
                     "Bash failed: ModuleNotFoundError: No module named 'httpx'",
@@ -1079,9 +1081,64 @@ mod tests {
             ]
         );
         // The failures carry the turn they came from, for the store's episodes.
-        assert!(failures[..2]
+        assert!(of_kind(&signals, &Kind::Failure)[..2]
             .iter()
             .all(|s| s.source.extra["prompt_line"] == 1));
+    }
+
+    #[test]
+    fn the_users_words_fix_a_failure_they_name_not_one_that_shares_a_script_or_a_path() {
+        let signals = run(vec![
+            user("count the accounts"),
+            call(
+                "t1",
+                "Bash",
+                json!({"command": "psql -c 'select count(*) from users'"}),
+            ),
+            result("t1", true, "ERROR:  relation \"users\" does not exist"),
+            user("No, users is in the core schema, query core.users instead"),
+            // Only the script's words are shared: no fix (the missing package stays, a fact).
+            call(
+                "t2",
+                "Bash",
+                json!({"command": "cat > check.mjs <<'EOF'\n// open each profile question page\nEOF\nnode check.mjs"}),
+            ),
+            result(
+                "t2",
+                true,
+                "Error: Cannot find package 'playwright' imported from /tmp/check.mjs",
+            ),
+            user("No, put each profile question on its own page instead"),
+            // Only a path's folder and a file's extension are shared: no fix, nothing kept.
+            call(
+                "t3",
+                "Bash",
+                json!({"command": "cp /home/dev/shop/dump.sql /srv/init/"}),
+            ),
+            result(
+                "t3",
+                true,
+                "cp: /home/dev/shop/dump.sql: No such file or directory",
+            ),
+            user("No, use seed.sql from the shop folder instead"),
+            // The same command run in bash mode is no fix either.
+            call("t4", "Bash", json!({"command": "nix flake check"})),
+            result("t4", true, "error: attribute 'desktop' missing"),
+            user("<bash-input>nix flake check</bash-input>"),
+        ]);
+        assert_eq!(
+            resolutions(&signals),
+            [
+                (
+                    "Bash failed: ERROR: relation \"users\" does not exist",
+                    Some("the user said: 'No, users is in the core schema, query core.users instead'")
+                ),
+                (
+                    "Bash failed: Error: Cannot find package 'playwright' imported from /tmp/check.mjs",
+                    None
+                ),
+            ]
+        );
     }
 
     #[test]

@@ -135,6 +135,8 @@ struct Stored {
     kind: String,
     category: String,
     content: String,
+    /// What fixed a failure, when one was recorded.
+    resolution: String,
     useful: bool,
     seen: u64,
 }
@@ -199,6 +201,9 @@ fn run(labels: &Path, transcripts: &Path, verbose: bool) -> Result<(), String> {
                 s.seen,
                 one_line(&s.content, 160)
             );
+            if !s.resolution.is_empty() {
+                println!("      → {}", one_line(&s.resolution, 200));
+            }
         }
     }
     Ok(())
@@ -313,12 +318,19 @@ fn capture_repository(
     }
     let store = fs::read_to_string(paths.data_dir.join("signals.jsonl")).unwrap_or_default();
     let mut sightings: HashMap<String, u64> = HashMap::new();
+    let mut resolutions: HashMap<String, String> = HashMap::new();
     let mut signals = Vec::new();
     for line in store.lines() {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             continue;
         };
         if let Some(id) = v["recur"].as_str() {
+            if let Some(r) = v["resolution"].as_str() {
+                resolutions.insert(id.to_string(), r.to_string());
+            }
+            if v["completes"].as_bool() == Some(true) {
+                continue;
+            }
             *sightings.entry(id.to_string()).or_default() += 1;
         } else if v["type"].is_string() {
             signals.push(v);
@@ -343,11 +355,18 @@ fn capture_repository(
         let id = v["id"].as_str().unwrap_or_default();
         let seen =
             v["meta"]["seen"].as_u64().unwrap_or(1) + sightings.get(id).copied().unwrap_or(0);
+        let resolution = resolutions
+            .get(id)
+            .map(String::as_str)
+            .or(v["resolution"].as_str())
+            .unwrap_or_default()
+            .to_string();
         out.push(Stored {
             file,
             kind,
             category,
             content,
+            resolution,
             useful,
             seen,
         });
