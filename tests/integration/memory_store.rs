@@ -433,14 +433,33 @@ fn query_formats() {
             .contains("correction       seen 1  conf 1")
             && index.contains("Use pnpm, not npm")
     );
-    // Seen again, a signal goes first; a budget of one line says what it left out.
+    // Seen again in another session, a signal goes first and says so; a budget of one line
+    // says what it left out.
     append(
         &env,
         json!({"type": "correction", "content": "Use pnpm, not npm", "session_id": "s3", "project": abs("/work/app")}),
     );
     let index = run("index");
     assert!(
-        index.starts_with(&format!("{}  correction       seen 2  conf 2", ids[0])),
+        index.starts_with(&format!(
+            "{}  correction       seen 2  in 2 sessions conf 2",
+            ids[0]
+        )),
+        "{index}"
+    );
+    // A rewrite folds the sighting into the signal and keeps the count.
+    env.cmd("memory-store")
+        .args(["update", &ids[0], "--category", "tooling"])
+        .assert()
+        .success();
+    let store = std::fs::read_to_string(env.data.join("signals.jsonl")).unwrap();
+    assert!(!store.contains("\"recur\""), "{store}");
+    assert!(store.contains("\"sessions\":2"), "{store}");
+    assert!(
+        run("index").starts_with(&format!(
+            "{}  correction       seen 2  in 2 sessions conf 2",
+            ids[0]
+        )),
         "{index}"
     );
     let one = stdout(

@@ -655,6 +655,9 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "propose a correction only as the lasting rule",
         "corrections with no lasting rule",
         "An instruction for the step at hand stays one when",
+        // Ranked by the sessions the index shows, then episodes.
+        "`in K sessions`",
+        "each part by the\n  sessions it was seen in",
     ] {
         assert!(text.contains(needle), "SKILL.md lacks {needle}");
     }

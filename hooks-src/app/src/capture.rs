@@ -304,7 +304,7 @@ fn preview(batch: Vec<Signal>) -> Vec<Signal> {
             // One session: another turn is another episode, a repeat within one is a retry.
             let prompt = reflect_store::keyindex::prompt_line(&sig.source);
             if prompt.is_some() && last.is_some() && prompt != *last {
-                sightings.add(&out[*at].id, "");
+                sightings.add(&out[*at].id, "", sig.session_id.as_deref());
                 *last = prompt;
             }
             continue;

@@ -19,13 +19,14 @@ const INDEX_EVIDENCE_CHARS: usize = 70;
 /// Longest part of what a prompt answered, when the lesson is the prompt itself.
 const INDEX_AFTER_CHARS: usize = 40;
 
-/// The index, one line per signal: id, type, episodes (`seen N`: how often it was seen),
-/// confidence, where it was captured (`place`), and the first words of the lesson with its
-/// evidence (what the user said, or the error and what fixed it: `content → resolution`).
-/// What the user said comes first (corrections, conventions, preferences, remember-requests:
-/// a failure that recurs in one session is often one error retried, and would crowd them out
-/// of the budget), then the rest; in each, most often seen first, then most confident, then
-/// newest. Within `budget_tokens` (characters / 4), with a last line that says how many were
+/// The index, one line per signal: id, type, episodes (`seen N`: how often it was seen, and
+/// `in K sessions` when in more than one), confidence, where it was captured (`place`), and
+/// the first words of the lesson with its evidence (what the user said, or the error and what
+/// fixed it: `content → resolution`). What the user said comes first (corrections,
+/// conventions, preferences, remember-requests: a failure that recurs in one session is often
+/// one error retried, and would crowd them out of the budget), then the rest; in each, seen in
+/// the most sessions first (a rule said in two sessions is a habit, one said three times in one
+/// may be that task's instruction), then most often seen, then most confident, then newest. Within `budget_tokens` (characters / 4), with a last line that says how many were
 /// left out and how to see them.
 pub fn index(
     signals: &[&Signal],
@@ -37,6 +38,7 @@ pub fn index(
     ordered.sort_by(|a, b| {
         said(b)
             .cmp(&said(a))
+            .then(b.sessions().cmp(&a.sessions()))
             .then(b.seen().cmp(&a.seen()))
             .then(b.confidence.cmp(&a.confidence))
             .then(b.timestamp.cmp(&a.timestamp))
@@ -46,8 +48,12 @@ pub fn index(
     let mut left_out = 0;
     for s in ordered {
         let (id, kind, seen, place) = (&s.id, &s.kind, s.seen(), place(s));
+        let sessions = match s.sessions() {
+            1 => String::new(),
+            n => format!(" in {n} sessions"),
+        };
         let line = format!(
-            "{id}  {kind:<16} seen {seen:<2} conf {}  {place}  {}\n",
+            "{id}  {kind:<16} seen {seen:<2}{sessions} conf {}  {place}  {}\n",
             s.confidence,
             lesson(s)
         );
@@ -261,9 +267,17 @@ mod tests {
     }
 
     #[test]
-    fn index_orders_by_episodes_then_confidence_then_newest_within_its_budget() {
+    fn index_orders_by_sessions_then_episodes_then_confidence_then_newest_within_its_budget() {
         let mut twice = sig(Kind::Convention, "seen twice", 1);
         twice.add_sightings(1);
+        let mut thrice = sig(Kind::Convention, "seen thrice in one session", 1);
+        thrice.add_sightings(2);
+        // Said in two sessions: above a rule repeated more often in one.
+        let mut across = sig(Kind::Convention, "seen in two sessions", 1);
+        across.session_id = Some("s1".into());
+        across.add_sightings(1);
+        let second = serde_json::json!([{"session_id": "s2"}]);
+        across.meta.insert("sightings".into(), second);
         let mut retried = sig(Kind::Failure, "a failure retried", 1);
         retried.add_sightings(5);
         let sure = sig(Kind::Correction, "sure once", 3);
@@ -281,13 +295,17 @@ mod tests {
         let mut command = sig(Kind::Command, "user command", 1);
         command.source.origin = Some(Origin::User);
         command.timestamp = "2026-09-01T00:00:00Z".into();
-        let all = [&old, &retried, &sure, &new, &twice, &fact, &found, &command];
+        let all = [
+            &old, &retried, &sure, &new, &twice, &fact, &found, &command, &thrice, &across,
+        ];
         let text = index(
             &all,
             |_| place(None, None, None, false),
             INDEX_BUDGET_TOKENS,
         );
         let order: Vec<&str> = [
+            "seen in two sessions",
+            "seen thrice in one session",
             "seen twice",
             "sure once",
             "newer low",
@@ -300,20 +318,24 @@ mod tests {
         .to_vec();
         let at: Vec<usize> = order.iter().map(|n| text.find(n).unwrap()).collect();
         assert!(at.windows(2).all(|w| w[0] < w[1]), "{text}");
-        assert!(text.contains("seen 2  conf 2"), "{text}");
+        assert!(text.contains("seen 2  conf 2  -/-  seen twice"), "{text}");
+        assert!(
+            text.contains("seen 2  in 2 sessions conf 2  -/-  seen in two"),
+            "{text}"
+        );
         // A budget of two lines keeps the first two and says what it left out.
         let two = text.lines().take(2).map(|l| l.len() + 1).sum::<usize>();
         let cut = index(&all, |_| place(None, None, None, false), two.div_ceil(4));
         assert_eq!(cut.lines().count(), 3, "{cut}");
         assert!(
-            cut.contains("sure once") && !cut.contains("newer low"),
+            cut.contains("seen thrice") && !cut.contains("seen twice"),
             "{cut}"
         );
         assert!(
             cut.lines()
                 .last()
                 .unwrap()
-                .starts_with("… 6 more signal(s) not shown"),
+                .starts_with("… 8 more signal(s) not shown"),
             "{cut}"
         );
     }

@@ -267,6 +267,54 @@ impl Signal {
             .max(1)
     }
 
+    /// How many sessions this signal was seen in (at least 1): `meta.sessions` once sightings
+    /// in other sessions were folded in, else those its own session and its kept sightings
+    /// (`meta.sightings`) name. A rule said in two sessions is a habit; one repeated in one
+    /// session may be that task's instruction.
+    pub fn sessions(&self) -> u64 {
+        self.sessions_counted().max(1)
+    }
+
+    /// `meta.sessions`, else the number of sessions the signal names; 0 when it names none.
+    fn sessions_counted(&self) -> u64 {
+        match self.meta.get("sessions").and_then(Value::as_u64) {
+            Some(n) => n,
+            None => self.sessions_named().len() as u64,
+        }
+    }
+
+    /// The sessions its own session and its kept sightings name, each once.
+    fn sessions_named(&self) -> Vec<&str> {
+        let kept = match self.meta.get("sightings") {
+            Some(Value::Array(kept)) => kept.as_slice(),
+            _ => &[],
+        };
+        let mut named: Vec<&str> = Vec::new();
+        let sightings = kept.iter().filter_map(|e| e["session_id"].as_str());
+        for s in self.session_id.as_deref().into_iter().chain(sightings) {
+            if !s.is_empty() && !named.contains(&s) {
+                named.push(s);
+            }
+        }
+        named
+    }
+
+    /// Count the sessions of later sightings (`sessions`, each once) into `meta.sessions`: those
+    /// not already named by the signal's own session or its kept sightings are new. (A session
+    /// whose sighting a rewrite dropped from the kept ones counts again: an overcount only past
+    /// [`crate::sighting::SIGHTINGS_KEPT`] sightings.)
+    pub(crate) fn add_sessions(&mut self, sessions: &[String]) {
+        let named = self.sessions_named();
+        let new = sessions
+            .iter()
+            .filter(|s| !named.contains(&s.as_str()))
+            .count() as u64;
+        let total = self.sessions_counted() + new;
+        if new > 0 && total > 1 {
+            self.meta.insert("sessions".into(), Value::from(total));
+        }
+    }
+
     /// Record `extra` more sightings: `meta.seen` grows and confidence follows it (2 sightings →
     /// medium, 3+ → high). A verified signal stays verified.
     pub fn add_sightings(&mut self, extra: u64) {

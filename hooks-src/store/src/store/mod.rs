@@ -129,7 +129,7 @@ impl Store {
         read::visit(&bytes, triage, |_, view| match view.into_record() {
             Record::Signal(s) | Record::Legacy(s) if s.session_id == session => signals.push(*s),
             Record::Recur(r) => {
-                sightings.add(&r.recur, &r.timestamp);
+                sightings.add(&r.recur, &r.timestamp, r.session_id.as_deref());
                 if r.session_id == session {
                     seen_here.insert(r.recur);
                 }

@@ -96,12 +96,18 @@ impl<'a> View<'a> {
                     sightings.add_record(&r);
                 }
             }
-            Seen::Scanned(Shape::Recur, f) => match (f.text(Key::Recur), f.text(Key::Timestamp)) {
-                (Some(Some(target)), Some(at)) => sightings.add(target, at.unwrap_or("")),
-                // An escaped target or time: the parser spells it out.
+            Seen::Scanned(Shape::Recur, f) => match (
+                f.text(Key::Recur),
+                f.text(Key::Timestamp),
+                f.text(Key::SessionId),
+            ) {
+                (Some(Some(target)), Some(at), Some(session)) => {
+                    sightings.add(target, at.unwrap_or(""), session)
+                }
+                // An escaped target, time or session: the parser spells it out.
                 _ => {
                     if let Record::Recur(r) = parse_line(self.raw) {
-                        sightings.add(&r.recur, &r.timestamp);
+                        sightings.add(&r.recur, &r.timestamp, r.session_id.as_deref());
                     }
                 }
             },
@@ -267,36 +273,64 @@ pub(super) fn each_part<'a, R: Send>(
 }
 
 /// The sightings recurrence records add to their signals: by target id, how many, the newest
-/// one's time, and what records read whole add besides ([`Later`]), folded in by
-/// [`Sightings::fold`] (a rewrite then drops the records).
+/// one's time, the sessions they were in, and what records read whole add besides ([`Later`]),
+/// folded in by [`Sightings::fold`] (a rewrite then drops the records).
 #[derive(Debug, Default)]
-pub struct Sightings(HashMap<String, (u64, String, Later), FixedState>);
+pub struct Sightings(HashMap<String, Slot, FixedState>);
+
+/// What the records of one target add.
+#[derive(Debug, Default)]
+struct Slot {
+    n: u64,
+    last: String,
+    /// The sessions of its sightings, each once (at most [`SESSIONS_KEPT`]).
+    sessions: Vec<String>,
+    later: Later,
+}
+
+/// Sessions a target's records are told apart by, at most: past it, a signal is plainly seen
+/// across sessions, and a store of one rule retried for years stays small in memory.
+const SESSIONS_KEPT: usize = 64;
+
+impl Slot {
+    fn add_session(&mut self, session: &str) {
+        if self.sessions.len() < SESSIONS_KEPT && !self.sessions.iter().any(|s| s == session) {
+            self.sessions.push(session.to_string());
+        }
+    }
+}
 
 impl Sightings {
-    /// One more sighting of `target`, at `at` (empty when unknown).
-    pub fn add(&mut self, target: &str, at: &str) {
-        self.add_n(target, 1, at);
+    /// One more sighting of `target`, at `at` (empty when unknown), in `session` (when known).
+    pub fn add(&mut self, target: &str, at: &str, session: Option<&str>) {
+        self.add_n(target, 1, at, session);
     }
 
     /// A record read whole: a sighting with its evidence, or a completion (no sighting).
     pub fn add_record(&mut self, r: &Recurrence) {
-        self.add_n(&r.recur, u64::from(!r.completes), &r.timestamp);
-        self.0.get_mut(&r.recur).expect("just added").2.add(r);
+        let session = (!r.completes).then_some(r.session_id.as_deref()).flatten();
+        self.add_n(&r.recur, u64::from(!r.completes), &r.timestamp, session);
+        self.0.get_mut(&r.recur).expect("just added").later.add(r);
     }
 
-    fn add_n(&mut self, target: &str, n: u64, at: &str) {
+    fn add_n(&mut self, target: &str, n: u64, at: &str, session: Option<&str>) {
         let slot = self.0.entry(target.to_string()).or_default();
-        slot.0 += n;
-        if n > 0 && at > slot.1.as_str() {
-            slot.1 = at.to_string();
+        slot.n += n;
+        if n > 0 && at > slot.last.as_str() {
+            slot.last = at.to_string();
+        }
+        if let Some(session) = session.filter(|s| !s.is_empty()) {
+            slot.add_session(session);
         }
     }
 
     /// Add the sightings counted over a later part of the store, as if one pass had seen both.
     pub fn merge(&mut self, later: Sightings) {
-        for (target, (n, at, more)) in later.0 {
-            self.add_n(&target, n, &at);
-            self.0.get_mut(&target).expect("just added").2.merge(more);
+        for (target, more) in later.0 {
+            self.add_n(&target, more.n, &more.last, None);
+            let slot = self.0.get_mut(&target).expect("just added");
+            more.sessions.iter().for_each(|s| slot.add_session(s));
+            slot.later.merge(more.later);
         }
     }
 
@@ -305,29 +339,30 @@ impl Sightings {
     }
 
     /// Fold the sightings of `sig` into it: `meta.seen` and confidence grow, `meta.last_seen` is
-    /// the newest sighting's time, and a resolution or an update is applied ([`Later::apply`]).
+    /// the newest sighting's time, `meta.sessions` counts the sessions it was seen in
+    /// ([`Signal::sessions`]), and a resolution or an update is applied ([`Later::apply`]).
     /// Says whether there was anything. (Evidence is not folded here: every reader's fast path
     /// would have to read every record whole; see [`Sightings::evidence`].)
     pub fn fold(&self, sig: &mut Signal) -> bool {
-        let Some((n, last, later)) = self.0.get(&sig.id) else {
+        let Some(slot) = self.0.get(&sig.id) else {
             return false;
         };
-        if *n > 0 {
-            sig.fold_recurrences(*n, last);
+        if slot.n > 0 {
+            sig.fold_recurrences(slot.n, &slot.last);
         }
-        later.apply(sig);
+        sig.add_sessions(&slot.sessions);
+        slot.later.apply(sig);
         true
     }
 
     /// The evidence of the later sightings of `id` that records read whole brought, oldest first.
     pub fn evidence(&self, id: &str) -> &[Value] {
-        self.0.get(id).map_or(&[], |(_, _, later)| later.evidence())
+        self.0.get(id).map_or(&[], |slot| slot.later.evidence())
     }
 
     /// The confidence of signal `id` (confidence `confidence`, seen `seen` times) once folded.
     pub fn confidence(&self, id: &str, confidence: u8, seen: u64) -> u8 {
-        let folded =
-            |(n, _, _): &(u64, String, Later)| signal::confidence_after(confidence, seen + n);
+        let folded = |slot: &Slot| signal::confidence_after(confidence, seen + slot.n);
         self.0.get(id).map_or(confidence, folded)
     }
 }
@@ -339,11 +374,11 @@ mod tests {
     #[test]
     fn sightings_count_keep_the_newest_time_and_merge_in_order() {
         let mut early = Sightings::default();
-        early.add("SIG-1", "2026-11-02T00:00:00Z");
-        early.add("SIG-1", "2026-11-01T00:00:00Z");
+        early.add("SIG-1", "2026-11-02T00:00:00Z", Some("s2"));
+        early.add("SIG-1", "2026-11-01T00:00:00Z", Some("s2"));
         let mut late = Sightings::default();
-        late.add("SIG-1", "");
-        late.add("SIG-2", "2026-11-03T00:00:00Z");
+        late.add("SIG-1", "", Some("s3"));
+        late.add("SIG-2", "2026-11-03T00:00:00Z", None);
         early.merge(late);
         let mut sig = Signal::new(signal::Kind::Gotcha, "x");
         sig.id = "SIG-1".into();
@@ -354,5 +389,46 @@ mod tests {
         assert_eq!(early.confidence("SIG-3", 1, 1), 1);
         sig.id = "SIG-3".into();
         assert!(!early.fold(&mut sig));
+    }
+
+    #[test]
+    fn sessions_count_each_session_once_across_folds_and_rewrites() {
+        let mut sig = Signal::new(signal::Kind::Convention, "x");
+        sig.id = "SIG-1".into();
+        sig.session_id = Some("s1".into());
+        assert_eq!(sig.sessions(), 1);
+        let mut records = Sightings::default();
+        for session in ["s1", "s2", "s2", "s3"] {
+            records.add("SIG-1", "", Some(session));
+        }
+        assert!(records.fold(&mut sig));
+        assert_eq!((sig.seen(), sig.sessions()), (5, 3));
+        // A rewrite keeps the count and some sightings; later records add only new sessions.
+        sig.meta.insert(
+            "sightings".into(),
+            serde_json::json!([{"session_id": "s3"}, {"session_id": "s2"}]),
+        );
+        let mut later = Sightings::default();
+        later.add("SIG-1", "", Some("s2"));
+        later.add("SIG-1", "", Some("s4"));
+        later.fold(&mut sig);
+        assert_eq!(sig.sessions(), 4);
+        // A signal stored with no session, seen in one: one session.
+        let mut finding = Signal::new(signal::Kind::Gotcha, "y");
+        finding.id = "SIG-2".into();
+        records.add("SIG-2", "", Some("s5"));
+        records.fold(&mut finding);
+        assert_eq!((finding.seen(), finding.sessions()), (2, 1));
+        // Parts of a store read apart count a session once.
+        let (mut a, mut b) = (Sightings::default(), Sightings::default());
+        a.add("SIG-3", "", Some("s6"));
+        b.add("SIG-3", "", Some("s6"));
+        b.add("SIG-3", "", Some("s7"));
+        a.merge(b);
+        let mut third = Signal::new(signal::Kind::Gotcha, "z");
+        third.id = "SIG-3".into();
+        third.session_id = Some("s6".into());
+        a.fold(&mut third);
+        assert_eq!(third.sessions(), 2);
     }
 }
