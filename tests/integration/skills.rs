@@ -655,6 +655,10 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "propose a correction only as the lasting rule",
         "corrections with no lasting rule",
         "An instruction for the step at hand stays one when",
+        // A question that redirects is a correction; a failure with no fix is proposed only as
+        // a fact that lasts.
+        "a question that\n     points at what you should have done",
+        "a fact of the environment that holds tomorrow",
         // Ranked by the sessions the index shows, then episodes.
         "`in K sessions`",
         "each part by the\n  sessions it was seen in",
