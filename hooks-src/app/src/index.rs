@@ -3,6 +3,7 @@
 //! confidence, where it was captured and the lesson with its evidence. Bounded like the digest:
 //! what does not fit its budget is counted on a last line that says how to see it.
 
+use std::cmp::Reverse;
 use std::fmt::Write as _;
 
 use crate::render::free_text;
@@ -34,14 +35,10 @@ pub fn index(
     budget_tokens: usize,
 ) -> String {
     let mut ordered: Vec<&Signal> = signals.iter().rev().copied().collect();
-    // Stable: among equals the later in the store (the newer) stays first.
-    ordered.sort_by(|a, b| {
-        said(b)
-            .cmp(&said(a))
-            .then(b.sessions().cmp(&a.sessions()))
-            .then(b.seen().cmp(&a.seen()))
-            .then(b.confidence.cmp(&a.confidence))
-            .then(b.timestamp.cmp(&a.timestamp))
+    // Stable: among equals the later in the store (the newer) stays first. Each key is read
+    // once: counting a signal's sessions walks its sightings.
+    ordered.sort_by_cached_key(|s| {
+        Reverse((said(s), s.sessions(), s.seen(), s.confidence, &s.timestamp))
     });
     let budget = budget_tokens.saturating_mul(4);
     let mut out = String::new();
