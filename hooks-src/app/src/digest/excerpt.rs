@@ -10,7 +10,8 @@
 //! (a stack frame, a timestamp or log level first, a line ending as code does (`;`, `{`, `},`, …), one dense with
 //! code's symbols), a log's line whose timestamp follows its tags (`[I 2026-…]`) or led by a
 //! level in brackets in any case or a Unix time (`[Warning]`, `[1750000000.1]`), a terminal's
-//! (a shell's prompt and what ran up to the next one, its banner, tree and box glyphs, a
+//! (a shell's prompt and what ran up to the next one, or after the last one up to a blank line
+//! or the user's words, its banner, tree and box glyphs, a
 //! spinner's frames; a box's sides only frame what is judged, but a box copied beside words the
 //! user typed outside it is paste, [`copied_box`]), a bare path, a tool's version
 //! line, a program's output that reads like prose (a package manager's `npm warn` lines, a login
@@ -33,7 +34,8 @@
 //! the assistant had just written (its answer quoted back: "can you check this?" and its own
 //! lines, found by their letters and digits, so a terminal's wrapping and Markdown's marks do
 //! not hide them). A line where the user typed a few words and pasted a log or a document right
-//! after them is split where the paste begins ([`split_lines`]). A prompt that is all paste is shown from its start and marked as a paste
+//! after them is split where the paste begins ([`split_lines`]; a shell's prompt naming its
+//! host and directory too, [`prompt_inside`]). A prompt that is all paste is shown from its start and marked as a paste
 //! ([`Excerpt::pasted`]); so is one whose own words are a line or two around a long paste,
 //! showing those words.
 //!
@@ -293,10 +295,11 @@ fn split_lines(text: &str) -> Vec<&str> {
         .flatten();
         let by_glyph = line.find(terminal_glyph).or_else(|| status_step(line));
         let by_tag = tagged_log(line);
+        let by_prompt = prompt_inside(line);
         let by_heading = (Some(i) == first)
             .then(|| glued_heading(line, &lines[i + 1..]))
             .flatten();
-        let cut = [by_next, by_glyph, by_tag, by_heading]
+        let cut = [by_next, by_glyph, by_tag, by_heading, by_prompt]
             .into_iter()
             .flatten()
             .filter(|&at| line[..at].chars().any(char::is_alphabetic))
@@ -307,6 +310,20 @@ fn split_lines(text: &str) -> Vec<&str> {
         }
     }
     out
+}
+
+/// Where a shell's prompt and its command begin inside a line of words, as a terminal's copy
+/// joins them to what the user typed before it: `am I in the right groups? box:~/app> id`.
+/// Only a prompt that names its host and directory (`box:~/app>`, `dev@box:~/app$`): a bare `$`
+/// or `%` is as often a word of prose.
+fn prompt_inside(line: &str) -> Option<usize> {
+    line.match_indices(' ').map(|(at, _)| at + 1).find(|&at| {
+        let rest = &line[at..];
+        let word = rest.split_whitespace().next().unwrap_or("");
+        let named = host_path_prompt(word)
+            || (word.contains('@') && word.contains(':') && word.ends_with(['$', '#']));
+        named && shell_prompt(rest)
+    })
 }
 
 /// Where a log's line led by a bracketed tag ([`bracketed_tag`]) begins inside a line of words:
@@ -482,6 +499,20 @@ pub fn pasted_lines(lines: &[&str], said: &str) -> Vec<bool> {
         .collect();
     for pair in prompts.windows(2) {
         pasted[pair[0]..pair[1]].iter_mut().for_each(|p| *p = true);
+    }
+    // And the last one's command and the output below it, up to a blank line or a line that
+    // may be the user's (they may type right after what they pasted, on the same line): one
+    // that speaks as the user, or holds letters of a language [`speaks`] does not read.
+    if let Some(&last) = prompts.last() {
+        pasted[last] = true;
+        let maybe_theirs =
+            |l: &str| speaks(l) || l.chars().any(|c| c.is_alphabetic() && !c.is_ascii());
+        for k in last + 1..lines.len() {
+            if lines[k].trim().is_empty() || maybe_theirs(lines[k]) {
+                break;
+            }
+            pasted[k] = true;
+        }
     }
     claude_answers(lines, &mut pasted);
     threads(lines, &mut pasted);
@@ -1839,6 +1870,48 @@ mod tests {
             assert!(shown.text.starts_with("am I in the right groups?"), "{shown:?}");
             assert!(!shown.text.contains("uid=") && !shown.text.contains("Distribution"), "{shown:?}");
         }
+    }
+
+    #[test]
+    fn the_output_after_a_last_shell_prompt_is_paste_up_to_the_users_words() {
+        // The prompt copied onto the end of the user's question, its output below.
+        let text = "am I in the right groups? box7:~/src/app> id\nuid=1000(dev) gid=1000(dev) groups=1000(dev),27(sudo),983(docker)";
+        let shown = excerpt(text, "", None, 60, by_lesson_words);
+        assert!(
+            shown.text.starts_with("am I in the right groups?"),
+            "{shown:?}"
+        );
+        assert!(!shown.text.contains("uid="), "{shown:?}");
+        assert_eq!(
+            split_lines("am I in the right groups? box7:~/src/app> id"),
+            ["am I in the right groups? ", "box7:~/src/app> id"]
+        );
+        // Output runs to a blank line, or to a line the user may have typed: one that speaks as
+        // them, or in a language that rule does not read.
+        let lines = [
+            "dev@box:~/app$ make test",
+            "FAIL src/parser.test.ts",
+            "Tests: 1 failed, 12 passed",
+            "please always run the tests with pnpm here",
+            "dev@box:~/app$ make lint",
+            "lint: 3 warnings",
+            "我用的是 pnpm，不要用 npm",
+        ];
+        let pasted = pasted_lines(&lines, "");
+        assert_eq!(
+            pasted,
+            [true, true, true, true, true, true, false],
+            "{lines:?}"
+        );
+        let lines = [
+            "$ make lint",
+            "lint: 3 warnings",
+            "",
+            "use pnpm in this repo",
+        ];
+        assert_eq!(pasted_lines(&lines, ""), [true, true, false, false]);
+        // A bare `$` inside a sentence is no prompt.
+        assert_eq!(prompt_inside("it costs $ 5 a month"), None);
     }
 
     #[test]
