@@ -274,9 +274,18 @@ fn show_takes_a_session_prefix_and_prints_the_end_of_the_turn_answered() {
     assert!(!before.contains("A1b2C3d4"), "{shown}");
     let quoted = before.lines().nth(1).unwrap();
     assert!(quoted.chars().count() < 700, "{quoted}");
+    // After it, the start of the answer and the user's next prompt (a correction taken back,
+    // a fix that worked, show there); nothing past that prompt.
+    let after = prompt.split_once("never by hand\n").map_or("", |(_, a)| a);
+    assert_eq!(
+        after,
+        "assistant, the start of its answer: Understood.\nuser, next (L8): thanks\n",
+        "{shown}"
+    );
     let next = digest_text(&env, &app, &["--show", "abcd1234:8"]);
     assert!(next.contains("Understood."), "{next}");
     assert!(!next.contains("Shall I deploy"), "{next}");
+    assert!(!next.contains("user, next"), "{next}");
     // An ambiguous prefix and an unknown one: exit 1 with a one-line reason.
     for (arg, says) in [("abcd:6", "ambiguous"), ("ffff:6", "no session")] {
         let out = digest(&env, &app, &["--show", arg]);

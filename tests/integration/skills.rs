@@ -659,6 +659,8 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // a fact that lasts.
         "a question that\n     points at what you should have done",
         "a fact of the environment that holds tomorrow",
+        // --show's context after the prompt, for a correction taken back or a fixed failure.
+        "the start of the assistant's\n   answer and the user's next prompt",
         // Ranked by the sessions the index shows, then episodes.
         "`in K sessions`",
         "each part by the\n  sessions it was seen in",

@@ -290,7 +290,8 @@ pub struct Digest {
     #[arg(long = "mark", value_name = "NAME")]
     pub marks: Vec<String>,
     /// Print one prompt in full (past 16 KB, its start and end) after the end of the assistant
-    /// turn it answers, redacted: SESSION:LINE, the session of a digest's heading (or a unique prefix of it, as the index
+    /// turn it answers and before the start of the answer and the user's next prompt, redacted:
+    /// SESSION:LINE, the session of a digest's heading (or a unique prefix of it, as the index
     /// prints) and the line of its L<line> (repeatable); lists nothing
     #[arg(long = "show", value_name = "SESSION:LINE", conflicts_with = "marks")]
     pub show: Vec<String>,

@@ -1,7 +1,9 @@
 //! `memory-store digest --show SESSION:LINE`: one prompt the digest listed (cut to its likeliest
 //! sentence), in full up to [`SHOW_MAX_BYTES`] (a longer one by its start and end: a pasted log
 //! or a file would fill the model's context), after the end of the assistant's turn it
-//! answers, redacted like everything the digest prints. SESSION may be a unique prefix of the id (the index prints 8
+//! answers and before the start of the assistant's answer and the user's next prompt (where a
+//! correction taken back or a fix that worked shows), redacted like everything the digest
+//! prints. SESSION may be a unique prefix of the id (the index prints 8
 //! characters). The session's transcript is found as the digest finds it: through capture's
 //! cursor, else under `<config dir>/projects/`.
 
@@ -40,6 +42,8 @@ pub fn parse(arg: &str) -> Result<(String, u64)> {
 
 /// The end of the assistant's turn `--show` prints before the prompt, in characters.
 pub const TURN_CHARS: usize = 600;
+/// The start of the assistant's answer, and of the user's next prompt, `--show` prints after it.
+const AFTER_CHARS: usize = 300;
 /// Longest prompt `--show` prints whole, in bytes (about 4,000 tokens of the model's context); a
 /// longer one (a pasted log, a file, an image's base64) is shown by its start and its end.
 pub const SHOW_MAX_BYTES: usize = 16 << 10;
@@ -118,8 +122,27 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     // The prompt of the turn a line is in: a refusal's or a failure's line (a tool's result, as
     // a signal records it) is not a prompt, but the prompt before it says what was asked.
     let mut prompt_before = None;
+    // After it: the start of the assistant's answer and the user's next prompt, where a
+    // correction taken back or a fix that worked shows.
+    let mut answer = String::new();
+    let mut next: Option<(u64, String)> = None;
     transcript::read(&mut file, Position::default(), |event| {
-        if found.is_some() || event.line > line {
+        if next.is_some() || (found.is_none() && event.line > line) {
+            return;
+        }
+        if found.is_some() {
+            match &event.kind {
+                EventKind::UserText { text } if !noise::is_not_a_prompt(text) => {
+                    next = Some((event.line, text.clone()));
+                }
+                EventKind::AssistantText { text }
+                    if !noise::is_harness_reply(text) && answer.len() < TAIL_BYTES =>
+                {
+                    answer.push('\n');
+                    answer.push_str(head(text, TAIL_BYTES));
+                }
+                _ => {}
+            }
             return;
         }
         match &event.kind {
@@ -188,7 +211,34 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
         None => out.push_str(prompt),
     }
     out.push('\n');
+    let begins = text::one_line(
+        &redact::redact(&sanitize::clean(head(&answer, TAIL_BYTES))),
+        AFTER_CHARS,
+    );
+    if !begins.is_empty() {
+        let _ = writeln!(out, "assistant, the start of its answer: {begins}");
+    }
+    if let Some((at, said)) = next {
+        let asked = redact::Asked::of(tail(&answer, redact::ASKED_BYTES));
+        let cleaned = sanitize::clean(head(&said, TAIL_BYTES));
+        let said = text::one_line(&redact::redact_after(&cleaned, asked.as_ref()), AFTER_CHARS);
+        let _ = writeln!(out, "user, next (L{at}): {said}");
+    }
     Ok(out)
+}
+
+/// The first `max` bytes of `text` or a little less, ending before a word (a cut token could
+/// slip past redaction); nothing when no space comes before `max`.
+fn head(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = &text[..end];
+    cut.rfind(char::is_whitespace).map_or("", |at| &cut[..at])
 }
 
 /// The last [`TURN_CHARS`] of the assistant's turn with the `…`, redacted, on one line, from a
