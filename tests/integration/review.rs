@@ -278,8 +278,7 @@ fn show_takes_a_session_prefix_and_prints_the_end_of_the_turn_answered() {
     // a fix that worked, show there); nothing past that prompt.
     let after = prompt.split_once("never by hand\n").map_or("", |(_, a)| a);
     assert_eq!(
-        after,
-        "assistant, the start of its answer: Understood.\nuser, next (L8): thanks\n",
+        after, "assistant, the start of its answer: Understood.\nuser, next (L8): thanks\n",
         "{shown}"
     );
     let next = digest_text(&env, &app, &["--show", "abcd1234:8"]);
