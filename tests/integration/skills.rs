@@ -649,6 +649,8 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "`<config dir>/agents/<name>.md`",
         "multi-step procedure",
         "took back",
+        // Only the user's own words take a rule back, not a later prompt that moves on.
+        "takes no rule back",
         "--show SESSION:LINE",
         // A correction that only fixes this task's output, and a step's instruction repeated in
         // one session, are no lesson (the review's precision: docs/capture-quality.md).
