@@ -339,6 +339,9 @@ const SHAPES: &[Shape] = &[
     ("prose password", "", "lanmao77", Text, |s| {
         format!("- **Senha:** {s}")
     }),
+    ("table password", "", "Se3d3r!Adm1n", Text, |s| {
+        format!("Seeded:\n| Role | Email | Password |\n|---|---|---|\n| Admin | admin@example.com | `{s}` |")
+    }),
     ("licence key", "", "QX7TB-99ABK-KP2MW-4WZRN", Text, |s| {
         format!("license key: {s}")
     }),
@@ -744,7 +747,8 @@ fn transcript_of(rows: &[Row]) -> String {
         t += &entry(
             "assistant",
             next(),
-            json!([{"type": "text", "text": format!("I ran check {i} with the old settings.")}]),
+            // What the correction answers, quoted in its signal's context.
+            json!([{"type": "text", "text": format!("I ran check {i} with the old settings:\n{}", row.text)}]),
         );
         t += &entry(
             "user",

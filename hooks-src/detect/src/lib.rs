@@ -192,9 +192,9 @@ impl Detector {
                 if said.len() > 2 * redact::ASKED_BYTES {
                     *said = tail(said, redact::ASKED_BYTES).to_string();
                 }
-                let last = text.lines().rev().find(|l| !l.trim().is_empty());
-                match last {
+                match redact::last_line(text) {
                     Some(whole) => {
+                        let whole = whole.as_ref();
                         let mut line = reflect_base::text::truncate(whole, 200 * 4 + 64);
                         if line.len() < whole.len() {
                             // Back to a blank, as `quote` cuts: a token cut in two would no

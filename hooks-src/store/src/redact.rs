@@ -8,8 +8,8 @@
 //!
 //! Each secret is replaced by `[REDACTED:<kind>]`; for assignments, URLs, headers and
 //! command-line flags only the secret part goes, so `DATABASE_PASSWORD=[REDACTED:env-secret]`
-//! still says what was set. Three layers find secrets, each on what the one before left, and a
-//! fourth when the caller says what the text answered:
+//! still says what was set. Four layers find secrets, each on what the one before left, and a
+//! fifth when the caller says what the text answered:
 //! - the hand-written rules ([`KINDS`]): the shapes that need care (keys in assignments, flags,
 //!   URLs, headers, PEM blocks) and the commonest tokens;
 //! - the rule sets kept as data (the `rules` module): gitleaks' maintained rules and reflect's
@@ -17,6 +17,8 @@
 //! - the generic rules (the `generic` module): `prose-secret` ("my token is X", "API키는 X"),
 //!   `prose-password` ("the password is swordfish", "my PIN is 4821"), `license-key`,
 //!   `key-shaped-token` (a prefix and a random base62 body) and `discord-bot-token`;
+//! - the `table` module's `table-password`: the cells of a Markdown table's password column
+//!   (`| Role | Email | Password |`), which no word next to them names;
 //! - for a prompt, given what the assistant asked before it ([`Asked`], [`redact_after`]), the
 //!   `answered-secret` rule (the `answer` module): a password, PIN or token typed as the answer
 //!   to a question asking for it ("2. xK9#mq2!vL", "postgres / s3cr3tPass"), which no word in the
@@ -67,6 +69,7 @@ mod flags;
 mod generic;
 mod needles;
 mod rules;
+mod table;
 mod view;
 
 pub use answer::{Asked, ASKED_BYTES};
@@ -77,7 +80,8 @@ pub const PLACEHOLDER_PREFIX: &str = "[REDACTED:";
 
 /// The kinds of the hand-written rules, in the order they run (a more specific kind first). The
 /// data rules' kinds are their ids; the generic rules' are `prose-secret`, `prose-password`,
-/// `license-key`, `key-shaped-token` and `discord-bot-token`; the answer's, `answered-secret`.
+/// `license-key`, `key-shaped-token` and `discord-bot-token`; the table's, `table-password`;
+/// the answer's, `answered-secret`.
 pub const KINDS: &[&str] = &[
     "private-key",
     "jwt",
@@ -104,6 +108,27 @@ pub const KINDS: &[&str] = &[
 /// `[REDACTED:<kind>]`.
 pub fn placeholder(kind: &str) -> String {
     format!("{PLACEHOLDER_PREFIX}{kind}]")
+}
+
+/// The last non-blank line of `text`, trimmed, for a quote of what the assistant said last. A
+/// table's row comes redacted with its table (only the header above it names a password
+/// column, `table-password`); any other line as written, for the caller to redact with the
+/// rest of its quote.
+pub fn last_line(text: &str) -> Option<Cow<'_, str>> {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let last = lines.last()?.trim();
+    if !last.starts_with('|') {
+        return Some(Cow::Borrowed(last));
+    }
+    let rows = lines
+        .iter()
+        .rev()
+        .take_while(|l| l.trim_start().starts_with('|'))
+        .count();
+    let table = lines[lines.len() - rows..].join("\n");
+    let redacted = redact(&table);
+    let row = redacted.lines().last().unwrap_or_default().trim();
+    Some(Cow::Owned(row.to_string()))
 }
 
 /// `text` with `<private>` spans dropped and every secret replaced by its placeholder. Borrowed
@@ -207,6 +232,8 @@ fn find(text: &str, asked: Option<&Asked>) -> Vec<Found> {
     }
     let spans = generic::find(&finds.current);
     finds.apply(ordered_kinds(spans));
+    let spans = table::find(&finds.current);
+    finds.apply(spans.into_iter().map(|s| (s, "table-password")).collect());
     if let Some(asked) = asked {
         let spans = answer::find(&finds.current, asked);
         finds.apply(spans.into_iter().map(|s| (s, "answered-secret")).collect());

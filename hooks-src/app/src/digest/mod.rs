@@ -946,11 +946,7 @@ impl PromptReader {
                 self.copies.assistant_said(text);
                 self.situation.observe(&event);
                 self.tools.clear();
-                self.last_line = text
-                    .lines()
-                    .rev()
-                    .find(|l| !l.trim().is_empty())
-                    .map(|l| tail(l.trim(), TAIL_BYTES).to_string());
+                self.last_line = redact::last_line(text).map(|l| tail(&l, TAIL_BYTES).to_string());
                 if self.said.len() + text.len() > 2 * SAID_BYTES {
                     self.said = tail(&self.said, SAID_BYTES.saturating_sub(text.len())).to_string();
                 }

@@ -244,10 +244,9 @@ fn head(text: &str, max: usize) -> &str {
 /// The last [`TURN_CHARS`] of the assistant's turn with the `…`, redacted, on one line, from a
 /// word.
 fn turn_end(turn: &str) -> String {
-    text::one_line_end(
-        &redact::redact(&sanitize::clean(tail(turn, TAIL_BYTES))),
-        TURN_CHARS,
-    )
+    // Redacted before its end is taken: a table's header, above it, names a password column.
+    let redacted = redact::redact(&sanitize::clean(turn)).into_owned();
+    text::one_line_end(tail(&redacted, TAIL_BYTES), TURN_CHARS)
 }
 
 #[cfg(test)]
