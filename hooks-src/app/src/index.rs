@@ -27,8 +27,9 @@ const INDEX_AFTER_CHARS: usize = 40;
 /// conventions, preferences, remember-requests: a failure that recurs in one session is often
 /// one error retried, and would crowd them out of the budget), then the rest; in each, seen in
 /// the most sessions first (a rule said in two sessions is a habit, one said three times in one
-/// may be that task's instruction), then most often seen, then most confident, then newest. Within `budget_tokens` (characters / 4), with a last line that says how many were
-/// left out and how to see them.
+/// may be that task's instruction), then most often seen, then most confident, then newest.
+/// Within `budget_tokens` (characters / 4), with a last line that says how many were left out
+/// and how to see them.
 pub fn index(
     signals: &[&Signal],
     place: impl Fn(&Signal) -> String,

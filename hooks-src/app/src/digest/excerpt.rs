@@ -11,9 +11,9 @@
 //! code's symbols), a log's line whose timestamp follows its tags (`[I 2026-…]`) or led by a
 //! level in brackets in any case or a Unix time (`[Warning]`, `[1750000000.1]`), a terminal's
 //! (a shell's prompt and what ran up to the next one, or after the last one up to a blank line
-//! or the user's words, its banner, tree and box glyphs, a
-//! spinner's frames; a box's sides only frame what is judged, but a box copied beside words the
-//! user typed outside it is paste, [`copied_box`]), a bare path, a tool's version
+//! or the user's words, its banner, tree and box glyphs, a spinner's frames; a box's sides
+//! only frame what is judged, but a box copied beside words the user typed outside it is
+//! paste, [`copied_box`]), a bare path, a tool's version
 //! line, a program's output that reads like prose (a package manager's `npm warn` lines, a login
 //! banner's update notice, `systemctl status` and journal lines, a compiler's, a linter's or a
 //! browser console's line led by a place in a source file and the console's stack frames
@@ -35,9 +35,9 @@
 //! lines, found by their letters and digits, so a terminal's wrapping and Markdown's marks do
 //! not hide them). A line where the user typed a few words and pasted a log or a document right
 //! after them is split where the paste begins ([`split_lines`]; a shell's prompt naming its
-//! host and directory too, [`prompt_inside`]). A prompt that is all paste is shown from its start and marked as a paste
-//! ([`Excerpt::pasted`]); so is one whose own words are a line or two around a long paste,
-//! showing those words.
+//! host and directory too, [`prompt_inside`]). A prompt that is all paste is shown from its
+//! start and marked as a paste ([`Excerpt::pasted`]); so is one whose own words are a line or
+//! two around a long paste, showing those words.
 //!
 //! The prompt is redacted whole before it is cut ([`redact::redact_prefix`]), so a cut never
 //! splits a secret into pieces no rule knows. Sentences end at a line break or at `.`, `!`, `?`

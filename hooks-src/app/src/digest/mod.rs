@@ -260,7 +260,8 @@ struct Typed {
     situation: Situation,
     /// A pasted log or document: listed after everything else.
     paste: bool,
-    /// The end of the assistant's last line before it (unredacted), or the tools it called.
+    /// The end of the assistant's last line before it (unredacted, but for a table's row:
+    /// [`redact::last_line`]), or the tools it called.
     answering: String,
     /// The end of what the assistant wrote in the turn before it (unredacted): for a prompt
     /// that may be cut, [`SAID_BYTES`] of it; for one short enough to be listed whole, the
