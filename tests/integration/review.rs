@@ -177,6 +177,16 @@ fn a_long_prompt_shows_its_likeliest_sentence_and_show_prints_it_whole() {
         why.contains("is not a prompt the user typed (the prompt of its turn: --show s-long:1)"),
         "{why}"
     );
+    // Before any prompt (a session opened by a command): the error says there is none.
+    let entries: &[Entry] = &[("assistant", "Resuming."), ("user", "go on")];
+    write_transcript(&env, &slug(&app), "s-first", &app, "f", entries);
+    let first = digest(&env, &app, &["--show", "s-first:1"]);
+    assert_eq!(first.status.code(), Some(1));
+    let why = String::from_utf8_lossy(&first.stderr);
+    assert!(
+        why.contains("no prompt the user typed comes before it"),
+        "{why}"
+    );
     assert_eq!(
         digest(&env, &app, &["--show", "nope:1"]).status.code(),
         Some(1)

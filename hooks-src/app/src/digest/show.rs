@@ -167,12 +167,15 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     })
     .ctx("cannot read", &transcript)?;
     let (text, timestamp) = found.ok_or_else(|| {
-        let before = prompt_before.map_or(String::new(), |p| {
-            format!(
-                " (the prompt of its turn: --show {}:{p})",
-                crate::scope::short_session(Some(session))
-            )
-        });
+        let before = prompt_before.map_or(
+            " (no prompt the user typed comes before it: the session began with a command or a continuation)".to_string(),
+            |p| {
+                format!(
+                    " (the prompt of its turn: --show {}:{p})",
+                    crate::scope::short_session(Some(session))
+                )
+            },
+        );
         Error::msg(format!(
             "line {line} of session {session} is not a prompt the user typed{before}"
         ))
