@@ -13,6 +13,17 @@ pub fn truncate(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
+/// The first `max` bytes of `text` or so, up to the last blank before the cut (the blank
+/// dropped): the word the cut falls in is dropped whole, as [`tail`] drops it. `text` itself when
+/// it fits; empty when no blank comes before the cut.
+pub fn head(text: &str, max: usize) -> &str {
+    let cut = truncate(text, max);
+    if cut.len() == text.len() {
+        return text;
+    }
+    cut.rfind(char::is_whitespace).map_or("", |at| &cut[..at])
+}
+
 /// The last `max` bytes of `text` or so, from the first blank after the cut (the blank kept):
 /// the word the cut falls in is dropped whole, so no part of a token slips past the redaction
 /// rules, which know only whole ones. `text` itself when it fits; empty when no blank follows.
@@ -92,6 +103,14 @@ mod tests {
             let end = one_line_end("alpha beta gamma delta epsilon zeta", max);
             assert!(end.chars().count() <= max, "{max}: {end}");
         }
+    }
+
+    #[test]
+    fn head_drops_the_word_the_cut_falls_in() {
+        assert_eq!(head("abc", 5), "abc");
+        assert_eq!(head("abc def ghi", 5), "abc");
+        assert_eq!(head("abcdefghi", 5), "");
+        assert_eq!(head("é é é", 4), "é");
     }
 
     #[test]

@@ -194,13 +194,9 @@ impl Detector {
                 }
                 match redact::last_line(text) {
                     Some(whole) => {
-                        let whole = whole.as_ref();
-                        let mut line = reflect_base::text::truncate(whole, 200 * 4 + 64);
-                        if line.len() < whole.len() {
-                            // Back to a blank, as `quote` cuts: a token cut in two would no
-                            // longer be redacted when the line is quoted.
-                            line = &line[..line.rfind(char::is_whitespace).unwrap_or(0)];
-                        }
+                        // Back to a blank, as `quote` cuts: a token cut in two would no longer
+                        // be redacted when the line is quoted.
+                        let line = reflect_base::text::head(&whole, 200 * 4 + 64);
                         let kept = self.turn.last_text.get_or_insert_with(String::new);
                         kept.clear();
                         kept.push_str(line);

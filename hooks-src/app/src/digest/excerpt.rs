@@ -46,7 +46,7 @@
 
 use std::collections::HashSet;
 
-use reflect_base::text::one_line;
+use reflect_base::text::{self, one_line};
 use reflect_store::redact;
 
 /// Sentences of the user's own weighed at most.
@@ -86,24 +86,9 @@ pub fn head_and_tail(text: &str) -> String {
 /// start and `tail` from its end, each cut back to whitespace (no token, so no secret, is
 /// split); `None` when `text` fits.
 pub fn ends(text: &str, max: usize, head: usize, tail: usize) -> Option<(&str, &str)> {
-    if text.len() <= max {
-        return None;
-    }
-    let mut end = head.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let first = &text[..text[..end].rfind(char::is_whitespace).unwrap_or(0)];
-    let mut start = text.len() - tail.min(text.len());
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    let last = &text[start..];
-    let last = match last.find(char::is_whitespace) {
-        Some(at) => &last[at..],
-        None => "",
-    };
-    Some((first, last))
+    // `head` and `tail` are below `max`: a text past it is cut at both ends, each cut
+    // dropping the word it falls in.
+    (text.len() > max).then(|| (text::head(text, head), text::tail(text, tail)))
 }
 
 /// `raw` redacted, on one line, at most `max` characters: whole when it fits, else the

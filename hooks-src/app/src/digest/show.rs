@@ -139,7 +139,7 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
                     if !noise::is_harness_reply(text) && answer.len() < TAIL_BYTES =>
                 {
                     answer.push('\n');
-                    answer.push_str(head(text, TAIL_BYTES));
+                    answer.push_str(text::head(text, TAIL_BYTES));
                 }
                 _ => {}
             }
@@ -215,7 +215,7 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     }
     out.push('\n');
     let begins = text::one_line(
-        &redact::redact(&sanitize::clean(head(&answer, TAIL_BYTES))),
+        &redact::redact(&sanitize::clean(text::head(&answer, TAIL_BYTES))),
         AFTER_CHARS,
     );
     if !begins.is_empty() {
@@ -223,25 +223,11 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     }
     if let Some((at, said)) = next {
         let asked = redact::Asked::of(tail(&answer, redact::ASKED_BYTES));
-        let cleaned = sanitize::clean(head(&said, TAIL_BYTES));
+        let cleaned = sanitize::clean(text::head(&said, TAIL_BYTES));
         let said = text::one_line(&redact::redact_after(&cleaned, asked.as_ref()), AFTER_CHARS);
         let _ = writeln!(out, "user, next (L{at}): {said}");
     }
     Ok(out)
-}
-
-/// The first `max` bytes of `text` or a little less, ending before a word (a cut token could
-/// slip past redaction); nothing when no space comes before `max`.
-fn head(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let cut = &text[..end];
-    cut.rfind(char::is_whitespace).map_or("", |at| &cut[..at])
 }
 
 /// The last [`TURN_CHARS`] of the assistant's turn with the `…`, redacted, on one line, from a
