@@ -115,17 +115,16 @@ pub fn placeholder(kind: &str) -> String {
 /// column, `table-password`); any other line as written, for the caller to redact with the
 /// rest of its quote.
 pub fn last_line(text: &str) -> Option<Cow<'_, str>> {
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let last = lines.last()?.trim();
+    // From the end, lazily: most messages end in a line of prose, read and returned as is.
+    let mut lines = text.lines().rev().filter(|l| !l.trim().is_empty());
+    let last = lines.next()?.trim();
     if !last.starts_with('|') {
         return Some(Cow::Borrowed(last));
     }
-    let rows = lines
-        .iter()
-        .rev()
-        .take_while(|l| l.trim_start().starts_with('|'))
-        .count();
-    let table = lines[lines.len() - rows..].join("\n");
+    let above = lines.take_while(|l| l.trim_start().starts_with('|'));
+    let mut rows: Vec<&str> = std::iter::once(last).chain(above).collect();
+    rows.reverse();
+    let table = rows.join("\n");
     let redacted = redact(&table);
     let row = redacted.lines().last().unwrap_or_default().trim();
     Some(Cow::Owned(row.to_string()))

@@ -104,15 +104,7 @@ fn flattened(text: &str, line: &str, start: usize, found: &mut Vec<Range<usize>>
         return false;
     }
     // Every cell of the line, the text before its first `|` and after its last included.
-    let mut cells: Vec<Range<usize>> = Vec::new();
-    let mut from = 0;
-    for (i, c) in line.char_indices() {
-        if c == '|' {
-            cells.push(trimmed(line, from..i, start));
-            from = i + 1;
-        }
-    }
-    cells.push(trimmed(line, from..line.len(), start));
+    let cells = pieces(line, start);
     let dashes = |k: usize| {
         let t = &text[cells[k].clone()];
         !t.is_empty() && t.contains('-') && t.chars().all(|c| matches!(c, '-' | ':'))
@@ -152,22 +144,29 @@ fn flattened(text: &str, line: &str, start: usize, found: &mut Vec<Range<usize>>
     any
 }
 
-/// The byte ranges of a row's cells in the text (`row` starts at byte `start`), each trimmed.
+/// The byte ranges of a row's cells in the text (`row` starts at byte `start`), each trimmed:
+/// its pieces between `|`s, a last one after its last `|` only when it holds something.
 fn cells(row: &str, start: usize) -> Vec<Range<usize>> {
-    let first = row.find('|').expect("a row starts with |") + 1;
-    let inner = &row[first..];
-    let offset = start + first;
+    let mut cells = pieces(row, start);
+    cells.remove(0);
+    if cells.last().is_some_and(Range::is_empty) {
+        cells.pop();
+    }
+    cells
+}
+
+/// The byte ranges of the pieces of `line` (at byte `start` of the text) that its `|`s part,
+/// each trimmed: the one before its first `|` and the one after its last included.
+fn pieces(line: &str, start: usize) -> Vec<Range<usize>> {
     let mut out = Vec::new();
-    let mut cell_start = 0;
-    for (i, c) in inner.char_indices() {
+    let mut from = 0;
+    for (i, c) in line.char_indices() {
         if c == '|' {
-            out.push(trimmed(inner, cell_start..i, offset));
-            cell_start = i + 1;
+            out.push(trimmed(line, from..i, start));
+            from = i + 1;
         }
     }
-    if !inner[cell_start..].trim().is_empty() {
-        out.push(trimmed(inner, cell_start..inner.len(), offset));
-    }
+    out.push(trimmed(line, from..line.len(), start));
     out
 }
 
