@@ -298,7 +298,9 @@ fn prompts_already_stored_approvals_and_repeats_are_not_listed() {
     );
     let text = stdout(&digest(&env, &app, &[]));
     assert!(
-        text.contains("L11 (typed 2 times) [after: Thanks.] rename the module to parser"),
+        text.contains(
+            "L11 (typed 2 times, again at L13) [after: Thanks.] rename the module to parser"
+        ),
         "{text}"
     );
 }

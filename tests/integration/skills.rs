@@ -666,6 +666,9 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // Ranked by the sessions the index shows, then episodes.
         "`in K sessions`",
         "each part by the\n  sessions it was seen in",
+        // Every prompt a lesson draws on is a sighting: the digest's `again at` places too.
+        "Every prompt a lesson draws on is one",
+        "each place its `again at` names",
     ] {
         assert!(text.contains(needle), "SKILL.md lacks {needle}");
     }

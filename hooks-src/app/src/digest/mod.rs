@@ -19,7 +19,7 @@
 //! the assistant's last words before it (never what Claude Code wrote in its place). Left out:
 //! what Claude Code or the shell wrote as a prompt ([`noise`]), prompts a signal already points
 //! at (by `source.line` or `source.uuid`, any status, store and archive), approvals and bare
-//! continues ([`approval`]), the same text typed again (listed once, with how often), and a copy:
+//! continues ([`approval`]), the same text typed again (listed once, with how often and where), and a copy:
 //! a prompt read before under the same uuid (a resumed session's file repeats what it resumed),
 //! or sent again under a new one after the same assistant words ([`reflect_detect::copies`]),
 //! which is not counted as typed again.
@@ -102,6 +102,8 @@ const TAIL_BYTES: usize = 2048;
 const SAID_BYTES: usize = 16 << 10;
 /// The shortest a listed prompt's line can be: with less budget left, nothing more is weighed.
 const SHORTEST_LINE: usize = 12;
+/// The places of a prompt typed again a line names; more are `…`.
+const AGAIN_PLACES: usize = 3;
 /// After this many prompts in a row that did not fit what the budget has left, the rest are
 /// left out unweighed: each weighing redacts and cuts a prompt, and a heavy month holds thousands
 /// that would each miss a gap of a few characters.
@@ -186,9 +188,19 @@ pub struct Shown {
     pub probability: f64,
     /// How often the same text was typed in the sessions read (1: once).
     pub typed: usize,
+    /// Where it was typed again, in listing order: another turn, so another sighting
+    /// ([`Again`]).
+    pub again: Vec<Again>,
     /// All or most of it was pasted (a log, a file, a trace): `text` is its start, or the user's
     /// few words around the paste.
     pub pasted: bool,
+}
+
+/// Where a prompt listed once was typed again: the line, and the session when it is another.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Again {
+    pub session: Option<String>,
+    pub line: u64,
 }
 
 /// A session with prompts listed.
@@ -356,7 +368,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
     // A copy counts once: a prompt read before under the same uuid (a resumed session's file
     // repeats the conversation it resumed, a transcript may be on disk twice), or sent again
     // under a new one (the same text answering the same assistant words, [`Typed::copy`]).
-    let mut kept: Vec<(usize, &Typed, usize)> = Vec::new(); // (session, prompt, typed)
+    let mut kept: Vec<(usize, &Typed, Vec<Again>)> = Vec::new(); // (session, prompt, again)
     let mut fates: Vec<Vec<Fate>> = Vec::with_capacity(read.len());
     let mut by_key: HashMap<&str, usize> = HashMap::new();
     let mut uuids: HashSet<&str> = HashSet::new();
@@ -382,12 +394,16 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
                 out.bare += 1;
                 Fate::Settled
             } else if let Some(&at) = by_key.get(p.key.as_str()) {
-                kept[at].2 += 1;
+                let session = (kept[at].0 != k).then(|| sid.to_string());
+                kept[at].2.push(Again {
+                    session,
+                    line: p.line,
+                });
                 out.repeats += 1;
                 Fate::Kept(at)
             } else {
                 by_key.insert(&p.key, kept.len());
-                kept.push((k, p, 1));
+                kept.push((k, p, Vec::new()));
                 Fate::Kept(kept.len() - 1)
             };
             session_fates.push(fate);
@@ -417,8 +433,8 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
             out.left_out += 1;
             continue;
         }
-        let (k, p, typed) = kept[i];
-        let line = render(p, typed);
+        let (k, p, ref again) = kept[i];
+        let line = render(p, again);
         let mut cost = prompt_line(&line).chars().count();
         if !session_shown[k] {
             let (candidate, r) = &read[k];
@@ -524,7 +540,7 @@ fn mark_of(c: &Candidate, r: &SessionRead, fates: &[Fate], chosen: &[bool]) -> O
 
 /// A prompt as listed: its excerpt and what it answered, redacted; a value typed as the answer
 /// to a question asking for a secret is one too (read here, for the prompts listed only).
-fn render(p: &Typed, typed: usize) -> Shown {
+fn render(p: &Typed, again: &[Again]) -> Shown {
     let asked = redact::Asked::of(&p.said);
     // Cleaned before redaction: a zero-width character inside a token would hide it.
     let cut = excerpt(
@@ -542,7 +558,8 @@ fn render(p: &Typed, typed: usize) -> Shown {
         pasted: cut.pasted,
         answering: answering_quote(&p.answering),
         probability: p.probability,
-        typed,
+        typed: again.len() + 1,
+        again: again.to_vec(),
     }
 }
 
@@ -1304,7 +1321,23 @@ fn heading(
 fn prompt_line(p: &Shown) -> String {
     let mut out = format!("L{}", p.line);
     if p.typed > 1 {
-        let _ = write!(out, " (typed {} times)", p.typed);
+        let _ = write!(out, " (typed {} times, again at ", p.typed);
+        for (n, again) in p.again.iter().take(AGAIN_PLACES).enumerate() {
+            let sep = if n == 0 { "" } else { ", " };
+            match &again.session {
+                // Whole, as `append` takes it: that session may have no heading.
+                Some(session) => {
+                    let _ = write!(out, "{sep}{}:L{}", sanitize::visible(session), again.line);
+                }
+                None => {
+                    let _ = write!(out, "{sep}L{}", again.line);
+                }
+            }
+        }
+        if p.again.len() > AGAIN_PLACES {
+            out.push_str(", …");
+        }
+        out.push(')');
     }
     if p.pasted {
         out.push_str(" (pasted)");
@@ -1342,7 +1375,7 @@ impl Digest {
         } else {
             let _ = writeln!(
                 out,
-                "{listed} prompt(s) not yet looked at, in {} session(s), newest first (a session's time is its last prompt's). L<line> (typed N times) (pasted) [after: the assistant's last words] prompt, the count, the mark of a prompt that is all or mostly paste (a log, a file) and the quote when they apply:",
+                "{listed} prompt(s) not yet looked at, in {} session(s), newest first (a session's time is its last prompt's). L<line> (typed N times, again at …) (pasted) [after: the assistant's last words] prompt, the count and where else it was typed, the mark of a prompt that is all or mostly paste (a log, a file) and the quote when they apply:",
                 self.sessions.len()
             );
         }
@@ -1473,6 +1506,10 @@ impl Digest {
                     "answering": p.answering,
                     "probability": (p.probability * 1000.0).round() / 1000.0,
                     "typed": p.typed,
+                    "again": p.again.iter().map(|a| json!({
+                        "session_id": sanitize::clean(a.session.as_deref().unwrap_or(&s.session)),
+                        "line": a.line,
+                    })).collect::<Vec<_>>(),
                     "pasted": p.pasted,
                 });
                 out.push_str(&object.to_string());

@@ -183,7 +183,11 @@ fn typed_prompts_are_listed_with_what_they_answered_and_the_rest_is_counted() {
         text.contains("L5 [after: Next I will add the route.] the timeout is per request"),
         "{text}"
     );
-    assert!(text.contains("(typed 2 times)"), "{text}");
+    // Typed again in another turn: its place is a sighting of its own.
+    assert!(
+        text.contains("L7 (typed 2 times, again at L9) [after: "),
+        "{text}"
+    );
     assert!(text.contains("memory-store digest --mark s1:18:"), "{text}");
     let jsonl = d.jsonl();
     let first: Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
@@ -191,6 +195,66 @@ fn typed_prompts_are_listed_with_what_they_answered_and_the_rest_is_counted() {
         assert!(!first[key].is_null(), "{key} in {first}");
     }
     assert_eq!(first["line"], 5);
+    let second: Value = serde_json::from_str(jsonl.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(second["again"], json!([{"session_id": "s1", "line": 9}]));
+}
+
+#[test]
+fn a_prompt_typed_again_in_other_sessions_names_each_place() {
+    let w = World::new();
+    let app = w.repo("app");
+    let rule = "did you run the linter before committing?";
+    w.session("s-old", &app, &[(rule, "No."), ("thanks", "ok")]);
+    w.session(
+        "s-new",
+        &app,
+        &[("add a flag", "Added."), (rule, "Not yet."), (rule, "No.")],
+    );
+    for n in 0..4 {
+        w.session(
+            &format!("s-more{n}"),
+            &app,
+            &[("add a flag", "x"), (rule, "y")],
+        );
+    }
+    let d = w.digest(&w.request(Some(Scope::of(&app))));
+    let text = d.text("memory-store");
+    let line = text.lines().find(|l| l.contains(rule)).unwrap();
+    assert!(line.contains("(typed 7 times, again at "), "{line}");
+    // Listed once, in the newest session; the others by their whole id, as `append` takes it.
+    assert_eq!(text.matches(rule).count(), 1, "{text}");
+    let places = line
+        .split("again at ")
+        .nth(1)
+        .unwrap()
+        .split(')')
+        .next()
+        .unwrap();
+    assert_eq!(
+        places.split(", ").count(),
+        4,
+        "three places and `…`: {line}"
+    );
+    assert!(places.ends_with(", …"), "{line}");
+    let jsonl = d.jsonl();
+    let listed: Value =
+        serde_json::from_str(jsonl.lines().find(|l| l.contains(rule)).unwrap()).unwrap();
+    let again = listed["again"].as_array().unwrap();
+    assert_eq!(again.len(), 6, "{listed}");
+    let sessions: HashSet<&str> = again
+        .iter()
+        .map(|a| a["session_id"].as_str().unwrap())
+        .collect();
+    assert!(
+        sessions.contains("s-old") && sessions.contains("s-new"),
+        "{listed}"
+    );
+    assert!(
+        again
+            .iter()
+            .any(|a| a["session_id"] == "s-old" && a["line"] == 1),
+        "{listed}"
+    );
 }
 
 #[test]
