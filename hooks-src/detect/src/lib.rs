@@ -37,6 +37,7 @@
 pub mod copies;
 mod cues;
 pub mod episode;
+pub mod excerpt;
 pub mod failure;
 pub mod features;
 pub mod model;

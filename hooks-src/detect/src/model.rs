@@ -91,6 +91,37 @@ pub fn lasting(read: &Reading, evidence: &Evidence) -> bool {
     }
 }
 
+/// What a sentence stating a lasting rule adds to its probability in a long prompt's excerpt: one,
+/// so it ranks above every sentence that states none.
+const LASTING_AHEAD: f64 = 1.0;
+
+/// The shipped classifier's probability that `read`, typed after `situation`, is a learning
+/// moment.
+pub fn likelihood(read: &Reading, situation: &Situation) -> f64 {
+    probability(&evidence(read, situation))
+}
+
+fn probability(evidence: &Evidence) -> f64 {
+    match evidence {
+        Evidence::Memory | Evidence::Asked(_) => 1.0,
+        Evidence::Nothing => 0.0,
+        Evidence::Features(f) | Evidence::Withheld(f) => SHIPPED.probability(f),
+    }
+}
+
+/// What a sentence of a long prompt weighs for its excerpt ([`crate::excerpt`]): its
+/// probability, and [`LASTING_AHEAD`] more when it states a rule meant to last ([`lasting`]):
+/// the rules first, then the rest, the likeliest first in each. A user states a rule in passing
+/// in a prompt about a task ("fix the login page…, and from now on never commit without running
+/// the tests"); the task's sentence, a correction of this step above all, can read as likelier
+/// to the classifier, which was trained on whole prompts and weighs a rule in some languages
+/// lightly, while the rule is what `/reflect` is after.
+pub fn lesson_score(read: &Reading, situation: &Situation) -> f64 {
+    let evidence = evidence(read, situation);
+    let lasting = lasting(read, &evidence);
+    probability(&evidence) + if lasting { LASTING_AHEAD } else { 0.0 }
+}
+
 /// The verdict of `model` on `evidence`.
 pub fn verdict(evidence: &Evidence, model: &Model) -> Option<Verdict> {
     match evidence {

@@ -24,7 +24,7 @@
 //! or sent again under a new one after the same assistant words ([`reflect_detect::copies`]),
 //! which is not counted as typed again.
 //! A long prompt is listed as its likeliest sentence ([`excerpt`]), a rule stated in passing
-//! ahead of the task it came with ([`lesson_score`]); `--show` prints it whole ([`show`]).
+//! ahead of the task it came with ([`model::lesson_score`]); `--show` prints it whole ([`show`]).
 //!
 //! **Budget.** Within `budget_tokens` (characters / 4) the prompts most likely to be learning
 //! moments come first: the learned classifier's probability ([`model::SHIPPED`], read from the
@@ -50,7 +50,6 @@
 //! were read.
 
 mod approval;
-mod excerpt;
 pub mod history;
 mod noise;
 pub mod show;
@@ -70,13 +69,13 @@ use serde_json::{json, Value};
 
 use crate::cursor::{self, Cursor, Reviewed};
 use crate::scope::Scope;
-use excerpt::{excerpt, head_and_tail};
 use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil::{self, LockWait};
 use reflect_base::paths::{self, Paths};
 use reflect_base::text;
 use reflect_detect::copies::{place, repeat_key, Copies};
-use reflect_detect::model::{self, Evidence};
+use reflect_detect::excerpt::{excerpt, head_and_tail};
+use reflect_detect::model;
 use reflect_detect::text::{Reading, Situation};
 use reflect_store::redact;
 use reflect_store::sanitize;
@@ -88,9 +87,6 @@ use reflect_transcript::{self as transcript, Event, EventKind, Position};
 pub const DEFAULT_BUDGET_TOKENS: usize = 4000;
 /// Longest prompt text listed.
 pub const TEXT_CHARS: usize = 200;
-/// What a sentence stating a lasting rule adds to its probability in a long prompt's excerpt: one,
-/// so it ranks above every sentence that states none.
-const LASTING_AHEAD: f64 = 1.0;
 /// Longest quote of what the assistant had just said.
 pub const ANSWERING_CHARS: usize = 80;
 /// A prompt this long says what it means by itself: the text format leaves out what it answered.
@@ -548,7 +544,7 @@ fn render(p: &Typed, again: &[Again]) -> Shown {
         &p.said,
         asked.as_ref(),
         TEXT_CHARS,
-        |sentence| lesson_score(&Reading::of(sentence), &p.situation),
+        |sentence| model::lesson_score(&Reading::of(sentence), &p.situation),
     );
     Shown {
         line: p.line,
@@ -561,32 +557,6 @@ fn render(p: &Typed, again: &[Again]) -> Shown {
         typed: again.len() + 1,
         again: again.to_vec(),
     }
-}
-
-/// The classifier's probability that `read`, typed after `situation`, is a learning moment.
-fn likelihood(read: &Reading, situation: &Situation) -> f64 {
-    probability(&model::evidence(read, situation))
-}
-
-fn probability(evidence: &Evidence) -> f64 {
-    match evidence {
-        Evidence::Memory | Evidence::Asked(_) => 1.0,
-        Evidence::Nothing => 0.0,
-        Evidence::Features(f) | Evidence::Withheld(f) => model::SHIPPED.probability(f),
-    }
-}
-
-/// What a sentence of a long prompt weighs for its excerpt: its probability, and
-/// [`LASTING_AHEAD`] more when it states a rule meant to last ([`model::lasting`]): the rules
-/// first, then the rest, the likeliest first in each. A user states a rule in passing in a
-/// prompt about a task ("fix the login page…, and from now on never commit without running the
-/// tests"); the task's sentence, a correction of this step above all, can read as likelier to
-/// the classifier, which was trained on whole prompts and weighs a rule in some languages
-/// lightly, while the rule is what `/reflect` is after.
-fn lesson_score(read: &Reading, situation: &Situation) -> f64 {
-    let evidence = model::evidence(read, situation);
-    let lasting = model::lasting(read, &evidence);
-    probability(&evidence) + if lasting { LASTING_AHEAD } else { 0.0 }
 }
 
 /// Where a session worked besides its project dir, as its heading says it: the other
@@ -990,7 +960,7 @@ impl PromptReader {
 
     fn typed(&self, event: &Event, text: &str, key: String, copy: bool) -> Typed {
         let read = Reading::of(text);
-        let probability = likelihood(&read, &self.situation);
+        let probability = model::likelihood(&read, &self.situation);
         let mut answering = self.last_line.clone().unwrap_or_default();
         if !self.tools.is_empty() {
             let called = format!("(then called {})", self.tools.join(", "));

@@ -20,8 +20,8 @@ use reflect_store::redact;
 use reflect_store::sanitize;
 use reflect_transcript::{self as transcript, EventKind, Position};
 
-use super::excerpt::ends;
 use super::{find_transcript, load_cursor, noise, tail, TAIL_BYTES};
+use reflect_detect::excerpt::ends;
 
 /// What `--show` was given: a session and a 1-based line, as the digest names them
 /// (`## session SID` and `L<line>`).

@@ -1177,10 +1177,10 @@ fn a_rule_said_in_passing_is_shown_over_the_task_it_came_with() {
         let prompt = format!("{TASK} {rule}");
         // The classifier alone finds the correction of this step likelier.
         assert!(
-            cut(&prompt, likelihood).starts_with("No, the button"),
+            cut(&prompt, model::likelihood).starts_with("No, the button"),
             "{prompt}"
         );
-        let shown = cut(&prompt, lesson_score);
+        let shown = cut(&prompt, model::lesson_score);
         assert!(shown.ends_with(rule), "{shown}");
     }
 }
@@ -1198,8 +1198,8 @@ fn a_long_prompt_without_a_lasting_rule_is_cut_as_by_the_classifier() {
             .to_string(),
     ] {
         assert_eq!(
-            cut(&prompt, lesson_score),
-            cut(&prompt, likelihood),
+            cut(&prompt, model::lesson_score),
+            cut(&prompt, model::likelihood),
             "{prompt}"
         );
     }
