@@ -65,6 +65,8 @@ pub struct Excerpt {
     /// The prompt was cut and holds no sentence of the user's own, or a line or two of theirs
     /// ([`OWN_SHARE_MAX`]): all or most of it was pasted.
     pub pasted: bool,
+    /// `text` is the user's own words and leaves out a paste the prompt holds.
+    pub paste_cut: bool,
 }
 
 /// What of a long `text` the excerpt is cut from: its first [`EXCERPT_BYTES`] less
@@ -108,6 +110,7 @@ pub fn excerpt(
     let plain = |text: String| Excerpt {
         text,
         pasted: false,
+        paste_cut: false,
     };
     if !whole.ends_with('…') || max < 8 {
         return plain(whole);
@@ -121,6 +124,7 @@ pub fn excerpt(
     let plain = |text: String| Excerpt {
         text,
         pasted: mostly_paste,
+        paste_cut: any_paste,
     };
     let Some(best) = pieces
         .iter()
@@ -138,12 +142,14 @@ pub fn excerpt(
         return Excerpt {
             text: whole,
             pasted: any_paste,
+            paste_cut: false,
         };
     };
     if best == 0 && !any_paste {
         return Excerpt {
             text: whole,
             pasted: false,
+            paste_cut: false,
         };
     }
     let own = |i: usize| pieces[i].as_deref();

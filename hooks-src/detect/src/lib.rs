@@ -325,24 +325,28 @@ impl Detector {
         let asked = asked.as_ref();
         // A failure the user answered with an instruction was resolved by it.
         let redirect = (verdict.is_some() || command.is_some()).then(|| quote(text, 200, asked));
+        let context = match verdict.is_some() || praise || command.is_some() {
+            true => user_context(&self.own_words(text, CONTEXT_CHARS, asked), &answered),
+            false => String::new(),
+        };
         if let Some(verdict) = verdict {
             let content = match verdict.kind {
-                Kind::Remember => quote(&strip_memory_tags(text), CONTENT_CHARS, asked),
-                _ => quote(text, CONTENT_CHARS, asked),
+                Kind::Remember => self.own_words(&strip_memory_tags(text), CONTENT_CHARS, asked),
+                _ => self.own_words(text, CONTENT_CHARS, asked),
             };
             let mut sig = Signal::new(verdict.kind, content);
             sig.source.origin = Some(Origin::User);
             sig.confidence = verdict.confidence;
-            sig.context = user_context(text, &answered, asked);
+            sig.context = context.clone();
             sig.tags = self.turn_tags();
             self.set_source(&mut sig, event);
             self.signals.push(sig);
         } else if praise {
             // The user's words only: what they approved is in them; the assistant's last line
             // (usually "Done! …") goes in the context.
-            let mut sig = Signal::new(Kind::Pattern, quote(text, CONTENT_CHARS, asked));
+            let mut sig = Signal::new(Kind::Pattern, self.own_words(text, CONTENT_CHARS, asked));
             sig.source.origin = Some(Origin::User);
-            sig.context = user_context(text, &answered, asked);
+            sig.context = context.clone();
             sig.tags = self.turn_tags();
             self.set_source(&mut sig, event);
             self.signals.push(sig);
@@ -353,7 +357,7 @@ impl Detector {
             let command = redact::redact_after(&command, asked).into_owned();
             let mut sig = Signal::new(Kind::Command, command);
             sig.source.origin = Some(Origin::User);
-            sig.context = user_context(text, &answered, asked);
+            sig.context = context.clone();
             sig.category = Some("command".into());
             self.set_source(&mut sig, event);
             self.signals.push(sig);
@@ -640,6 +644,21 @@ fn quote(text: &str, max: usize, asked: Option<&redact::Asked>) -> String {
 }
 
 impl Detector {
+    /// What a user signal quotes of the prompt `text`, at most `max` characters, redacted: the
+    /// user's own words when a head would quote a paste they sent with them (a log, a file, an
+    /// `.env`: [`excerpt`]), the likeliest of them first; else the prompt's head ([`quote`]).
+    /// A paste is never the user's words, and a quote of one buries what they said.
+    fn own_words(&self, text: &str, max: usize, asked: Option<&redact::Asked>) -> String {
+        let situation = &self.turn.situation;
+        let cut = excerpt::excerpt(text, &self.turn.said, asked, max, |sentence| {
+            model::lesson_score(&text::Reading::of(sentence), situation)
+        });
+        match cut.paste_cut {
+            true => cut.text,
+            false => quote(text, max, asked),
+        }
+    }
+
     /// The transcript entry a signal comes from, and the prompt of the turn it was in.
     fn set_source(&self, sig: &mut Signal, event: &Event) {
         sig.source.line = Some(event.line);
@@ -651,8 +670,9 @@ impl Detector {
     }
 }
 
-fn user_context(text: &str, answered: &str, asked: Option<&redact::Asked>) -> String {
-    let said = quote(text, CONTEXT_CHARS, asked);
+/// A user signal's context: what they said (quoted: [`Detector::own_words`]) and what it
+/// answered.
+fn user_context(said: &str, answered: &str) -> String {
     if answered.is_empty() {
         format!("{SAID}{said}'")
     } else {
@@ -692,13 +712,45 @@ mod tests {
     #[test]
     fn a_user_context_reads_back_as_the_prompt_and_what_it_answered() {
         let said = "No, it's 'pnpm', not npm";
-        let context = user_context(said, "Shall I install it?", None);
+        let context = user_context(said, "Shall I install it?");
         assert_eq!(quoted_prompt(&context), Some((said, "Shall I install it?")));
-        assert_eq!(
-            quoted_prompt(&user_context(said, "", None)),
-            Some((said, ""))
-        );
+        assert_eq!(quoted_prompt(&user_context(said, "")), Some((said, "")));
         assert_eq!(quoted_prompt("User: no, use pnpm"), None);
+    }
+
+    #[test]
+    fn a_user_signal_quotes_their_words_not_the_paste_they_sent_with_them() {
+        let log: String = (0..40)
+            .map(|i| format!("2026-11-02 10:00:{i:02} ERROR worker.py:{i} job {i} crashed\n"))
+            .collect();
+        let prompt =
+            format!("No, don't restart the worker, always read its log first. Here it is:\n{log}");
+        let signals = run(vec![says("I restarted the worker."), user(&prompt)]);
+        let said = signals
+            .iter()
+            .find(|s| s.source.origin == Some(Origin::User))
+            .expect("a signal of the user's words");
+        assert!(
+            said.content.starts_with("No, don't restart the worker"),
+            "{}",
+            said.content
+        );
+        for quoted in [&said.content, &said.context] {
+            assert!(!quoted.contains("ERROR worker.py"), "{quoted}");
+        }
+        assert!(
+            said.context.contains("always read its log first"),
+            "{}",
+            said.context
+        );
+        // A short one is quoted whole, what it pasted too.
+        let short = "No, the path is wrong: it is src/app/main.rs";
+        let signals = run(vec![says("I edited lib.rs."), user(short)]);
+        let said = signals
+            .iter()
+            .find(|s| s.source.origin == Some(Origin::User))
+            .unwrap();
+        assert_eq!(said.content, short);
     }
 
     /// Feed `kinds` as events on lines 1, 2, 3 … and return the signals.
