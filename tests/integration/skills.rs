@@ -669,6 +669,11 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // Every prompt a lesson draws on is a sighting: the digest's `again at` places too.
         "Every prompt a lesson draws on is one",
         "each place its `again at` names",
+        // A captured paste is no lesson; the same answer again and again is a preference.
+        "a paste with no rule in the user's own words",
+        "given again and again",
+        "When nothing was worth proposing",
+        "a mistake the next task could make again",
     ] {
         assert!(text.contains(needle), "SKILL.md lacks {needle}");
     }
