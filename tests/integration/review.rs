@@ -48,6 +48,12 @@ fn write_transcript(
             "user" => json!({"type": "user", "isSidechain": false, "sessionId": session,
                 "cwd": cwd, "uuid": format!("{uuid_prefix}-{n}"),
                 "message": {"role": "user", "content": said}}),
+            // A tool call: `said` names the tool.
+            "tool" => json!({"type": "assistant", "isSidechain": false, "sessionId": session,
+                "cwd": cwd, "uuid": format!("{uuid_prefix}-{n}"),
+                "message": {"id": format!("m-{uuid_prefix}-{n}"), "role": "assistant",
+                    "content": [{"type": "tool_use", "id": format!("t-{n}"), "name": said,
+                        "input": {}}]}}),
             _ => json!({"type": "assistant", "isSidechain": false, "sessionId": session,
                 "cwd": cwd, "uuid": format!("{uuid_prefix}-{n}"),
                 "message": {"id": format!("m-{uuid_prefix}-{n}"), "role": "assistant",
@@ -305,6 +311,37 @@ fn show_takes_a_session_prefix_and_prints_the_end_of_the_turn_answered() {
             "{err}"
         );
     }
+}
+
+#[test]
+fn show_names_the_tools_a_turn_ended_with() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let entries: &[Entry] = &[
+        ("user", "run the tests"),
+        ("tool", "Bash"),
+        ("tool", "Read"),
+        ("tool", "Bash"),
+        ("user", "always run them with --release here"),
+        ("assistant", "Running them again."),
+        ("tool", "Edit"),
+        ("user", "and never touch the fixtures"),
+    ];
+    write_transcript(&env, &slug(&app), "s-tools", &app, "p", entries);
+    // A turn of calls only, and words followed by a call: each says what it called last.
+    let only_calls = digest_text(&env, &app, &["--show", "s-tools:5"]);
+    assert!(
+        only_calls
+            .contains("assistant, end of the turn it answers: (then called Bash, Read)\nuser:\n"),
+        "{only_calls}"
+    );
+    let words_then_call = digest_text(&env, &app, &["--show", "s-tools:8"]);
+    assert!(
+        words_then_call.contains(
+            "assistant, end of the turn it answers: Running them again. (then called Edit)\n"
+        ),
+        "{words_then_call}"
+    );
 }
 
 #[test]

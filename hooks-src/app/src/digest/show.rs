@@ -1,7 +1,7 @@
 //! `memory-store digest --show SESSION:LINE`: one prompt the digest listed (cut to its likeliest
 //! sentence), in full up to [`SHOW_MAX_BYTES`] (a longer one by its start and end: a pasted log
 //! or a file would fill the model's context), after the end of the assistant's turn it
-//! answers and before the start of the assistant's answer and the user's next prompt (where a
+//! answers (with the tools it called after its last words) and before the start of the assistant's answer and the user's next prompt (where a
 //! correction taken back or a fix that worked shows), redacted like everything the digest
 //! prints. SESSION may be a unique prefix of the id (the index prints 8
 //! characters). The session's transcript is found as the digest finds it: through capture's
@@ -119,6 +119,9 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     // Read from the top: the turn the prompt answers may start anywhere before it.
     let mut found = None;
     let mut turn = String::new();
+    // The tools called after the assistant's last words: a turn that ends in a call, or is only
+    // calls, says so, as the digest's `[after: … (then called Bash)]` does.
+    let mut tools: Vec<String> = Vec::new();
     // The prompt of the turn a line is in: a refusal's or a failure's line (a tool's result, as
     // a signal records it) is not a prompt, but the prompt before it says what was asked.
     let mut prompt_before = None;
@@ -151,10 +154,16 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
             }
             EventKind::UserText { text } if !noise::is_not_a_prompt(text) => {
                 turn.clear();
+                tools.clear();
                 prompt_before = Some(event.line);
             }
-            EventKind::CompactBoundary => turn.clear(),
+            EventKind::CompactBoundary => {
+                turn.clear();
+                tools.clear();
+            }
+            EventKind::ToolUse { name, .. } if !tools.contains(name) => tools.push(name.clone()),
             EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
+                tools.clear();
                 turn.push('\n');
                 turn.push_str(text);
                 // Bounded as it grows, cut at a word (a cut token could slip past redaction).
@@ -185,7 +194,14 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
         let _ = write!(out, " · {}", sanitize::visible(&t));
     }
     out.push('\n');
-    let answered = turn_end(&turn);
+    let mut answered = turn_end(&turn);
+    if !tools.is_empty() {
+        let called = format!("(then called {})", sanitize::visible(&tools.join(", ")));
+        answered = match answered.is_empty() {
+            true => called,
+            false => format!("{answered} {called}"),
+        };
+    }
     if !answered.is_empty() {
         let _ = writeln!(out, "assistant, end of the turn it answers: {answered}");
         out.push_str("user:\n");
