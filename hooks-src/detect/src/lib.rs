@@ -33,6 +33,9 @@
 //!
 //! Streaks of edits of one file or of empty searches are not signals: they say the assistant
 //! worked step by step, not what to change, and no reviewer could act on them.
+//!
+//! What a user signal quotes is the user's own words: a prompt's paste (a log, a file) is left
+//! out as the digest's cut leaves it out ([`excerpt`], which the digest imports from here).
 
 pub mod copies;
 mod cues;

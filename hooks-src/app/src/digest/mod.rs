@@ -19,10 +19,11 @@
 //! the assistant's last words before it (never what Claude Code wrote in its place). Left out:
 //! what Claude Code or the shell wrote as a prompt ([`noise`]), prompts a signal already points
 //! at (by `source.line` or `source.uuid`, any status, store and archive), approvals and bare
-//! continues ([`approval`]), the same text typed again (listed once, with how often and where), and a copy:
-//! a prompt read before under the same uuid (a resumed session's file repeats what it resumed),
-//! or sent again under a new one after the same assistant words ([`reflect_detect::copies`]),
-//! which is not counted as typed again.
+//! continues ([`approval`]), the same text typed again (listed once, with how often and where:
+//! each place is another turn, so another sighting), and a copy: a prompt read before under the
+//! same uuid (a resumed session's file repeats what it resumed), or sent again under a new one
+//! after the same assistant words ([`reflect_detect::copies`]), which is not counted as typed
+//! again.
 //! A long prompt is listed as its likeliest sentence ([`excerpt`]), a rule stated in passing
 //! ahead of the task it came with ([`model::lesson_score`]); `--show` prints it whole ([`show`]).
 //!
