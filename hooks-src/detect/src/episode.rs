@@ -42,8 +42,12 @@ use reflect_store::signal::Signal;
 const MAX_OPEN: usize = 8;
 /// Commands remembered between a failure and the same command's success.
 const MAX_BETWEEN: usize = 2;
-/// Longest resolution kept.
-const RESOLUTION_CHARS: usize = 200;
+/// Longest resolution kept: a command that worked after one that failed often differs from it
+/// only past a long path or a long list of arguments (a retry that only drops the failing part
+/// reads as a fix when cut), and the review judges it by that difference.
+const RESOLUTION_CHARS: usize = 480;
+/// Longest command a resolution quotes (two may run before the retry: [`MAX_BETWEEN`]).
+const COMMAND_CHARS: usize = 320;
 
 /// What a tool call was doing, for telling a retry or an alternative of a failed call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,7 +93,7 @@ impl Job {
         };
         // Redacted before it is cut: a cut token would no longer match its rule.
         let redacted = reflect_store::redact::redact_prefix(&text, 16 * 1024);
-        reflect_base::text::one_line(&redacted, 160)
+        reflect_base::text::one_line(&redacted, COMMAND_CHARS)
     }
 
     /// The program (Bash) or the tool.

@@ -1081,6 +1081,32 @@ mod tests {
     }
 
     #[test]
+    fn a_long_command_that_fixed_a_failure_is_kept_to_where_it_differs() {
+        // The fix differs from what failed only after a long path and a list of services.
+        let dir = format!("/home/me/{}", "projects/clients/acme/platform/".repeat(5));
+        let services = "postgres redis minio queue search cache mailer scheduler";
+        let failed = format!("cd {dir} && docker compose up -d {services} ollama");
+        let fixed = format!("cd {dir} && docker compose up -d {services} --pull never");
+        assert!(
+            fixed.chars().count() > 200,
+            "the fix is longer than the old cut"
+        );
+        let signals = run(vec![
+            user("start the stack"),
+            call("t1", "Bash", json!({"command": failed})),
+            result(
+                "t1",
+                true,
+                "Error: pull access denied for ollama, repository does not exist",
+            ),
+            call("t2", "Bash", json!({"command": fixed})),
+            result("t2", false, "Started"),
+        ]);
+        let fix = resolutions(&signals)[0].1.expect("resolved");
+        assert!(fix.contains("--pull never"), "{fix}");
+    }
+
+    #[test]
     fn a_failure_is_resolved_by_the_users_redirect_or_by_what_ran_before_the_retry() {
         let signals = run(vec![
             user("run the tests"),
