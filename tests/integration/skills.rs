@@ -673,7 +673,6 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "a paste with no rule in the user's own words",
         "given again and again",
         "When nothing was worth proposing",
-        "a mistake the next task could make again",
         // A rule "pick the recommended option, don't ask" never answers /reflect's own question.
         "asked every time, even when a memory file tells you to pick options",
     ] {
