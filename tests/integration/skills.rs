@@ -675,6 +675,9 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "When nothing was worth proposing",
         // A rule "pick the recommended option, don't ask" never answers /reflect's own question.
         "asked every time, even when a memory file tells you to pick options",
+        // Facts about the services a project uses, and a note asked for inside a task.
+        "the services and tools it works with",
+        "keep track of something",
     ] {
         assert!(text.contains(needle), "SKILL.md lacks {needle}");
     }
