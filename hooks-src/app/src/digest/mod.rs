@@ -183,14 +183,19 @@ pub struct Shown {
     pub answering: String,
     /// The classifier's probability that it is a learning moment.
     pub probability: f64,
-    /// How often the same text was typed in the sessions read (1: once).
-    pub typed: usize,
     /// Where it was typed again, in listing order: another turn, so another sighting
     /// ([`Again`]).
     pub again: Vec<Again>,
     /// All or most of it was pasted (a log, a file, a trace): `text` is its start, or the user's
     /// few words around the paste.
     pub pasted: bool,
+}
+
+impl Shown {
+    /// How often the same text was typed in the sessions read (1: once).
+    pub fn typed(&self) -> usize {
+        self.again.len() + 1
+    }
 }
 
 /// Where a prompt listed once was typed again: the line, and the session when it is another.
@@ -555,7 +560,6 @@ fn render(p: &Typed, again: &[Again]) -> Shown {
         pasted: cut.pasted,
         answering: answering_quote(&p.answering),
         probability: p.probability,
-        typed: again.len() + 1,
         again: again.to_vec(),
     }
 }
@@ -1291,8 +1295,8 @@ fn heading(
 
 fn prompt_line(p: &Shown) -> String {
     let mut out = format!("L{}", p.line);
-    if p.typed > 1 {
-        let _ = write!(out, " (typed {} times, again at ", p.typed);
+    if p.typed() > 1 {
+        let _ = write!(out, " (typed {} times, again at ", p.typed());
         for (n, again) in p.again.iter().take(AGAIN_PLACES).enumerate() {
             let sep = if n == 0 { "" } else { ", " };
             match &again.session {
@@ -1476,7 +1480,7 @@ impl Digest {
                     "text": p.text,
                     "answering": p.answering,
                     "probability": (p.probability * 1000.0).round() / 1000.0,
-                    "typed": p.typed,
+                    "typed": p.typed(),
                     "again": p.again.iter().map(|a| json!({
                         "session_id": sanitize::clean(a.session.as_deref().unwrap_or(&s.session)),
                         "line": a.line,

@@ -108,7 +108,7 @@ fn typed(d: &Digest) -> Vec<(u64, &str, usize)> {
     d.sessions[0]
         .prompts
         .iter()
-        .map(|p| (p.line, p.text.as_str(), p.typed))
+        .map(|p| (p.line, p.text.as_str(), p.typed()))
         .collect()
 }
 
