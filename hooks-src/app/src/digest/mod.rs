@@ -966,15 +966,8 @@ impl PromptReader {
     fn typed(&self, event: &Event, text: &str, key: String, copy: bool) -> Typed {
         let read = Reading::of(text);
         let probability = model::likelihood(&read, &self.situation);
-        let mut answering = self.last_line.clone().unwrap_or_default();
-        if !self.tools.is_empty() {
-            let called = format!("(then called {})", self.tools.join(", "));
-            answering = if answering.is_empty() {
-                called
-            } else {
-                format!("{answering} {called}")
-            };
-        }
+        let words = self.last_line.clone().unwrap_or_default();
+        let answering = ended_with(words, &self.tools.join(", "));
         Typed {
             line: event.line,
             uuid: event.uuid.as_deref().map(str::to_string),
@@ -1291,6 +1284,16 @@ fn heading(
     }
     out.push('\n');
     out
+}
+
+/// How the assistant's turn ended: its last `words`, then the tools it called after them
+/// (`tools`, joined), as `… (then called Bash, Read)`: the digest's `[after: …]` and `--show`.
+fn ended_with(words: String, tools: &str) -> String {
+    match (words.is_empty(), tools.is_empty()) {
+        (_, true) => words,
+        (true, false) => format!("(then called {tools})"),
+        (false, false) => format!("{words} (then called {tools})"),
+    }
 }
 
 fn prompt_line(p: &Shown) -> String {

@@ -20,7 +20,7 @@ use reflect_store::redact;
 use reflect_store::sanitize;
 use reflect_transcript::{self as transcript, EventKind, Position};
 
-use super::{find_transcript, load_cursor, noise, tail, TAIL_BYTES};
+use super::{ended_with, find_transcript, load_cursor, noise, tail, TAIL_BYTES};
 use reflect_detect::excerpt::ends;
 
 /// What `--show` was given: a session and a 1-based line, as the digest names them
@@ -194,14 +194,7 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
         let _ = write!(out, " · {}", sanitize::visible(&t));
     }
     out.push('\n');
-    let mut answered = turn_end(&turn);
-    if !tools.is_empty() {
-        let called = format!("(then called {})", sanitize::visible(&tools.join(", ")));
-        answered = match answered.is_empty() {
-            true => called,
-            false => format!("{answered} {called}"),
-        };
-    }
+    let answered = ended_with(turn_end(&turn), &sanitize::visible(&tools.join(", ")));
     if !answered.is_empty() {
         let _ = writeln!(out, "assistant, end of the turn it answers: {answered}");
         out.push_str("user:\n");
