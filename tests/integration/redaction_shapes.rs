@@ -1114,7 +1114,7 @@ fn the_digest_and_show_leak_no_secret_of_any_shape_or_encoding() {
         );
     }
     // Secrets typed as the answer to the assistant's question: only the question names them.
-    for (question, answer, _) in ANSWERED {
+    for (question, answer, secret) in ANSWERED {
         t += &entry(
             "assistant",
             t.lines().count() + 1,
@@ -1122,12 +1122,19 @@ fn the_digest_and_show_leak_no_secret_of_any_shape_or_encoding() {
         );
         prompts.push(t.lines().count() + 1);
         t += &entry("user", t.lines().count() + 1, json!(answer));
+        // Said back in words no rule knows: a secret only by the question before the answer.
+        t += &entry(
+            "assistant",
+            t.lines().count() + 1,
+            json!([{"type": "text", "text": format!("Noted, {secret} it is.")}]),
+        );
     }
-    // The assistant saying the answered password back: it is what the next prompt answers.
+    // The assistant saying the answered password back, in words no rule knows: it is what the
+    // next prompt answers (`[after: …]`).
     t += &entry(
         "assistant",
         t.lines().count() + 1,
-        json!([{"type": "text", "text": format!("Done. I set the password to {} in the config.", ANSWERED[0].2)}]),
+        json!([{"type": "text", "text": format!("Done: {} is in the config now.", ANSWERED[ANSWERED.len() - 1].2)}]),
     );
     prompts.push(t.lines().count() + 1);
     t += &entry(

@@ -166,9 +166,23 @@ pub fn redact_after<'t>(text: &'t str, asked: Option<&Asked>) -> Cow<'t, str> {
     }
 }
 
+/// [`redact`] for a text printed after one whose secrets were found ([`findings`]): each of
+/// those written here again, as is, goes too. A value typed as the answer to a question
+/// (`answered-secret`) is a secret only by that question; an answer that repeats it
+/// ("I'll set the voice to X") names it with no word a rule knows.
+pub fn redact_known<'t>(text: &'t str, known: &[(String, &'static str)]) -> Cow<'t, str> {
+    let mut out = redact(text);
+    for (secret, kind) in known {
+        if secret.len() >= MIN_BARE_SECRET && out.contains(secret.as_str()) {
+            out = Cow::Owned(out.replace(secret.as_str(), &placeholder(kind)));
+        }
+    }
+    out
+}
+
 /// What [`redact`] replaces in `text` (its `<private>` spans dropped first): each secret as
-/// written, with its kind. For measuring the rules (the lab's false-positive report); to
-/// redact, call [`redact`].
+/// written, with its kind: to measure the rules (the lab's false-positive report), or to
+/// redact what repeats them ([`redact_known`]); to redact, call [`redact`].
 pub fn findings(text: &str, asked: Option<&Asked>) -> Vec<(String, &'static str)> {
     let dropped = drop_private(text);
     let (found, in_dumps) = match dump::find(&dropped, asked) {
@@ -741,9 +755,12 @@ fn url_passwords(text: &[u8]) -> Vec<Range<usize>> {
             continue;
         }
         let user_at = at + 3;
-        let user = run(text, user_at, |b| {
-            !(b.is_ascii_whitespace() || b":/?#@\"'<>[]".contains(&b))
-        });
+        // A user written as a shell expansion (`${DB_USER:-app}`) holds a `:` of its own.
+        let expansion = shell_expansion_len(text, user_at);
+        let user = expansion
+            + run(text, user_at + expansion, |b| {
+                !(b.is_ascii_whitespace() || b":/?#@\"'<>[]".contains(&b))
+            });
         // The user may be empty (`redis://:password@host`).
         if text.get(user_at + user) != Some(&b':') {
             continue;
@@ -772,6 +789,21 @@ fn url_passwords(text: &[u8]) -> Vec<Range<usize>> {
         }
     }
     ordered(found)
+}
+
+/// The length of the `${…}` at `at` (to its closing brace, blanks and quotes ending it
+/// unclosed), or 0.
+fn shell_expansion_len(text: &[u8], at: usize) -> usize {
+    if !text[at..].starts_with(b"${") {
+        return 0;
+    }
+    let body = run(text, at + 2, |b| {
+        !(b.is_ascii_whitespace() || b"}\"'<>".contains(&b))
+    });
+    match text.get(at + 2 + body) {
+        Some(b'}') => body + 3,
+        _ => 0,
+    }
 }
 
 /// Where a password holding `/`, `?` or `#` ends: at the first `@` (before any blank or quote)
@@ -912,7 +944,12 @@ fn value_at(text: &[u8], i: usize) -> Option<(Range<usize>, bool)> {
             (text[i + 1 + len] == quote).then_some((i + 1..i + 1 + len, true))
         }
         b if b == b'=' || ends_bare_value(b) => None,
-        _ => Some((i..i + run(text, i, |b| !ends_bare_value(b)), false)),
+        _ => {
+            // `${PW:-default}` is one value, its closing brace included.
+            let expansion = shell_expansion_len(text, i);
+            let bare = run(text, i + expansion, |b| !ends_bare_value(b));
+            Some((i..i + expansion + bare, false))
+        }
     }
 }
 
@@ -1115,6 +1152,11 @@ const MIN_BARE_SECRET: usize = 4;
 /// versions, modes): nothing to hide.
 fn is_placeholder(value: &str) -> bool {
     let v = value.trim();
+    if let Some(default) = expansion_default(v) {
+        // `${DB_PASSWORD:-hunter2}`: the default is a value like any other, unless it is made
+        // of other variables (`backup_${DB_PASS}`).
+        return is_placeholder(default) || default.contains("${");
+    }
     if v.is_empty()
         || v.starts_with(['$', '<', '{', '[', '*'])
         || (v.starts_with('%') && !starts_with_percent_escape(v))
@@ -1129,6 +1171,19 @@ fn is_placeholder(value: &str) -> bool {
     NOT_SECRETS.contains(&lower.as_str())
         || lower.starts_with("your_")
         || lower.starts_with("your-")
+}
+
+/// The default of a shell expansion with one (`${NAME:-default}`, `-`, `:=`, `=`): what the
+/// value is when the variable is unset, so a secret when a secret is written there.
+fn expansion_default(v: &str) -> Option<&str> {
+    let inner = v.strip_prefix("${")?.strip_suffix('}')?;
+    let name = inner
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_');
+    let rest = &inner[name.count()..];
+    [":-", ":=", "-", "="]
+        .iter()
+        .find_map(|op| rest.strip_prefix(op))
 }
 
 /// Whether `v` starts with a percent-escape (`%40pass`: a value, encoded) rather than a
@@ -2627,6 +2682,12 @@ mod tests {
         ("dingtalk webhook", concat!("https://oapi.dingtalk.com/robot/send?access_token=", "5c1e9a3f7b2d4e6a8c0f1b3d5e7a9c2e4f6b8d0a1c3e5f7a9b2d4f6a8c0e1b3d"), "5c1e9a3f7b2d4e6a8c0f1b3d5e7a9c2e"),
         ("zhipu api key", concat!("tente essa ", "c4e1a9f07b3d2e5a8f6b1c0d9e7a3f52", ".Pq7Lm2Xw9Rz4Kb8V"), "c4e1a9f07b3d2e5a8f6b1c0d9e7a3f52.Pq7Lm2Xw9Rz4Kb8V"),
         ("key named after", concat!("5d2f8a0c4e7b91d3a6c0f2e8b4d7a1c9", "3e6f0b2d8a4c7e1f9b3d5a0c2e4f6a8b can you add this api key to my server"), "5d2f8a0c4e7b91d3a6c0f2e8b4d7a1c93e6f0b2d8a4c7e1f9b3d5a0c2e4f6a8b"),
+        ("sql role password", concat!("CREATE ROLE shop WITH LOGIN PASSWORD '", "kiosk_cart_2031';"), "kiosk_cart_2031"),
+        ("sql word password", concat!("ALTER USER app WITH ENCRYPTED PASSWORD '", "tallship'"), "tallship"),
+        ("mysql identified by", concat!("CREATE USER 'app'@'%' IDENTIFIED BY \"", "quay_lantern\";"), "quay_lantern"),
+        ("mysql identified with", concat!("ALTER USER root IDENTIFIED WITH caching_sha2_password BY '", "fjord-ledger'"), "fjord-ledger"),
+        ("a template's default password", concat!("password: ${PW:-", "Zq8vLm2pXw7}"), "Zq8vLm2pXw7"),
+        ("a template's default in a url", concat!("postgres://${DB_USER:-app}:${PW:-", "Zq8vLm2pXw7}@db:5432/app"), "Zq8vLm2pXw7"),
         ("url password with a percent-escape", concat!("git clone https://deploy:%40Sx9", "pQ2wE7@git.example.com/r.git"), "Sx9pQ2wE7"),
     ];
 
@@ -2647,6 +2708,10 @@ mod tests {
     /// back unchanged.
     pub(crate) const NOT_SECRETS: &[&str] = &[
         "api key: string; API key: required, see the docs; Secret Key: ${SECRET_KEY}",
+        "postgresql://${DB_USER:-app}:${DB_PASSWORD:-changeme}@db:5432/${DB_NAME:-app}",
+        "DB_PASSWORD=${DB_PASSWORD:?set it in .env}; password = ${PW:-}",
+        "ALTER ROLE ro PASSWORD '${RO_PASSWORD:-ro_${DB_PASS}}'",
+        "$form['password'] => 'required', 'password' => 'confirmed'; the PASSWORD column",
         "see https://acme.io/reset-password/request-a-new-link-by-email and /login/forgot-your-password-page",
         "session 3f9394bc-4c1d-4b7e-9a2c-0c0c4e1f2a3b resumed",
         "git show 9fceb02d0ae598e95dc970b74767f19372d61af8",

@@ -277,6 +277,9 @@ struct Typed {
     /// The end of the assistant's last line before it (unredacted, but for a table's row:
     /// [`redact::last_line`]), or the tools it called.
     answering: String,
+    /// The secrets of the prompt before it when that one answered a question asking for a
+    /// secret: the assistant's words it answers may repeat one in words no rule knows.
+    typed_before: Vec<(String, &'static str)>,
     /// The end of what the assistant wrote in the turn before it (unredacted): for a prompt
     /// that may be cut, [`SAID_BYTES`] of it; for one short enough to be listed whole, the
     /// [`redact::ASKED_BYTES`] a question asking for a secret is read from (see [`render`]).
@@ -558,7 +561,7 @@ fn render(p: &Typed, again: &[Again]) -> Shown {
         timestamp: p.timestamp.clone(),
         text: cut.text,
         pasted: cut.pasted,
-        answering: answering_quote(&p.answering),
+        answering: answering_quote(&p.answering, &p.typed_before),
         probability: p.probability,
         again: again.to_vec(),
     }
@@ -615,10 +618,14 @@ fn time_text(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%d %H:%M").to_string()
 }
 
-/// The end of the assistant's last line, redacted, at most [`ANSWERING_CHARS`] with the `…`,
-/// from a word.
-fn answering_quote(raw: &str) -> String {
-    text::one_line_end(&redact::redact(&sanitize::clean(raw)), ANSWERING_CHARS)
+/// The end of the assistant's last line, redacted (the secrets the user typed before it too),
+/// at most [`ANSWERING_CHARS`] with the `…`, from a word.
+fn answering_quote(raw: &str, typed_before: &[(String, &'static str)]) -> String {
+    let cleaned = sanitize::clean(raw);
+    text::one_line_end(
+        &redact::redact_known(&cleaned, typed_before),
+        ANSWERING_CHARS,
+    )
 }
 
 // ---- finding the sessions ----
@@ -907,6 +914,8 @@ struct PromptReader {
     counted_line: u64,
     /// The prompts so far, to tell one sent again.
     copies: Copies,
+    /// The secrets of the last prompt ([`Typed::typed_before`] of the next).
+    typed_secrets: Vec<(String, &'static str)>,
 }
 
 impl PromptReader {
@@ -924,7 +933,23 @@ impl PromptReader {
                 if !noise::is_not_a_prompt(text) {
                     let key = repeat_key(text);
                     let copy = self.copies.is_copy(&key, place(text, event.parent));
-                    self.prompts.push(self.typed(&event, text, key, copy));
+                    let mut typed = self.typed(&event, text, key, copy);
+                    // Read only from a prompt that answers a question asking for a secret (the
+                    // assistant's last line asks it): any other secret it holds has the words
+                    // that name it, and redacting every prompt of a month to find them would
+                    // cost the digest a fifth.
+                    let asks = self
+                        .last_line
+                        .as_deref()
+                        .and_then(redact::Asked::of)
+                        .is_some();
+                    let secrets = asks
+                        .then(|| redact::Asked::of(tail(&self.said, redact::ASKED_BYTES)))
+                        .flatten()
+                        .map(|asked| redact::findings(&sanitize::clean(&typed.head), Some(&asked)))
+                        .unwrap_or_default();
+                    typed.typed_before = std::mem::replace(&mut self.typed_secrets, secrets);
+                    self.prompts.push(typed);
                     self.reset();
                 } else {
                     // As capture, which remembers only prompts that raise a signal, counts it.
@@ -976,6 +1001,7 @@ impl PromptReader {
             situation: self.situation.clone(),
             paste: noise::is_paste(text),
             answering,
+            typed_before: Vec::new(),
             // Only a prompt longer than its listed line is cut ([`TEXT_CHARS`], half of it:
             // redaction may lengthen a prompt).
             said: if text.len() > TEXT_CHARS / 2 {

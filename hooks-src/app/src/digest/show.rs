@@ -129,6 +129,9 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     // correction taken back or a fix that worked shows.
     let mut answer = String::new();
     let mut next: Option<(u64, String)> = None;
+    // The prompt before it, and what that answered: the turn it answers may repeat one of its
+    // secrets (a value typed as the answer to a question, "I'll use X") in words no rule knows.
+    let mut typed_before: Option<(String, Option<redact::Asked>)> = None;
     transcript::read(&mut file, Position::default(), |event| {
         if next.is_some() || (found.is_none() && event.line > line) {
             return;
@@ -153,6 +156,8 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
                 found = Some((text.clone(), event.timestamp.clone()));
             }
             EventKind::UserText { text } if !noise::is_not_a_prompt(text) => {
+                let asked = redact::Asked::of(tail(&turn, redact::ASKED_BYTES));
+                typed_before = Some((text.clone(), asked));
                 turn.clear();
                 tools.clear();
                 prompt_before = Some(event.line);
@@ -194,16 +199,24 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
         let _ = write!(out, " · {}", sanitize::visible(&t));
     }
     out.push('\n');
-    let answered = ended_with(turn_end(&turn), &sanitize::visible(&tools.join(", ")));
+    // Cleaned before redaction: a zero-width character inside a token would hide it; redacted
+    // before it is cut, so a cut never splits a secret into pieces no rule knows.
+    // A value typed as the answer to a question asking for a secret is one too, and so is a
+    // secret of this prompt or the one before where the assistant's words repeat it.
+    let cleaned = sanitize::clean(&text);
+    let asked = redact::Asked::of(tail(&turn, redact::ASKED_BYTES));
+    let mut known = redact::findings(&cleaned, asked.as_ref());
+    if let Some((before, asked)) = &typed_before {
+        known.extend(redact::findings(&sanitize::clean(before), asked.as_ref()));
+    }
+    let answered = ended_with(
+        turn_end(&turn, &known),
+        &sanitize::visible(&tools.join(", ")),
+    );
     if !answered.is_empty() {
         let _ = writeln!(out, "assistant, end of the turn it answers: {answered}");
         out.push_str("user:\n");
     }
-    // Cleaned before redaction: a zero-width character inside a token would hide it; redacted
-    // before it is cut, so a cut never splits a secret into pieces no rule knows.
-    // A value typed as the answer to a question asking for a secret is one too.
-    let cleaned = sanitize::clean(&text);
-    let asked = redact::Asked::of(tail(&turn, redact::ASKED_BYTES));
     let redacted = redact::redact_after(&cleaned, asked.as_ref());
     let prompt = redacted.trim_end();
     match ends(
@@ -224,7 +237,7 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     }
     out.push('\n');
     let begins = text::one_line(
-        &redact::redact(&sanitize::clean(text::head(&answer, TAIL_BYTES))),
+        &redact::redact_known(&sanitize::clean(text::head(&answer, TAIL_BYTES)), &known),
         AFTER_CHARS,
     );
     if !begins.is_empty() {
@@ -233,17 +246,18 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     if let Some((at, said)) = next {
         let asked = redact::Asked::of(tail(&answer, redact::ASKED_BYTES));
         let cleaned = sanitize::clean(text::head(&said, TAIL_BYTES));
-        let said = text::one_line(&redact::redact_after(&cleaned, asked.as_ref()), AFTER_CHARS);
+        let said = redact::redact_after(&cleaned, asked.as_ref());
+        let said = text::one_line(&redact::redact_known(&said, &known), AFTER_CHARS);
         let _ = writeln!(out, "user, next (L{at}): {said}");
     }
     Ok(out)
 }
 
-/// The last [`TURN_CHARS`] of the assistant's turn with the `…`, redacted, on one line, from a
-/// word.
-fn turn_end(turn: &str) -> String {
+/// The last [`TURN_CHARS`] of the assistant's turn with the `…`, redacted (the prompt's secrets
+/// too, `known`), on one line, from a word.
+fn turn_end(turn: &str, known: &[(String, &'static str)]) -> String {
     // Redacted before its end is taken: a table's header, above it, names a password column.
-    let redacted = redact::redact(&sanitize::clean(turn)).into_owned();
+    let redacted = redact::redact_known(&sanitize::clean(turn), known).into_owned();
     text::one_line_end(tail(&redacted, TAIL_BYTES), TURN_CHARS)
 }
 

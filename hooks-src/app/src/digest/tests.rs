@@ -554,7 +554,7 @@ fn secrets_are_redacted_in_prompts_and_in_what_they_answered() {
 #[test]
 fn what_a_prompt_answered_is_the_end_of_the_assistants_last_line_or_its_tools() {
     let long = format!("{} the very last words.", "word ".repeat(60));
-    let q = answering_quote(&long);
+    let q = answering_quote(&long, &[]);
     assert!(
         q.starts_with('…') && q.ends_with("the very last words."),
         "{q}"
