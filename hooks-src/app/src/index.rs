@@ -78,14 +78,20 @@ fn said(s: &Signal) -> bool {
 }
 
 /// The first words of a signal's lesson and its evidence, on one line: `content → resolution`
-/// when a fix was recorded (the headline carries it); the user's words once, after what they
+/// when a fix was recorded (the headline carries it; a rerun of the failed command with a
+/// change, from where it differs); the user's words once, after what they
 /// answered, when the lesson is their words as capture quoted them; else `content — context`.
 fn lesson(s: &Signal) -> String {
-    if s.resolution
-        .as_deref()
-        .is_some_and(|r| !r.trim().is_empty())
-    {
-        return free_text(s, INDEX_CONTENT_CHARS + INDEX_EVIDENCE_CHARS);
+    if let Some(how) = s.resolution.as_deref().filter(|r| !r.trim().is_empty()) {
+        let room = INDEX_CONTENT_CHARS + INDEX_EVIDENCE_CHARS;
+        return match reflect_detect::episode::resolution_from_change(&s.context, how) {
+            Some(changed) => {
+                let mut shown = s.clone();
+                shown.resolution = Some(changed);
+                free_text(&shown, room)
+            }
+            None => free_text(s, room),
+        };
     }
     if let Some(line) = quoted_once(s) {
         return line;
@@ -165,6 +171,19 @@ mod tests {
             "{text}"
         );
         assert_eq!(text.matches('→').count(), 1, "{text}");
+        // A rerun of a long command with a change: from the change, with what it dropped.
+        let start = "cd /home/dev/projects/shop && docker compose -f docker-compose.dev.yml up -d";
+        f.context = format!("Tried: {start} db cache search\nError: Exit code 1");
+        f.resolution = Some(format!("`{start} db cache`"));
+        let text = index(
+            &[&f],
+            |_| place(None, None, None, false),
+            INDEX_BUDGET_TOKENS,
+        );
+        assert!(
+            text.trim_end().ends_with("→ `…cache` (without search)"),
+            "{text}"
+        );
     }
 
     #[test]

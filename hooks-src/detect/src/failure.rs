@@ -668,6 +668,9 @@ pub fn input_summary(tool: &str, input: &Value) -> String {
     )
 }
 
+/// How a failure's context starts: the call that failed ([`signal`]).
+pub const TRIED: &str = "Tried: ";
+
 /// A failure signal for `tool`'s error line; `tried` is the call's [`input_summary`], `error`
 /// the whole (redacted) error for the context.
 pub fn signal(tool: &str, line: &str, tried: &str, error: &str) -> Signal {
@@ -684,7 +687,7 @@ pub fn signal(tool: &str, line: &str, tried: &str, error: &str) -> Signal {
     sig.context = if tried.is_empty() {
         format!("Error: {excerpt}")
     } else {
-        format!("Tried: {tried}\nError: {excerpt}")
+        format!("{TRIED}{tried}\nError: {excerpt}")
     };
     sig.category = Some("tool-failure".into());
     sig.source.origin = Some(Origin::Tool);
