@@ -429,6 +429,16 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
     });
     let budget = req.budget_tokens.saturating_mul(4);
     let home = paths::home();
+    // Read once a session, and only for a session weighed: each looks up repositories on disk.
+    let mut worked: Vec<Option<Option<String>>> = vec![None; read.len()];
+    let mut worked_of = |k: usize| -> Option<String> {
+        worked[k]
+            .get_or_insert_with(|| {
+                let (c, r) = &read[k];
+                worked_in(&r.dirs, c.project.as_deref(), home.as_deref())
+            })
+            .clone()
+    };
     let mut used = 0;
     let mut shown: Vec<Option<Shown>> = vec![None; kept.len()];
     let mut session_shown = vec![false; read.len()];
@@ -447,7 +457,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
             cost += heading(
                 &candidate.session,
                 candidate.project.as_deref(),
-                worked_in(&r.dirs, candidate.project.as_deref(), home.as_deref()).as_deref(),
+                worked_of(k).as_deref(),
                 last_active.as_deref(),
             )
             .chars()
@@ -480,7 +490,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
         out.sessions.push(Listed {
             session: candidate.session.clone(),
             project: candidate.project.clone(),
-            worked_in: worked_in(&r.dirs, candidate.project.as_deref(), home.as_deref()),
+            worked_in: worked_of(k),
             last_active: r.time().map(time_text),
             prompts,
         });
@@ -567,21 +577,32 @@ fn render(p: &Typed, again: &[Again]) -> Shown {
     }
 }
 
-/// Where a session worked besides its project dir, as its heading says it: the other
-/// directories its entries were in, the one with most entries first, at most
-/// [`WORKED_IN_SHOWN`] then `+N more`; each relative to the project dir when below it, else with
-/// the home dir as `~`. Redacted and escaped like every name the digest prints (a path can hold
-/// anything). `None` when the session stayed in its project dir.
+/// Where a session worked besides its project dir, as its heading says it: the repositories
+/// of the other directories its entries were in (a directory by its repository's root when it
+/// is on this machine and in one: the root's `CLAUDE.md` is what a lesson about it is for),
+/// the one with most entries first, at most [`WORKED_IN_SHOWN`] then `+N more`; each relative
+/// to the project dir when below it, else with the home dir as `~`. Redacted and escaped like
+/// every name the digest prints (a path can hold anything). `None` when the session stayed in
+/// its project dir (or a folder of its repository).
 fn worked_in(
     dirs: &HashMap<Arc<str>, usize>,
     project: Option<&str>,
     home: Option<&Path>,
 ) -> Option<String> {
     let project = project.map(Path::new);
-    let mut elsewhere: Vec<(&str, usize)> = dirs
-        .iter()
-        .filter(|(d, _)| project != Some(Path::new(&***d)))
-        .map(|(d, &n)| (&**d, n))
+    let mut by_root: HashMap<&Path, usize> = HashMap::new();
+    for (dir, &n) in dirs {
+        let dir = Path::new(&**dir);
+        let root = match project == Some(dir) {
+            true => dir,
+            false => repository_of(dir).unwrap_or(dir),
+        };
+        *by_root.entry(root).or_default() += n;
+    }
+    let mut elsewhere: Vec<(&str, usize)> = by_root
+        .into_iter()
+        .filter(|(d, _)| project != Some(*d))
+        .filter_map(|(d, n)| Some((d.to_str()?, n)))
         .collect();
     if elsewhere.is_empty() {
         return None;
@@ -600,6 +621,13 @@ fn worked_in(
         let _ = write!(out, " +{} more", elsewhere.len() - WORKED_IN_SHOWN);
     }
     Some(out)
+}
+
+/// The root of the repository `dir` is in: its nearest ancestor (itself included) holding a
+/// `.git` (a directory, or a worktree's or submodule's file). `None` when it is in none or is not
+/// on this machine (a session read from another machine's transcripts).
+fn repository_of(dir: &Path) -> Option<&Path> {
+    dir.ancestors().find(|a| a.join(".git").exists())
 }
 
 /// `dir` relative to `project` when below it, else with `home` as `~`.

@@ -1046,6 +1046,49 @@ fn where_a_session_worked_is_named_by_most_entries_and_shortly() {
     assert!(!named.contains("ghp_0123456789"), "{named:?}");
 }
 
+#[test]
+fn a_directory_on_this_machine_is_named_by_its_repository() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let mk = |rel: &str| {
+        let d = home.join(rel);
+        std::fs::create_dir_all(&d).unwrap();
+        d.to_str().unwrap().to_string()
+    };
+    let project = mk("w");
+    mk("w/.git");
+    let client = mk("w/client/src"); // a folder of the project's own repository
+    let api = mk("w/api/handlers"); // a repository below it
+    mk("w/api/.git");
+    let dots = mk("dots/stow/nvim/lua"); // a repository outside it, a worktree's `.git` file
+    std::fs::write(home.join("dots/.git"), "gitdir: /elsewhere\n").unwrap();
+    let plain = mk("scratch"); // in no repository
+    let dirs: HashMap<Arc<str>, usize> = [(&project, 9), (&client, 5), (&api, 3), (&dots, 2)]
+        .into_iter()
+        .map(|(d, n)| (Arc::from(d.as_str()), n))
+        .collect();
+    let sep = std::path::MAIN_SEPARATOR;
+    assert_eq!(
+        worked_in(&dirs, Some(&project), Some(home)).as_deref(),
+        Some(format!("api, ~{sep}dots").as_str())
+    );
+    let dirs: HashMap<Arc<str>, usize> = [(&project, 1), (&client, 4)]
+        .into_iter()
+        .map(|(d, n)| (Arc::from(d.as_str()), n))
+        .collect();
+    assert_eq!(worked_in(&dirs, Some(&project), Some(home)), None);
+    // Not on this machine, or in no repository: the directory as it was.
+    let gone = format!("{}{sep}gone{sep}deep", home.display());
+    let dirs: HashMap<Arc<str>, usize> = [(&plain, 2), (&gone, 1)]
+        .into_iter()
+        .map(|(d, n)| (Arc::from(d.as_str()), n))
+        .collect();
+    assert_eq!(
+        worked_in(&dirs, Some(&project), Some(home)).as_deref(),
+        Some(format!("~{sep}scratch, ~{sep}gone{sep}deep").as_str())
+    );
+}
+
 /// An assistant entry of a transcript saying `text`.
 fn assistant_entry(uuid: &str, text: &str) -> String {
     json!({"type": "assistant", "isSidechain": false, "uuid": uuid,
