@@ -555,7 +555,7 @@ fn a_digest_of_many_sessions_is_marked_read_by_one_short_name() {
         .unwrap();
     assert_eq!(
         stdout(&marked),
-        "marked 5 session(s) read up to what the digest listed (prompts it left out stay unread)\n",
+        "marked 5 session(s) read up to what the digest listed (prompts it left out for its budget stay unread)\n",
         "{marked:?}"
     );
     assert!(saved_marks(&env).is_empty(), "used saved marks are removed");

@@ -84,7 +84,7 @@ fn said(s: &Signal) -> bool {
 fn lesson(s: &Signal) -> String {
     if let Some(how) = s.resolution.as_deref().filter(|r| !r.trim().is_empty()) {
         let room = INDEX_CONTENT_CHARS + INDEX_EVIDENCE_CHARS;
-        return match reflect_detect::episode::resolution_from_change(&s.context, how) {
+        return match reflect_detect::failure::resolution_from_change(&s.context, how) {
             Some(changed) => {
                 let mut shown = s.clone();
                 shown.resolution = Some(changed);

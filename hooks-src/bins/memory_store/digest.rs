@@ -55,7 +55,7 @@ impl Digest {
                 // Each mark stops before the first prompt the digest left out for its budget: say
                 // so, or "read" reads as "done with" (models feared the rest was lost).
                 out.push_str(&format!(
-                    "marked {} session(s) read up to what the digest listed (prompts it left out stay unread)",
+                    "marked {} session(s) read up to what the digest listed (prompts it left out for its budget stay unread)",
                     done.len() - kept
                 ));
                 if kept > 0 {

@@ -671,6 +671,67 @@ pub fn input_summary(tool: &str, input: &Value) -> String {
 /// How a failure's context starts: the call that failed ([`signal`]).
 pub const TRIED: &str = "Tried: ";
 
+/// Characters a resolution must share with the start of the command that failed before a
+/// listing shows it from where they differ ([`resolution_from_change`]).
+const SAME_START_CHARS: usize = 40;
+/// How far back from the first difference a listing looks for the start of its word.
+const WORD_BACK_CHARS: usize = 30;
+/// Most words of the failed call a rerun left out that a listing names (`without …`); more is
+/// another command, not a retry that dropped a part.
+const DROPPED_SHOWN: usize = 3;
+
+/// A resolution as a listing shows it when it is one command that reruns the failed one
+/// (`context`'s [`TRIED`] line) with a change past a long shared start: from
+/// the word where the two differ, after a `…` (`` `…cache queue` ``), since a listing's cut
+/// would keep only the shared start and hide what changed (and whether the change only drops
+/// the failing part). `None` when it is shown as stored.
+pub fn resolution_from_change(context: &str, resolution: &str) -> Option<String> {
+    let tried = context
+        .strip_prefix(crate::failure::TRIED)?
+        .lines()
+        .next()?;
+    let command = resolution.strip_prefix('`')?.strip_suffix('`')?;
+    if command.contains('`') {
+        return None; // several commands ran
+    }
+    let (same, at) = tried
+        .chars()
+        .zip(command.char_indices())
+        .take_while(|(a, (_, b))| a == b)
+        .fold((0, 0), |(n, _), (_, (i, c))| (n + 1, i + c.len_utf8()));
+    if same < SAME_START_CHARS || tried == command {
+        return None;
+    }
+    let before = &command[..at];
+    let word = before
+        .char_indices()
+        .rev()
+        .take(WORD_BACK_CHARS)
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(at, |(i, c)| i + c.len_utf8());
+    // What the failed call had there and the rerun has not: a retry that only drops the
+    // failing part shows it (a word cut by the call's quote is left out).
+    let changed: Vec<&str> = command[word..].split_whitespace().collect();
+    let tried_rest = tried.get(word..).unwrap_or_default();
+    let cut = tried_rest.ends_with('…');
+    let mut tried_words: Vec<&str> = tried_rest.split_whitespace().collect();
+    if cut {
+        tried_words.pop();
+    }
+    let dropped: Vec<&str> = tried_words
+        .into_iter()
+        .filter(|w| !changed.contains(w))
+        .take(DROPPED_SHOWN + 1)
+        .collect();
+    Some(match dropped.len() {
+        0 => format!("`…{}`", &command[word..]),
+        n if n <= DROPPED_SHOWN => {
+            format!("`…{}` (without {})", &command[word..], dropped.join(" "))
+        }
+        _ => format!("`…{}`", &command[word..]),
+    })
+}
+
 /// A failure signal for `tool`'s error line; `tried` is the call's [`input_summary`], `error`
 /// the whole (redacted) error for the context.
 pub fn signal(tool: &str, line: &str, tried: &str, error: &str) -> Signal {
@@ -754,6 +815,34 @@ pub fn failure_signal(p: &ToolFailure) -> Option<Signal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rerun_with_a_change_is_shown_from_the_change_with_what_it_dropped() {
+        let start = "cd /home/dev/projects/shop && docker compose -f docker-compose.dev.yml up -d";
+        let context = format!("Tried: {start} db cache search queue…\nError: Exit code 1");
+        let shown = |resolution: &str| resolution_from_change(&context, resolution);
+        assert_eq!(
+            shown(&format!("`{start} db cache queue`")).as_deref(),
+            Some("`…queue` (without search)")
+        );
+        assert_eq!(
+            shown(&format!("`{start} db cache search queue mail`")).as_deref(),
+            Some("`…queue mail`"),
+            "the call's quote ended in a cut word: nothing it held is named dropped"
+        );
+        // Another command, several commands, a short shared start, the same command: as stored.
+        assert_eq!(shown("`pnpm install`"), None);
+        assert_eq!(shown(&format!("`{start} db`, then the same command")), None);
+        assert_eq!(shown(&format!("`{start} db` `ls`")), None);
+        assert_eq!(
+            resolution_from_change(
+                "Tried: npm run build -- --watch\nError: x",
+                "`npm run build`"
+            ),
+            None
+        );
+        assert_eq!(resolution_from_change("Error: x", "`npm test`"), None);
+    }
 
     /// A hook payload as JSON (the app's wire types read the real one).
     struct Payload(Value);

@@ -624,8 +624,8 @@ fn worked_in(
 }
 
 /// The root of the repository `dir` is in: its nearest ancestor (itself included) holding a
-/// `.git` (a directory, or a worktree's or submodule's file). `None` when it is in none or is not
-/// on this machine (a session read from another machine's transcripts).
+/// `.git` (a directory, or a worktree's or submodule's file). `None` when no ancestor on this
+/// machine holds one (a session read from another machine's transcripts).
 fn repository_of(dir: &Path) -> Option<&Path> {
     dir.ancestors().find(|a| a.join(".git").exists())
 }
