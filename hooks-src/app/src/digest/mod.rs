@@ -625,8 +625,14 @@ fn worked_in(
 
 /// The root of the repository `dir` is in: its nearest ancestor (itself included) holding a
 /// `.git` (a directory, or a worktree's or submodule's file). `None` when no ancestor on this
-/// machine holds one (a session read from another machine's transcripts).
+/// machine holds one, or it is not a path of this system (a session read from another
+/// machine's transcripts).
 fn repository_of(dir: &Path) -> Option<&Path> {
+    // A relative path (another system's, `C:\…` read on Unix) would be read from the current
+    // directory: its last ancestor is empty.
+    if !dir.is_absolute() {
+        return None;
+    }
     dir.ancestors().find(|a| a.join(".git").exists())
 }
 

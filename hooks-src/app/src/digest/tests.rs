@@ -1077,6 +1077,14 @@ fn a_directory_on_this_machine_is_named_by_its_repository() {
         .map(|(d, n)| (Arc::from(d.as_str()), n))
         .collect();
     assert_eq!(worked_in(&dirs, Some(&project), Some(home)), None);
+    // Not a path of this system: as it was, never read from the current directory (a unit
+    // test runs in its crate's, two levels below a checkout's `.git`).
+    let relative = ["..", "..", "hooks-src"].join(&sep.to_string());
+    let dirs: HashMap<Arc<str>, usize> = [(Arc::from(relative.as_str()), 1)].into();
+    assert_eq!(
+        worked_in(&dirs, Some(&project), Some(home)).as_deref(),
+        Some(relative.as_str())
+    );
     // Not on this machine, or in no repository: the directory as it was.
     let gone = format!("{}{sep}gone{sep}deep", home.display());
     let dirs: HashMap<Arc<str>, usize> = [(&plain, 2), (&gone, 1)]
