@@ -49,11 +49,19 @@ fn write_transcript(
                 "cwd": cwd, "uuid": format!("{uuid_prefix}-{n}"),
                 "message": {"role": "user", "content": said}}),
             // A tool call: `said` names the tool.
-            "tool" => json!({"type": "assistant", "isSidechain": false, "sessionId": session,
+            // `Name` or `Name: command`.
+            "tool" => {
+                let (name, command) = said.split_once(": ").unwrap_or((said, ""));
+                let input = match command {
+                    "" => json!({}),
+                    command => json!({ "command": command }),
+                };
+                json!({"type": "assistant", "isSidechain": false, "sessionId": session,
                 "cwd": cwd, "uuid": format!("{uuid_prefix}-{n}"),
                 "message": {"id": format!("m-{uuid_prefix}-{n}"), "role": "assistant",
-                    "content": [{"type": "tool_use", "id": format!("t-{n}"), "name": said,
-                        "input": {}}]}}),
+                    "content": [{"type": "tool_use", "id": format!("t-{n}"), "name": name,
+                        "input": input}]}})
+            }
             _ => json!({"type": "assistant", "isSidechain": false, "sessionId": session,
                 "cwd": cwd, "uuid": format!("{uuid_prefix}-{n}"),
                 "message": {"id": format!("m-{uuid_prefix}-{n}"), "role": "assistant",
@@ -321,7 +329,7 @@ fn show_names_the_tools_a_turn_ended_with() {
         ("user", "run the tests"),
         ("tool", "Bash"),
         ("tool", "Read"),
-        ("tool", "Bash"),
+        ("tool", "Bash: docker compose up -d db && cargo test"),
         ("user", "always run them with --release here"),
         ("assistant", "Running them again."),
         ("tool", "Edit"),
@@ -331,14 +339,16 @@ fn show_names_the_tools_a_turn_ended_with() {
     // A turn of calls only, and words followed by a call: each says what it called last.
     let only_calls = digest_text(&env, &app, &["--show", "s-tools:5"]);
     assert!(
-        only_calls
-            .contains("assistant, end of the turn it answers: (then called Bash, Read)\nuser:\n"),
+        only_calls.contains(concat!(
+            "assistant, end of the turn it answers: (then called Bash, Read)\n",
+            "assistant, its last call: Bash `docker compose up -d db && cargo test`\nuser:\n"
+        )),
         "{only_calls}"
     );
     let words_then_call = digest_text(&env, &app, &["--show", "s-tools:8"]);
     assert!(
         words_then_call.contains(
-            "assistant, end of the turn it answers: Running them again. (then called Edit)\n"
+            "assistant, end of the turn it answers: Running them again. (then called Edit)\nuser:\n"
         ),
         "{words_then_call}"
     );

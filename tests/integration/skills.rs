@@ -662,7 +662,8 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "a question that\n     points at what you should have done",
         "a fact of the environment that holds tomorrow",
         // --show's context after the prompt, for a correction taken back or a fixed failure.
-        "the start of the assistant's\n   answer and the user's next prompt",
+        "the start of the assistant's answer and the user's next prompt",
+        "its last call's command",
         // Ranked by the sessions the index shows, then episodes.
         "`in K sessions`",
         "each part by the\n  sessions it was seen in",
@@ -678,6 +679,11 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // Facts about the services a project uses, and a note asked for inside a task.
         "the services and tools it works with",
         "keep track of something",
+        // A rule a session says it wrote is checked there; an answer can state a rule; failures
+        // of one turn share a fix only when they are one failure.
+        "a rule is written when you find it there, not\n  because a session says so",
+        "an answer or a question is none for what it asks or picks",
+        "with the same error or job are one incident",
     ] {
         assert!(text.contains(needle), "SKILL.md lacks {needle}");
     }

@@ -1,7 +1,7 @@
 //! `memory-store digest --show SESSION:LINE`: one prompt the digest listed (cut to its likeliest
 //! sentence), in full up to [`SHOW_MAX_BYTES`] (a longer one by its start and end: a pasted log
 //! or a file would fill the model's context), after the end of the assistant's turn it
-//! answers (with the tools it called after its last words) and before the start of the assistant's answer and the user's next prompt (where a
+//! answers (with the tools it called after its last words, and the last call's command) and before the start of the assistant's answer and the user's next prompt (where a
 //! correction taken back or a fix that worked shows), redacted like everything the digest
 //! prints. SESSION may be a unique prefix of the id (the index prints 8
 //! characters). The session's transcript is found as the digest finds it: through capture's
@@ -44,6 +44,8 @@ pub fn parse(arg: &str) -> Result<(String, u64)> {
 pub const TURN_CHARS: usize = 600;
 /// The start of the assistant's answer, and of the user's next prompt, `--show` prints after it.
 const AFTER_CHARS: usize = 300;
+/// Longest command of the last call a turn ended with ([`call_line`]).
+const CALL_CHARS: usize = 200;
 /// Longest prompt `--show` prints whole, in bytes (about 4,000 tokens of the model's context); a
 /// longer one (a pasted log, a file, an image's base64) is shown by its start and its end.
 pub const SHOW_MAX_BYTES: usize = 16 << 10;
@@ -122,6 +124,9 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     // The tools called after the assistant's last words: a turn that ends in a call, or is only
     // calls, says so, as the digest's `[after: … (then called Bash)]` does.
     let mut tools: Vec<String> = Vec::new();
+    // The last of those calls, whose command says what a short reply to a turn of calls is
+    // about ("why is docker in here?").
+    let mut last_call: Option<(String, transcript::ToolInput)> = None;
     // The prompt of the turn a line is in: a refusal's or a failure's line (a tool's result, as
     // a signal records it) is not a prompt, but the prompt before it says what was asked.
     let mut prompt_before = None;
@@ -160,15 +165,23 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
                 typed_before = Some((text.clone(), asked));
                 turn.clear();
                 tools.clear();
+                last_call = None;
                 prompt_before = Some(event.line);
             }
             EventKind::CompactBoundary => {
                 turn.clear();
                 tools.clear();
+                last_call = None;
             }
-            EventKind::ToolUse { name, .. } if !tools.contains(name) => tools.push(name.clone()),
+            EventKind::ToolUse { name, input, .. } => {
+                if !tools.contains(name) {
+                    tools.push(name.clone());
+                }
+                last_call = Some((name.clone(), input.clone()));
+            }
             EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
                 tools.clear();
+                last_call = None;
                 turn.push('\n');
                 turn.push_str(text);
                 // Bounded as it grows, cut at a word (a cut token could slip past redaction).
@@ -215,6 +228,9 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     );
     if !answered.is_empty() {
         let _ = writeln!(out, "assistant, end of the turn it answers: {answered}");
+        if let Some(call) = last_call.and_then(|(tool, input)| call_line(&tool, &input, &known)) {
+            let _ = writeln!(out, "assistant, its last call: {call}");
+        }
         out.push_str("user:\n");
     }
     let redacted = redact::redact_after(&cleaned, asked.as_ref());
@@ -251,6 +267,20 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
         let _ = writeln!(out, "user, next (L{at}): {said}");
     }
     Ok(out)
+}
+
+/// A tool call as `--show` names it: `Bash \`cargo test\``, what it was asked to do redacted
+/// (the prompt's secrets too, `known`) on one line of at most [`CALL_CHARS`]; `None` when the
+/// input says nothing.
+fn call_line(
+    tool: &str,
+    input: &transcript::ToolInput,
+    known: &[(String, &'static str)],
+) -> Option<String> {
+    let asked = reflect_detect::failure::input_summary(tool, &input.to_value());
+    let cleaned = sanitize::clean(&asked);
+    let asked = text::one_line(&redact::redact_known(&cleaned, known), CALL_CHARS);
+    (!asked.is_empty()).then(|| format!("{} `{asked}`", sanitize::visible(tool)))
 }
 
 /// The last [`TURN_CHARS`] of the assistant's turn with the `…`, redacted (the prompt's secrets
