@@ -681,15 +681,12 @@ const WORD_BACK_CHARS: usize = 30;
 const DROPPED_SHOWN: usize = 3;
 
 /// A resolution as a listing shows it when it is one command that reruns the failed one
-/// (`context`'s [`TRIED`] line) with a change past a long shared start: from
-/// the word where the two differ, after a `…` (`` `…cache queue` ``), since a listing's cut
+/// (`context`'s [`TRIED`] line) with a change past a long shared start: from the word where
+/// the two differ, after a `…` (`` `…cache queue` ``), since a listing's cut
 /// would keep only the shared start and hide what changed (and whether the change only drops
 /// the failing part). `None` when it is shown as stored.
 pub fn resolution_from_change(context: &str, resolution: &str) -> Option<String> {
-    let tried = context
-        .strip_prefix(crate::failure::TRIED)?
-        .lines()
-        .next()?;
+    let tried = context.strip_prefix(TRIED)?.lines().next()?;
     let command = resolution.strip_prefix('`')?.strip_suffix('`')?;
     if command.contains('`') {
         return None; // several commands ran
@@ -723,12 +720,10 @@ pub fn resolution_from_change(context: &str, resolution: &str) -> Option<String>
         .filter(|w| !changed.contains(w))
         .take(DROPPED_SHOWN + 1)
         .collect();
+    let shown = format!("`…{}`", &command[word..]);
     Some(match dropped.len() {
-        0 => format!("`…{}`", &command[word..]),
-        n if n <= DROPPED_SHOWN => {
-            format!("`…{}` (without {})", &command[word..], dropped.join(" "))
-        }
-        _ => format!("`…{}`", &command[word..]),
+        1..=DROPPED_SHOWN => format!("{shown} (without {})", dropped.join(" ")),
+        _ => shown,
     })
 }
 

@@ -1,11 +1,13 @@
 //! `memory-store digest --show SESSION:LINE`: one prompt the digest listed (cut to its likeliest
 //! sentence), in full up to [`SHOW_MAX_BYTES`] (a longer one by its start and end: a pasted log
-//! or a file would fill the model's context), after the end of the assistant's turn it
-//! answers (with the tools it called after its last words, and the last call's command) and before the start of the assistant's answer and the user's next prompt (where a
-//! correction taken back or a fix that worked shows), redacted like everything the digest
-//! prints. SESSION may be a unique prefix of the id (the index prints 8
-//! characters). The session's transcript is found as the digest finds it: through capture's
-//! cursor, else under `<config dir>/projects/`.
+//! or a file would fill the model's context), after the end of the assistant's turn it answers
+//! (with the tools it called after its last words, and the last call's command) and before the
+//! start of the assistant's answer and the user's next prompt (where a correction taken back or
+//! a fix that worked shows), redacted like everything the digest prints, the secrets the user
+//! typed in this prompt or the one before included wherever the assistant's words repeat them.
+//! SESSION may be a unique prefix of the id (the index prints 8 characters). The session's
+//! transcript is found as the digest finds it: through capture's cursor, else under
+//! `<config dir>/projects/`.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
