@@ -949,7 +949,8 @@ fn session_in(w: &World, session: &str, project: &Path, turns: &[(&str, &Path)])
 fn a_heading_says_where_the_session_worked_besides_its_project_dir() {
     let w = World::new();
     let home = w.repo("home");
-    let api = w.repo("home/repos/api"); // a repository of its own below the project
+    let api = home.join("repos").join("api"); // a repository of its own below the project
+    fs::create_dir_all(api.join(".git")).unwrap();
     let outside = w.dir.path().join("elsewhere");
     session_in(
         &w,
