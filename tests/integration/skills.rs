@@ -679,10 +679,9 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // Facts about the services a project uses, and a note asked for inside a task.
         "the services and tools it works with",
         "keep track of something",
-        // A rule a session says it wrote is checked there; an answer can state a rule; failures
-        // of one turn share a fix only when they are one failure.
+        // A rule a session says it wrote is checked there; failures of one turn share a fix
+        // only when they are one failure.
         "a rule is written when you find it there, not\n  because a session says so",
-        "an answer or a question is none for what it asks or picks",
         "with the same error or job are one incident",
     ] {
         assert!(text.contains(needle), "SKILL.md lacks {needle}");
