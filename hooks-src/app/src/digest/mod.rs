@@ -578,8 +578,9 @@ fn render(p: &Typed, again: &[Again]) -> Shown {
 }
 
 /// Where a session worked besides its project dir, as its heading says it: the repositories
-/// of the other directories its entries were in (a directory by its repository's root when it
-/// is on this machine and in one: the root's `CLAUDE.md` is what a lesson about it is for),
+/// of the other directories its entries were in (a directory below the home folder or the
+/// project by its repository's root when it is on this machine and in one: the root's
+/// `CLAUDE.md` is what a lesson about it is for),
 /// the one with most entries first, at most [`WORKED_IN_SHOWN`] then `+N more`; each relative
 /// to the project dir when below it, else with the home dir as `~`. Redacted and escaped like
 /// every name the digest prints (a path can hold anything). `None` when the session stayed in
@@ -591,11 +592,19 @@ fn worked_in(
 ) -> Option<String> {
     let project = project.map(Path::new);
     let mut by_root: HashMap<&Path, usize> = HashMap::new();
+    // Looked up only below the home folder or the project: a directory elsewhere may be on a
+    // network drive, whose lookup can hang while it is unreachable.
+    let local = |dir: &Path| {
+        [home, project]
+            .into_iter()
+            .flatten()
+            .any(|d| dir.starts_with(d))
+    };
     for (dir, &n) in dirs {
         let dir = Path::new(&**dir);
-        let root = match project == Some(dir) {
-            true => dir,
-            false => repository_of(dir).unwrap_or(dir),
+        let root = match project != Some(dir) && local(dir) {
+            true => repository_of(dir).unwrap_or(dir),
+            false => dir,
         };
         *by_root.entry(root).or_default() += n;
     }

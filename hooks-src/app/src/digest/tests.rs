@@ -1078,6 +1078,17 @@ fn a_directory_on_this_machine_is_named_by_its_repository() {
         .map(|(d, n)| (Arc::from(d.as_str()), n))
         .collect();
     assert_eq!(worked_in(&dirs, Some(&project), Some(home)), None);
+    // Outside the home folder and the project (a network drive may hang a lookup): as it was.
+    let far = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(far.path().join(".git")).unwrap();
+    let deep = far.path().join("src").join("lib");
+    std::fs::create_dir_all(&deep).unwrap();
+    let deep = deep.to_str().unwrap().to_string();
+    let dirs: HashMap<Arc<str>, usize> = [(Arc::from(deep.as_str()), 1)].into();
+    assert_eq!(
+        worked_in(&dirs, Some(&project), Some(home)).as_deref(),
+        Some(deep.as_str())
+    );
     // Not a path of this system: as it was, never read from the current directory (a unit
     // test runs in its crate's, two levels below a checkout's `.git`).
     let relative = ["..", "..", "hooks-src"].join(&sep.to_string());
