@@ -1142,6 +1142,14 @@ fn the_digest_and_show_leak_no_secret_of_any_shape_or_encoding() {
         t.lines().count() + 1,
         json!("Now add the staging host to the same config file"),
     );
+    // And again, turns later: the answer was typed long before what this prompt answers.
+    t += &entry(
+        "assistant",
+        t.lines().count() + 1,
+        json!([{"type": "text", "text": format!("Added it next to {}.", ANSWERED[0].2)}]),
+    );
+    prompts.push(t.lines().count() + 1);
+    t += &entry("user", t.lines().count() + 1, json!("and the port too"));
     let dir = env.config.join("projects").join("x");
     fs::create_dir_all(&dir).unwrap();
     let transcript = dir.join("s-shapes.jsonl");

@@ -277,8 +277,8 @@ struct Typed {
     /// The end of the assistant's last line before it (unredacted, but for a table's row:
     /// [`redact::last_line`]), or the tools it called.
     answering: String,
-    /// The secrets of the prompt before it when that one answered a question asking for a
-    /// secret: the assistant's words it answers may repeat one in words no rule knows.
+    /// The secrets typed before it in its session as the answer to a question asking for one:
+    /// the assistant's words it answers may repeat one in words no rule knows.
     typed_before: Vec<(String, &'static str)>,
     /// The end of what the assistant wrote in the turn before it (unredacted): for a prompt
     /// that may be cut, [`SAID_BYTES`] of it; for one short enough to be listed whole, the
@@ -957,7 +957,8 @@ struct PromptReader {
     counted_line: u64,
     /// The prompts so far, to tell one sent again.
     copies: Copies,
-    /// The secrets of the last prompt ([`Typed::typed_before`] of the next).
+    /// The secrets typed so far as answers to a question asking for one ([`Typed::typed_before`]
+    /// of the next prompt).
     typed_secrets: Vec<(String, &'static str)>,
 }
 
@@ -991,7 +992,9 @@ impl PromptReader {
                         .flatten()
                         .map(|asked| redact::findings(&sanitize::clean(&typed.head), Some(&asked)))
                         .unwrap_or_default();
-                    typed.typed_before = std::mem::replace(&mut self.typed_secrets, secrets);
+                    // Before this prompt's own: its `[after: …]` is what came before it.
+                    typed.typed_before = self.typed_secrets.clone();
+                    self.typed_secrets.extend(secrets);
                     self.prompts.push(typed);
                     self.reset();
                 } else {

@@ -4,7 +4,8 @@
 //! (with the tools it called after its last words, and the last call's command) and before the
 //! start of the assistant's answer and the user's next prompt (where a correction taken back or
 //! a fix that worked shows), redacted like everything the digest prints, the secrets the user
-//! typed in this prompt or the one before included wherever the assistant's words repeat them.
+//! typed in this prompt or the one before (and earlier, as the answer to a question asking for
+//! one) included wherever the assistant's words repeat them.
 //! SESSION may be a unique prefix of the id (the index prints 8 characters). The session's
 //! transcript is found as the digest finds it: through capture's cursor, else under
 //! `<config dir>/projects/`.
@@ -137,8 +138,10 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     let mut answer = String::new();
     let mut next: Option<(u64, String)> = None;
     // The prompt before it, and what that answered: the turn it answers may repeat one of its
-    // secrets (a value typed as the answer to a question, "I'll use X") in words no rule knows.
+    // secrets (a value typed as the answer to a question, "I'll use X") in words no rule knows;
+    // and, from earlier in the session, the secrets typed as answers to a question asking for one.
     let mut typed_before: Option<(String, Option<redact::Asked>)> = None;
+    let mut answered: Vec<(String, &'static str)> = Vec::new();
     transcript::read(&mut file, Position::default(), |event| {
         if next.is_some() || (found.is_none() && event.line > line) {
             return;
@@ -164,6 +167,9 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
             }
             EventKind::UserText { text } if !noise::is_not_a_prompt(text) => {
                 let asked = redact::Asked::of(tail(&turn, redact::ASKED_BYTES));
+                if let Some((before, Some(asked))) = &typed_before {
+                    answered.extend(redact::findings(&sanitize::clean(before), Some(asked)));
+                }
                 typed_before = Some((text.clone(), asked));
                 turn.clear();
                 tools.clear();
@@ -224,6 +230,7 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     if let Some((before, asked)) = &typed_before {
         known.extend(redact::findings(&sanitize::clean(before), asked.as_ref()));
     }
+    known.extend(answered);
     let answered = ended_with(
         turn_end(&turn, &known),
         &sanitize::visible(&tools.join(", ")),
