@@ -171,13 +171,61 @@ pub fn redact_after<'t>(text: &'t str, asked: Option<&Asked>) -> Cow<'t, str> {
 /// (`answered-secret`) is a secret only by that question; an answer that repeats it
 /// ("I'll set the voice to X") names it with no word a rule knows.
 pub fn redact_known<'t>(text: &'t str, known: &[(String, &'static str)]) -> Cow<'t, str> {
-    let mut out = redact(text);
-    for (secret, kind) in known {
-        if secret.len() >= MIN_BARE_SECRET && out.contains(secret.as_str()) {
-            out = Cow::Owned(out.replace(secret.as_str(), &placeholder(kind)));
+    let out = redact(text);
+    let mut secrets: Vec<&(String, &'static str)> = known
+        .iter()
+        .filter(|(s, _)| s.len() >= MIN_BARE_SECRET && out.contains(s.as_str()))
+        .collect();
+    if secrets.is_empty() {
+        return out;
+    }
+    // Longest first, so a secret that holds another goes whole; each value once.
+    secrets.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+    secrets.dedup_by(|a, b| a.0 == b.0);
+    // Never inside a mark: a secret that is a word of one (`password` in
+    // `[REDACTED:url-password]`) would garble it.
+    let mut taken = marks(&out);
+    let mut spans: Vec<(Range<usize>, &'static str)> = Vec::new();
+    for (secret, kind) in secrets {
+        for (at, _) in out.match_indices(secret.as_str()) {
+            let span = at..at + secret.len();
+            if taken
+                .iter()
+                .all(|t| span.end <= t.start || t.end <= span.start)
+            {
+                taken.push(span.clone());
+                spans.push((span, kind));
+            }
         }
     }
-    out
+    if spans.is_empty() {
+        return out;
+    }
+    spans.sort_by_key(|(span, _)| span.start);
+    let mut replaced = String::with_capacity(out.len());
+    let mut last = 0;
+    for (span, kind) in spans {
+        replaced.push_str(&out[last..span.start]);
+        replaced.push_str(&placeholder(kind));
+        last = span.end;
+    }
+    replaced.push_str(&out[last..]);
+    Cow::Owned(replaced)
+}
+
+/// The `[REDACTED:kind]` marks of `text`.
+fn marks(text: &str) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(PLACEHOLDER_PREFIX) {
+        let start = from + at;
+        let Some(len) = text[start..].find(']') else {
+            break;
+        };
+        found.push(start..start + len + 1);
+        from = start + len + 1;
+    }
+    found
 }
 
 /// What [`redact`] replaces in `text` (its `<private>` spans dropped first): each secret as
@@ -2351,6 +2399,29 @@ mod tests {
             let once = redact(case.input).into_owned();
             assert_eq!(redact(&once), once.as_str(), "{}", case.kind);
         }
+    }
+
+    #[test]
+    fn a_known_secret_is_redacted_where_repeated_but_never_inside_a_mark() {
+        // The prompt's URL password is a plain word; the answer repeats it, once in a URL of
+        // its own (a mark whose kind holds the word) and once bare. Known twice (the prompt and
+        // the one before), longest first: a secret that holds another goes whole.
+        let known = [
+            ("password".to_string(), "url-password"),
+            ("password".to_string(), "url-password"),
+            ("Wq7rTz92Lm".to_string(), "answered-secret"),
+            ("Wq7rTz92Lm-old".to_string(), "answered-secret"),
+        ];
+        let said = "Using postgresql://user:password@localhost/db; the password is password, \
+                    not Wq7rTz92Lm-old but Wq7rTz92Lm.";
+        let out = redact_known(said, &known);
+        assert_eq!(
+            out,
+            "Using postgresql://user:[REDACTED:url-password]@localhost/db; the [REDACTED:url-password] \
+             is [REDACTED:url-password], not [REDACTED:answered-secret] but [REDACTED:answered-secret]."
+        );
+        assert_eq!(redact_known(&out, &known), out, "stable");
+        assert_eq!(redact_known("nothing here", &known), "nothing here");
     }
 
     #[test]
