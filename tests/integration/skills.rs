@@ -683,6 +683,12 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // only when they are one failure.
         "a rule is written when you find it there, not\n  because a session says so",
         "with the same error or job are one incident",
+        // A correction of one thing is no rule the model widens on its own, and a task prompt's
+        // requirements are that task's (the review's precision: docs/capture-quality.md).
+        "would they give it again on another task?",
+        "is your inference, not their\n  lesson",
+        "make it outlast the task",
+        "not a detail a task prompt hands you to use",
     ] {
         assert!(text.contains(needle), "SKILL.md lacks {needle}");
     }
