@@ -1150,6 +1150,37 @@ fn the_digest_and_show_leak_no_secret_of_any_shape_or_encoding() {
     );
     prompts.push(t.lines().count() + 1);
     t += &entry("user", t.lines().count() + 1, json!("and the port too"));
+    // A failed call holding each text, then another: `--show` at a failed call's line prints
+    // the call, its error and the calls after it in its turn.
+    let mut failures = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        for (id, command, error) in [
+            (
+                format!("toolu_fail{i:04}"),
+                row.text.to_string(),
+                format!("Exit code 1\n{}", row.text),
+            ),
+            (
+                format!("toolu_next{i:04}"),
+                format!("retry {}", row.text),
+                format!("Error: {}", row.text),
+            ),
+        ] {
+            t += &entry(
+                "assistant",
+                t.lines().count() + 1,
+                json!([{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command}}]),
+            );
+            if id.starts_with("toolu_fail") {
+                failures.push(t.lines().count() + 1);
+            }
+            t += &entry(
+                "user",
+                t.lines().count() + 1,
+                json!([{"type": "tool_result", "tool_use_id": id, "is_error": true, "content": error}]),
+            );
+        }
+    }
     let dir = env.config.join("projects").join("x");
     fs::create_dir_all(&dir).unwrap();
     let transcript = dir.join("s-shapes.jsonl");
@@ -1185,13 +1216,18 @@ fn the_digest_and_show_leak_no_secret_of_any_shape_or_encoding() {
             &format!("digest --format {format}, stderr"),
         );
     }
-    let mut show = env.cmd("memory-store");
-    show.arg("digest");
-    for line in &prompts {
-        show.arg("--show").arg(format!("s-shapes:{line}"));
-    }
-    let out = show.output().unwrap();
-    assert!(out.status.success(), "{out:?}");
+    // `--show` at each of `lines`, which must succeed.
+    let show = |lines: &[usize]| {
+        let mut show = env.cmd("memory-store");
+        show.arg("digest");
+        for line in lines {
+            show.arg("--show").arg(format!("s-shapes:{line}"));
+        }
+        let out = show.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        out
+    };
+    let out = show(&prompts);
     assert_eq!(
         stdout(&out).matches("## session s-shapes").count(),
         prompts.len()
@@ -1199,5 +1235,15 @@ fn the_digest_and_show_leak_no_secret_of_any_shape_or_encoding() {
     assert_redacted(&out.stdout, "--show");
     assert_no_leak(&rows, &out.stdout, "digest --show");
     assert_no_answered_secret(&out.stdout, "digest --show");
+    let out = show(&failures);
+    let shown = stdout(&out);
+    assert_eq!(shown.matches("a failed call: Bash").count(), rows.len());
+    // Each lists the calls after it, 12 at most: its retry and the next texts' calls.
+    let later: usize = (0..rows.len())
+        .map(|i| (2 * (rows.len() - 1 - i) + 1).min(12))
+        .sum();
+    assert_eq!(shown.matches("→ failed: ").count(), later);
+    assert_redacted(&out.stdout, "--show at a failed call");
+    assert_no_leak(&rows, &out.stdout, "digest --show at a failed call");
     assert_no_leak(&rows, &env.all_data_bytes(), "digest");
 }

@@ -26,7 +26,8 @@ fn slug(dir: &Path) -> String {
         .collect()
 }
 
-/// One transcript entry: `("user" | "assistant", text)`.
+/// One transcript entry: `("user" | "assistant", text)`, a tool call (`"tool"`), or the result
+/// of the last call before it (`"ok"` or `"error"`, its output).
 type Entry<'a> = (&'a str, &'a str);
 
 /// The transcript of `session` in `<config>/projects/<folder>/`, as Claude Code writes it for a
@@ -43,8 +44,14 @@ fn write_transcript(
     fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{session}.jsonl"));
     let mut text = String::new();
+    let mut last_call = 0;
     for (n, (role, said)) in entries.iter().enumerate() {
         let line = match *role {
+            "ok" | "error" => json!({"type": "user", "isSidechain": false, "sessionId": session,
+                "cwd": cwd, "uuid": format!("{uuid_prefix}-{n}"),
+                "message": {"role": "user", "content": [{"type": "tool_result",
+                    "tool_use_id": format!("t-{last_call}"), "content": said,
+                    "is_error": *role == "error"}]}}),
             "user" => json!({"type": "user", "isSidechain": false, "sessionId": session,
                 "cwd": cwd, "uuid": format!("{uuid_prefix}-{n}"),
                 "message": {"role": "user", "content": said}}),
@@ -56,6 +63,7 @@ fn write_transcript(
                     "" => json!({}),
                     command => json!({ "command": command }),
                 };
+                last_call = n;
                 json!({"type": "assistant", "isSidechain": false, "sessionId": session,
                 "cwd": cwd, "uuid": format!("{uuid_prefix}-{n}"),
                 "message": {"id": format!("m-{uuid_prefix}-{n}"), "role": "assistant",
@@ -352,6 +360,79 @@ fn show_names_the_tools_a_turn_ended_with() {
         ),
         "{words_then_call}"
     );
+}
+
+#[test]
+fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let token = format!("ghp_{}", "Zq8vLm2pXw7Rt5Ny3Kb6Hd9Jf4Gc1Ws0Ae2");
+    let prompt = format!("deploy it, the token is {token}");
+    let failing = format!("Bash: ./deploy.sh --token {token}");
+    let entries: &[Entry] = &[
+        ("tool", "Bash: ./setup.sh"),
+        ("error", "Exit code 126\n(eval):1: permission denied: ./setup.sh"),
+        ("tool", "Bash: chmod +x setup.sh && ./setup.sh"),
+        ("ok", "done"),
+        ("user", &prompt),
+        ("tool", &failing),
+        ("error", "Exit code 1\nError: connection refused"),
+        ("assistant", "The server is not up; starting it first."),
+        ("tool", "Bash: docker compose up -d api"),
+        ("ok", "started"),
+        ("tool", "Bash: ./deploy.sh --env prod"),
+        (
+            "error",
+            "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nuse make ship",
+        ),
+        ("user", "use make ship from now on"),
+    ];
+    write_transcript(&env, &slug(&app), "s-failed", &app, "p", entries);
+    // A failure at the session's start, no prompt before it: the call that fixed it shows.
+    let first = digest_text(&env, &app, &["--show", "s-failed:2"]);
+    assert!(
+        first.contains(concat!(
+            "a failed call: Bash `./setup.sh`\n",
+            "its error: (eval):1: permission denied: ./setup.sh\n",
+            "after it, in the same turn:\n",
+            "  Bash `chmod +x setup.sh && ./setup.sh` → ok\n",
+        )),
+        "{first}"
+    );
+    assert!(!first.contains("the prompt of its turn"), "{first}");
+    assert!(
+        first.contains("user, next (L5): deploy it, the token is [REDACTED:github-token]\n"),
+        "{first}"
+    );
+    // One after a prompt: its turn's prompt named, each later call with its outcome, what the
+    // assistant said, the user's next prompt; the prompt's secret nowhere.
+    let shown = digest_text(&env, &app, &["--show", "s-failed:7"]);
+    assert!(shown.starts_with("## session s-failed · L7"), "{shown}");
+    assert!(
+        shown.contains(concat!(
+            "the prompt of its turn: --show s-failed:5\n",
+            "a failed call: Bash `./deploy.sh --token [REDACTED:github-token]`\n",
+            "its error: Error: connection refused\n",
+            "after it, in the same turn:\n",
+            "  Bash `docker compose up -d api` → ok\n",
+            "  Bash `./deploy.sh --env prod` → refused by the user: use make ship\n",
+            "assistant, then: The server is not up; starting it first.\n",
+            "user, next (L13): use make ship from now on\n",
+        )),
+        "{shown}"
+    );
+    assert!(!shown.contains("Zq8vLm2p"), "{shown}");
+    // A refused call's own line: the user's reason.
+    let refused = digest_text(&env, &app, &["--show", "s-failed:12"]);
+    assert!(
+        refused.contains(
+            "a call the user refused: Bash `./deploy.sh --env prod`\ntheir reason: use make ship\nafter it, in the same turn: no other call\n"
+        ),
+        "{refused}"
+    );
+    // A result that is no failure is still no prompt.
+    let out = digest(&env, &app, &["--show", "s-failed:10"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
 }
 
 #[test]

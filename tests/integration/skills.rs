@@ -625,11 +625,17 @@ fn skill_step(text: &str, number: &str) -> String {
 #[test]
 fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() {
     let text = read("skills/self-reflect/SKILL.md");
-    // Classify decides only: no memory-store call there (the category is recorded at promote).
+    // Classify decides only: no memory-store call that writes there (the category is recorded
+    // at promote); it may read (`get`, `digest --show`).
     let classify = skill_step(&text, "3");
+    let reads = |(sub, flags): &(String, Vec<String>)| {
+        ["get", "query", "stats", "doctor"].contains(&sub.as_str())
+            || (sub == "digest" && flags.iter().all(|f| f == "--show"))
+    };
+    let mentions = memory_store_mentions(&classify);
     assert!(
-        memory_store_mentions(&classify).is_empty(),
-        "step 3 writes before approval:\n{classify}"
+        mentions.iter().all(reads),
+        "step 3 writes before approval: {mentions:?}\n{classify}"
     );
     let write = skill_step(&text, "5");
     let subs: Vec<String> = memory_store_mentions(&write)
@@ -689,6 +695,8 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "is your inference, not their\n  lesson",
         "make it outlast the task",
         "not a detail a task prompt hands you to use",
+        // A failure's own line shows the calls after it: a fix capture did not record.
+        "at the\n  failure's own line, `source.line` in `get`",
     ] {
         assert!(text.contains(needle), "SKILL.md lacks {needle}");
     }

@@ -292,7 +292,9 @@ pub struct Digest {
     /// Print one prompt in full (past 16 KB, its start and end) after the end of the assistant
     /// turn it answers and before the start of the answer and the user's next prompt, redacted:
     /// SESSION:LINE, the session of a digest's heading (or a unique prefix of it, as the index
-    /// prints) and the line of its L<line> (repeatable); lists nothing
+    /// prints) and the line of its L<line> (repeatable); at a failed or refused tool call's line
+    /// (a failure's `source.line`), the call, its error and the later calls of its turn, each ok
+    /// or failed; lists nothing
     #[arg(long = "show", value_name = "SESSION:LINE", conflicts_with = "marks")]
     pub show: Vec<String>,
 }

@@ -284,7 +284,7 @@ enum Tier {
 /// The first marker is the cause (a compiler's later errors follow from it); a Python
 /// traceback's frames are noise, so its exception line is the first marker. A marker line that
 /// says little by itself ("ERROR:", "regex parse error:") is joined with the line after it.
-pub(crate) fn error_line(error: &str) -> Option<String> {
+pub fn error_line(error: &str) -> Option<String> {
     let mut lines = error
         .lines()
         .map(str::trim)

@@ -54,6 +54,7 @@ mod approval;
 pub mod history;
 mod noise;
 pub mod show;
+mod show_calls;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::{self, Write as _};

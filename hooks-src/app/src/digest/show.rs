@@ -6,6 +6,8 @@
 //! a fix that worked shows), redacted like everything the digest prints, the secrets the user
 //! typed in this prompt or the one before (and earlier, as the answer to a question asking for
 //! one) included wherever the assistant's words repeat them.
+//! At a failed or refused tool call's line it shows that call and what followed it instead
+//! (`show_calls`).
 //! SESSION may be a unique prefix of the id (the index prints 8 characters). The session's
 //! transcript is found as the digest finds it: through capture's cursor, else under
 //! `<config dir>/projects/`.
@@ -23,6 +25,7 @@ use reflect_store::redact;
 use reflect_store::sanitize;
 use reflect_transcript::{self as transcript, EventKind, Position};
 
+use super::show_calls::{call_line, Failed, AFTER_CHARS};
 use super::{ended_with, find_transcript, load_cursor, noise, tail, TAIL_BYTES};
 use reflect_detect::excerpt::ends;
 
@@ -45,10 +48,6 @@ pub fn parse(arg: &str) -> Result<(String, u64)> {
 
 /// The end of the assistant's turn `--show` prints before the prompt, in characters.
 pub const TURN_CHARS: usize = 600;
-/// The start of the assistant's answer, and of the user's next prompt, `--show` prints after it.
-const AFTER_CHARS: usize = 300;
-/// Longest command of the last call a turn ended with ([`call_line`]).
-const CALL_CHARS: usize = 200;
 /// Longest prompt `--show` prints whole, in bytes (about 4,000 tokens of the model's context); a
 /// longer one (a pasted log, a file, an image's base64) is shown by its start and its end.
 pub const SHOW_MAX_BYTES: usize = 16 << 10;
@@ -142,7 +141,17 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     // and, from earlier in the session, the secrets typed as answers to a question asking for one.
     let mut typed_before: Option<(String, Option<redact::Asked>)> = None;
     let mut answered: Vec<(String, &'static str)> = Vec::new();
+    // The calls of the turn so far, by id: the line may be a failed or refused call's result,
+    // shown with its call and what followed it (`show_failure`).
+    let mut calls: Vec<(String, String, transcript::ToolInput)> = Vec::new();
+    let mut failed: Option<Failed> = None;
     transcript::read(&mut file, Position::default(), |event| {
+        if let Some(failed) = &mut failed {
+            if failed.next.is_none() {
+                failed.take(&event);
+            }
+            return;
+        }
         if next.is_some() || (found.is_none() && event.line > line) {
             return;
         }
@@ -165,6 +174,18 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
             EventKind::UserText { text } if event.line == line => {
                 found = Some((text.clone(), event.timestamp.clone()));
             }
+            EventKind::ToolResult {
+                tool_use_id,
+                is_error: true,
+                text,
+            } if event.line == line => {
+                let call = called(&calls, tool_use_id);
+                failed = Some(Failed::new(call, false, text, timestamp(&event)));
+            }
+            EventKind::Rejection { tool_use_id, text } if event.line == line => {
+                let call = called(&calls, tool_use_id);
+                failed = Some(Failed::new(call, true, text, timestamp(&event)));
+            }
             EventKind::UserText { text } if !noise::is_not_a_prompt(text) => {
                 let asked = redact::Asked::of(tail(&turn, redact::ASKED_BYTES));
                 if let Some((before, Some(asked))) = &typed_before {
@@ -173,19 +194,22 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
                 typed_before = Some((text.clone(), asked));
                 turn.clear();
                 tools.clear();
+                calls.clear();
                 last_call = None;
                 prompt_before = Some(event.line);
             }
             EventKind::CompactBoundary => {
                 turn.clear();
                 tools.clear();
+                calls.clear();
                 last_call = None;
             }
-            EventKind::ToolUse { name, input, .. } => {
+            EventKind::ToolUse { id, name, input } => {
                 if !tools.contains(name) {
                     tools.push(name.clone());
                 }
                 last_call = Some((name.clone(), input.clone()));
+                calls.push((id.clone(), name.clone(), input.clone()));
             }
             EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
                 tools.clear();
@@ -201,6 +225,23 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
         }
     })
     .ctx("cannot read", &transcript)?;
+    if let Some(failed) = failed {
+        // The turn's prompt's secrets, and those typed earlier as answers, wherever repeated.
+        let mut known = answered;
+        if let Some((prompt, asked)) = &typed_before {
+            known.extend(redact::findings(&sanitize::clean(prompt), asked.as_ref()));
+        }
+        let mut heading = format!("## session {session} · L{line}");
+        if let Some(t) = &failed.timestamp {
+            let _ = write!(heading, " · {}", sanitize::visible(t));
+        }
+        heading.push('\n');
+        if let Some(p) = prompt_before {
+            let short = crate::scope::short_session(Some(session));
+            let _ = writeln!(heading, "the prompt of its turn: --show {short}:{p}");
+        }
+        return Ok(failed.render(heading, &known));
+    }
     let (text, timestamp) = found.ok_or_else(|| {
         let before = prompt_before.map_or(
             " (no prompt the user typed comes before it: the session began with a command or a continuation)".to_string(),
@@ -278,18 +319,20 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     Ok(out)
 }
 
-/// A tool call as `--show` names it: `Bash \`cargo test\``, what it was asked to do redacted
-/// (the prompt's secrets too, `known`) on one line of at most [`CALL_CHARS`]; `None` when the
-/// input says nothing.
-fn call_line(
-    tool: &str,
-    input: &transcript::ToolInput,
-    known: &[(String, &'static str)],
-) -> Option<String> {
-    let asked = reflect_detect::failure::input_summary(tool, &input.to_value());
-    let cleaned = sanitize::clean(&asked);
-    let asked = text::one_line(&redact::redact_known(&cleaned, known), CALL_CHARS);
-    (!asked.is_empty()).then(|| format!("{} `{asked}`", sanitize::visible(tool)))
+/// The call `id` names among the turn's `calls`.
+fn called(
+    calls: &[(String, String, transcript::ToolInput)],
+    id: &str,
+) -> Option<(String, transcript::ToolInput)> {
+    calls
+        .iter()
+        .rev()
+        .find(|(call, ..)| call == id)
+        .map(|(_, tool, input)| (tool.clone(), input.clone()))
+}
+
+fn timestamp(event: &transcript::Event) -> Option<String> {
+    event.timestamp.as_deref().map(str::to_string)
 }
 
 /// The last [`TURN_CHARS`] of the assistant's turn with the `…`, redacted (the prompt's secrets

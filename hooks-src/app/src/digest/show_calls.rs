@@ -1,0 +1,207 @@
+//! `--show`'s tool calls: a call as it names one ([`call_line`]), and the view at a failed or
+//! refused call's line (a `failure` signal's own line, [`Failed`]): the call, its error (or the
+//! user's reason for refusing it), and what the assistant did after it in the same turn, each
+//! later call ok or failed, up to the user's next prompt. There shows
+//! what the index cannot: a fix capture did not record, a later success of the same command,
+//! or a failure the session undid. Everything it prints is redacted, the turn's prompt's
+//! secrets too (`known`).
+
+use std::fmt::Write as _;
+
+use reflect_base::text;
+use reflect_detect::failure::{error_line, input_summary};
+use reflect_store::{redact, sanitize};
+use reflect_transcript::{Event, EventKind, ToolInput};
+
+use super::noise;
+
+/// The start of the assistant's answer, and of the user's next prompt, `--show` prints after
+/// what it shows.
+pub(super) const AFTER_CHARS: usize = 300;
+/// Longest command of a call ([`call_line`]).
+const CALL_CHARS: usize = 200;
+/// Most later calls listed; the rest are counted.
+const AFTER_CALLS: usize = 12;
+/// Longest error, or reason, printed.
+const ERROR_CHARS: usize = 300;
+
+/// A failed or refused call and what followed it in its turn.
+pub(super) struct Failed {
+    /// The call (its tool and input), when its `tool_use` came before the result.
+    call: Option<(String, ToolInput)>,
+    /// Refused by the user rather than failed.
+    refused: bool,
+    /// The error, or the user's reason.
+    error: String,
+    pub(super) timestamp: Option<String>,
+    after: Vec<After>,
+    /// Later calls past [`AFTER_CALLS`].
+    more: usize,
+    /// The start of what the assistant said next.
+    then: String,
+    /// The user's next prompt and its line: where the view ends.
+    pub(super) next: Option<(u64, String)>,
+}
+
+struct After {
+    id: String,
+    tool: String,
+    input: ToolInput,
+    outcome: Outcome,
+}
+
+enum Outcome {
+    /// No result read (the turn was stopped, or the transcript ends).
+    Open,
+    Ok,
+    Failed(String),
+    Refused(String),
+}
+
+impl Failed {
+    pub(super) fn new(
+        call: Option<(String, ToolInput)>,
+        refused: bool,
+        error: &str,
+        timestamp: Option<String>,
+    ) -> Failed {
+        Failed {
+            call,
+            refused,
+            error: error.to_string(),
+            timestamp,
+            after: Vec::new(),
+            more: 0,
+            then: String::new(),
+            next: None,
+        }
+    }
+
+    /// Takes an event after the failed call's line, until the user's next prompt.
+    pub(super) fn take(&mut self, event: &Event) {
+        match &event.kind {
+            EventKind::UserText { text } if !noise::is_not_a_prompt(text) => {
+                self.next = Some((event.line, text.clone()));
+            }
+            EventKind::ToolUse { id, name, input } if self.after.len() < AFTER_CALLS => {
+                self.after.push(After {
+                    id: id.clone(),
+                    tool: name.clone(),
+                    input: input.clone(),
+                    outcome: Outcome::Open,
+                });
+            }
+            EventKind::ToolUse { .. } => self.more += 1,
+            EventKind::ToolResult {
+                tool_use_id,
+                is_error,
+                text,
+            } => {
+                if let Some(call) = self.after.iter_mut().find(|c| &c.id == tool_use_id) {
+                    call.outcome = if *is_error {
+                        Outcome::Failed(text.clone())
+                    } else {
+                        Outcome::Ok
+                    };
+                }
+            }
+            EventKind::Rejection { tool_use_id, text } => {
+                if let Some(call) = self.after.iter_mut().find(|c| &c.id == tool_use_id) {
+                    call.outcome = Outcome::Refused(text.clone());
+                }
+            }
+            EventKind::AssistantText { text }
+                if !noise::is_harness_reply(text) && self.then.len() < super::TAIL_BYTES =>
+            {
+                self.then.push('\n');
+                self.then.push_str(text::head(text, super::TAIL_BYTES));
+            }
+            _ => {}
+        }
+    }
+
+    /// The view, under `heading`; `known`: the turn's prompt's secrets, redacted wherever
+    /// repeated.
+    pub(super) fn render(&self, heading: String, known: &[(String, &'static str)]) -> String {
+        let mut out = heading;
+        let what = if self.refused {
+            "a call the user refused"
+        } else {
+            "a failed call"
+        };
+        let call = self
+            .call
+            .as_ref()
+            .and_then(|(tool, input)| call_line(tool, input, known))
+            .unwrap_or_else(|| "(its call is not in the transcript)".to_string());
+        let _ = writeln!(out, "{what}: {call}");
+        let error = shown_error(&self.error, known);
+        match (self.refused, error.is_empty()) {
+            (true, true) => out.push_str("their reason: none given\n"),
+            (true, false) => {
+                let _ = writeln!(out, "their reason: {error}");
+            }
+            (false, _) => {
+                let _ = writeln!(out, "its error: {error}");
+            }
+        }
+        if self.after.is_empty() {
+            out.push_str("after it, in the same turn: no other call\n");
+        } else {
+            out.push_str("after it, in the same turn:\n");
+        }
+        for call in &self.after {
+            let named = call_line(&call.tool, &call.input, known)
+                .unwrap_or_else(|| sanitize::visible(&call.tool).into_owned());
+            let outcome = match &call.outcome {
+                Outcome::Open => "no result".to_string(),
+                Outcome::Ok => "ok".to_string(),
+                Outcome::Failed(error) => format!("failed: {}", shown_error(error, known)),
+                Outcome::Refused(reason) => match shown_error(reason, known) {
+                    reason if reason.is_empty() => "refused by the user".to_string(),
+                    reason => format!("refused by the user: {reason}"),
+                },
+            };
+            let _ = writeln!(out, "  {named} → {outcome}");
+        }
+        if self.more > 0 {
+            let _ = writeln!(out, "  … {} more call(s)", self.more);
+        }
+        let then = text::one_line(
+            &redact::redact_known(&sanitize::clean(&self.then), known),
+            AFTER_CHARS,
+        );
+        if !then.is_empty() {
+            let _ = writeln!(out, "assistant, then: {then}");
+        }
+        if let Some((at, said)) = &self.next {
+            let cleaned = sanitize::clean(text::head(said, super::TAIL_BYTES));
+            let said = text::one_line(&redact::redact_known(&cleaned, known), AFTER_CHARS);
+            let _ = writeln!(out, "user, next (L{at}): {said}");
+        }
+        out
+    }
+}
+
+/// An error as the index words one (its telling line), else its start; redacted, on one line.
+fn shown_error(error: &str, known: &[(String, &'static str)]) -> String {
+    // Redacted before its line is picked: a cut could split a secret.
+    let cleaned = sanitize::clean(error);
+    let redacted = redact::redact_known(&cleaned, known);
+    let line = error_line(&redacted).unwrap_or_else(|| redacted.trim().to_string());
+    text::one_line(&line, ERROR_CHARS)
+}
+
+/// A tool call as `--show` names it: `Bash \`cargo test\``, what it was asked to do redacted
+/// (the prompt's secrets too, `known`) on one line of at most [`CALL_CHARS`]; `None` when the
+/// input says nothing.
+pub(super) fn call_line(
+    tool: &str,
+    input: &ToolInput,
+    known: &[(String, &'static str)],
+) -> Option<String> {
+    let asked = input_summary(tool, &input.to_value());
+    let cleaned = sanitize::clean(&asked);
+    let asked = text::one_line(&redact::redact_known(&cleaned, known), CALL_CHARS);
+    (!asked.is_empty()).then(|| format!("{} `{asked}`", sanitize::visible(tool)))
+}
