@@ -369,6 +369,10 @@ fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
     let token = format!("ghp_{}", "Zq8vLm2pXw7Rt5Ny3Kb6Hd9Jf4Gc1Ws0Ae2");
     let prompt = format!("deploy it, the token is {token}");
     let failing = format!("Bash: ./deploy.sh --token {token}");
+    // A long command rerun with a change past its shared start: shown from the change.
+    let build = "docker compose -f docker-compose.production.yml build --progress plain";
+    let long = format!("Bash: {build} --pull api worker");
+    let rerun = format!("Bash: {build} api worker");
     let entries: &[Entry] = &[
         ("tool", "Bash: ./setup.sh"),
         ("error", "Exit code 126\n(eval):1: permission denied: ./setup.sh"),
@@ -380,6 +384,10 @@ fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
         ("assistant", "The server is not up; starting it first."),
         ("tool", "Bash: docker compose up -d api"),
         ("ok", "started"),
+        ("tool", &long),
+        ("error", "Exit code 1\nError: pull access denied for cache-base"),
+        ("tool", &rerun),
+        ("ok", "built"),
         ("tool", "Bash: ./deploy.sh --env prod"),
         (
             "error",
@@ -415,15 +423,17 @@ fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
             "its error: Error: connection refused\n",
             "after it, in the same turn:\n",
             "  Bash `docker compose up -d api` → ok\n",
+            "  Bash `docker compose -f docker-compose.production.yml build --progress plain --pull api worker` → failed: Error: pull access denied for cache-base\n",
+            "  Bash `…api worker` (without --pull) → ok\n",
             "  Bash `./deploy.sh --env prod` → refused by the user: use make ship\n",
             "assistant, then: The server is not up; starting it first.\n",
-            "user, next (L13): use make ship from now on\n",
+            "user, next (L17): use make ship from now on\n",
         )),
         "{shown}"
     );
     assert!(!shown.contains("Zq8vLm2p"), "{shown}");
     // A refused call's own line: the user's reason.
-    let refused = digest_text(&env, &app, &["--show", "s-failed:12"]);
+    let refused = digest_text(&env, &app, &["--show", "s-failed:16"]);
     assert!(
         refused.contains(
             "a call the user refused: Bash `./deploy.sh --env prod`\ntheir reason: use make ship\nafter it, in the same turn: no other call\n"
@@ -431,7 +441,7 @@ fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
         "{refused}"
     );
     // A result that is no failure is still no prompt.
-    let out = digest(&env, &app, &["--show", "s-failed:10"]);
+    let out = digest(&env, &app, &["--show", "s-failed:14"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
 }
 

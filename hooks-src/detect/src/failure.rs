@@ -153,6 +153,17 @@ const PRINTERS: &[&str] = &[
     "cat", "head", "tail", "sed", "less", "more", "grep", "rg", "awk", "bat", "nl", "diff",
 ];
 
+/// A tool's error on one line as a failure's content names it (a timeout, Claude Code's own
+/// message by kind, or the line that says what went wrong), else its start: for a view of a
+/// failed call beside the index. `error` is redacted already.
+pub fn error_summary(error: &str) -> String {
+    let error = strip_ansi(error);
+    match assess(&error) {
+        Assessment::Error(line) | Assessment::Protocol(line) => line,
+        _ => error_line(&error).unwrap_or_else(|| one_line(error.trim(), ERROR_LINE_CHARS)),
+    }
+}
+
 /// [`assess`] for a call of `tool` running `command` (a Bash command; empty for other tools):
 /// a program that prints files reports an error only in its own name (`cat: x: No such file`)
 /// or as a fact of the environment.
@@ -284,7 +295,7 @@ enum Tier {
 /// The first marker is the cause (a compiler's later errors follow from it); a Python
 /// traceback's frames are noise, so its exception line is the first marker. A marker line that
 /// says little by itself ("ERROR:", "regex parse error:") is joined with the line after it.
-pub fn error_line(error: &str) -> Option<String> {
+pub(crate) fn error_line(error: &str) -> Option<String> {
     let mut lines = error
         .lines()
         .map(str::trim)
@@ -810,6 +821,28 @@ pub fn failure_signal(p: &ToolFailure) -> Option<Signal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_summary_reads_as_a_failures_content() {
+        let failure = |error: &str| match assess(error) {
+            Assessment::Error(line) | Assessment::Protocol(line) => line,
+            other => panic!("{other:?}"),
+        };
+        for error in [
+            "Exit code 1\nwarning: unused\nerror: linker `cc` not found",
+            "Command timed out after 2m 0.0s\nserver listening on :3000",
+            "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>",
+            "\u{1b}[31mError: connection refused\u{1b}[0m",
+        ] {
+            assert_eq!(error_summary(error), failure(&strip_ansi(error)), "{error}");
+        }
+        // Output with no line that says what went wrong: its start, on one line.
+        assert_eq!(error_summary("Exit code 1\n"), "Exit code 1");
+        assert_eq!(
+            error_summary("Exit code 3\n12 files\n"),
+            "Exit code 3 12 files"
+        );
+    }
 
     #[test]
     fn a_rerun_with_a_change_is_shown_from_the_change_with_what_it_dropped() {

@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use reflect_base::text;
-use reflect_detect::failure::{error_line, input_summary};
+use reflect_detect::failure::{error_summary, input_summary, resolution_from_change, TRIED};
 use reflect_store::{redact, sanitize};
 use reflect_transcript::{Event, EventKind, ToolInput};
 
@@ -150,8 +150,10 @@ impl Failed {
         } else {
             out.push_str("after it, in the same turn:\n");
         }
-        for call in &self.after {
-            let named = call_line(&call.tool, &call.input, known)
+        for (i, call) in self.after.iter().enumerate() {
+            let named = self
+                .rerun_line(i, known)
+                .or_else(|| call_line(&call.tool, &call.input, known))
                 .unwrap_or_else(|| sanitize::visible(&call.tool).into_owned());
             let outcome = match &call.outcome {
                 Outcome::Open => "no result".to_string(),
@@ -183,13 +185,55 @@ impl Failed {
     }
 }
 
-/// An error as the index words one (its telling line), else its start; redacted, on one line.
+impl Failed {
+    /// The `i`th later call when it reruns a failed command of the view (the one shown, or a
+    /// later one that failed too, the latest first) with a change past a long shared start:
+    /// from where the two differ, with what it left out, as the index shows a fix
+    /// (`` Bash `…--no-cache` (without --pull) ``), since a cut would keep only the shared start.
+    fn rerun_line(&self, i: usize, known: &[(String, &'static str)]) -> Option<String> {
+        let later = &self.after[i];
+        if later.tool != "Bash" {
+            return None;
+        }
+        let failed_later = self.after[..i]
+            .iter()
+            .rev()
+            .filter(|c| c.tool == "Bash" && matches!(c.outcome, Outcome::Failed(_)))
+            .map(|c| &c.input);
+        let shown = self
+            .call
+            .iter()
+            .filter(|(tool, _)| tool == "Bash")
+            .map(|(_, input)| input);
+        let command = |input: &ToolInput| {
+            let value = input.to_value();
+            let command = value.get("command")?.as_str()?;
+            let cleaned = sanitize::clean(command);
+            Some(text::one_line(
+                &redact::redact_known(&cleaned, known),
+                COMMAND_CHARS,
+            ))
+        };
+        let rerun = format!("`{}`", command(&later.input)?);
+        let from_change = failed_later.chain(shown).find_map(|failed| {
+            resolution_from_change(&format!("{TRIED}{}", command(failed)?), &rerun)
+        })?;
+        Some(format!(
+            "Bash {}",
+            text::one_line(&from_change, 2 * CALL_CHARS)
+        ))
+    }
+}
+
+/// Longest command compared with a rerun of it ([`Failed::rerun_line`]).
+const COMMAND_CHARS: usize = 4000;
+
+/// An error as the index words one, redacted, on one line.
 fn shown_error(error: &str, known: &[(String, &'static str)]) -> String {
     // Redacted before its line is picked: a cut could split a secret.
     let cleaned = sanitize::clean(error);
     let redacted = redact::redact_known(&cleaned, known);
-    let line = error_line(&redacted).unwrap_or_else(|| redacted.trim().to_string());
-    text::one_line(&line, ERROR_CHARS)
+    text::one_line(&error_summary(&redacted), ERROR_CHARS)
 }
 
 /// A tool call as `--show` names it: `Bash \`cargo test\``, what it was asked to do redacted
