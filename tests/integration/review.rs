@@ -388,6 +388,14 @@ fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
         ("error", "Exit code 1\nError: pull access denied for cache-base"),
         ("tool", &rerun),
         ("ok", "built"),
+        // A password typed as a refusal's reason, then piped to sudo: a secret by the command.
+        ("tool", "Bash: sudo systemctl restart api"),
+        (
+            "error",
+            "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n40917321",
+        ),
+        ("tool", "Bash: echo '40917321' | sudo -S systemctl restart api"),
+        ("ok", ""),
         ("tool", "Bash: ./deploy.sh --env prod"),
         (
             "error",
@@ -425,15 +433,18 @@ fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
             "  Bash `docker compose up -d api` → ok\n",
             "  Bash `docker compose -f docker-compose.production.yml build --progress plain --pull api worker` → failed: Error: pull access denied for cache-base\n",
             "  Bash `…api worker` (without --pull) → ok\n",
+            "  Bash `sudo systemctl restart api` → refused by the user: [REDACTED:sudo-password]\n",
+            "  Bash `echo '[REDACTED:sudo-password]' | sudo -S systemctl restart api` → ok\n",
             "  Bash `./deploy.sh --env prod` → refused by the user: use make ship\n",
             "assistant, then: The server is not up; starting it first.\n",
-            "user, next (L17): use make ship from now on\n",
+            "user, next (L21): use make ship from now on\n",
         )),
         "{shown}"
     );
     assert!(!shown.contains("Zq8vLm2p"), "{shown}");
+    assert!(!shown.contains("40917321"), "{shown}");
     // A refused call's own line: the user's reason.
-    let refused = digest_text(&env, &app, &["--show", "s-failed:16"]);
+    let refused = digest_text(&env, &app, &["--show", "s-failed:20"]);
     assert!(
         refused.contains(
             "a call the user refused: Bash `./deploy.sh --env prod`\ntheir reason: use make ship\nafter it, in the same turn: no other call\n"

@@ -121,8 +121,17 @@ impl Failed {
     }
 
     /// The view, under `heading`; `known`: the turn's prompt's secrets, redacted wherever
-    /// repeated.
+    /// repeated, as are those of the view's commands (a password piped to `sudo -S` is the
+    /// one the user typed as a refusal's reason before it).
     pub(super) fn render(&self, heading: String, known: &[(String, &'static str)]) -> String {
+        let mut known = known.to_vec();
+        let inputs = self.call.iter().map(|(_, input)| input);
+        for input in inputs.chain(self.after.iter().map(|c| &c.input)) {
+            if let Some(command) = input.to_value().get("command").and_then(|c| c.as_str()) {
+                known.extend(redact::findings(&sanitize::clean(command), None));
+            }
+        }
+        let known = &known[..];
         let mut out = heading;
         let what = if self.refused {
             "a call the user refused"
