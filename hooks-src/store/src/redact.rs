@@ -174,7 +174,11 @@ pub fn redact_known<'t>(text: &'t str, known: &[(String, &'static str)]) -> Cow<
     let out = redact(text);
     let mut secrets: Vec<&(String, &'static str)> = known
         .iter()
-        .filter(|(s, _)| s.len() >= MIN_BARE_SECRET && out.contains(s.as_str()))
+        // A placeholder a rule took for a value (`user:password@`) is no secret to hide in
+        // prose ("set the password").
+        .filter(|(s, _)| {
+            s.len() >= MIN_BARE_SECRET && !is_placeholder(s) && out.contains(s.as_str())
+        })
         .collect();
     if secrets.is_empty() {
         return out;
@@ -2403,22 +2407,29 @@ mod tests {
 
     #[test]
     fn a_known_secret_is_redacted_where_repeated_but_never_inside_a_mark() {
-        // The prompt's URL password is a plain word; the answer repeats it, once in a URL of
-        // its own (a mark whose kind holds the word) and once bare. Known twice (the prompt and
-        // the one before), longest first: a secret that holds another goes whole.
+        // Known as the prompt's secrets were found: a value that is a word of a mark's kind
+        // (`word` in `url-password`), known twice, and one that holds another (longest first:
+        // it goes whole).
         let known = [
-            ("password".to_string(), "url-password"),
-            ("password".to_string(), "url-password"),
+            ("word".to_string(), "answered-secret"),
+            ("word".to_string(), "answered-secret"),
             ("Wq7rTz92Lm".to_string(), "answered-secret"),
             ("Wq7rTz92Lm-old".to_string(), "answered-secret"),
         ];
-        let said = "Using postgresql://user:password@localhost/db; the password is password, \
+        let said = "Using postgresql://app:Qx7pL2mVz9@localhost/db; the word is word, \
                     not Wq7rTz92Lm-old but Wq7rTz92Lm.";
         let out = redact_known(said, &known);
         assert_eq!(
             out,
-            "Using postgresql://user:[REDACTED:url-password]@localhost/db; the [REDACTED:url-password] \
-             is [REDACTED:url-password], not [REDACTED:answered-secret] but [REDACTED:answered-secret]."
+            "Using postgresql://app:[REDACTED:url-password]@localhost/db; the \
+             [REDACTED:answered-secret] is [REDACTED:answered-secret], not \
+             [REDACTED:answered-secret] but [REDACTED:answered-secret]."
+        );
+        // A placeholder a rule took for a value is no secret to hide in prose.
+        let placeholder = [("password".to_string(), "url-password")];
+        assert_eq!(
+            redact_known("set the password in .env", &placeholder),
+            "set the password in .env"
         );
         assert_eq!(redact_known(&out, &known), out, "stable");
         assert_eq!(redact_known("nothing here", &known), "nothing here");

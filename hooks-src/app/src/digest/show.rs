@@ -142,7 +142,7 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     let mut typed_before: Option<(String, Option<redact::Asked>)> = None;
     let mut answered: Vec<(String, &'static str)> = Vec::new();
     // The calls of the turn so far, by id: the line may be a failed or refused call's result,
-    // shown with its call and what followed it (`show_failure`).
+    // shown with its call and what followed it (`show_calls`).
     let mut calls: Vec<(String, String, transcript::ToolInput)> = Vec::new();
     let mut failed: Option<Failed> = None;
     transcript::read(&mut file, Position::default(), |event| {
