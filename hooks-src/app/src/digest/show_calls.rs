@@ -1,10 +1,9 @@
 //! `--show`'s tool calls: a call as it names one ([`call_line`]), and the view at a failed or
 //! refused call's line (a `failure` signal's own line, [`Failed`]): the call, its error (or the
 //! user's reason for refusing it), and what the assistant did after it in the same turn, each
-//! later call ok or failed, up to the user's next prompt. There shows
-//! what the index cannot: a fix capture did not record, a later success of the same command,
-//! or a failure the session undid. Everything it prints is redacted, the turn's prompt's
-//! secrets too (`known`).
+//! later call ok or failed, up to the user's next prompt. There shows what the index cannot: a
+//! fix capture did not record, a later success of the same command, or a failure the session
+//! undid. Everything it prints is redacted, the turn's prompt's secrets too (`known`).
 
 use std::fmt::Write as _;
 
