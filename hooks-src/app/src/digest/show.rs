@@ -123,12 +123,6 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     // Read from the top: the turn the prompt answers may start anywhere before it.
     let mut found = None;
     let mut turn = String::new();
-    // The tools called after the assistant's last words: a turn that ends in a call, or is only
-    // calls, says so, as the digest's `[after: … (then called Bash)]` does.
-    let mut tools: Vec<String> = Vec::new();
-    // The last of those calls, whose command says what a short reply to a turn of calls is
-    // about ("why is docker in here?").
-    let mut last_call: Option<(String, transcript::ToolInput)> = None;
     // The prompt of the turn a line is in: a refusal's or a failure's line (a tool's result, as
     // a signal records it) is not a prompt, but the prompt before it says what was asked.
     let mut prompt_before = None;
@@ -142,8 +136,12 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     let mut typed_before: Option<(String, Option<redact::Asked>)> = None;
     let mut answered: Vec<(String, &'static str)> = Vec::new();
     // The calls of the turn so far, by id: the line may be a failed or refused call's result,
-    // shown with its call and what followed it (`show_calls`).
+    // shown with its call and what followed it (`show_calls`). Those from `after_words` on
+    // came after the assistant's last words: a turn that ends in calls, or is only calls, says
+    // so, as the digest's `[after: … (then called Bash)]` does, and the last one's command says
+    // what a short reply to it is about ("why is docker in here?").
     let mut calls: Vec<(String, String, transcript::ToolInput)> = Vec::new();
+    let mut after_words = 0;
     let mut failed: Option<Failed> = None;
     transcript::read(&mut file, Position::default(), |event| {
         if let Some(failed) = &mut failed {
@@ -193,27 +191,20 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
                 }
                 typed_before = Some((text.clone(), asked));
                 turn.clear();
-                tools.clear();
                 calls.clear();
-                last_call = None;
+                after_words = 0;
                 prompt_before = Some(event.line);
             }
             EventKind::CompactBoundary => {
                 turn.clear();
-                tools.clear();
                 calls.clear();
-                last_call = None;
+                after_words = 0;
             }
             EventKind::ToolUse { id, name, input } => {
-                if !tools.contains(name) {
-                    tools.push(name.clone());
-                }
-                last_call = Some((name.clone(), input.clone()));
                 calls.push((id.clone(), name.clone(), input.clone()));
             }
             EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
-                tools.clear();
-                last_call = None;
+                after_words = calls.len();
                 turn.push('\n');
                 turn.push_str(text);
                 // Bounded as it grows, cut at a word (a cut token could slip past redaction).
@@ -272,13 +263,21 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
         known.extend(redact::findings(&sanitize::clean(before), asked.as_ref()));
     }
     known.extend(answered);
+    let called_last = &calls[after_words..];
+    let mut tools: Vec<&str> = Vec::new();
+    for (_, tool, _) in called_last {
+        if !tools.contains(&tool.as_str()) {
+            tools.push(tool);
+        }
+    }
     let answered = ended_with(
         turn_end(&turn, &known),
         &sanitize::visible(&tools.join(", ")),
     );
     if !answered.is_empty() {
         let _ = writeln!(out, "assistant, end of the turn it answers: {answered}");
-        if let Some(call) = last_call.and_then(|(tool, input)| call_line(&tool, &input, &known)) {
+        let last_call = called_last.last();
+        if let Some(call) = last_call.and_then(|(_, tool, input)| call_line(tool, input, &known)) {
             let _ = writeln!(out, "assistant, its last call: {call}");
         }
         out.push_str("user:\n");
