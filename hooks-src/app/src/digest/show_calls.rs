@@ -123,14 +123,23 @@ impl Failed {
     /// repeated, as are those of the view's commands (a password piped to `sudo -S` is the
     /// one the user typed as a refusal's reason before it).
     pub(super) fn render(&self, heading: String, known: &[(String, &'static str)]) -> String {
+        // Each call's command read once: its secrets are hidden all through the view, and a
+        // rerun is compared with the failed commands before it.
+        let shown_command = self.call.as_ref().and_then(|(_, input)| command_of(input));
+        let after_commands: Vec<Option<String>> =
+            self.after.iter().map(|c| command_of(&c.input)).collect();
         let mut known = known.to_vec();
-        let inputs = self.call.iter().map(|(_, input)| input);
-        for input in inputs.chain(self.after.iter().map(|c| &c.input)) {
-            if let Some(command) = input.to_value().get("command").and_then(|c| c.as_str()) {
-                known.extend(redact::findings(&sanitize::clean(command), None));
-            }
+        for command in shown_command.iter().chain(after_commands.iter().flatten()) {
+            known.extend(redact::findings(command, None));
         }
         let known = &known[..];
+        let redacted = |command: &Option<String>| {
+            command
+                .as_ref()
+                .map(|c| text::one_line(&redact::redact_known(c, known), COMMAND_CHARS))
+        };
+        let shown_command = redacted(&shown_command);
+        let after_commands: Vec<Option<String>> = after_commands.iter().map(redacted).collect();
         let mut out = heading;
         let what = if self.refused {
             "a call the user refused"
@@ -160,7 +169,7 @@ impl Failed {
         }
         for (i, call) in self.after.iter().enumerate() {
             let named = self
-                .rerun_line(i, known)
+                .rerun_line(i, shown_command.as_deref(), &after_commands)
                 .or_else(|| call_line(&call.tool, &call.input, known))
                 .unwrap_or_else(|| sanitize::visible(&call.tool).into_owned());
             let outcome = match &call.outcome {
@@ -191,41 +200,32 @@ impl Failed {
         }
         out
     }
-}
 
-impl Failed {
     /// The `i`th later call when it reruns a failed command of the view (the one shown, or a
     /// later one that failed too, the latest first) with a change past a long shared start:
     /// from where the two differ, with what it left out, as the index shows a fix
     /// (`` Bash `…--no-cache` (without --pull) ``), since a cut would keep only the shared start.
-    fn rerun_line(&self, i: usize, known: &[(String, &'static str)]) -> Option<String> {
-        let later = &self.after[i];
-        if later.tool != "Bash" {
+    /// `shown` and `after`: the calls' commands, redacted ([`Failed::render`]).
+    fn rerun_line(
+        &self,
+        i: usize,
+        shown: Option<&str>,
+        after: &[Option<String>],
+    ) -> Option<String> {
+        if self.after[i].tool != "Bash" {
             return None;
         }
+        let rerun = format!("`{}`", after[i].as_deref()?);
         let failed_later = self.after[..i]
             .iter()
+            .zip(after)
             .rev()
-            .filter(|c| c.tool == "Bash" && matches!(c.outcome, Outcome::Failed(_)))
-            .map(|c| &c.input);
-        let shown = self
-            .call
-            .iter()
-            .filter(|(tool, _)| tool == "Bash")
-            .map(|(_, input)| input);
-        let command = |input: &ToolInput| {
-            let value = input.to_value();
-            let command = value.get("command")?.as_str()?;
-            let cleaned = sanitize::clean(command);
-            Some(text::one_line(
-                &redact::redact_known(&cleaned, known),
-                COMMAND_CHARS,
-            ))
-        };
-        let rerun = format!("`{}`", command(&later.input)?);
-        let from_change = failed_later.chain(shown).find_map(|failed| {
-            resolution_from_change(&format!("{TRIED}{}", command(failed)?), &rerun)
-        })?;
+            .filter(|(c, _)| c.tool == "Bash" && matches!(c.outcome, Outcome::Failed(_)))
+            .filter_map(|(_, command)| command.as_deref());
+        let shown = shown.filter(|_| self.call.as_ref().is_some_and(|(tool, _)| tool == "Bash"));
+        let from_change = failed_later
+            .chain(shown)
+            .find_map(|failed| resolution_from_change(&format!("{TRIED}{failed}"), &rerun))?;
         Some(format!(
             "Bash {}",
             text::one_line(&from_change, 2 * CALL_CHARS)
@@ -235,6 +235,12 @@ impl Failed {
 
 /// Longest command compared with a rerun of it ([`Failed::rerun_line`]).
 const COMMAND_CHARS: usize = 4000;
+
+/// The `command` of a call's input (a Bash call's), cleaned of control characters.
+fn command_of(input: &ToolInput) -> Option<String> {
+    let value = input.to_value();
+    Some(sanitize::clean(value.get("command")?.as_str()?).into_owned())
+}
 
 /// An error as the index words one, redacted, on one line.
 fn shown_error(error: &str, known: &[(String, &'static str)]) -> String {
