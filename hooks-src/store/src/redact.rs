@@ -157,13 +157,7 @@ pub fn redact_after<'t>(text: &'t str, asked: Option<&Asked>) -> Cow<'t, str> {
     if found.is_empty() {
         return dropped;
     }
-    let out = replace(dropped.as_bytes(), found);
-    // Every secret starts and ends next to an ASCII byte or at an end of the text, so splicing
-    // keeps the text valid UTF-8; the lossy path is a guard, not an expected case.
-    match String::from_utf8(out) {
-        Ok(s) => Cow::Owned(s),
-        Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
-    }
+    Cow::Owned(replace_str(&dropped, found))
 }
 
 /// [`redact`] for a text printed after one whose secrets were found ([`findings`]): each of
@@ -189,7 +183,7 @@ pub fn redact_known<'t>(text: &'t str, known: &[(String, &'static str)]) -> Cow<
     // Never inside a mark: a secret that is a word of one (`password` in
     // `[REDACTED:url-password]`) would garble it.
     let mut taken = marks(&out);
-    let mut spans: Vec<(Range<usize>, &'static str)> = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     for (secret, kind) in secrets {
         for (at, _) in out.match_indices(secret.as_str()) {
             let span = at..at + secret.len();
@@ -198,23 +192,14 @@ pub fn redact_known<'t>(text: &'t str, known: &[(String, &'static str)]) -> Cow<
                 .all(|t| span.end <= t.start || t.end <= span.start)
             {
                 taken.push(span.clone());
-                spans.push((span, kind));
+                found.push(Found { span, kind });
             }
         }
     }
-    if spans.is_empty() {
+    if found.is_empty() {
         return out;
     }
-    spans.sort_by_key(|(span, _)| span.start);
-    let mut replaced = String::with_capacity(out.len());
-    let mut last = 0;
-    for (span, kind) in spans {
-        replaced.push_str(&out[last..span.start]);
-        replaced.push_str(&placeholder(kind));
-        last = span.end;
-    }
-    replaced.push_str(&out[last..]);
-    Cow::Owned(replaced)
+    Cow::Owned(replace_str(&out, found))
 }
 
 /// The `[REDACTED:kind]` marks of `text`.
@@ -388,6 +373,18 @@ fn replace(text: &[u8], mut found: Vec<Found>) -> Vec<u8> {
     }
     out.extend_from_slice(&text[kept..]);
     out
+}
+
+/// [`replace`] on a string.
+fn replace_str(text: &str, found: Vec<Found>) -> String {
+    let out = replace(text.as_bytes(), found);
+    // Every secret starts and ends next to an ASCII byte or at an end of the text (a known
+    // secret: at a match of the string), so splicing keeps the text valid UTF-8; the lossy
+    // path is a guard, not an expected case.
+    match String::from_utf8(out) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
 }
 
 /// The first `max_bytes` or so of `text`, redacted: [`redact`] costs time in proportion to its
