@@ -11,7 +11,8 @@
 //! * **Episodes**: `seen` counts episodes, not retries. A sighting in the same session and the
 //!   same turn (the same prompt line, else the same transcript line) as the latest one is a
 //!   retry: nothing is recorded. The failure hook's reports, which know neither, are one
-//!   episode of their session.
+//!   episode of their session. A sighting of the latest one's transcript entry (its uuid) in
+//!   another session is that entry copied (a resumed or forked session's file): nothing either.
 //! * **Completion and update**: a record marked `completes` is no sighting; it brings a
 //!   failure's `resolution`, or (`update`) a newer `content`, `context` and `meta`. The newest
 //!   wins.
@@ -157,11 +158,16 @@ const HOOK: &str = "PostToolUseFailure";
 
 /// Whether `sig` is a sighting of the same episode as `prev`'s latest one (see the module doc).
 pub fn same_episode(prev: &Signal, sig: &Signal) -> bool {
+    let (a, b) = (&prev.source, &sig.source);
+    // The same transcript entry, in whichever session: a resumed or forked session's file
+    // repeats the conversation it continues under the entries' own uuids.
+    if a.uuid.is_some() && a.uuid == b.uuid {
+        return true;
+    }
     if prev.session_id.is_none() || prev.session_id != sig.session_id {
         return false;
     }
-    let (a, b) = (&prev.source, &sig.source);
-    if (a.line.is_some() && a.line == b.line) || (a.uuid.is_some() && a.uuid == b.uuid) {
+    if a.line.is_some() && a.line == b.line {
         return true;
     }
     match (prompt_line(a), prompt_line(b)) {

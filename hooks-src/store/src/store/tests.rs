@@ -183,6 +183,8 @@ fn the_fast_path_accepts_every_line_reflect_writes() {
     let again = |session: &str, s: &Signal, call: Option<String>| {
         let mut s = s.clone();
         s.session_id = Some(session.into());
+        // Typed anew there: another transcript entry (the same one would be a resumed copy).
+        s.source.uuid = s.source.uuid.map(|u| format!("{u}-{session}"));
         s.meta.remove("tool_use_id");
         call.map_or(s.clone(), |call| on_call(s, &call))
     };
@@ -499,6 +501,28 @@ fn repeats_become_recurrences_and_replays_are_dropped() {
     assert_eq!(text.lines().count(), 2, "{text}");
     let seen: Vec<u64> = store.load().unwrap().signals().map(Signal::seen).collect();
     assert_eq!(seen, [2, 2]);
+}
+
+/// A resumed or forked session's file repeats the conversation it continues, each entry under its
+/// own uuid: a signal mined there again is the same sighting, not one more session; the same
+/// words typed anew in that session (another uuid) are.
+#[test]
+fn a_prompt_copied_into_a_resumed_session_is_no_new_sighting() {
+    let (_d, store) = store();
+    let append = |s: Signal| store.append(vec![s]).unwrap();
+    let said = |session, line, uuid: &str| {
+        let mut s = sig(Kind::Correction, "No, use pnpm!", session, line);
+        s.source.uuid = Some(uuid.into());
+        s
+    };
+    let first = append(said("s1", 12, "u-12")).written;
+    assert_eq!(append(said("s2", 11, "u-12")).duplicates, 1);
+    assert_eq!(append(said("s2", 40, "u-40")).recurred, first);
+    store.rewrite(&mut || {}, |_| Ok(((), true))).unwrap();
+    let snap = store.load().unwrap();
+    let signal = snap.signals().next().unwrap();
+    assert_eq!(signal.seen(), 2);
+    assert_eq!(signal.meta["sessions"], 2);
 }
 
 #[test]
