@@ -695,6 +695,10 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "is your inference, not their\n  lesson",
         "make it outlast the task",
         "not a detail a task prompt hands you to use",
+        // A captured correction with no lasting rule is not presented "when unsure": the two
+        // rules read as a contradiction to models.
+        "a correction the **Corrections** rule\n  below finds no lasting rule in",
+        "is a\n  learning moment, not yet a rule: propose",
         // A failure's own line shows the calls after it: a fix capture did not record.
         "at the\n  failure's own line, `source.line` in `get`",
     ] {
