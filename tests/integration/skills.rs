@@ -672,7 +672,9 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "its last call's command",
         // Ranked by the sessions the index shows, then episodes.
         "`in K sessions`",
-        "each part by the\n  sessions it was seen in",
+        "each part by the sessions it was seen in",
+        // A command the user ran in bash mode ranks with the rest, as the index sorts it.
+        "before the rest (failures, a command they ran in bash mode",
         // Every prompt a lesson draws on is a sighting: the digest's `again at` places too.
         "Every prompt a lesson draws on is one",
         "each place its `again at` names",

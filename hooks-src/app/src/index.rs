@@ -17,6 +17,9 @@ pub const INDEX_BUDGET_TOKENS: usize = 2000;
 const INDEX_CONTENT_CHARS: usize = 80;
 /// Longest part of its evidence.
 const INDEX_EVIDENCE_CHARS: usize = 70;
+/// The `source.hook` of what the skill's second look stores (SKILL.md's `append` examples).
+const SECOND_LOOK: &str = "reflect";
+
 /// Longest part of what a prompt answered, when the lesson is the prompt itself.
 const INDEX_AFTER_CHARS: usize = 40;
 
@@ -72,9 +75,12 @@ pub fn index(
 
 /// Whether a signal is what the user said: a lesson in the user's own words (not a tool's
 /// output quoted), whatever type it was stored as (a correction, a rule, a fact, a command the
-/// second look stored from a prompt); a failure or a summary never is.
+/// second look stored from a prompt); a failure or a summary never is, nor a command a hook
+/// took from what the user ran in bash mode (`!make check`, run nine times, is no rule they
+/// stated, and would rank above the rules they did).
 fn said(s: &Signal) -> bool {
-    s.is_users_words() && !matches!(s.kind, Kind::Failure | Kind::Summary)
+    let ran = s.kind == Kind::Command && s.source.hook.as_deref() != Some(SECOND_LOOK);
+    s.is_users_words() && !ran && !matches!(s.kind, Kind::Failure | Kind::Summary)
 }
 
 /// The first words of a signal's lesson and its evidence, on one line: `content → resolution`
@@ -308,12 +314,18 @@ mod tests {
         fact.source.origin = Some(Origin::User);
         fact.timestamp = "2026-10-01T00:00:00Z".into();
         let found = sig(Kind::Discovery, "assistant finding", 3);
-        // So does a command the second look stored from the user's words.
+        // So does a command the second look stored from the user's words; one a hook took
+        // from what the user ran in bash mode, seen however often, sorts with the rest.
         let mut command = sig(Kind::Command, "user command", 1);
         command.source.origin = Some(Origin::User);
+        command.source.hook = Some(SECOND_LOOK.into());
         command.timestamp = "2026-09-01T00:00:00Z".into();
+        let mut ran = sig(Kind::Command, "make check", 3);
+        ran.source.origin = Some(Origin::User);
+        ran.source.hook = Some("PreCompact".into());
+        ran.add_sightings(8);
         let all = [
-            &old, &retried, &sure, &new, &twice, &fact, &found, &command, &thrice, &across,
+            &old, &retried, &sure, &new, &twice, &fact, &found, &command, &thrice, &across, &ran,
         ];
         let text = index(
             &all,
@@ -329,6 +341,7 @@ mod tests {
             "older low",
             "user fact",
             "user command",
+            "make check",
             "a failure retried",
             "assistant finding",
         ]
@@ -352,7 +365,7 @@ mod tests {
             cut.lines()
                 .last()
                 .unwrap()
-                .starts_with("… 8 more signal(s) not shown"),
+                .starts_with("… 9 more signal(s) not shown"),
             "{cut}"
         );
     }

@@ -129,8 +129,9 @@ pub struct Query {
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
     /// jsonl (as stored), json, table, or index: one short line per signal (id, type, episodes
-    /// seen, confidence, project/session, first 80 chars of the lesson and its evidence), most
-    /// often seen first, then most confident, then newest
+    /// seen, confidence, project/session, first 80 chars of the lesson and its evidence), what
+    /// the user said first, then the rest; each by sessions, then most often seen, then most
+    /// confident, then newest
     #[arg(long, value_enum, default_value = "jsonl")]
     pub format: QueryFormat,
     /// With --format index: how much it may take, in tokens (characters / 4; default 2000); it
