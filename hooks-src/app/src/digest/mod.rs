@@ -245,6 +245,9 @@ pub struct Digest {
     pub failed: Vec<(String, String)>,
     /// Where to mark each session read to.
     pub marks: Vec<Mark>,
+    /// The root of the project listed (none for every project's): a heading names a session's
+    /// project only when it is another directory.
+    pub root: Option<String>,
     /// The name the marks were saved under ([`Digest::save_marks`]): what `--mark` takes.
     pub saved_as: Option<String>,
 }
@@ -347,6 +350,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
 
     let mut out = Digest {
         budget_tokens: req.budget_tokens,
+        root: req.scope.as_ref().map(|s| s.root().display().to_string()),
         ..Digest::default()
     };
     let mut read: Vec<(&Candidate, Box<SessionRead>)> = Vec::new();
@@ -457,7 +461,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
             let last_active = r.time().map(time_text);
             cost += heading(
                 &candidate.session,
-                candidate.project.as_deref(),
+                other_project(candidate.project.as_deref(), out.root.as_deref()),
                 worked_of(k).as_deref(),
                 last_active.as_deref(),
             )
@@ -1338,6 +1342,12 @@ fn line_starts<const N: usize>(
 // prompt's line gives its labels first and the prompt last, so a prompt, a path or what the
 // assistant said cannot forge a heading, an `L<line>`, a count or the command to mark.
 
+/// The project a heading names: a session's own when it is not the root listed, which goes
+/// without saying.
+fn other_project<'a>(project: Option<&'a str>, root: Option<&str>) -> Option<&'a str> {
+    project.filter(|p| Some(*p) != root)
+}
+
 fn heading(
     session: &str,
     project: Option<&str>,
@@ -1426,7 +1436,7 @@ impl Digest {
         } else {
             let _ = writeln!(
                 out,
-                "{listed} prompt(s) not yet looked at, in {} session(s), newest first (a session's time is its last prompt's). L<line> (typed N times, again at …) (pasted) [after: the assistant's last words] prompt, the count and where else it was typed, the mark of a prompt that is all or mostly paste (a log, a file) and the quote when they apply:",
+                "{listed} prompt(s) not yet looked at, in {} session(s), newest first (each dated by its last prompt): L<line> (typed N times, again at …) (pasted) [after: the assistant's last words] prompt",
                 self.sessions.len()
             );
         }
@@ -1440,7 +1450,7 @@ impl Digest {
         for s in &self.sessions {
             out.push_str(&heading(
                 &s.session,
-                s.project.as_deref(),
+                other_project(s.project.as_deref(), self.root.as_deref()),
                 s.worked_in.as_deref(),
                 s.last_active.as_deref(),
             ));

@@ -969,6 +969,15 @@ fn a_heading_says_where_the_session_worked_besides_its_project_dir() {
         &home,
         &[("Always answer in English please", &home)],
     );
+    // A session begun in a directory below the root is named by it; the root goes unsaid.
+    let docs = home.join("docs");
+    fs::create_dir_all(&docs).unwrap();
+    session_in(
+        &w,
+        "below",
+        &docs,
+        &[("Docs are in British English", &docs)],
+    );
     let d = w.digest(&w.request(Some(Scope::of(&home))));
     let text = d.text("m");
     let heading = |sid: &str| {
@@ -979,12 +988,14 @@ fn a_heading_says_where_the_session_worked_besides_its_project_dir() {
     };
     let sep = std::path::MAIN_SEPARATOR;
     let expected = format!(
-        "## session moved · {} · worked in repos{sep}api, {} · ",
-        home.display(),
+        "## session moved · worked in repos{sep}api, {} · ",
         dir_name(&outside, Some(&home), paths::home().as_deref())
     );
     assert!(heading("moved").starts_with(&expected), "{text}");
     assert!(!heading("stayed").contains("worked in"), "{text}");
+    let below = format!("## session below · {} · ", docs.display());
+    assert!(heading("below").starts_with(&below), "{text}");
+    assert!(!text.contains(&format!("{} ·", home.display())), "{text}");
     let by_session: HashMap<String, Value> = d
         .jsonl()
         .lines()
