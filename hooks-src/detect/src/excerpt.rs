@@ -33,7 +33,7 @@
 //! ([`pasted_document`]; a structured request in the user's own voice stays theirs), and lines
 //! the assistant had just written (its answer quoted back: "can you check this?" and its own
 //! lines, found by their letters and digits, so a terminal's wrapping and Markdown's marks do
-//! not hide them). A line where the user typed a few words and pasted a log or a document right
+//! not hide them), or a sentence of it after the user's words on their line ([`pieces`]). A line where the user typed a few words and pasted a log or a document right
 //! after them is split where the paste begins ([`split_lines`]; a shell's prompt naming its
 //! host and directory too, [`prompt_inside`]). A prompt that is all paste is shown from its
 //! start and marked as a paste ([`Excerpt::pasted`]); so is one whose own words are a line or
@@ -117,7 +117,7 @@ pub fn excerpt(
     }
     let lines = split_lines(&redacted);
     let pasted = pasted_lines(&lines, said);
-    let (pieces, more) = pieces(&lines, &pasted);
+    let (pieces, more) = pieces(&lines, &pasted, &letters(said));
     let any_paste = pieces.iter().any(|p| p.is_none());
     // A few words of the user's around a long paste: theirs are shown, the paste is marked.
     let mostly_paste = mostly_pasted(&lines, &pasted);
@@ -194,10 +194,16 @@ pub fn excerpt(
 }
 
 /// The sentences of `lines` in order, each on one line, `None` standing for a run of `pasted`
-/// lines; the first [`MAX_SENTENCES`] of the user's own, and whether there is more.
-fn pieces(lines: &[&str], pasted: &[bool]) -> (Vec<Option<String>>, bool) {
+/// lines or of sentences the assistant had just written (`said`, as [`letters`]: a quote of its
+/// answer after the user's words on one line, "check this: <its sentence>"); the first
+/// [`MAX_SENTENCES`] of the user's own, and whether there is more.
+fn pieces(lines: &[&str], pasted: &[bool], said: &str) -> (Vec<Option<String>>, bool) {
     let mut out: Vec<Option<String>> = Vec::new();
     let mut own = 0;
+    let quoted = |s: &str| {
+        let l = letters(s);
+        l.chars().count() >= QUOTE_MIN && said.contains(l.as_str())
+    };
     for (line, &pasted) in lines.iter().zip(pasted) {
         if pasted {
             if out.last().is_none_or(Option::is_some) {
@@ -206,6 +212,12 @@ fn pieces(lines: &[&str], pasted: &[bool]) -> (Vec<Option<String>>, bool) {
             continue;
         }
         for s in sentences(line) {
+            if quoted(&s) {
+                if out.last().is_none_or(Option::is_some) {
+                    out.push(None);
+                }
+                continue;
+            }
             if own == MAX_SENTENCES {
                 return (out, true);
             }
@@ -1525,7 +1537,7 @@ mod tests {
     #[test]
     fn sentences_end_at_lines_and_stops() {
         let lines = ["One. Two!", "three? v1.2 stays 四。五"];
-        let (s, more) = pieces(&lines, &[false, false]);
+        let (s, more) = pieces(&lines, &[false, false], "");
         assert_eq!(
             s.into_iter().flatten().collect::<Vec<_>>(),
             ["One.", "Two!", "three?", "v1.2 stays 四。", "五"]
@@ -1729,6 +1741,16 @@ mod tests {
         // Without the answer, its lines read as the user's.
         let shown = excerpt(text, "", None, 100, by_lesson_words);
         assert!(shown.text.starts_with("…cache is always"), "{shown:?}");
+        // A sentence of the answer after the user's words on their line is no more theirs.
+        let text = format!(
+            "can you check this before I merge? You must clear the cache by hand until the key is fixed.\n{}",
+            "  and more of it here, the way it was pasted from the terminal window\n".repeat(2)
+        );
+        let shown = excerpt(&text, ANSWER, None, 60, by_lesson_words);
+        assert_eq!(
+            shown.text, "can you check this before I merge?…",
+            "{shown:?}"
+        );
         // A short line is the user's even when the assistant said it, and so is a line of
         // their own.
         let lines = [
