@@ -673,6 +673,8 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // Ranked by the sessions the index shows, then episodes.
         "`in K sessions`",
         "each part by the sessions it was seen in",
+        // A way of working tied to what the project is for stays in it (not every project's).
+        "a\n  way of working tied to what this project is for",
         // A command the user ran in bash mode ranks with the rest, as the index sorts it.
         "before the rest (failures, a command they ran in bash mode",
         // Every prompt a lesson draws on is a sighting: the digest's `again at` places too.
