@@ -698,6 +698,7 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "would they give it again on another task?",
         "is your inference, not their\n  lesson",
         "make it outlast the task",
+        "comes back on another task or in another session",
         "not a detail a task prompt hands you to use",
         // A captured correction with no lasting rule is not presented "when unsure": the two
         // rules read as a contradiction to models.
