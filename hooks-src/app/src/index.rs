@@ -30,7 +30,8 @@ const INDEX_AFTER_CHARS: usize = 40;
 /// conventions, preferences, remember-requests: a failure that recurs in one session is often
 /// one error retried, and would crowd them out of the budget), then the rest; in each, seen in
 /// the most sessions first (a rule said in two sessions is a habit, one said three times in one
-/// may be that task's instruction), then most often seen, then most confident, then newest.
+/// may be that task's instruction), then most often seen, then most confident, then the newest
+/// (by its last sighting).
 /// Within `budget_tokens` (characters / 4), with a last line that says how many were left out
 /// and how to see them.
 pub fn index(
@@ -42,7 +43,7 @@ pub fn index(
     // Stable: among equals the later in the store (the newer) stays first. Each key is read
     // once: counting a signal's sessions walks its sightings.
     ordered.sort_by_cached_key(|s| {
-        Reverse((said(s), s.sessions(), s.seen(), s.confidence, &s.timestamp))
+        Reverse((said(s), s.sessions(), s.seen(), s.confidence, last_seen(s)))
     });
     let budget = budget_tokens.saturating_mul(4);
     let mut out = String::new();
@@ -71,6 +72,16 @@ pub fn index(
         );
     }
     out
+}
+
+/// When a signal was last captured or seen again: the newest first among equals, as the skill
+/// ranks them.
+fn last_seen(s: &Signal) -> &str {
+    s.meta
+        .get("last_seen")
+        .and_then(serde_json::Value::as_str)
+        .filter(|t| *t > s.timestamp.as_str())
+        .unwrap_or(&s.timestamp)
 }
 
 /// Whether a signal is what the user said: a lesson in the user's own words (not a tool's
@@ -308,6 +319,12 @@ mod tests {
         old.timestamp = "2026-11-01T00:00:00Z".into();
         let mut new = sig(Kind::Correction, "newer low", 1);
         new.timestamp = "2026-11-02T00:00:00Z".into();
+        // Captured first, but seen again since (in the same episode count): newest by that.
+        let mut again = sig(Kind::Correction, "seen again lately", 1);
+        again.timestamp = "2026-10-30T00:00:00Z".into();
+        again
+            .meta
+            .insert("last_seen".into(), "2026-11-03T00:00:00Z".into());
         // A fact the user stated sorts with the user's words; one the assistant found does not.
         let mut fact = sig(Kind::Discovery, "user fact", 1);
         fact.tags = vec!["fact".into()];
@@ -326,6 +343,7 @@ mod tests {
         ran.add_sightings(8);
         let all = [
             &old, &retried, &sure, &new, &twice, &fact, &found, &command, &thrice, &across, &ran,
+            &again,
         ];
         let text = index(
             &all,
@@ -337,6 +355,7 @@ mod tests {
             "seen thrice in one session",
             "seen twice",
             "sure once",
+            "seen again lately",
             "newer low",
             "older low",
             "user fact",
@@ -365,7 +384,7 @@ mod tests {
             cut.lines()
                 .last()
                 .unwrap()
-                .starts_with("… 9 more signal(s) not shown"),
+                .starts_with("… 10 more signal(s) not shown"),
             "{cut}"
         );
     }
