@@ -673,6 +673,9 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // Ranked by the sessions the index shows, then episodes.
         "`in K sessions`",
         "each part by the sessions it was seen in",
+        // A heading names a directory only when it is not the root: that one is a signal's
+        // project, never a `worked in` path (a model took one when the root went unsaid).
+        "never a `worked in …` path nor the repository a lesson is\n   about",
         // A way of working tied to what the project is for stays in it (not every project's).
         "a\n  way of working tied to what this project is for",
         // A command the user ran in bash mode ranks with the rest, as the index sorts it.
