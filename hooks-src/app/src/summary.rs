@@ -56,6 +56,8 @@ pub struct Tally {
     pub rejections: u64,
     /// Refused tool calls by tool name ("tool" when the call was not seen).
     pub refused: BTreeMap<String, u64>,
+    /// The transcript lines of the first refused calls ([`reflect_detect::REFUSED_LINES`]).
+    pub refused_at: Vec<u64>,
     /// Protocol errors of Claude Code's tools, by kind ("File has not been read yet").
     pub protocol_errors: BTreeMap<String, u64>,
     /// Test runs whose tests failed.
@@ -132,6 +134,9 @@ impl Tally {
             self.rejections += n;
             bounded(&mut self.refused, MAX_TOOLS, tool, n);
         }
+        let room = reflect_detect::REFUSED_LINES.saturating_sub(self.refused_at.len());
+        self.refused_at
+            .extend(counted.refused_at.into_iter().take(room));
         for (kind, n) in counted.protocol_errors {
             bounded(&mut self.protocol_errors, MAX_PROTOCOL_KINDS, kind, n);
         }
@@ -290,8 +295,23 @@ pub fn summary_signal(
         context.push_str(&format!("Tools used: {}\n", all.join(", ")));
     }
     if !refused.is_empty() {
+        let at = match tally.refused_at.as_slice() {
+            [] => String::new(),
+            lines => {
+                let lines: Vec<String> = lines.iter().map(|l| format!("L{l}")).collect();
+                let more = if tally.rejections > lines.len() as u64 {
+                    ", …"
+                } else {
+                    ""
+                };
+                format!(
+                    ", at {}{more} (`memory-store digest --show SESSION:LINE` shows each call)",
+                    lines.join(", ")
+                )
+            }
+        };
         context.push_str(&format!(
-            "Tool calls refused by the user: {} (a refusal with a reason is also stored as a correction)\n",
+            "Tool calls refused by the user: {}{at} (a refusal with a reason is also stored as a correction)\n",
             refused.join(", ")
         ));
     }
@@ -389,21 +409,27 @@ mod tests {
         let mut t = Tally::default();
         t.observe(&ev(1, None, EventKind::UserText { text: "go".into() }));
         t.observe(&ev(2, None, tool("Bash", json!({"command": "ls"}))));
-        let counted = |refused: &[(&str, u64)], protocol: &[(&str, u64)], failing| Counted {
-            refused: refused.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
-            protocol_errors: protocol.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
-            failing_tests: failing,
-        };
+        let counted =
+            |refused: &[(&str, u64)], protocol: &[(&str, u64)], failing, at: u64| Counted {
+                refused: refused.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
+                refused_at: (0..refused.iter().map(|(_, n)| n).sum::<u64>())
+                    .map(|k| at + k)
+                    .collect(),
+                protocol_errors: protocol.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
+                failing_tests: failing,
+            };
         // Two capture runs of one session.
         t.add(counted(
             &[("Bash", 1), ("Edit", 2)],
             &[("File has not been read yet", 1)],
             0,
+            40,
         ));
         t.add(counted(
             &[("Bash", 1)],
             &[("File has not been read yet", 1)],
             1,
+            90,
         ));
         assert_eq!(t.rejections, 4);
         let s = summary_signal(&t, "s", None, None).unwrap();
@@ -424,6 +450,14 @@ mod tests {
             .context
             .contains("Test runs with failing tests (not stored one by one): 1"));
         assert_eq!(s.meta["refused"], json!({"Bash": 2, "Edit": 2}));
+        // Where each refused call is: the lines of both runs, for `digest --show`.
+        assert!(
+            s.context.contains(
+                "Tool calls refused by the user: Bash ×2, Edit ×2, at L40, L41, L42, L90 (`memory-store digest --show SESSION:LINE` shows each call)"
+            ),
+            "{}",
+            s.context
+        );
         assert_eq!(s.meta["failing_tests"], json!(1));
     }
 

@@ -105,11 +105,17 @@ pub struct Detector {
 pub struct Counted {
     /// Refused tool calls by tool name ("tool" when the call was not seen), with a reason or not.
     pub refused: BTreeMap<String, u64>,
+    /// The transcript lines of the first [`REFUSED_LINES`] of them, where `digest --show` shows
+    /// each call (a refusal without a reason is no signal of its own).
+    pub refused_at: Vec<u64>,
     /// Protocol errors of Claude Code's tools, by kind ([`Assessment::Protocol`]).
     pub protocol_errors: BTreeMap<String, u64>,
     /// Test runs whose tests failed.
     pub failing_tests: u64,
 }
+
+/// Refused calls a session's count names the lines of, at most.
+pub const REFUSED_LINES: usize = 8;
 
 /// Calls by their `tool_use_id`.
 type CallMap = HashMap<String, Call, FixedState>;
@@ -468,6 +474,9 @@ impl Detector {
         if event.line > self.count_after {
             let tool = if name.is_empty() { "tool" } else { &*name };
             *self.counted.refused.entry(tool.to_string()).or_default() += 1;
+            if self.counted.refused_at.len() < REFUSED_LINES {
+                self.counted.refused_at.push(event.line);
+            }
         }
         let hook = text::is_hook_message(reason);
         if !says_something(reason) || name.is_empty() || name.starts_with("mcp__") || hook {
@@ -1440,6 +1449,7 @@ mod tests {
             pairs(&counted.refused),
             [("Bash".into(), 1), ("Edit".into(), 1), ("tool".into(), 1)]
         );
+        assert_eq!(counted.refused_at.len(), 3, "{:?}", counted.refused_at);
         assert_eq!(
             pairs(&counted.protocol_errors),
             [("File has not been read yet".into(), 1)]
