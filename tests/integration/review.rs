@@ -362,6 +362,50 @@ fn show_names_the_tools_a_turn_ended_with() {
     );
 }
 
+/// A password piped to `sudo -S` in one session has no shape of its own: typed alone as a
+/// prompt in another session of the project, the digest and `--show` know it by the command.
+#[test]
+fn a_password_a_command_held_is_redacted_in_every_session_of_the_project() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let password = "Zq7mv2024x";
+    let piped = format!("Bash: echo '{password}' | sudo -S apt-get update");
+    let one: &[Entry] = &[
+        ("user", "update the packages on this box please"),
+        ("tool", &piped),
+        ("ok", "done"),
+        ("assistant", "Updated."),
+    ];
+    write_transcript(&env, &slug(&app), "s-one", &app, "a", one);
+    // The assistant's answer quotes it: the next prompt's `[after: …]` and view show it.
+    let quoted = format!("\"{password}\" is not the key the api wants.");
+    let two: &[Entry] = &[
+        ("user", "the api still rejects the key, what now?"),
+        (
+            "assistant",
+            "Shall I check whether another key is configured somewhere?",
+        ),
+        ("user", password),
+        ("assistant", &quoted),
+        ("user", "always ask before you run sudo on this machine"),
+    ];
+    write_transcript(&env, &slug(&app), "s-two", &app, "b", two);
+    let text = digest_text(&env, &app, &[]);
+    assert!(text.contains("L3 "), "the prompt is listed: {text}");
+    assert!(!text.contains(password), "{text}");
+    assert!(text.contains("[REDACTED:sudo-password]"), "{text}");
+    let listed = digest_jsonl(&env, &app, &[]);
+    assert!(!listed.is_empty());
+    for p in &listed {
+        assert!(!p.to_string().contains(password), "{p}");
+    }
+    for at in ["s-two:3", "s-two:5"] {
+        let shown = digest_text(&env, &app, &["--show", at]);
+        assert!(!shown.contains(password), "{shown}");
+        assert!(shown.contains("[REDACTED:sudo-password]"), "{shown}");
+    }
+}
+
 #[test]
 fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
     let env = Env::new();

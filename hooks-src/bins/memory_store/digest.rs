@@ -14,10 +14,16 @@ impl Digest {
         let cwd = std::env::current_dir()
             .map_err(|e| Error::msg(format!("cannot read the current directory: {e}")))?;
         if !self.show.is_empty() {
-            let mut out = Vec::new();
+            let (mut out, mut commands) = (Vec::new(), digest::show::Commands::default());
             for arg in &self.show {
                 let (session, line) = digest::show::parse(arg)?;
-                out.push(digest::show::show(&ctx.paths, &session, line, &cwd)?);
+                out.push(digest::show::show(
+                    &ctx.paths,
+                    &session,
+                    line,
+                    &cwd,
+                    &mut commands,
+                )?);
             }
             emit(&out.join("\n"));
             return Ok(());

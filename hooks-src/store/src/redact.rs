@@ -165,7 +165,15 @@ pub fn redact_after<'t>(text: &'t str, asked: Option<&Asked>) -> Cow<'t, str> {
 /// (`answered-secret`) is a secret only by that question; an answer that repeats it
 /// ("I'll set the voice to X") names it with no word a rule knows.
 pub fn redact_known<'t>(text: &'t str, known: &[(String, &'static str)]) -> Cow<'t, str> {
-    let out = redact(text);
+    match redact(text) {
+        Cow::Borrowed(text) => replace_known(text, known),
+        Cow::Owned(out) => Cow::Owned(replace_known(&out, known).into_owned()),
+    }
+}
+
+/// The `known` secrets written in `text` as is replaced by their marks, never inside a mark:
+/// [`redact_known`] for a text already redacted.
+pub fn replace_known<'t>(out: &'t str, known: &[(String, &'static str)]) -> Cow<'t, str> {
     let mut secrets: Vec<&(String, &'static str)> = known
         .iter()
         // A placeholder a rule took for a value (`user:password@`) is no secret to hide in
@@ -175,14 +183,14 @@ pub fn redact_known<'t>(text: &'t str, known: &[(String, &'static str)]) -> Cow<
         })
         .collect();
     if secrets.is_empty() {
-        return out;
+        return Cow::Borrowed(out);
     }
     // Longest first, so a secret that holds another goes whole; each value once.
     secrets.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
     secrets.dedup_by(|a, b| a.0 == b.0);
     // Never inside a mark: a secret that is a word of one (`password` in
     // `[REDACTED:url-password]`) would garble it.
-    let mut taken = marks(&out);
+    let mut taken = marks(out);
     let mut found: Vec<Found> = Vec::new();
     for (secret, kind) in secrets {
         for (at, _) in out.match_indices(secret.as_str()) {
@@ -197,9 +205,9 @@ pub fn redact_known<'t>(text: &'t str, known: &[(String, &'static str)]) -> Cow<
         }
     }
     if found.is_empty() {
-        return out;
+        return Cow::Borrowed(out);
     }
-    Cow::Owned(replace_str(&out, found))
+    Cow::Owned(replace_str(out, found))
 }
 
 /// The `[REDACTED:kind]` marks of `text`.

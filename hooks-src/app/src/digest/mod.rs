@@ -327,6 +327,8 @@ struct SessionRead {
     prompt_lines: Vec<u64>,
     /// The directories the entries read were in, with how many entries each.
     dirs: HashMap<Arc<str>, usize>,
+    /// The secrets its commands held: redacted in every prompt listed, of any session.
+    command_secrets: Vec<(String, &'static str)>,
 }
 
 /// What became of a prompt read.
@@ -433,6 +435,15 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
             .then(a.cmp(&b))
     });
     let budget = req.budget_tokens.saturating_mul(4);
+    // A secret a command held, in whichever session: a prompt may hold it without its shape.
+    let mut known: Vec<(String, &'static str)> = Vec::new();
+    for (_, r) in &read {
+        for (value, kind) in &r.command_secrets {
+            if !known.iter().any(|(v, _)| v == value) {
+                known.push((value.clone(), kind));
+            }
+        }
+    }
     let home = paths::home();
     // Read once a session, and only for a session weighed: each looks up repositories on disk.
     let mut worked: Vec<Option<Option<String>>> = vec![None; read.len()];
@@ -454,7 +465,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
             continue;
         }
         let (k, p, ref again) = kept[i];
-        let line = render(p, again);
+        let line = render(p, again, &known);
         let mut cost = prompt_line(&line).chars().count();
         if !session_shown[k] {
             let (candidate, r) = &read[k];
@@ -559,24 +570,28 @@ fn mark_of(c: &Candidate, r: &SessionRead, fates: &[Fate], chosen: &[bool]) -> O
 }
 
 /// A prompt as listed: its excerpt and what it answered, redacted; a value typed as the answer
-/// to a question asking for a secret is one too (read here, for the prompts listed only).
-fn render(p: &Typed, again: &[Again]) -> Shown {
+/// to a question asking for a secret is one too (read here, for the prompts listed only), and
+/// so is a secret a command of the sessions read held (`known`).
+fn render(p: &Typed, again: &[Again], known: &[(String, &'static str)]) -> Shown {
     let asked = redact::Asked::of(&p.said);
-    // Cleaned before redaction: a zero-width character inside a token would hide it.
-    let cut = excerpt(
-        &sanitize::clean(&p.head),
-        &p.said,
-        asked.as_ref(),
-        TEXT_CHARS,
-        |sentence| model::lesson_score(&Reading::of(sentence), &p.situation),
-    );
+    // Cleaned before redaction: a zero-width character inside a token would hide it. The
+    // commands' secrets go before the cut, which could split one.
+    let cleaned = sanitize::clean(&p.head);
+    // The rules first: a known value may be part of a token they redact whole.
+    let cleaned = match known.is_empty() {
+        true => cleaned,
+        false => std::borrow::Cow::Owned(redact::redact_known(&cleaned, known).into_owned()),
+    };
+    let cut = excerpt(&cleaned, &p.said, asked.as_ref(), TEXT_CHARS, |sentence| {
+        model::lesson_score(&Reading::of(sentence), &p.situation)
+    });
     Shown {
         line: p.line,
         uuid: p.uuid.clone(),
         timestamp: p.timestamp.clone(),
         text: cut.text,
         pasted: cut.pasted,
-        answering: answering_quote(&p.answering, &p.typed_before),
+        answering: answering_quote(&p.answering, &[&p.typed_before[..], known].concat()),
         probability: p.probability,
         again: again.to_vec(),
     }
@@ -921,6 +936,7 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
     let mut prompts = reader.prompts;
     prompts.retain(|p| p.line > through && !seen.contains(&p.line));
     let dirs = reader.dirs;
+    let command_secrets = reader.command_secrets;
     Outcome::Read(Box::new(SessionRead {
         modified,
         last_typed,
@@ -932,6 +948,7 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
         seen,
         prompt_lines,
         dirs,
+        command_secrets,
     }))
 }
 
@@ -965,6 +982,8 @@ struct PromptReader {
     /// The secrets typed so far as answers to a question asking for one ([`Typed::typed_before`]
     /// of the next prompt).
     typed_secrets: Vec<(String, &'static str)>,
+    /// The secrets the session's commands hold ([`SessionRead::command_secrets`]).
+    command_secrets: Vec<(String, &'static str)>,
 }
 
 impl PromptReader {
@@ -1022,7 +1041,12 @@ impl PromptReader {
                 self.said.push('\n');
                 self.said.push_str(tail(text, SAID_BYTES));
             }
-            EventKind::ToolUse { name, .. } => {
+            EventKind::ToolUse { name, input, .. } => {
+                if name == "Bash" {
+                    if let Some(command) = input.str_field("command") {
+                        command_secrets(&command, &mut self.command_secrets);
+                    }
+                }
                 self.situation.observe(&event);
                 if !self.tools.contains(name) {
                     self.tools.push(name.clone());
@@ -1065,6 +1089,73 @@ impl PromptReader {
             key,
             copy,
             bare: approval::is_bare(text),
+        }
+    }
+}
+
+/// The secrets the Bash commands of the sessions of `cwd`'s project held, each read whole:
+/// what `--show` redacts in the one session it prints (a password piped to `sudo -S` in one
+/// session may be typed alone as a prompt in another). A session that cannot be read adds
+/// nothing.
+fn project_command_secrets(
+    paths: &Paths,
+    cwd: &Path,
+) -> (Vec<(String, &'static str)>, HashSet<PathBuf>) {
+    let req = Request {
+        scope: Some(Scope::of(cwd)),
+        session: None,
+        current: None,
+        cwd: cwd.to_path_buf(),
+        since: None,
+        transcripts: Vec::new(),
+        budget_tokens: 0,
+    };
+    let (mut found, mut read) = (Vec::new(), HashSet::new());
+    for c in candidates(paths, &req).unwrap_or_default() {
+        let Some(path) = &c.transcript else { continue };
+        let Ok(Some(mut file)) = fsutil::open_regular(path) else {
+            continue;
+        };
+        read.insert(path.clone());
+        let _ = transcript::read(&mut file, Position::default(), |event| {
+            if let EventKind::ToolUse { name, input, .. } = &event.kind {
+                if let Some(command) = input.str_field("command").filter(|_| name == "Bash") {
+                    command_secrets(&command, &mut found);
+                }
+            }
+        });
+    }
+    (found, read)
+}
+
+/// Words a command holds where it gives a secret by its context: a password piped to
+/// `sudo -S`, a password flag or variable, credentials in a URL, a key or token assigned.
+const CONTEXT_WORDS: &[&str] = &[
+    "sudo", "pass", "pwd", "pw=", "secret", "token", "key", "auth", "cred", "://", "mysql", "-p",
+];
+
+/// Shortest value a command holds that is redacted wherever a prompt holds it: a shorter one
+/// ("root", "1234") is as likely a word the user means.
+const COMMAND_SECRET_CHARS: usize = 6;
+
+/// Add the secrets `command` holds that have no shape of their own to `found`, each once: a
+/// password piped to `sudo -S` or given to a flag, typed alone as a prompt (in this session or
+/// another), is known only from here.
+fn command_secrets(command: &str, found: &mut Vec<(String, &'static str)>) {
+    // Only a secret a command names by its context matters here, and most commands name none
+    // (the redactor on every command of a month cost the digest a fifth).
+    let lower = command.to_ascii_lowercase();
+    if !CONTEXT_WORDS.iter().any(|w| lower.contains(w)) {
+        return;
+    }
+    for (value, kind) in redact::findings(command, None) {
+        // A value the rules know alone (a token of its own shape) is redacted wherever it is.
+        let shapeless = || redact::redact(&value) == value.as_str();
+        if value.chars().count() >= COMMAND_SECRET_CHARS
+            && !found.iter().any(|(v, _)| *v == value)
+            && shapeless()
+        {
+            found.push((value, kind));
         }
     }
 }

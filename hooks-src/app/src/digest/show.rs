@@ -12,10 +12,10 @@
 //! transcript is found as the digest finds it: through capture's cursor, else under
 //! `<config dir>/projects/`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil;
@@ -26,7 +26,10 @@ use reflect_store::sanitize;
 use reflect_transcript::{self as transcript, EventKind, Position};
 
 use super::show_calls::{call_line, Failed, AFTER_CHARS};
-use super::{ended_with, find_transcript, load_cursor, noise, tail, TAIL_BYTES};
+use super::{
+    command_secrets, ended_with, find_transcript, load_cursor, noise, project_command_secrets,
+    tail, TAIL_BYTES,
+};
 use reflect_detect::excerpt::ends;
 
 /// What `--show` was given: a session and a 1-based line, as the digest names them
@@ -101,10 +104,30 @@ fn known_sessions(paths: &Paths) -> BTreeSet<String> {
     all
 }
 
+/// The secrets with no shape of their own that Bash commands held, read once for all the
+/// `--show`s of one run: a password piped to `sudo -S` in one session may be typed alone as a
+/// prompt in another.
+#[derive(Default)]
+pub struct Commands {
+    /// Of the project's sessions, and the transcripts read for them.
+    project: Option<(Known, HashSet<PathBuf>)>,
+    /// Of each session shown that is not the project's (listed with `all`), by transcript.
+    other: HashMap<PathBuf, Known>,
+}
+
+type Known = Vec<(String, &'static str)>;
+
 /// The prompt on `line` of `session`'s transcript (the session or a unique prefix of it), in
 /// full (as far as the transcript reader keeps a prompt), after the end of the assistant's turn
-/// it answers, both redacted, under a heading that names them.
-pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<String> {
+/// it answers, both redacted, under a heading that names them; every secret `commands` knows
+/// of the project is redacted too.
+pub fn show(
+    paths: &Paths,
+    session: &str,
+    line: u64,
+    cwd: &Path,
+    commands: &mut Commands,
+) -> Result<String> {
     let session = &resolve(paths, session, cwd)?;
     let transcript = load_cursor(paths, session)
         .and_then(|c| c.transcript)
@@ -120,6 +143,16 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
             transcript.display()
         )));
     };
+    let (project, project_read) = commands
+        .project
+        .get_or_insert_with(|| project_command_secrets(paths, cwd));
+    let mut known_commands = project.clone();
+    // A session of another project (listed with `all`): its own commands count too, read
+    // with it the first time it is shown.
+    let cached = commands.other.get(&transcript);
+    let own = !project_read.contains(&transcript) && cached.is_none();
+    let mut own_commands = Known::new();
+    known_commands.extend(cached.into_iter().flatten().cloned());
     // Read from the top: the turn the prompt answers may start anywhere before it.
     let mut found = None;
     let mut turn = String::new();
@@ -144,6 +177,11 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
     let mut after_words = 0;
     let mut failed: Option<Failed> = None;
     transcript::read(&mut file, Position::default(), |event| {
+        if let EventKind::ToolUse { name, input, .. } = &event.kind {
+            if let Some(command) = input.str_field("command").filter(|_| own && name == "Bash") {
+                command_secrets(&command, &mut own_commands);
+            }
+        }
         if let Some(failed) = &mut failed {
             if failed.next.is_none() {
                 failed.take(&event);
@@ -216,6 +254,10 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
         }
     })
     .ctx("cannot read", &transcript)?;
+    if own {
+        known_commands.extend(own_commands.iter().cloned());
+        commands.other.insert(transcript.clone(), own_commands);
+    }
     if let Some(failed) = failed {
         // The turn's prompt's secrets, and those typed earlier as answers, wherever repeated.
         let mut known = answered;
@@ -231,7 +273,8 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
             let short = crate::scope::short_session(Some(session));
             let _ = writeln!(heading, "the prompt of its turn: --show {short}:{p}");
         }
-        return Ok(failed.render(heading, &known));
+        let view = failed.render(heading, &known);
+        return Ok(redact::replace_known(&view, &known_commands).into_owned());
     }
     let (text, timestamp) = found.ok_or_else(|| {
         let before = prompt_before.map_or(
@@ -315,7 +358,9 @@ pub fn show(paths: &Paths, session: &str, line: u64, cwd: &Path) -> Result<Strin
         let said = text::one_line(&redact::redact_known(&said, &known), AFTER_CHARS);
         let _ = writeln!(out, "user, next (L{at}): {said}");
     }
-    Ok(out)
+    // A secret a command of the project held, in this session or another: the prompt may hold
+    // it with no shape a rule knows (a password typed alone).
+    Ok(redact::replace_known(&out, &known_commands).into_owned())
 }
 
 /// The call `id` names among the turn's `calls`.
