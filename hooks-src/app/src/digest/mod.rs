@@ -27,6 +27,12 @@
 //! A long prompt is listed as its likeliest sentence ([`excerpt`]), a rule stated in passing
 //! ahead of the task it came with ([`model::lesson_score`]); `--show` prints it whole ([`show`]).
 //!
+//! **Secrets.** Everything printed is redacted: by the rules, a value typed as the answer to a
+//! question asking for one, and a value with no shape of its own that a Bash command of the
+//! sessions read held by its context (a password piped to `sudo -S`: [`command_secrets`]),
+//! wherever a listed prompt or its quote holds it, in any session; `--show` knows those of all
+//! the project's sessions.
+//!
 //! **Budget.** Within `budget_tokens` (characters / 4) the prompts most likely to be learning
 //! moments come first: the learned classifier's probability ([`model::SHIPPED`], read from the
 //! prompt in the situation it answered, as the detector reads it), then the longer prose;
@@ -575,9 +581,9 @@ fn mark_of(c: &Candidate, r: &SessionRead, fates: &[Fate], chosen: &[bool]) -> O
 fn render(p: &Typed, again: &[Again], known: &[(String, &'static str)]) -> Shown {
     let asked = redact::Asked::of(&p.said);
     // Cleaned before redaction: a zero-width character inside a token would hide it. The
-    // commands' secrets go before the cut, which could split one.
+    // commands' secrets go before the cut, which could split one, and after the rules: a
+    // known value may be part of a token they redact whole.
     let cleaned = sanitize::clean(&p.head);
-    // The rules first: a known value may be part of a token they redact whole.
     let cleaned = match known.is_empty() {
         true => cleaned,
         false => std::borrow::Cow::Owned(redact::redact_known(&cleaned, known).into_owned()),
