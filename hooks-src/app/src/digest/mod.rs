@@ -445,9 +445,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
     let mut known: Vec<(String, &'static str)> = Vec::new();
     for (_, r) in &read {
         for (value, kind) in &r.command_secrets {
-            if !known.iter().any(|(v, _)| v == value) {
-                known.push((value.clone(), kind));
-            }
+            add_once(&mut known, value, kind);
         }
     }
     let home = paths::home();
@@ -1047,12 +1045,8 @@ impl PromptReader {
                 self.said.push('\n');
                 self.said.push_str(tail(text, SAID_BYTES));
             }
-            EventKind::ToolUse { name, input, .. } => {
-                if name == "Bash" {
-                    if let Some(command) = input.str_field("command") {
-                        command_secrets(&command, &mut self.command_secrets);
-                    }
-                }
+            EventKind::ToolUse { name, .. } => {
+                call_secrets(&event.kind, &mut self.command_secrets);
                 self.situation.observe(&event);
                 if !self.tools.contains(name) {
                     self.tools.push(name.clone());
@@ -1124,11 +1118,7 @@ fn project_command_secrets(
         };
         read.insert(path.clone());
         let _ = transcript::read(&mut file, Position::default(), |event| {
-            if let EventKind::ToolUse { name, input, .. } = &event.kind {
-                if let Some(command) = input.str_field("command").filter(|_| name == "Bash") {
-                    command_secrets(&command, &mut found);
-                }
-            }
+            call_secrets(&event.kind, &mut found);
         });
     }
     (found, read)
@@ -1156,13 +1146,26 @@ fn command_secrets(command: &str, found: &mut Vec<(String, &'static str)>) {
     }
     for (value, kind) in redact::findings(command, None) {
         // A value the rules know alone (a token of its own shape) is redacted wherever it is.
-        let shapeless = || redact::redact(&value) == value.as_str();
-        if value.chars().count() >= COMMAND_SECRET_CHARS
-            && !found.iter().any(|(v, _)| *v == value)
-            && shapeless()
+        if value.chars().count() >= COMMAND_SECRET_CHARS && redact::redact(&value) == value.as_str()
         {
-            found.push((value, kind));
+            add_once(found, &value, kind);
         }
+    }
+}
+
+/// [`command_secrets`] of a Bash call's command; any other event adds nothing.
+fn call_secrets(kind: &EventKind, found: &mut Vec<(String, &'static str)>) {
+    if let EventKind::ToolUse { name, input, .. } = kind {
+        if let Some(command) = input.str_field("command").filter(|_| name == "Bash") {
+            command_secrets(&command, found);
+        }
+    }
+}
+
+/// Add `value` to `found` unless it holds it already.
+fn add_once(found: &mut Vec<(String, &'static str)>, value: &str, kind: &'static str) {
+    if !found.iter().any(|(v, _)| v == value) {
+        found.push((value.to_string(), kind));
     }
 }
 

@@ -27,8 +27,8 @@ use reflect_transcript::{self as transcript, EventKind, Position};
 
 use super::show_calls::{call_line, Failed, AFTER_CHARS};
 use super::{
-    command_secrets, ended_with, find_transcript, load_cursor, noise, project_command_secrets,
-    tail, TAIL_BYTES,
+    call_secrets, ended_with, find_transcript, load_cursor, noise, project_command_secrets, tail,
+    TAIL_BYTES,
 };
 use reflect_detect::excerpt::ends;
 
@@ -177,10 +177,8 @@ pub fn show(
     let mut after_words = 0;
     let mut failed: Option<Failed> = None;
     transcript::read(&mut file, Position::default(), |event| {
-        if let EventKind::ToolUse { name, input, .. } = &event.kind {
-            if let Some(command) = input.str_field("command").filter(|_| own && name == "Bash") {
-                command_secrets(&command, &mut own_commands);
-            }
+        if own {
+            call_secrets(&event.kind, &mut own_commands);
         }
         if let Some(failed) = &mut failed {
             if failed.next.is_none() {
