@@ -95,10 +95,12 @@ use reflect_transcript::{self as transcript, Event, EventKind, Position};
 pub const DEFAULT_BUDGET_TOKENS: usize = 4000;
 /// Longest prompt text listed.
 pub const TEXT_CHARS: usize = 200;
-/// Longest quote of what the assistant had just said.
-pub const ANSWERING_CHARS: usize = 80;
-/// A prompt this long says what it means by itself: the text format leaves out what it answered.
-const SELF_CONTAINED_CHARS: usize = 150;
+/// Longest quote of what the assistant had just said: its last sentence, mostly, which is what
+/// a short reply answers (a question, a plan, "done"); each listed prompt pays for it.
+pub const ANSWERING_CHARS: usize = 60;
+/// A prompt this long says what it means by itself: the text format leaves out what it answered
+/// (`--show` has it). Over the review corpus this is a fifth of the gathered text.
+const SELF_CONTAINED_CHARS: usize = 100;
 /// How much of the assistant's last line is kept while reading.
 const TAIL_BYTES: usize = 2048;
 /// How much of what the assistant wrote in a turn is kept for the prompt after it: the lines

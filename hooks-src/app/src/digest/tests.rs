@@ -552,6 +552,35 @@ fn secrets_are_redacted_in_prompts_and_in_what_they_answered() {
 }
 
 #[test]
+fn a_short_prompt_is_listed_after_what_it_answered_a_long_one_alone() {
+    let w = World::new();
+    let app = w.repo("app");
+    let long = format!(
+        "{} and keep the old tables.",
+        "Migrate the users table ".repeat(4)
+    );
+    w.session(
+        "s1",
+        &app,
+        &[
+            ("set up the schema", "Shall I drop the old tables first?"),
+            ("no, keep them", "Kept them. Next I will migrate the users."),
+            (&long, "ok"),
+        ],
+    );
+    let text = w.digest(&w.request(Some(Scope::of(&app)))).text("m");
+    assert!(
+        text.contains("[after: Shall I drop the old tables first?] no, keep them"),
+        "{text}"
+    );
+    let line = text
+        .lines()
+        .find(|l| l.contains("Migrate the users"))
+        .unwrap();
+    assert!(!line.contains("[after:"), "{line}");
+}
+
+#[test]
 fn what_a_prompt_answered_is_the_end_of_the_assistants_last_line_or_its_tools() {
     let long = format!("{} the very last words.", "word ".repeat(60));
     let q = answering_quote(&long, &[]);
