@@ -699,13 +699,16 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // A correction of one thing is no rule the model widens on its own, and a task prompt's
         // requirements are that task's (the review's precision: docs/capture-quality.md).
         "would they give it again on another task?",
-        "is your inference, not their\n  lesson",
+        "is your inference, not their lesson, unless",
         "make it outlast the task",
-        "comes back on another task or in another session",
+        "comes back on another\n  task or in another session",
         "not a detail a task prompt hands you to use",
         // A captured correction with no lasting rule is not presented "when unsure": the two
         // rules read as a contradiction to models.
         "a correction the **Corrections** rule\n  below finds no lasting rule in",
+        // A correction naming the project's own tool for a job is that job's convention, not
+        // one thing settled (annotators call "why not use the generate script?" durable).
+        "One that names what the project already has for a kind of job",
         "is a\n  learning moment, not yet a rule: propose",
         // A failure's own line shows the calls after it: a fix capture did not record.
         "at the\n  failure's own line, `source.line` in `get`",
