@@ -710,6 +710,8 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // one thing settled (annotators call "why not use the generate script?" durable).
         "One that names what the project already has for a kind of job",
         "is a\n  learning moment, not yet a rule: propose",
+        // The summary names the lines of failed and refused calls: a model probed for them.
+        "names the lines of the calls that failed or that the user refused",
         // A failure's own line shows the calls after it: a fix capture did not record.
         "at the\n  failure's own line, `source.line` in `get`",
     ] {

@@ -58,6 +58,9 @@ pub struct Tally {
     pub refused: BTreeMap<String, u64>,
     /// The transcript lines of the first refused calls ([`reflect_detect::REFUSED_LINES`]).
     pub refused_at: Vec<u64>,
+    /// The tool and transcript line of the first failed calls ([`reflect_detect::FAILED_LINES`],
+    /// and one more when there are more).
+    pub failed_at: Vec<(String, u64)>,
     /// Protocol errors of Claude Code's tools, by kind ("File has not been read yet").
     pub protocol_errors: BTreeMap<String, u64>,
     /// Test runs whose tests failed.
@@ -137,6 +140,9 @@ impl Tally {
         let room = reflect_detect::REFUSED_LINES.saturating_sub(self.refused_at.len());
         self.refused_at
             .extend(counted.refused_at.into_iter().take(room));
+        let room = (reflect_detect::FAILED_LINES + 1).saturating_sub(self.failed_at.len());
+        self.failed_at
+            .extend(counted.failed_at.into_iter().take(room));
         for (kind, n) in counted.protocol_errors {
             bounded(&mut self.protocol_errors, MAX_PROTOCOL_KINDS, kind, n);
         }
@@ -315,6 +321,23 @@ pub fn summary_signal(
             refused.join(", ")
         ));
     }
+    if !tally.failed_at.is_empty() {
+        let calls: Vec<String> = tally
+            .failed_at
+            .iter()
+            .take(reflect_detect::FAILED_LINES)
+            .map(|(tool, line)| format!("{tool} at L{line}"))
+            .collect();
+        let more = if tally.failed_at.len() > calls.len() {
+            ", …"
+        } else {
+            ""
+        };
+        context.push_str(&format!(
+            "Failed tool calls: {}{more} (`memory-store digest --show SESSION:LINE` shows each call, its error and the calls after it)\n",
+            calls.join(", ")
+        ));
+    }
     if !tally.protocol_errors.is_empty() {
         context.push_str(&format!(
             "Protocol errors of the tools (not stored one by one): {}\n",
@@ -415,6 +438,7 @@ mod tests {
                 refused_at: (0..refused.iter().map(|(_, n)| n).sum::<u64>())
                     .map(|k| at + k)
                     .collect(),
+                failed_at: (0..6).map(|k| ("Bash".to_string(), at + 20 + k)).collect(),
                 protocol_errors: protocol.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
                 failing_tests: failing,
             };
@@ -459,6 +483,14 @@ mod tests {
             s.context
         );
         assert_eq!(s.meta["failing_tests"], json!(1));
+        // Where the first failed calls are, over both runs, and that there are more.
+        assert!(
+            s.context.contains(
+                "Failed tool calls: Bash at L60, Bash at L61, Bash at L62, Bash at L63, Bash at L64, Bash at L65, Bash at L110, Bash at L111, … (`memory-store digest --show SESSION:LINE` shows each call, its error and the calls after it)"
+            ),
+            "{}",
+            s.context
+        );
     }
 
     #[test]

@@ -108,6 +108,11 @@ pub struct Counted {
     /// The transcript lines of the first [`REFUSED_LINES`] of them, where `digest --show` shows
     /// each call (a refusal without a reason is no signal of its own).
     pub refused_at: Vec<u64>,
+    /// The tool and transcript line of the first failed calls (an error, not a protocol message
+    /// nor failing tests), stored or not, [`FAILED_LINES`] and one more to say there are more: a
+    /// failure whose episode keeps no lesson (fixed by an edit, or left) may still hold one a
+    /// reviewer sees with `--show`.
+    pub failed_at: Vec<(String, u64)>,
     /// Protocol errors of Claude Code's tools, by kind ([`Assessment::Protocol`]).
     pub protocol_errors: BTreeMap<String, u64>,
     /// Test runs whose tests failed.
@@ -116,6 +121,8 @@ pub struct Counted {
 
 /// Refused calls a session's count names the lines of, at most.
 pub const REFUSED_LINES: usize = 8;
+/// Failed calls a session's count names the lines of, at most.
+pub const FAILED_LINES: usize = 8;
 
 /// Calls by their `tool_use_id`.
 type CallMap = HashMap<String, Call, FixedState>;
@@ -431,6 +438,9 @@ impl Detector {
             _ => return,
         };
         let tool = if name.is_empty() { "tool" } else { &*name };
+        if counting && self.counted.failed_at.len() <= FAILED_LINES {
+            self.counted.failed_at.push((tool.to_string(), event.line));
+        }
         let summary = self.call_summary(tool_use_id);
         let mut sig = failure::signal(tool, &line, &summary, text);
         sig.meta
@@ -544,7 +554,7 @@ impl Detector {
             .last_text
             .as_deref()
             .map(|l| quote(l, 200, None))
-            .or_else(|| self.turn.tools.last().map(|t| format!("a {t} call")))
+            .or_else(|| self.turn.tools.last().map(|t| a_call(t)))
             .unwrap_or_default()
     }
 
@@ -714,6 +724,12 @@ fn strip_memory_tags(text: &str) -> String {
         .replace("</user-memory-input>", "")
         .trim()
         .to_string()
+}
+
+/// "a Bash call", "an Edit call": what a prompt answered when the turn ended in a call.
+fn a_call(tool: &str) -> String {
+    let vowel = tool.starts_with(|c: char| "aeiouAEIOU".contains(c));
+    format!("{} {tool} call", if vowel { "an" } else { "a" })
 }
 
 #[cfg(test)]
@@ -1407,6 +1423,13 @@ mod tests {
     }
 
     #[test]
+    fn a_turn_that_ended_in_a_call_is_named_with_its_article() {
+        assert_eq!(a_call("Edit"), "an Edit call");
+        assert_eq!(a_call("exit_plan_mode"), "an exit_plan_mode call");
+        assert_eq!(a_call("Bash"), "a Bash call");
+    }
+
+    #[test]
     fn what_is_not_stored_is_counted_after_the_cursor_only() {
         let refuse = |id: &str, why: &str| EventKind::Rejection {
             tool_use_id: id.into(),
@@ -1428,6 +1451,8 @@ mod tests {
             ),
             call("t1", "Bash", json!({"command": "npm test"})),
             result("t1", true, "Exit code 1\n FAIL  src/a.test.ts > adds"),
+            call("c1", "Bash", json!({"command": "cargo build"})),
+            result("c1", true, "error: could not find `Cargo.toml` in `/a`"),
         ];
         // Lines 1 and 2 were read by an earlier run: seen again, not counted again.
         let mut detector = Detector::counting_after(2);
@@ -1455,6 +1480,9 @@ mod tests {
             [("File has not been read yet".into(), 1)]
         );
         assert_eq!(counted.failing_tests, 1);
+        // Only the failed call with an error names its line: not the protocol message nor the
+        // failing tests.
+        assert_eq!(counted.failed_at, [("Bash".to_string(), 13)]);
         assert_eq!(detector.finish().len(), 1, "the refusal with a reason");
     }
 
