@@ -726,9 +726,12 @@ pub fn resolution_from_change(context: &str, resolution: &str) -> Option<String>
     if cut {
         tried_words.pop();
     }
+    // A word the rerun kept inside its quotes (`x"` before, `x 2>&1"` after) is no drop.
+    let bare = |w: &str| w.trim_matches(['"', '\'', '`']).to_string();
+    let kept: Vec<String> = changed.iter().map(|w| bare(w)).collect();
     let dropped: Vec<&str> = tried_words
         .into_iter()
-        .filter(|w| !changed.contains(w))
+        .filter(|w| !kept.contains(&bare(w)))
         .take(DROPPED_SHOWN + 1)
         .collect();
     let shown = format!("`…{}`", &command[word..]);
@@ -857,6 +860,16 @@ mod tests {
             shown(&format!("`{start} db cache search queue mail`")).as_deref(),
             Some("`…queue mail`"),
             "the call's quote ended in a cut word: nothing it held is named dropped"
+        );
+        let remote = r#"ssh -i ~/.ssh/id_deploy deploy@10.0.0.2 "ls -la /srv/releases/*.tar.gz"#;
+        assert_eq!(
+            resolution_from_change(
+                &format!("Tried: {remote}\"\nError: Exit code 2"),
+                &format!("`{remote} 2>&1\"`")
+            )
+            .as_deref(),
+            Some("`…/srv/releases/*.tar.gz 2>&1\"`"),
+            "a word kept inside the quotes is not dropped"
         );
         // Another command, several commands, a short shared start, the same command: as stored.
         assert_eq!(shown("`pnpm install`"), None);
