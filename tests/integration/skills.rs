@@ -703,6 +703,9 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "make it outlast the task",
         "comes back on another\n  task or in another session",
         "not a detail a task prompt hands you to use",
+        // A correction of the assistant's picture of the product's domain is a fact: the
+        // durable labels keep them.
+        "how the product's domain works when the\n     user corrects your picture of it",
         // A captured correction with no lasting rule is not presented "when unsure": the two
         // rules read as a contradiction to models.
         "a correction the **Corrections** rule\n  below finds no lasting rule in",
