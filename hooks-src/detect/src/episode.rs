@@ -13,10 +13,11 @@
 //! * a later call doing the same job succeeds:
 //!   - after a file was edited: the fix was the edit (a compile error, a failing build): no
 //!     lesson, nothing stored (unless the failure is an environment fact, below);
+//!   - after other commands that changed something (`pip install httpx`, a config file
+//!     rewritten with `echo … >`), then the same command or another: those commands, then it,
+//!     are the resolution;
 //!   - with another command (`pnpm install` after `npm install`, `git add ../a.md`): that
 //!     command is the resolution (`resolution`);
-//!   - with the same command, after other commands that changed something (`pip install httpx`,
-//!     then `pytest` again): those commands are the resolution;
 //!   - with the same command and nothing in between: it was transient, nothing stored;
 //! * the user speaks: when what they said is an instruction (a correction, a shared command)
 //!   that names the failure (its error or its job, `speaks_of`), their words are the
@@ -58,6 +59,8 @@ pub struct Job {
     words: Vec<String>,
     /// The command (another tool's input) as written: an identical retry is the same command.
     command: String,
+    /// A Bash command (not another tool's call).
+    shell: bool,
 }
 
 impl Job {
@@ -69,6 +72,7 @@ impl Job {
                 subject: String::new(),
                 words: Vec::new(),
                 command: input.to_string(),
+                shell: false,
             };
         }
         let (program, subject, words) = program_and_subject(input);
@@ -77,6 +81,7 @@ impl Job {
             subject,
             words,
             command: input.trim().to_string(),
+            shell: true,
         }
     }
 
@@ -152,8 +157,12 @@ impl Job {
         FILTERS.contains(&filter) && !cmd.contains("pipefail")
     }
 
-    /// A call that only looks (lists, prints, searches): not a resolution of anything.
+    /// A call that only looks (lists, prints, searches): not a resolution of anything. One that
+    /// writes its output to a file (`echo '{}' > ~/.docker/config.json`) changes something.
     pub fn only_looks(&self) -> bool {
+        if writes_a_file(&self.command) {
+            return false;
+        }
         const LOOKING: &[&str] = &[
             "ls", "cat", "which", "grep", "rg", "find", "head", "tail", "echo", "pwd", "type",
             "file", "stat", "env", "printenv", "wc", "tree", "less", "sleep", "ps", "whoami",
@@ -164,6 +173,33 @@ impl Job {
                 && ["status", "log", "diff", "show", "branch", "remote"]
                     .contains(&self.subject.as_str()))
     }
+}
+
+/// Whether a shell command sends output into a file (`>` or `>>` outside quotes, to anything
+/// but another descriptor or the null device).
+fn writes_a_file(command: &str) -> bool {
+    let mut quote = None;
+    let mut chars = command.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '>') => {
+                let rest = command[at + 1..].trim_start_matches('>').trim_start();
+                let target = rest.split_whitespace().next().unwrap_or("");
+                let null = ["/dev/null", "nul", "NUL", "$null"].contains(&target);
+                if !target.is_empty() && !target.starts_with('&') && !null {
+                    return true;
+                }
+                while chars.peek().is_some_and(|&(_, c)| c == '>') {
+                    chars.next();
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Words that only prepare a command's environment, looked through to its program.
@@ -397,7 +433,10 @@ impl Episodes {
         while i < self.open.len() {
             let open = &mut self.open[i];
             if !open.job.same_job(job) {
-                if !job.only_looks() && !job.command.is_empty() && job.program != open.job.program {
+                // A shell command that changed something; another tool's call (a Read, a
+                // search, a fetch) only looked, and an edit marks the episode edited instead.
+                let changed = job.shell && !job.only_looks() && !job.command.is_empty();
+                if changed && job.program != open.job.program {
                     if open.between.len() == MAX_BETWEEN {
                         open.between.remove(0);
                     }
@@ -414,15 +453,22 @@ impl Episodes {
             let open = self.open.remove(i);
             let end = if open.edited {
                 End::Dropped
-            } else if job.command != open.job.command {
-                End::Resolved(format!("`{}`", job.shown()))
             } else if !open.between.is_empty() {
+                // What changed something before it worked (a config rewritten, a package
+                // installed) is the fix, or part of it, even when the rerun differs.
                 let ran: Vec<String> = open
                     .between
                     .iter()
                     .map(|b| format!("`{}`", b.shown()))
                     .collect();
-                End::Resolved(format!("{}, then the same command", ran.join(", ")))
+                let then = if job.command == open.job.command {
+                    "the same command".to_string()
+                } else {
+                    format!("`{}`", job.shown())
+                };
+                End::Resolved(format!("{}, then {then}", ran.join(", ")))
+            } else if job.command != open.job.command {
+                End::Resolved(format!("`{}`", job.shown()))
             } else {
                 End::Dropped
             };
@@ -638,6 +684,54 @@ mod tests {
         assert!(
             out[0].0.resolution.as_deref().unwrap().contains("-quiet"),
             "{out:?}"
+        );
+    }
+
+    #[test]
+    fn a_file_written_before_a_rerun_worked_is_part_of_its_fix() {
+        for writes in [
+            r#"echo '{"credsStore":""}' > ~/.docker/config.json"#,
+            "cat defaults.conf >> /etc/app.conf",
+            "make 2> build.log",
+        ] {
+            assert!(
+                writes_a_file(writes) && !job(writes).only_looks(),
+                "{writes}"
+            );
+        }
+        for looks in [
+            "echo done > /dev/null",
+            "ls -la 2>&1",
+            "cat a.txt >&2",
+            r#"echo "a > b""#,
+            "echo ok",
+        ] {
+            assert!(!writes_a_file(looks), "{looks}");
+        }
+        let failed = Signal::new(
+            reflect_store::signal::Kind::Failure,
+            "Bash failed: error getting credentials",
+        );
+        let mut episodes = Episodes::default();
+        let mut out = Closed::new();
+        episodes.failed(
+            job("docker compose up -d db cache ai"),
+            failed,
+            "t1",
+            &mut out,
+        );
+        // Reading the file is no part of the fix; rewriting it is.
+        let read = Job::of("Read", r#"{"file_path":"/home/u/.docker/config.json"}"#);
+        episodes.succeeded(&read, 4, &mut out);
+        let fix = r#"echo '{"credsStore":""}' > ~/.docker/config.json"#;
+        episodes.succeeded(&job(fix), 5, &mut out);
+        episodes.succeeded(&job("docker compose up -d db cache"), 7, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            out[0].0.resolution.as_deref(),
+            Some(
+                r#"`echo '{"credsStore":""}' > ~/.docker/config.json`, then `docker compose up -d db cache`"#
+            )
         );
     }
 
