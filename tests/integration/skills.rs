@@ -712,6 +712,7 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // A correction naming the project's own tool for a job is that job's convention, not
         // one thing settled (annotators call "why not use the generate script?" durable).
         "One that names what the project already has for a kind of job",
+        "or its place for a\n  kind of file",
         "is a\n  learning moment, not yet a rule: propose",
         // The summary names the lines of failed and refused calls: a model probed for them.
         "names the lines of the calls that failed or that the user refused",
