@@ -429,13 +429,13 @@ impl Episodes {
 
     /// A call of `job` succeeded (its result on line `at`).
     pub fn succeeded(&mut self, job: &Job, at: u64, out: &mut Closed) {
+        // A shell command that changed something; another tool's call (a Read, a search, a
+        // fetch) only looked, and an edit marks the episode edited instead.
+        let changed = job.shell && !job.only_looks() && !job.command.is_empty();
         let mut i = 0;
         while i < self.open.len() {
             let open = &mut self.open[i];
             if !open.job.same_job(job) {
-                // A shell command that changed something; another tool's call (a Read, a
-                // search, a fetch) only looked, and an edit marks the episode edited instead.
-                let changed = job.shell && !job.only_looks() && !job.command.is_empty();
                 if changed && job.program != open.job.program {
                     if open.between.len() == MAX_BETWEEN {
                         open.between.remove(0);

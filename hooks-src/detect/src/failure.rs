@@ -727,8 +727,10 @@ pub fn resolution_from_change(context: &str, resolution: &str) -> Option<String>
         tried_words.pop();
     }
     // A word the rerun kept inside its quotes (`x"` before, `x 2>&1"` after) is no drop.
-    let bare = |w: &str| w.trim_matches(['"', '\'', '`']).to_string();
-    let kept: Vec<String> = changed.iter().map(|w| bare(w)).collect();
+    fn bare(w: &str) -> &str {
+        w.trim_matches(['"', '\'', '`'])
+    }
+    let kept: Vec<&str> = changed.iter().map(|w| bare(w)).collect();
     let dropped: Vec<&str> = tried_words
         .into_iter()
         .filter(|w| !kept.contains(&bare(w)))
