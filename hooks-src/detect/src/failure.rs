@@ -22,7 +22,7 @@
 //!
 //! A stored failure's content is `<tool> failed: <error line>`; what was tried goes in the
 //! context. Failures that repeat (same tool, same error line) share a dedup key that ignores
-//! paths, numbers and ids (see [`reflect_store::signal::dedup_key`]), so the store counts them as
+//! numbers and ids and reads a path as its last part (see [`reflect_store::signal::dedup_key`]), so the store counts them as
 //! recurrences of one signal whose confidence rises with them.
 
 use serde_json::Value;

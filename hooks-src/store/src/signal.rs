@@ -566,12 +566,22 @@ pub fn dedup_key(kind: &Kind, project: Option<&str>, content: &str) -> String {
 }
 
 /// A failure's words without what changes from one occurrence to the next: a word holding a
-/// digit (line numbers, durations, ports, ids, hashes, versions) or a path separator (files,
-/// URLs) is dropped. "src/a.rs:3:5: error: x" and "src/b.rs:9:1: error: x" are one failure.
+/// digit (line numbers, durations, ports, ids, hashes, versions) is dropped, and a path or URL
+/// is read as its last part (what the error is about, not where it lives). "src/a.rs:3:5:
+/// error: x" and "src/b.rs:9:1: error: x" are one failure; "cannot access '/tmp/*.xml'" and
+/// "cannot access '/home/me/rules/'" are two, though both read "No such file or directory".
 pub(crate) fn failure_skeleton(content: &str) -> String {
+    let is_separator = |c: char| c == '/' || c == '\\';
     content
         .split_whitespace()
-        .filter(|w| !w.contains(|c: char| c.is_ascii_digit() || c == '/' || c == '\\'))
+        .filter(|w| !w.contains(|c: char| c.is_ascii_digit()))
+        .filter_map(|w| {
+            if !w.contains(is_separator) {
+                return Some(w);
+            }
+            w.split(is_separator)
+                .rfind(|part| part.contains(char::is_alphanumeric))
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -966,6 +976,19 @@ mod tests {
         assert_ne!(
             key("Bash failed: ModuleNotFoundError: No module named 'yaml'"),
             key("Bash failed: ModuleNotFoundError: No module named 'httpx'")
+        );
+        // A path is what the error is about: another one is another failure.
+        assert_ne!(
+            key("Bash failed: ls: cannot access '/tmp/*.xml': No such file or directory"),
+            key("Bash failed: ls: cannot access '/home/me/rules/': No such file or directory")
+        );
+        assert_eq!(
+            key("Bash failed: cd: /home/me/app/backend: No such file or directory"),
+            key("Bash failed: cd: backend: No such file or directory")
+        );
+        assert_eq!(
+            key(r"Bash failed: cannot open C:\Users\me\app\.env: Permission denied"),
+            key("Bash failed: cannot open /srv/app/.env: Permission denied")
         );
         assert_ne!(
             key("Bash failed: fatal: not a git repository"),
