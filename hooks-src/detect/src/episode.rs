@@ -15,7 +15,9 @@
 //!     lesson, nothing stored (unless the failure is an environment fact, below);
 //!   - after other commands that changed something (`pip install httpx`, a config file
 //!     rewritten with `echo … >`), then the same command or another: those commands, then it,
-//!     are the resolution;
+//!     are the resolution (the last two, and one that threw work away, `rm -rf`, `git reset
+//!     --hard`, a `--force`, is kept first and counts even when of the failed program: the
+//!     review words such a fix with the check that makes it safe);
 //!   - with another command (`pnpm install` after `npm install`, `git add ../a.md`): that
 //!     command is the resolution (`resolution`);
 //!   - with the same command and nothing in between: it was transient, nothing stored;
@@ -157,6 +159,11 @@ impl Job {
         FILTERS.contains(&filter) && !cmd.contains("pipefail")
     }
 
+    /// A shell command that deletes files or throws work away ([`throws_work_away`]).
+    fn discards(&self) -> bool {
+        self.shell && throws_work_away(&self.command)
+    }
+
     /// A call that only looks (lists, prints, searches): not a resolution of anything. One that
     /// writes its output to a file (`echo '{}' > ~/.docker/config.json`) changes something.
     pub fn only_looks(&self) -> bool {
@@ -173,6 +180,30 @@ impl Job {
                 && ["status", "log", "diff", "show", "branch", "remote"]
                     .contains(&self.subject.as_str()))
     }
+}
+
+/// Whether a shell `command` deletes files or throws work away: a segment that runs `rm` (or
+/// its kin), `git reset --hard`, `git clean`, `git checkout -- …`, a forced push or any
+/// `--force`. A fix that did so is quoted with it ([`Episodes::succeeded`]), so the review can
+/// word the check that makes it safe rather than a bare rule to run it.
+fn throws_work_away(command: &str) -> bool {
+    const DELETING: &[&str] = &["rm", "rmdir", "unlink", "shred", "del", "rd", "Remove-Item"];
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let starts = |i: usize| {
+        i == 0
+            || matches!(
+                words[i - 1],
+                "&&" | "||" | "|" | ";" | "sudo" | "then" | "do"
+            )
+            || words[i - 1].ends_with(';')
+    };
+    words.iter().enumerate().any(|(i, &w)| {
+        (starts(i) && DELETING.contains(&w))
+            || matches!(w, "--hard" | "--force" | "--force-with-lease")
+            || (i > 0 && words[i - 1] == "git" && w == "clean")
+            || (w == "--" && i > 0 && words[i - 1] == "checkout")
+            || (matches!(w, "-f" | "-fd" | "-df") && words[..i].contains(&"push"))
+    })
 }
 
 /// Whether a shell command sends output into a file (`>` or `>>` outside quotes, to anything
@@ -432,13 +463,18 @@ impl Episodes {
         // A shell command that changed something; another tool's call (a Read, a search, a
         // fetch) only looked, and an edit marks the episode edited instead.
         let changed = job.shell && !job.only_looks() && !job.command.is_empty();
+        let discards = changed && job.discards();
         let mut i = 0;
         while i < self.open.len() {
             let open = &mut self.open[i];
             if !open.job.same_job(job) {
-                if changed && job.program != open.job.program {
+                // A command that threw work away is part of the fix even when it is of the
+                // same program (`git reset --hard` before a `git pull` that worked), and is
+                // the last to make room: the review must see it to word a fix safely.
+                if changed && (job.program != open.job.program || discards) {
                     if open.between.len() == MAX_BETWEEN {
-                        open.between.remove(0);
+                        let kept = open.between.iter().position(|b| !b.discards());
+                        open.between.remove(kept.unwrap_or(0));
                     }
                     open.between.push(job.clone());
                 }
@@ -732,6 +768,74 @@ mod tests {
             Some(
                 r#"`echo '{"credsStore":""}' > ~/.docker/config.json`, then `docker compose up -d db cache`"#
             )
+        );
+    }
+
+    #[test]
+    fn a_fix_that_threw_work_away_is_quoted_with_it() {
+        for discards in [
+            "rm -rf .git",
+            "cd app && rm -r node_modules",
+            "git reset --hard origin/main",
+            "git clean -fd",
+            "git checkout -- src/app.ts",
+            "git push -f origin main",
+            "chezmoi apply --force",
+            "sudo rm /etc/app.conf",
+        ] {
+            assert!(throws_work_away(discards), "{discards}");
+        }
+        for keeps in [
+            "git push origin main",
+            "npm run format",
+            "grep -rn rm src",
+            "git checkout main",
+            "echo rm -rf is dangerous",
+        ] {
+            assert!(!throws_work_away(keeps), "{keeps}");
+        }
+        let failure = |what: &str| {
+            Signal::new(
+                reflect_store::signal::Kind::Failure,
+                format!("Bash failed: {what}"),
+            )
+        };
+        // Deleting the repository the home folder held, then two more commands: the deletion
+        // is what the fix most needs to say, so it keeps its place.
+        let mut episodes = Episodes::default();
+        let mut out = Closed::new();
+        episodes.failed(
+            job("git add -A"),
+            failure("unstable object"),
+            "t1",
+            &mut out,
+        );
+        for (at, command) in [
+            (3, "rm -rf .git"),
+            (5, "mkdir -p site"),
+            (7, "cp -r src site/"),
+        ] {
+            episodes.succeeded(&job(command), at, &mut out);
+        }
+        episodes.succeeded(&job("cd site && git add ."), 9, &mut out);
+        assert_eq!(
+            out[0].0.resolution.as_deref(),
+            Some("`rm -rf .git`, `cp -r src site/`, then `cd site && git add .`")
+        );
+        // One of the same program counts too, when it threw work away.
+        let mut episodes = Episodes::default();
+        let mut out = Closed::new();
+        episodes.failed(
+            job("git pull"),
+            failure("diverging branches"),
+            "t1",
+            &mut out,
+        );
+        episodes.succeeded(&job("git reset --hard origin/main"), 3, &mut out);
+        episodes.succeeded(&job("git pull"), 5, &mut out);
+        assert_eq!(
+            out[0].0.resolution.as_deref(),
+            Some("`git reset --hard origin/main`, then the same command")
         );
     }
 
