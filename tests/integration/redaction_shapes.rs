@@ -1254,3 +1254,46 @@ fn the_digest_and_show_leak_no_secret_of_any_shape_or_encoding() {
     assert_no_leak(&rows, &out.stdout, "digest --show at a failed call");
     assert_no_leak(&rows, &env.all_data_bytes(), "digest");
 }
+
+/// A secret typed as the answer to the assistant's question, right after a failed call: `--show`
+/// at the call's line and at the prompt before it prints it as the user's next prompt, and
+/// hides it there as the digest does where it lists it.
+#[test]
+fn show_hides_an_answered_secret_in_the_next_prompt() {
+    let env = Env::new();
+    let mut t = String::new();
+    let mut places = Vec::new();
+    for (i, (question, answer, _)) in ANSWERED.iter().enumerate() {
+        let id = format!("toolu_ask{i}");
+        let mut add = |kind: &str, content: Value| {
+            let n = t.lines().count() + 1;
+            t += &entry(kind, n, content);
+            n
+        };
+        let prompt = add("user", json!("deploy the staging stack"));
+        add(
+            "assistant",
+            json!([{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": "make deploy"}}]),
+        );
+        let failed = add(
+            "user",
+            json!([{"type": "tool_result", "tool_use_id": id, "is_error": true, "content": "Exit code 2\nerror: missing credentials"}]),
+        );
+        add("assistant", json!([{"type": "text", "text": question}]));
+        add("user", json!(answer));
+        places.extend([prompt, failed]);
+    }
+    let dir = env.config.join("projects").join("x");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("s-shapes.jsonl"), t).unwrap();
+    for line in places {
+        let out = env
+            .cmd("memory-store")
+            .args(["digest", "--show", &format!("s-shapes:{line}")])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert!(stdout(&out).contains("user, next (L"), "{out:?}");
+        assert_no_answered_secret(&out.stdout, &format!("--show at L{line}"));
+    }
+}

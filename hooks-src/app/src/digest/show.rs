@@ -162,6 +162,8 @@ pub fn show(
     // After it: the start of the assistant's answer and the user's next prompt, where a
     // correction taken back or a fix that worked shows.
     let mut answer = String::new();
+    // The end of its last text: what the user's next prompt answers.
+    let mut answer_end = String::new();
     let mut next: Option<(u64, String)> = None;
     // The prompt before it, and what that answered: the turn it answers may repeat one of its
     // secrets (a value typed as the answer to a question, "I'll use X") in words no rule knows;
@@ -194,11 +196,12 @@ pub fn show(
                 EventKind::UserText { text } if !noise::is_not_a_prompt(text) => {
                     next = Some((event.line, text.clone()));
                 }
-                EventKind::AssistantText { text }
-                    if !noise::is_harness_reply(text) && answer.len() < TAIL_BYTES =>
-                {
-                    answer.push('\n');
-                    answer.push_str(text::head(text, TAIL_BYTES));
+                EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
+                    if answer.len() < TAIL_BYTES {
+                        answer.push('\n');
+                        answer.push_str(text::head(text, TAIL_BYTES));
+                    }
+                    answer_end = tail(text, redact::ASKED_BYTES).to_string();
                 }
                 _ => {}
             }
@@ -350,7 +353,7 @@ pub fn show(
         let _ = writeln!(out, "assistant, the start of its answer: {begins}");
     }
     if let Some((at, said)) = next {
-        let asked = redact::Asked::of(tail(&answer, redact::ASKED_BYTES));
+        let asked = redact::Asked::of(&answer_end);
         let cleaned = sanitize::clean(text::head(&said, TAIL_BYTES));
         let said = redact::redact_after(&cleaned, asked.as_ref());
         let said = text::one_line(&redact::redact_known(&said, &known), AFTER_CHARS);

@@ -38,6 +38,9 @@ pub(super) struct Failed {
     more: usize,
     /// The start of what the assistant said next.
     then: String,
+    /// The end of the last thing it said: a question asking for a secret makes the user's next
+    /// prompt's answer one ([`redact::Asked`]).
+    last_said: String,
     /// The user's next prompt and its line: where the view ends.
     pub(super) next: Option<(u64, String)>,
 }
@@ -72,6 +75,7 @@ impl Failed {
             after: Vec::new(),
             more: 0,
             then: String::new(),
+            last_said: String::new(),
             next: None,
         }
     }
@@ -109,11 +113,12 @@ impl Failed {
                     call.outcome = Outcome::Refused(text.clone());
                 }
             }
-            EventKind::AssistantText { text }
-                if !noise::is_harness_reply(text) && self.then.len() < super::TAIL_BYTES =>
-            {
-                self.then.push('\n');
-                self.then.push_str(text::head(text, super::TAIL_BYTES));
+            EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
+                if self.then.len() < super::TAIL_BYTES {
+                    self.then.push('\n');
+                    self.then.push_str(text::head(text, super::TAIL_BYTES));
+                }
+                self.last_said = super::tail(text, redact::ASKED_BYTES).to_string();
             }
             _ => {}
         }
@@ -194,8 +199,11 @@ impl Failed {
             let _ = writeln!(out, "assistant, then: {then}");
         }
         if let Some((at, said)) = &self.next {
+            // Read as the digest reads it: the answer to a question asking for a secret is one.
+            let asked = redact::Asked::of(&self.last_said);
             let cleaned = sanitize::clean(text::head(said, super::TAIL_BYTES));
-            let said = text::one_line(&redact::redact_known(&cleaned, known), AFTER_CHARS);
+            let said = redact::redact_after(&cleaned, asked.as_ref());
+            let said = text::one_line(&redact::redact_known(&said, known), AFTER_CHARS);
             let _ = writeln!(out, "user, next (L{at}): {said}");
         }
         out
