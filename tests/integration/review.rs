@@ -342,6 +342,12 @@ fn show_names_the_tools_a_turn_ended_with() {
         ("assistant", "Running them again."),
         ("tool", "Edit"),
         ("user", "and never touch the fixtures"),
+        ("assistant", "Adding a fixture."),
+        ("tool", "Read"),
+        ("ok", "fn main() {}"),
+        ("tool", "Write"),
+        ("error", REFUSED),
+        ("user", "fixtures live in tests/data"),
     ];
     write_transcript(&env, &slug(&app), "s-tools", &app, "p", entries);
     // A turn of calls only, and words followed by a call: each says what it called last.
@@ -360,7 +366,26 @@ fn show_names_the_tools_a_turn_ended_with() {
         ),
         "{words_then_call}"
     );
+    // A call the user refused is named so: the prompt after it says what they wanted instead.
+    let refused = "Adding a fixture. (then called Read, Write; Write refused)";
+    let shown = digest_text(&env, &app, &["--show", "s-tools:14"]);
+    assert!(
+        shown.contains(&format!(
+            "assistant, end of the turn it answers: {refused}\n"
+        )),
+        "{shown}"
+    );
+    let listed = digest_text(&env, &app, &[]);
+    assert!(
+        listed.contains(&format!(
+            "L14 [after: {refused}] fixtures live in tests/data"
+        )),
+        "{listed}"
+    );
 }
+
+/// How Claude Code answers a tool call the user refused without a reason.
+const REFUSED: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
 
 /// A password piped to `sudo -S` in one session has no shape of its own: typed alone as a
 /// prompt in another session of the project, the digest and `--show` know it by the command.

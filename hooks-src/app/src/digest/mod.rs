@@ -117,6 +117,8 @@ const AGAIN_PLACES: usize = 3;
 const MISSES_IN_A_ROW: usize = 16;
 /// Threads reading transcripts at once.
 const MAX_THREADS: usize = 4;
+/// The last tool calls of a turn the digest keeps by id, to name the one the user refused.
+const CALLS_KEPT: usize = 16;
 /// Directories a session's heading names besides its project dir; more are counted.
 const WORKED_IN_SHOWN: usize = 2;
 
@@ -977,8 +979,12 @@ struct PromptReader {
     last_line: Option<String>,
     /// What the assistant wrote in this turn (its end kept, about 2 × [`SAID_BYTES`] at most).
     said: String,
-    /// Tools it called since its last text.
+    /// Tools it called since its last text, each once, and the last calls' ids with their
+    /// tool (a refusal names the call's id).
     tools: Vec<String>,
+    calls: Vec<(String, String)>,
+    /// Of `tools`, those the user refused a call of.
+    refused: Vec<String>,
     prompts: Vec<Typed>,
     /// The directories the entries were in, with how many entries each.
     dirs: HashMap<Arc<str>, usize>,
@@ -1040,7 +1046,7 @@ impl PromptReader {
             EventKind::AssistantText { text } => {
                 self.copies.assistant_said(text);
                 self.situation.observe(&event);
-                self.tools.clear();
+                self.clear_calls();
                 self.last_line = redact::last_line(text).map(|l| tail(&l, TAIL_BYTES).to_string());
                 if self.said.len() + text.len() > 2 * SAID_BYTES {
                     self.said = tail(&self.said, SAID_BYTES.saturating_sub(text.len())).to_string();
@@ -1048,11 +1054,25 @@ impl PromptReader {
                 self.said.push('\n');
                 self.said.push_str(tail(text, SAID_BYTES));
             }
-            EventKind::ToolUse { name, .. } => {
+            EventKind::ToolUse { id, name, .. } => {
                 call_secrets(&event.kind, &mut self.command_secrets);
                 self.situation.observe(&event);
                 if !self.tools.contains(name) {
                     self.tools.push(name.clone());
+                }
+                // A refusal answers one of the last calls: a few are enough to name it.
+                if self.calls.len() == CALLS_KEPT {
+                    self.calls.remove(0);
+                }
+                self.calls.push((id.clone(), name.clone()));
+            }
+            EventKind::Rejection { tool_use_id, .. } => {
+                self.situation.observe(&event);
+                let tool = self.calls.iter().find(|(id, _)| id == tool_use_id);
+                if let Some((_, name)) = tool {
+                    if !self.refused.contains(name) {
+                        self.refused.push(name.clone());
+                    }
                 }
             }
             _ => self.situation.observe(&event),
@@ -1063,14 +1083,22 @@ impl PromptReader {
         self.situation = Situation::default();
         self.last_line = None;
         self.said.clear();
+        self.clear_calls();
+    }
+
+    fn clear_calls(&mut self) {
         self.tools.clear();
+        self.calls.clear();
+        self.refused.clear();
     }
 
     fn typed(&self, event: &Event, text: &str, key: String, copy: bool) -> Typed {
         let read = Reading::of(text);
         let probability = model::likelihood(&read, &self.situation);
         let words = self.last_line.clone().unwrap_or_default();
-        let answering = ended_with(words, &self.tools.join(", "));
+        let tools: Vec<&str> = self.tools.iter().map(String::as_str).collect();
+        let refused: Vec<&str> = self.refused.iter().map(String::as_str).collect();
+        let answering = ended_with(words, &tools, &refused);
         Typed {
             line: event.line,
             uuid: event.uuid.as_deref().map(str::to_string),
@@ -1473,12 +1501,29 @@ fn heading(
 }
 
 /// How the assistant's turn ended: its last `words`, then the tools it called after them
-/// (`tools`, joined), as `… (then called Bash, Read)`: the digest's `[after: …]` and `--show`.
-fn ended_with(words: String, tools: &str) -> String {
-    match (words.is_empty(), tools.is_empty()) {
-        (_, true) => words,
-        (true, false) => format!("(then called {tools})"),
-        (false, false) => format!("{words} (then called {tools})"),
+/// (`tools`, each once) and which of them the user refused (`refused`), as `… (then called
+/// Bash, Read)`, `… (then called Read, Edit; Edit refused)`: the digest's `[after: …]` and
+/// `--show`. A refusal without a reason is no signal of its own (the session summary counts
+/// it), so the prompt right after it is where the user says what they wanted instead.
+fn ended_with(words: String, tools: &[&str], refused: &[&str]) -> String {
+    if tools.is_empty() {
+        return words;
+    }
+    let called = if refused.is_empty() {
+        format!("(then called {})", tools.join(", "))
+    } else if refused.len() == tools.len() {
+        format!("(then called {}, refused)", tools.join(", "))
+    } else {
+        format!(
+            "(then called {}; {} refused)",
+            tools.join(", "),
+            refused.join(", ")
+        )
+    };
+    if words.is_empty() {
+        called
+    } else {
+        format!("{words} {called}")
     }
 }
 

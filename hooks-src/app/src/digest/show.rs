@@ -177,6 +177,8 @@ pub fn show(
     // what a short reply to it is about ("why is docker in here?").
     let mut calls: Vec<(String, String, transcript::ToolInput)> = Vec::new();
     let mut after_words = 0;
+    // The ids of the calls the user refused since the last prompt.
+    let mut refused: Vec<String> = Vec::new();
     let mut failed: Option<Failed> = None;
     transcript::read(&mut file, Position::default(), |event| {
         if own {
@@ -231,17 +233,20 @@ pub fn show(
                 typed_before = Some((text.clone(), asked));
                 turn.clear();
                 calls.clear();
+                refused.clear();
                 after_words = 0;
                 prompt_before = Some(event.line);
             }
             EventKind::CompactBoundary => {
                 turn.clear();
                 calls.clear();
+                refused.clear();
                 after_words = 0;
             }
             EventKind::ToolUse { id, name, input } => {
                 calls.push((id.clone(), name.clone(), input.clone()));
             }
+            EventKind::Rejection { tool_use_id, .. } => refused.push(tool_use_id.clone()),
             EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
                 after_words = calls.len();
                 turn.push('\n');
@@ -308,16 +313,19 @@ pub fn show(
     }
     known.extend(answered);
     let called_last = &calls[after_words..];
-    let mut tools: Vec<&str> = Vec::new();
-    for (_, tool, _) in called_last {
-        if !tools.contains(&tool.as_str()) {
+    let (mut tools, mut refused_tools): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    for (id, tool, _) in called_last {
+        let tool = sanitize::visible(tool).into_owned();
+        if refused.contains(id) && !refused_tools.contains(&tool) {
+            refused_tools.push(tool.clone());
+        }
+        if !tools.contains(&tool) {
             tools.push(tool);
         }
     }
-    let answered = ended_with(
-        turn_end(&turn, &known),
-        &sanitize::visible(&tools.join(", ")),
-    );
+    let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
+    let refused_tools: Vec<&str> = refused_tools.iter().map(String::as_str).collect();
+    let answered = ended_with(turn_end(&turn, &known), &tools, &refused_tools);
     if !answered.is_empty() {
         let _ = writeln!(out, "assistant, end of the turn it answers: {answered}");
         let last_call = called_last.last();

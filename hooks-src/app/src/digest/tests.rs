@@ -634,6 +634,44 @@ fn what_a_prompt_answered_is_the_end_of_the_assistants_last_line_or_its_tools() 
     );
     assert_eq!(reader.prompts[1].answering, "", "a new turn starts empty");
     assert!(reader.prompts[0].probability > reader.prompts[1].probability);
+
+    // A call the user refused is named so; a refusal of a call not kept names nothing.
+    reader.feed(event(
+        5,
+        EventKind::ToolUse {
+            id: "t2".into(),
+            name: "Write".into(),
+            input: Default::default(),
+        },
+    ));
+    reader.feed(event(
+        6,
+        EventKind::Rejection {
+            tool_use_id: "t2".into(),
+            text: String::new(),
+        },
+    ));
+    reader.feed(event(
+        7,
+        EventKind::UserText {
+            text: "put it in docs/".into(),
+        },
+    ));
+    assert_eq!(reader.prompts[2].answering, "(then called Write, refused)");
+    reader.feed(event(
+        8,
+        EventKind::Rejection {
+            tool_use_id: "t9".into(),
+            text: String::new(),
+        },
+    ));
+    reader.feed(event(
+        9,
+        EventKind::UserText {
+            text: "fine".into(),
+        },
+    ));
+    assert_eq!(reader.prompts[3].answering, "");
 }
 
 #[test]
