@@ -101,7 +101,9 @@ fn said(s: &Signal) -> bool {
 fn lesson(s: &Signal) -> String {
     if let Some(how) = s.resolution.as_deref().filter(|r| !r.trim().is_empty()) {
         let room = INDEX_CONTENT_CHARS + INDEX_EVIDENCE_CHARS;
-        return match reflect_detect::failure::resolution_from_change(&s.context, how) {
+        // The share of the line `Signal::headline` gives a resolution.
+        let share = room * 2 / 5;
+        return match reflect_detect::failure::resolution_from_change(&s.context, how, share) {
             Some(changed) => {
                 let mut shown = s.clone();
                 shown.resolution = Some(changed);

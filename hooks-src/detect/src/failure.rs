@@ -695,8 +695,8 @@ const DROPPED_SHOWN: usize = 3;
 /// (`context`'s [`TRIED`] line) with a change past a long shared start: from the word where
 /// the two differ, after a `…` (`` `…cache queue` ``), since a listing's cut
 /// would keep only the shared start and hide what changed (and whether the change only drops
-/// the failing part). `None` when it is shown as stored.
-pub fn resolution_from_change(context: &str, resolution: &str) -> Option<String> {
+/// the failing part), in about `max` characters. `None` when it is shown as stored.
+pub fn resolution_from_change(context: &str, resolution: &str, max: usize) -> Option<String> {
     let tried = context.strip_prefix(TRIED)?.lines().next()?;
     let command = resolution.strip_prefix('`')?.strip_suffix('`')?;
     if command.contains('`') {
@@ -726,21 +726,32 @@ pub fn resolution_from_change(context: &str, resolution: &str) -> Option<String>
     if cut {
         tried_words.pop();
     }
-    // A word the rerun kept inside its quotes (`x"` before, `x 2>&1"` after) is no drop.
+    // A word is compared by its letters and digits: one the rerun kept inside its quotes
+    // (`x"` before, `x 2>&1"` after) or before another colon is no drop, nor is a pipe or
+    // an `&&`; a word left out twice (`| jq` after each of two commands) is named once.
     fn bare(w: &str) -> &str {
-        w.trim_matches(['"', '\'', '`'])
+        w.trim_matches(|c: char| !c.is_alphanumeric())
     }
     let kept: Vec<&str> = changed.iter().map(|w| bare(w)).collect();
-    let dropped: Vec<&str> = tried_words
-        .into_iter()
-        .filter(|w| !kept.contains(&bare(w)))
-        .take(DROPPED_SHOWN + 1)
-        .collect();
-    let shown = format!("`…{}`", &command[word..]);
-    Some(match dropped.len() {
-        1..=DROPPED_SHOWN => format!("{shown} (without {})", dropped.join(" ")),
-        _ => shown,
-    })
+    let mut dropped: Vec<&str> = Vec::new();
+    for w in tried_words {
+        let b = bare(w);
+        if b.is_empty() || kept.contains(&b) || dropped.iter().any(|d| bare(d) == b) {
+            continue;
+        }
+        dropped.push(w);
+        if dropped.len() > DROPPED_SHOWN {
+            break;
+        }
+    }
+    let without = match dropped.len() {
+        1..=DROPPED_SHOWN => format!(" (without {})", dropped.join(" ")),
+        _ => String::new(),
+    };
+    // The command is cut, never what it left out: that is what tells a retry that only does
+    // less from a fix.
+    let room = max.saturating_sub(without.chars().count() + 3).max(16);
+    Some(format!("`…{}`{without}", one_line(&command[word..], room)))
 }
 
 /// A failure signal for `tool`'s error line; `tried` is the call's [`input_summary`], `error`
@@ -853,7 +864,7 @@ mod tests {
     fn a_rerun_with_a_change_is_shown_from_the_change_with_what_it_dropped() {
         let start = "cd /home/dev/projects/shop && docker compose -f docker-compose.dev.yml up -d";
         let context = format!("Tried: {start} db cache search queue…\nError: Exit code 1");
-        let shown = |resolution: &str| resolution_from_change(&context, resolution);
+        let shown = |resolution: &str| resolution_from_change(&context, resolution, 400);
         assert_eq!(
             shown(&format!("`{start} db cache queue`")).as_deref(),
             Some("`…queue` (without search)")
@@ -867,11 +878,33 @@ mod tests {
         assert_eq!(
             resolution_from_change(
                 &format!("Tried: {remote}\"\nError: Exit code 2"),
-                &format!("`{remote} 2>&1\"`")
+                &format!("`{remote} 2>&1\"`"),
+                400
             )
             .as_deref(),
             Some("`…/srv/releases/*.tar.gz 2>&1\"`"),
             "a word kept inside the quotes is not dropped"
+        );
+        // A pipe into a missing program after each of several commands: named once.
+        let probe = "TOKEN=x echo \"== all endpoints ==\" echo \"1. Users:\" curl -s localhost:3001/api/users";
+        assert_eq!(
+            resolution_from_change(
+                &format!("Tried: {probe} | jq '.users' echo \"2. Orders:\" curl -s localhost:3001/api/orders | jq '.orders…\nError: x"),
+                &format!("`{probe} echo \"2. Orders:\" curl -s localhost:3001/api/orders`"),
+                400
+            )
+            .as_deref(),
+            Some("`…echo \"2. Orders:\" curl -s localhost:3001/api/orders` (without jq '.users')")
+        );
+        // Cut to fit a listing, the command gives way, never what it left out.
+        assert_eq!(
+            resolution_from_change(
+                &format!("Tried: {probe} | jq '.users' echo \"2. Orders:\" curl -s localhost:3001/api/orders | jq '.orders…\nError: x"),
+                &format!("`{probe} echo \"2. Orders:\" curl -s localhost:3001/api/orders`"),
+                48
+            )
+            .as_deref(),
+            Some("`…echo \"2. Orders:\" curl…` (without jq '.users')")
         );
         // Another command, several commands, a short shared start, the same command: as stored.
         assert_eq!(shown("`pnpm install`"), None);
@@ -880,11 +913,12 @@ mod tests {
         assert_eq!(
             resolution_from_change(
                 "Tried: npm run build -- --watch\nError: x",
-                "`npm run build`"
+                "`npm run build`",
+                400
             ),
             None
         );
-        assert_eq!(resolution_from_change("Error: x", "`npm test`"), None);
+        assert_eq!(resolution_from_change("Error: x", "`npm test`", 400), None);
     }
 
     /// A hook payload as JSON (the app's wire types read the real one).

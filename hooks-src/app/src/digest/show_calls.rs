@@ -231,13 +231,10 @@ impl Failed {
             .filter(|(c, _)| c.tool == "Bash" && matches!(c.outcome, Outcome::Failed(_)))
             .filter_map(|(_, command)| command.as_deref());
         let shown = shown.filter(|_| self.call.as_ref().is_some_and(|(tool, _)| tool == "Bash"));
-        let from_change = failed_later
-            .chain(shown)
-            .find_map(|failed| resolution_from_change(&format!("{TRIED}{failed}"), &rerun))?;
-        Some(format!(
-            "Bash {}",
-            text::one_line(&from_change, 2 * CALL_CHARS)
-        ))
+        let from_change = failed_later.chain(shown).find_map(|failed| {
+            resolution_from_change(&format!("{TRIED}{failed}"), &rerun, 2 * CALL_CHARS)
+        })?;
+        Some(format!("Bash {from_change}"))
     }
 }
 
