@@ -384,6 +384,56 @@ fn show_names_the_tools_a_turn_ended_with() {
     );
 }
 
+/// A command the user refused without a word in two sessions is named, with each place, after
+/// the prompts: a rule no prompt states. One refused in one session only, or with a reason
+/// (stored by capture as a correction), is not.
+#[test]
+fn a_command_refused_without_a_reason_in_two_sessions_is_named() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let refused = |push: &'static str, why: &'static str| -> Vec<Entry<'static>> {
+        vec![
+            ("user", "ship the fix"),
+            ("assistant", "Committing and pushing."),
+            ("tool", push),
+            ("error", why),
+            ("user", "ok, carry on with the tests"),
+        ]
+    };
+    let because = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nnot on fridays";
+    let one = refused("Bash: git push origin main", REFUSED);
+    let mut two = refused("Bash: cd app && git push --tags", REFUSED);
+    two.extend(refused("Bash: rm -rf build", REFUSED));
+    let three = refused("Bash: terraform apply", because);
+    let four = refused("Bash: terraform apply -auto-approve", because);
+    for (session, entries) in [
+        ("s-one", &one),
+        ("s-two", &two),
+        ("s-three", &three),
+        ("s-four", &four),
+    ] {
+        write_transcript(&env, &slug(&app), session, &app, session, entries);
+    }
+    let text = digest_text(&env, &app, &[]);
+    assert!(
+        text.contains("\n- `git` 2 time(s) in 2 sessions: s-one:L4, s-two:L4\n")
+            || text.contains("\n- `git` 2 time(s) in 2 sessions: s-two:L4, s-one:L4\n"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("`rm`") && !text.contains("`terraform`"),
+        "{text}"
+    );
+    // The place it names is the refused call, as `--show` prints it.
+    let shown = digest_text(&env, &app, &["--show", "s-one:4"]);
+    assert!(
+        shown.contains(
+            "a call the user refused: Bash `git push origin main`\ntheir reason: none given\n"
+        ),
+        "{shown}"
+    );
+}
+
 /// How Claude Code answers a tool call the user refused without a reason.
 const REFUSED: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
 

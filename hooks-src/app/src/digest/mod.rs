@@ -59,6 +59,7 @@
 mod approval;
 pub mod history;
 mod noise;
+mod refusals;
 pub mod show;
 mod show_calls;
 
@@ -82,6 +83,7 @@ use reflect_base::fsutil::{self, LockWait};
 use reflect_base::paths::{self, Paths};
 use reflect_base::text;
 use reflect_detect::copies::{place, repeat_key, Copies};
+use reflect_detect::episode::Job;
 use reflect_detect::excerpt::{excerpt, head_and_tail};
 use reflect_detect::model;
 use reflect_detect::text::{Reading, Situation};
@@ -261,6 +263,8 @@ pub struct Digest {
     pub root: Option<String>,
     /// The name the marks were saved under ([`Digest::save_marks`]): what `--mark` takes.
     pub saved_as: Option<String>,
+    /// Programs the user refused without a reason in more than one of the sessions read.
+    pub refused: Vec<refusals::Refused>,
 }
 
 /// A session to read.
@@ -340,6 +344,8 @@ struct SessionRead {
     dirs: HashMap<Arc<str>, usize>,
     /// The secrets its commands held: redacted in every prompt listed, of any session.
     command_secrets: Vec<(String, &'static str)>,
+    /// The programs of the shell commands refused without a reason, not looked at before.
+    refusals: Vec<(String, u64)>,
 }
 
 /// What became of a prompt read.
@@ -498,6 +504,10 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
         shown[i] = Some(line);
         session_shown[k] = true;
     }
+    out.refused = refusals::repeated(
+        read.iter()
+            .map(|(c, r)| (c.session.as_str(), r.refusals.as_slice())),
+    );
     let chosen: Vec<bool> = shown.iter().map(Option::is_some).collect();
     for (k, ((candidate, r), session_fates)) in read.iter().zip(&fates).enumerate() {
         if let Some(mark) = mark_of(candidate, r, session_fates, &chosen) {
@@ -946,6 +956,8 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
     prompts.retain(|p| p.line > through && !seen.contains(&p.line));
     let dirs = reader.dirs;
     let command_secrets = reader.command_secrets;
+    let mut refusals = reader.refusals;
+    refusals.retain(|(_, line)| *line > through && !seen.contains(line));
     Outcome::Read(Box::new(SessionRead {
         modified,
         last_typed,
@@ -958,6 +970,7 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
         prompt_lines,
         dirs,
         command_secrets,
+        refusals,
     }))
 }
 
@@ -971,6 +984,14 @@ impl SessionRead {
     }
 }
 
+/// A tool call of the assistant's turn, by id: what a refusal names.
+struct Call {
+    id: String,
+    tool: String,
+    /// A Bash call's input.
+    command: Option<transcript::ToolInput>,
+}
+
 /// The prompts of a stream of events, each with what it answered.
 #[derive(Default)]
 struct PromptReader {
@@ -982,9 +1003,11 @@ struct PromptReader {
     /// Tools it called since its last text, each once, and the last calls' ids with their
     /// tool (a refusal names the call's id).
     tools: Vec<String>,
-    calls: Vec<(String, String)>,
+    calls: Vec<Call>,
     /// Of `tools`, those the user refused a call of.
     refused: Vec<String>,
+    /// The program of each shell command the user refused without a reason, with the line.
+    refusals: Vec<(String, u64)>,
     prompts: Vec<Typed>,
     /// The directories the entries were in, with how many entries each.
     dirs: HashMap<Arc<str>, usize>,
@@ -1054,7 +1077,7 @@ impl PromptReader {
                 self.said.push('\n');
                 self.said.push_str(tail(text, SAID_BYTES));
             }
-            EventKind::ToolUse { id, name, .. } => {
+            EventKind::ToolUse { id, name, input } => {
                 call_secrets(&event.kind, &mut self.command_secrets);
                 self.situation.observe(&event);
                 if !self.tools.contains(name) {
@@ -1064,14 +1087,33 @@ impl PromptReader {
                 if self.calls.len() == CALLS_KEPT {
                     self.calls.remove(0);
                 }
-                self.calls.push((id.clone(), name.clone()));
+                self.calls.push(Call {
+                    id: id.clone(),
+                    tool: name.clone(),
+                    command: (name == "Bash").then(|| input.clone()),
+                });
             }
-            EventKind::Rejection { tool_use_id, .. } => {
+            EventKind::Rejection { tool_use_id, text } => {
                 self.situation.observe(&event);
-                let tool = self.calls.iter().find(|(id, _)| id == tool_use_id);
-                if let Some((_, name)) = tool {
-                    if !self.refused.contains(name) {
-                        self.refused.push(name.clone());
+                let Some(call) = self.calls.iter().find(|c| &c.id == tool_use_id) else {
+                    return;
+                };
+                if !self.refused.contains(&call.tool) {
+                    self.refused.push(call.tool.clone());
+                }
+                // Refused without a word: the program may be one the user keeps to themselves.
+                let command = call.command.as_ref().and_then(|i| i.str_field("command"));
+                if let Some(command) = command.filter(|_| text.trim().is_empty()) {
+                    let job = Job::of("Bash", &command);
+                    // Calls refused at once (a refusal stops the calls made beside it) are one.
+                    let turn = self.prompts.last().map_or(0, |p| p.line);
+                    let again = self
+                        .refusals
+                        .iter()
+                        .rev()
+                        .any(|(program, at)| program == job.program() && *at > turn);
+                    if !job.program().is_empty() && !again {
+                        self.refusals.push((job.program().to_string(), event.line));
                     }
                 }
             }
@@ -1606,6 +1648,7 @@ impl Digest {
                 out.push_str(&prompt_line(p));
             }
         }
+        out.push_str(&refusals::text(&self.refused));
         let mut left = Vec::new();
         if self.left_out > 0 {
             left.push(format!(

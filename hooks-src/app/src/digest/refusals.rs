@@ -1,0 +1,129 @@
+//! Commands the user refused without a word in more than one session: a rule no prompt states
+//! ("I run the rebuilds myself", "ask before deleting anything"). A refusal with a reason is
+//! stored by capture as a correction; one without is only counted in its session's summary,
+//! so across sessions only the digest, which reads them all, can see it come back.
+//!
+//! A refusal is known by its program (`terraform`, `git`, `rm`), as the failure episodes
+//! read a command's program ([`reflect_detect::episode::Job`]); only the sessions the digest
+//! reads (what no `/reflect` has looked at) count.
+
+use std::fmt::Write as _;
+
+use reflect_base::text;
+use reflect_store::{redact, sanitize};
+
+/// Programs named at most, the most refused first.
+const PROGRAMS_SHOWN: usize = 5;
+/// Places named for each.
+const PLACES_SHOWN: usize = 4;
+
+/// A program refused in more than one session, with where (session, transcript line).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refused {
+    pub program: String,
+    pub places: Vec<(String, u64)>,
+    pub sessions: usize,
+}
+
+/// The programs refused without a reason in two sessions or more, of `reads` (each session's
+/// refusals as `(program, line)`), the most sessions first.
+pub(super) fn repeated<'a>(
+    reads: impl Iterator<Item = (&'a str, &'a [(String, u64)])>,
+) -> Vec<Refused> {
+    let mut found: Vec<Refused> = Vec::new();
+    for (session, refusals) in reads {
+        for (program, line) in refusals {
+            let place = (session.to_string(), *line);
+            match found.iter_mut().find(|r| &r.program == program) {
+                Some(r) => {
+                    if !r.places.iter().any(|(s, _)| s == session) {
+                        r.sessions += 1;
+                    }
+                    r.places.push(place);
+                }
+                None => found.push(Refused {
+                    program: program.clone(),
+                    places: vec![place],
+                    sessions: 1,
+                }),
+            }
+        }
+    }
+    found.retain(|r| r.sessions > 1);
+    found.sort_by(|a, b| {
+        (b.sessions, b.places.len())
+            .cmp(&(a.sessions, a.places.len()))
+            .then(a.program.cmp(&b.program))
+    });
+    found.truncate(PROGRAMS_SHOWN);
+    found
+}
+
+/// The digest's lines for `refused`: nothing when it is empty.
+pub(super) fn text(refused: &[Refused]) -> String {
+    let mut out = String::new();
+    if refused.is_empty() {
+        return out;
+    }
+    out.push_str("\nCommands the user refused without a reason, in more than one session (`--show SESSION:LINE` shows each call):\n");
+    for r in refused {
+        // A program is a command's word: redacted and made visible like any text of one.
+        let program = text::one_line(&redact::redact(&sanitize::clean(&r.program)), 40);
+        let places: Vec<String> = r
+            .places
+            .iter()
+            .take(PLACES_SHOWN)
+            .map(|(session, line)| {
+                let short = crate::scope::short_session(Some(session));
+                format!("{}:L{line}", sanitize::visible(short))
+            })
+            .collect();
+        let more = if r.places.len() > PLACES_SHOWN {
+            ", …"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "- `{program}` {} time(s) in {} sessions: {}{more}",
+            r.places.len(),
+            r.sessions,
+            places.join(", ")
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_refused_in_two_sessions_is_named_with_its_places() {
+        let a = vec![("terraform".to_string(), 40), ("git".to_string(), 50)];
+        let b = vec![
+            ("terraform".to_string(), 7),
+            ("terraform".to_string(), 9),
+        ];
+        let c = vec![("rm".to_string(), 3), ("rm".to_string(), 8)];
+        let reads = [
+            ("aaaaaaaa-1", a.as_slice()),
+            ("bbbbbbbb-2", b.as_slice()),
+            ("cccccccc-3", c.as_slice()),
+        ];
+        let found = repeated(reads.iter().map(|(s, r)| (*s, *r)));
+        assert_eq!(
+            found.len(),
+            1,
+            "git once, rm twice in one session: no pattern"
+        );
+        assert_eq!(found[0].program, "terraform");
+        assert_eq!(found[0].sessions, 2);
+        let shown = text(&found);
+        assert!(
+            shown.contains("- `terraform` 3 time(s) in 2 sessions: aaaaaaaa:L40, bbbbbbbb:L7, bbbbbbbb:L9\n"),
+            "{shown}"
+        );
+        assert_eq!(text(&[]), "");
+    }
+}
