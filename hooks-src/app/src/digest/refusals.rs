@@ -101,10 +101,7 @@ mod tests {
     #[test]
     fn a_program_refused_in_two_sessions_is_named_with_its_places() {
         let a = vec![("terraform".to_string(), 40), ("git".to_string(), 50)];
-        let b = vec![
-            ("terraform".to_string(), 7),
-            ("terraform".to_string(), 9),
-        ];
+        let b = vec![("terraform".to_string(), 7), ("terraform".to_string(), 9)];
         let c = vec![("rm".to_string(), 3), ("rm".to_string(), 8)];
         let reads = [
             ("aaaaaaaa-1", a.as_slice()),
@@ -121,7 +118,9 @@ mod tests {
         assert_eq!(found[0].sessions, 2);
         let shown = text(&found);
         assert!(
-            shown.contains("- `terraform` 3 time(s) in 2 sessions: aaaaaaaa:L40, bbbbbbbb:L7, bbbbbbbb:L9\n"),
+            shown.contains(
+                "- `terraform` 3 time(s) in 2 sessions: aaaaaaaa:L40, bbbbbbbb:L7, bbbbbbbb:L9\n"
+            ),
             "{shown}"
         );
         assert_eq!(text(&[]), "");
