@@ -29,7 +29,8 @@
 //! **An unresolved failure is kept only when it is a fact of the environment** that the next
 //! session meets again whatever it edits ([`environment_fact`]): a missing program or module,
 //! a permission the user does not have (no sudo, a read-only or system path), a network or
-//! authentication failure, a port in use, a command that times out. A compile or test error
+//! authentication failure, a port in use, a command that times out, text the console's code
+//! page cannot print (`'gbk' codec can't encode`). A compile or test error
 //! the assistant went on to fix, or left, is work in progress, not a lesson.
 //!
 //! A run of failures of one job within an episode is one signal: the first failure's error line
@@ -386,7 +387,19 @@ pub fn environment_fact(line: &str) -> bool {
     let own_module = ["cannot find module '.", "cannot find module '/"]
         .iter()
         .any(|m| lower.contains(m));
-    !own_module && FACTS.iter().any(|f| lower.contains(f))
+    !own_module && (FACTS.iter().any(|f| lower.contains(f)) || console_codec(&lower))
+}
+
+/// Whether a `lower`-cased error line says text could not be written in the console's or the
+/// locale's code page (`'gbk' codec can't encode`, `'charmap'`, `'cp1252'`, `'ascii'`): a
+/// Windows console or a bare locale, which the next session's `print` of an emoji meets again,
+/// whatever the work edits. A UTF codec failing is a mistake in the work.
+fn console_codec(lower: &str) -> bool {
+    let Some(at) = lower.find("' codec can't encode") else {
+        return false;
+    };
+    let codec = lower[..at].rsplit('\'').next().unwrap_or_default();
+    !codec.starts_with("utf")
 }
 
 /// Whether a failure signal's content (`<tool> failed: <error line>`) is worth keeping with no
@@ -847,6 +860,8 @@ mod tests {
             "Bash failed: ModuleNotFoundError: No module named 'yaml'",
             "Bash failed: fatal: could not read Username for 'https://github.com'",
             "Write failed: EACCES: permission denied, open '/etc/hosts'",
+            "Bash failed: UnicodeEncodeError: 'gbk' codec can't encode character '\\U0001f4ca' in position 2",
+            "Bash failed: UnicodeEncodeError: 'charmap' codec can't encode characters in position 0-1",
         ] {
             assert!(environment_fact(fact), "{fact}");
         }
@@ -854,6 +869,7 @@ mod tests {
             "Bash failed: src/a.ts(3,7): error TS2322: Type 'string' is not assignable",
             "Bash failed: error[E0425]: cannot find value `y` in this scope",
             "Bash failed: SyntaxError: invalid syntax",
+            "Bash failed: UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud83d': surrogates not allowed",
         ] {
             assert!(!environment_fact(work), "{work}");
         }
