@@ -22,8 +22,8 @@
 //!
 //! A stored failure's content is `<tool> failed: <error line>`; what was tried goes in the
 //! context. Failures that repeat (same tool, same error line) share a dedup key that ignores
-//! numbers and ids and reads a path as its last part (see [`reflect_store::signal::dedup_key`]), so the store counts them as
-//! recurrences of one signal whose confidence rises with them.
+//! numbers and ids and reads a path as its last part (see [`reflect_store::signal::dedup_key`]),
+//! so the store counts them as recurrences of one signal whose confidence rises with them.
 
 use serde_json::Value;
 
@@ -745,7 +745,10 @@ pub fn resolution_from_change(context: &str, resolution: &str, max: usize) -> Op
         }
     }
     let without = match dropped.len() {
-        1..=DROPPED_SHOWN => format!(" (without {})", dropped.join(" ")),
+        1..=DROPPED_SHOWN => {
+            let words: Vec<String> = dropped.iter().map(|w| one_line(w, 40)).collect();
+            format!(" (without {})", words.join(" "))
+        }
         _ => String::new(),
     };
     // The command is cut, never what it left out: that is what tells a retry that only does
