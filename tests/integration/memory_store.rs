@@ -190,6 +190,33 @@ fn append_prints_one_line_per_object_in_input_order() {
     assert_eq!(get(&lines[2])["type"], "convention");
 }
 
+/// A sighting at the place the index shows for a signal (the prompt that opened its turn, where
+/// a failure's own line is its call's) is the signal's own episode: it adds nothing.
+#[test]
+fn a_sighting_at_a_signals_own_turn_is_no_new_episode() {
+    let env = Env::new();
+    let id = append(
+        &env,
+        json!({"type": "gotcha", "content": "jq is not installed here", "project": "/p", "session_id": "s1",
+               "source": {"hook": "PreCompact", "line": 40, "prompt_line": 34}}),
+    );
+    let at = |line: u64| {
+        json!({"same_as": id, "context": "User: no jq here", "session_id": "s1",
+               "source": {"hook": "reflect", "line": line, "origin": "user"}})
+    };
+    let seen = |env: &Env| {
+        let got: Value = serde_json::from_str(&stdout(
+            &env.cmd("memory-store").args(["get", &id]).output().unwrap(),
+        ))
+        .unwrap();
+        got["meta"]["seen"].as_u64().unwrap_or(1)
+    };
+    assert_eq!(append(&env, at(34)), id);
+    assert_eq!(seen(&env), 1, "the prompt of its own turn");
+    assert_eq!(append(&env, at(52)), id);
+    assert_eq!(seen(&env), 2, "another turn is another episode");
+}
+
 /// `"same_as": ID` records one more sighting of a stored signal, with its own session, line
 /// and words (shown by `get`), instead of a second signal; the same sighting again adds
 /// nothing, and an unknown id is refused before anything is stored.

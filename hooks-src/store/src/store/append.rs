@@ -230,18 +230,22 @@ impl Store {
     }
 }
 
-/// Whether `found` (a signal with its sightings' evidence) already holds the sighting `sig`.
+/// Whether `found` (a signal with its sightings' evidence) already holds the sighting `sig`: the
+/// same session, and its line is the signal's or a sighting's own line or the prompt that
+/// opened that turn (what the index shows as its place: a failure's own line is its call's).
 fn holds_sighting(found: &Signal, sig: &Signal) -> bool {
     let (Some(session), Some(line)) = (sig.session_id.as_deref(), sig.source.line) else {
         return false;
     };
-    if found.session_id.as_deref() == Some(session) && found.source.line == Some(line) {
+    let own = [found.source.line, keys::prompt_line(&found.source)];
+    if found.session_id.as_deref() == Some(session) && own.contains(&Some(line)) {
         return true;
     }
     let sightings = found.meta.get("sightings").and_then(Value::as_array);
     sightings.into_iter().flatten().any(|e| {
+        let at = |key: &str| e.get(key).and_then(Value::as_u64);
         e.get("session_id").and_then(Value::as_str) == Some(session)
-            && e.get("line").and_then(Value::as_u64) == Some(line)
+            && (at("line") == Some(line) || at(keys::PROMPT_LINE) == Some(line))
     })
 }
 
