@@ -13,8 +13,9 @@
 //! * a later call doing the same job succeeds:
 //!   - after a file was edited: the fix was the edit (a compile error, a failing build): no
 //!     lesson, nothing stored (unless the failure is an environment fact, below);
-//!   - after other commands that changed something (`pip install httpx`, a config file
-//!     rewritten with `echo … >`), then the same command or another: those commands, then it,
+//!   - after other commands that changed something (`pip install httpx`, `npm install` before
+//!     `npm run build`, a config file rewritten with `echo … >`; not the same program and
+//!     subcommand in other words), then the same command or another: those commands, then it,
 //!     are the resolution (the last two, and one that threw work away, `rm -rf`, `git reset
 //!     --hard`, a `--force`, is kept first and counts even when of the failed program: the
 //!     review words such a fix with the check that makes it safe);
@@ -481,10 +482,13 @@ impl Episodes {
         while i < self.open.len() {
             let open = &mut self.open[i];
             if !open.job.same_job(job) {
-                // A command that threw work away is part of the fix even when it is of the
-                // same program (`git reset --hard` before a `git pull` that worked), and is
-                // the last to make room: the review must see it to word a fix safely.
-                if changed && (job.program != open.job.program || discards) {
+                // Another program's command, or the same program's for another job (`npm
+                // install` before a `npm run build` that worked), may be the fix; one for the
+                // same job in other words (`git add -u` after `git add x` failed) is a retry.
+                // A command that threw work away counts whatever it ran, and is the last to
+                // make room: the review must see it to word a fix safely.
+                let other_job = job.program != open.job.program || job.subject != open.job.subject;
+                if changed && (other_job || discards) {
                     if open.between.len() == MAX_BETWEEN {
                         let kept = open.between.iter().position(|b| !b.discards());
                         open.between.remove(kept.unwrap_or(0));
@@ -834,6 +838,22 @@ mod tests {
         assert_eq!(
             out[0].0.resolution.as_deref(),
             Some("`rm -rf .git`, `cp -r src site/`, then `cd site && git add .`")
+        );
+        // Another job of the same program is a fix; the same job in other words is a retry.
+        let mut episodes = Episodes::default();
+        let mut out = Closed::new();
+        episodes.failed(
+            job("npm run build"),
+            failure("Lifecycle script `build` failed"),
+            "t1",
+            &mut out,
+        );
+        episodes.succeeded(&job("npm run lint -- --fix"), 3, &mut out);
+        episodes.succeeded(&job("cd web && npm install"), 5, &mut out);
+        episodes.succeeded(&job("npm run build"), 7, &mut out);
+        assert_eq!(
+            out[0].0.resolution.as_deref(),
+            Some("`cd web && npm install`, then the same command")
         );
         // One of the same program counts too, when it threw work away.
         let mut episodes = Episodes::default();
