@@ -481,6 +481,42 @@ fn a_password_a_command_held_is_redacted_in_every_session_of_the_project() {
     }
 }
 
+/// A value typed as the answer to a question asking for a secret, in one session, has no
+/// shape: said again in another session (typed alone, or quoted back by the assistant), the
+/// digest and `--show` know it by that answer.
+#[test]
+fn an_answered_secret_is_redacted_in_every_session_of_the_project() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let secret = "Vx9kq2Lm7tZ";
+    let one: &[Entry] = &[
+        ("user", "set up the staging database"),
+        (
+            "assistant",
+            "Which password should the staging DB user have?",
+        ),
+        ("user", secret),
+        ("assistant", "Done."),
+    ];
+    write_transcript(&env, &slug(&app), "s-one", &app, "a", one);
+    let quoted = format!("{secret} is set for the staging user.");
+    let two: &[Entry] = &[
+        ("user", "is the staging db ready?"),
+        ("assistant", &quoted),
+        ("user", secret),
+        ("assistant", "Yes, that one."),
+        ("user", "never print credentials back to me"),
+    ];
+    write_transcript(&env, &slug(&app), "s-two", &app, "b", two);
+    let text = digest_text(&env, &app, &[]);
+    assert!(text.contains("L5 "), "the prompt is listed: {text}");
+    assert!(!text.contains(secret), "{text}");
+    assert!(text.contains("L3 "), "the value typed alone is listed: {text}");
+    let shown = digest_text(&env, &app, &["--show", "s-two:3"]);
+    assert!(!shown.contains(secret), "{shown}");
+    assert!(shown.contains("[REDACTED:"), "{shown}");
+}
+
 #[test]
 fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
     let env = Env::new();

@@ -29,9 +29,9 @@
 //!
 //! **Secrets.** Everything printed is redacted: by the rules, a value typed as the answer to a
 //! question asking for one, and a value with no shape of its own that a Bash command of the
-//! sessions read held by its context (a password piped to `sudo -S`: [`command_secrets`]),
-//! wherever a listed prompt or its quote holds it, in any session; `--show` knows those of all
-//! the project's sessions.
+//! sessions read held by its context (a password piped to `sudo -S`: [`command_secrets`]) or a
+//! prompt gave as such an answer, wherever a listed prompt or its quote holds it, in any
+//! session; `--show` knows those of all the project's sessions ([`KnownReader`]).
 //!
 //! **Budget.** Within `budget_tokens` (characters / 4) the prompts most likely to be learning
 //! moments come first: the learned classifier's probability ([`model::SHIPPED`], read from the
@@ -342,8 +342,9 @@ struct SessionRead {
     prompt_lines: Vec<u64>,
     /// The directories the entries read were in, with how many entries each.
     dirs: HashMap<Arc<str>, usize>,
-    /// The secrets its commands held: redacted in every prompt listed, of any session.
-    command_secrets: Vec<(String, &'static str)>,
+    /// The secrets its commands held and those typed as the answer to a question asking for
+    /// one: redacted in every prompt listed, of any session.
+    known_secrets: Vec<(String, &'static str)>,
     /// The programs of the shell commands refused without a reason, not looked at before.
     refusals: Vec<(String, u64)>,
 }
@@ -452,10 +453,11 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
             .then(a.cmp(&b))
     });
     let budget = req.budget_tokens.saturating_mul(4);
-    // A secret a command held, in whichever session: a prompt may hold it without its shape.
+    // A secret a command held or an answer gave, in whichever session: a prompt may hold it
+    // without its shape.
     let mut known: Vec<(String, &'static str)> = Vec::new();
     for (_, r) in &read {
-        for (value, kind) in &r.command_secrets {
+        for (value, kind) in &r.known_secrets {
             add_once(&mut known, value, kind);
         }
     }
@@ -955,7 +957,10 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
     let mut prompts = reader.prompts;
     prompts.retain(|p| p.line > through && !seen.contains(&p.line));
     let dirs = reader.dirs;
-    let command_secrets = reader.command_secrets;
+    let mut known_secrets = reader.command_secrets;
+    for (value, kind) in &reader.typed_secrets {
+        add_once(&mut known_secrets, value, kind);
+    }
     let mut refusals = reader.refusals;
     refusals.retain(|(_, line)| *line > through && !seen.contains(line));
     Outcome::Read(Box::new(SessionRead {
@@ -969,7 +974,7 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
         seen,
         prompt_lines,
         dirs,
-        command_secrets,
+        known_secrets,
         refusals,
     }))
 }
@@ -1018,7 +1023,7 @@ struct PromptReader {
     /// The secrets typed so far as answers to a question asking for one ([`Typed::typed_before`]
     /// of the next prompt).
     typed_secrets: Vec<(String, &'static str)>,
-    /// The secrets the session's commands hold ([`SessionRead::command_secrets`]).
+    /// The secrets the session's commands hold ([`SessionRead::known_secrets`]).
     command_secrets: Vec<(String, &'static str)>,
 }
 
@@ -1166,14 +1171,11 @@ impl PromptReader {
     }
 }
 
-/// The secrets the Bash commands of the sessions of `cwd`'s project held, each read whole:
-/// what `--show` redacts in the one session it prints (a password piped to `sudo -S` in one
-/// session may be typed alone as a prompt in another). A session that cannot be read adds
-/// nothing.
-fn project_command_secrets(
-    paths: &Paths,
-    cwd: &Path,
-) -> (Vec<(String, &'static str)>, HashSet<PathBuf>) {
+/// The secrets with no shape of their own that the sessions of `cwd`'s project hold, each read
+/// whole ([`KnownReader`]): what `--show` redacts in the one session it prints (a password piped
+/// to `sudo -S`, or typed as an answer, in one session may be said again in another). A session
+/// that cannot be read adds nothing.
+fn project_secrets(paths: &Paths, cwd: &Path) -> (Vec<(String, &'static str)>, HashSet<PathBuf>) {
     let req = Request {
         scope: Some(Scope::of(cwd)),
         session: None,
@@ -1190,8 +1192,9 @@ fn project_command_secrets(
             continue;
         };
         read.insert(path.clone());
+        let mut reader = KnownReader::default();
         let _ = transcript::read(&mut file, Position::default(), |event| {
-            call_secrets(&event.kind, &mut found);
+            reader.feed(&event.kind, &mut found);
         });
     }
     (found, read)
@@ -1231,6 +1234,34 @@ fn call_secrets(kind: &EventKind, found: &mut Vec<(String, &'static str)>) {
     if let EventKind::ToolUse { name, input, .. } = kind {
         if let Some(command) = input.str_field("command").filter(|_| name == "Bash") {
             command_secrets(&command, found);
+        }
+    }
+}
+
+/// The secrets a session holds with no shape of their own, read from its events one by one:
+/// those its Bash commands give by their context ([`call_secrets`]) and a value typed as the
+/// answer to a question asking for one (the digest's listing finds these as it reads).
+#[derive(Default)]
+struct KnownReader {
+    /// The end of the assistant's last text: what the next prompt answers.
+    said: String,
+}
+
+impl KnownReader {
+    fn feed(&mut self, kind: &EventKind, found: &mut Vec<(String, &'static str)>) {
+        match kind {
+            EventKind::ToolUse { .. } => call_secrets(kind, found),
+            EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
+                self.said = tail(text, redact::ASKED_BYTES).to_string();
+            }
+            EventKind::UserText { text } if !noise::is_not_a_prompt(text) => {
+                if let Some(asked) = redact::Asked::of(&self.said) {
+                    for (value, kind) in redact::findings(&sanitize::clean(text), Some(&asked)) {
+                        add_once(found, &value, kind);
+                    }
+                }
+            }
+            _ => {}
         }
     }
 }

@@ -27,8 +27,7 @@ use reflect_transcript::{self as transcript, EventKind, Position};
 
 use super::show_calls::{call_line, Failed, AFTER_CHARS};
 use super::{
-    call_secrets, ended_with, find_transcript, load_cursor, noise, project_command_secrets, tail,
-    TAIL_BYTES,
+    ended_with, find_transcript, load_cursor, noise, project_secrets, tail, KnownReader, TAIL_BYTES,
 };
 use reflect_detect::excerpt::ends;
 
@@ -145,7 +144,7 @@ pub fn show(
     };
     let (project, project_read) = commands
         .project
-        .get_or_insert_with(|| project_command_secrets(paths, cwd));
+        .get_or_insert_with(|| project_secrets(paths, cwd));
     let mut known_commands = project.clone();
     // A session of another project (listed with `all`): its own commands count too, read
     // with it the first time it is shown.
@@ -180,9 +179,10 @@ pub fn show(
     // The ids of the calls the user refused since the last prompt.
     let mut refused: Vec<String> = Vec::new();
     let mut failed: Option<Failed> = None;
+    let mut own_reader = KnownReader::default();
     transcript::read(&mut file, Position::default(), |event| {
         if own {
-            call_secrets(&event.kind, &mut own_commands);
+            own_reader.feed(&event.kind, &mut own_commands);
         }
         if let Some(failed) = &mut failed {
             if failed.next.is_none() {
