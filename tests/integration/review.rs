@@ -385,8 +385,8 @@ fn show_names_the_tools_a_turn_ended_with() {
 }
 
 /// A command the user refused without a word in two sessions is named, with each place, after
-/// the prompts: a rule no prompt states. One refused in one session only, or with a reason
-/// (stored by capture as a correction), is not.
+/// the prompts: a rule no prompt states; so are file edits. One refused in one session only,
+/// or with a reason (stored by capture as a correction), is not.
 #[test]
 fn a_command_refused_without_a_reason_in_two_sessions_is_named() {
     let env = Env::new();
@@ -404,8 +404,16 @@ fn a_command_refused_without_a_reason_in_two_sessions_is_named() {
     let one = refused("Bash: git push origin main", REFUSED);
     let mut two = refused("Bash: cd app && git push --tags", REFUSED);
     two.extend(refused("Bash: rm -rf build", REFUSED));
-    let three = refused("Bash: terraform apply", because);
-    let four = refused("Bash: terraform apply -auto-approve", because);
+    let edit: [Entry<'static>; 4] = [
+        ("assistant", "Editing the config."),
+        ("tool", "Edit"),
+        ("error", REFUSED),
+        ("user", "I only asked what it does"),
+    ];
+    let mut three = refused("Bash: terraform apply", because);
+    three.extend(edit);
+    let mut four = refused("Bash: terraform apply -auto-approve", because);
+    four.extend(edit);
     for (session, entries) in [
         ("s-one", &one),
         ("s-two", &two),
@@ -422,6 +430,12 @@ fn a_command_refused_without_a_reason_in_two_sessions_is_named() {
     );
     assert!(
         !text.contains("`rm`") && !text.contains("`terraform`"),
+        "{text}"
+    );
+    let edits = "\n- file edits (Edit, Write) 2 time(s) in 2 sessions:";
+    assert!(
+        text.contains(&format!("{edits} s-three:L8, s-four:L8\n"))
+            || text.contains(&format!("{edits} s-four:L8, s-three:L8\n")),
         "{text}"
     );
     // The place it names is the refused call, as `--show` prints it.
@@ -511,7 +525,10 @@ fn an_answered_secret_is_redacted_in_every_session_of_the_project() {
     let text = digest_text(&env, &app, &[]);
     assert!(text.contains("L5 "), "the prompt is listed: {text}");
     assert!(!text.contains(secret), "{text}");
-    assert!(text.contains("L3 "), "the value typed alone is listed: {text}");
+    assert!(
+        text.contains("L3 "),
+        "the value typed alone is listed: {text}"
+    );
     let shown = digest_text(&env, &app, &["--show", "s-two:3"]);
     assert!(!shown.contains(secret), "{shown}");
     assert!(shown.contains("[REDACTED:"), "{shown}");

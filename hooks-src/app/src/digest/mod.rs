@@ -1011,7 +1011,8 @@ struct PromptReader {
     calls: Vec<Call>,
     /// Of `tools`, those the user refused a call of.
     refused: Vec<String>,
-    /// The program of each shell command the user refused without a reason, with the line.
+    /// The program of each shell command, or [`refusals::FILE_EDITS`], the user refused without
+    /// a reason, with the line.
     refusals: Vec<(String, u64)>,
     prompts: Vec<Typed>,
     /// The directories the entries were in, with how many entries each.
@@ -1106,20 +1107,25 @@ impl PromptReader {
                 if !self.refused.contains(&call.tool) {
                     self.refused.push(call.tool.clone());
                 }
-                // Refused without a word: the program may be one the user keeps to themselves.
-                let command = call.command.as_ref().and_then(|i| i.str_field("command"));
-                if let Some(command) = command.filter(|_| text.trim().is_empty()) {
-                    let job = Job::of("Bash", &command);
-                    // Calls refused at once (a refusal stops the calls made beside it) are one.
-                    let turn = self.prompts.last().map_or(0, |p| p.line);
-                    let again = self
-                        .refusals
-                        .iter()
-                        .rev()
-                        .any(|(program, at)| program == job.program() && *at > turn);
-                    if !job.program().is_empty() && !again {
-                        self.refusals.push((job.program().to_string(), event.line));
-                    }
+                // Refused without a word: the program may be one the user keeps to themselves,
+                // or they edit the files themselves (or only asked a question).
+                if !text.trim().is_empty() {
+                    return;
+                }
+                let what = match call.command.as_ref().and_then(|i| i.str_field("command")) {
+                    Some(command) => Job::of("Bash", &command).program().to_string(),
+                    None if transcript::edits_a_file(&call.tool) => refusals::FILE_EDITS.into(),
+                    None => return,
+                };
+                // Calls refused at once (a refusal stops the calls made beside it) are one.
+                let turn = self.prompts.last().map_or(0, |p| p.line);
+                let again = self
+                    .refusals
+                    .iter()
+                    .rev()
+                    .any(|(named, at)| *named == what && *at > turn);
+                if !what.is_empty() && !again {
+                    self.refusals.push((what, event.line));
                 }
             }
             _ => self.situation.observe(&event),

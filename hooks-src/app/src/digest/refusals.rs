@@ -1,16 +1,21 @@
-//! Commands the user refused without a word in more than one session: a rule no prompt states
-//! ("I run the rebuilds myself", "ask before deleting anything"). A refusal with a reason is
+//! Calls the user refused without a word in more than one session: a rule no prompt states
+//! ("I run the rebuilds myself", "ask before deleting anything", "I only asked a question: do
+//! not edit"). A refusal with a reason is
 //! stored by capture as a correction; one without is only counted in its session's summary,
 //! so across sessions only the digest, which reads them all, can see it come back.
 //!
 //! A refusal is known by its program (`terraform`, `git`, `rm`), as the failure episodes
-//! read a command's program ([`reflect_detect::episode::Job`]); only the sessions the digest
-//! reads (what no `/reflect` has looked at) count.
+//! read a command's program ([`reflect_detect::episode::Job`]), and every refused edit or
+//! write of a file as one ([`FILE_EDITS`]); only the sessions the digest reads (what no
+//! `/reflect` has looked at) count.
 
 use std::fmt::Write as _;
 
 use reflect_base::text;
 use reflect_store::{redact, sanitize};
+
+/// What a refused edit or write of a file is listed as.
+pub(super) const FILE_EDITS: &str = "file edits (Edit, Write)";
 
 /// Programs named at most, the most refused first.
 const PROGRAMS_SHOWN: usize = 5;
@@ -65,13 +70,26 @@ pub(super) fn text(refused: &[Refused]) -> String {
     if refused.is_empty() {
         return out;
     }
-    out.push_str("\nCommands the user refused without a reason, in more than one session (`--show SESSION:LINE` shows each call):\n");
+    out.push_str("\nCalls the user refused without a reason, in more than one session: a program run in Bash, or file edits (`--show SESSION:LINE` shows each call):\n");
     for r in refused {
         // A program is a command's word: redacted and made visible like any text of one.
-        let program = text::one_line(&redact::redact(&sanitize::clean(&r.program)), 40);
-        let places: Vec<String> = r
+        let program = match r.program.as_str() {
+            FILE_EDITS => FILE_EDITS.to_string(),
+            program => format!(
+                "`{}`",
+                text::one_line(&redact::redact(&sanitize::clean(program)), 40)
+            ),
+        };
+        // One place of each session first: the spread is what makes it a habit.
+        let (first, rest): (Vec<_>, Vec<_>) = r
             .places
             .iter()
+            .enumerate()
+            .partition(|(i, (s, _))| !r.places[..*i].iter().any(|(seen, _)| seen == s));
+        let places: Vec<String> = first
+            .into_iter()
+            .chain(rest)
+            .map(|(_, place)| place)
             .take(PLACES_SHOWN)
             .map(|(session, line)| {
                 let short = crate::scope::short_session(Some(session));
@@ -85,7 +103,7 @@ pub(super) fn text(refused: &[Refused]) -> String {
         };
         let _ = writeln!(
             out,
-            "- `{program}` {} time(s) in {} sessions: {}{more}",
+            "- {program} {} time(s) in {} sessions: {}{more}",
             r.places.len(),
             r.sessions,
             places.join(", ")
@@ -124,5 +142,20 @@ mod tests {
             "{shown}"
         );
         assert_eq!(text(&[]), "");
+        // Each session's first place comes first: the spread is what the line is for.
+        let spread = Refused {
+            program: FILE_EDITS.into(),
+            places: [("a", 1), ("a", 2), ("a", 3), ("a", 4), ("b", 5)]
+                .map(|(s, l)| (s.to_string(), l))
+                .to_vec(),
+            sessions: 2,
+        };
+        assert!(
+            text(&[spread]).contains(
+                "- file edits (Edit, Write) 5 time(s) in 2 sessions: a:L1, b:L5, a:L2, a:L3, …\n"
+            ),
+            "{}",
+            text(&[])
+        );
     }
 }
