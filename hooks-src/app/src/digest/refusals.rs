@@ -1,8 +1,8 @@
 //! Calls the user refused without a word in more than one session: a rule no prompt states
 //! ("I run the rebuilds myself", "ask before deleting anything", "I only asked a question: do
-//! not edit"). A refusal with a reason is
-//! stored by capture as a correction; one without is only counted in its session's summary,
-//! so across sessions only the digest, which reads them all, can see it come back.
+//! not edit"). A refusal with a reason is stored by capture as a correction; one without is
+//! only counted in its session's summary, so across sessions only the digest, which reads
+//! them all, can see it come back.
 //!
 //! A refusal is known by its program (`terraform`, `git`, `rm`), as the failure episodes
 //! read a command's program ([`reflect_detect::episode::Job`]), and every refused edit or
