@@ -1249,8 +1249,9 @@ fn call_secrets(kind: &EventKind, found: &mut Vec<(String, &'static str)>) {
 /// answer to a question asking for one (the digest's listing finds these as it reads).
 #[derive(Default)]
 struct KnownReader {
-    /// The end of the assistant's last text: what the next prompt answers.
-    said: String,
+    /// The end of the assistant's last text when its last line asks for a secret, as the
+    /// listing reads it: what the next prompt answers.
+    asked: Option<redact::Asked>,
 }
 
 impl KnownReader {
@@ -1258,10 +1259,13 @@ impl KnownReader {
         match kind {
             EventKind::ToolUse { .. } => call_secrets(kind, found),
             EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
-                self.said = tail(text, redact::ASKED_BYTES).to_string();
+                let asks = redact::last_line(text)
+                    .as_deref()
+                    .and_then(redact::Asked::of);
+                self.asked = asks.and_then(|_| redact::Asked::of(tail(text, redact::ASKED_BYTES)));
             }
             EventKind::UserText { text } if !noise::is_not_a_prompt(text) => {
-                if let Some(asked) = redact::Asked::of(&self.said) {
+                if let Some(asked) = self.asked.take() {
                     for (value, kind) in redact::findings(&sanitize::clean(text), Some(&asked)) {
                         add_once(found, &value, kind);
                     }
