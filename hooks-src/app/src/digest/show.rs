@@ -25,7 +25,7 @@ use reflect_store::redact;
 use reflect_store::sanitize;
 use reflect_transcript::{self as transcript, EventKind, Position};
 
-use super::show_calls::{call_line, Failed, AFTER_CHARS};
+use super::show_calls::{call_line, Answer, Failed};
 use super::{
     ended_with, find_transcript, load_cursor, noise, project_secrets, tail, KnownReader, TAIL_BYTES,
 };
@@ -160,9 +160,7 @@ pub fn show(
     let mut prompt_before = None;
     // After it: the start of the assistant's answer and the user's next prompt, where a
     // correction taken back or a fix that worked shows.
-    let mut answer = String::new();
-    // The end of its last text: what the user's next prompt answers.
-    let mut answer_end = String::new();
+    let mut answer = Answer::default();
     let mut next: Option<(u64, String)> = None;
     // The prompt before it, and what that answered: the turn it answers may repeat one of its
     // secrets (a value typed as the answer to a question, "I'll use X") in words no rule knows;
@@ -199,11 +197,7 @@ pub fn show(
                     next = Some((event.line, text.clone()));
                 }
                 EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
-                    if answer.len() < TAIL_BYTES {
-                        answer.push('\n');
-                        answer.push_str(text::head(text, TAIL_BYTES));
-                    }
-                    answer_end = tail(text, redact::ASKED_BYTES).to_string();
+                    answer.push(text);
                 }
                 _ => {}
             }
@@ -353,19 +347,12 @@ pub fn show(
         None => out.push_str(prompt),
     }
     out.push('\n');
-    let begins = text::one_line(
-        &redact::redact_known(&sanitize::clean(text::head(&answer, TAIL_BYTES)), &known),
-        AFTER_CHARS,
-    );
+    let begins = answer.start(&known);
     if !begins.is_empty() {
         let _ = writeln!(out, "assistant, the start of its answer: {begins}");
     }
     if let Some((at, said)) = next {
-        let asked = redact::Asked::of(&answer_end);
-        let cleaned = sanitize::clean(text::head(&said, TAIL_BYTES));
-        let said = redact::redact_after(&cleaned, asked.as_ref());
-        let said = text::one_line(&redact::redact_known(&said, &known), AFTER_CHARS);
-        let _ = writeln!(out, "user, next (L{at}): {said}");
+        out.push_str(&answer.next_prompt(at, &said, &known));
     }
     // A secret a command of the project held, in this session or another: the prompt may hold
     // it with no shape a rule knows (a password typed alone).

@@ -3,7 +3,9 @@
 //! user's reason for refusing it), and what the assistant did after it in the same turn, each
 //! later call ok or failed, up to the user's next prompt. There shows what the index cannot: a
 //! fix capture did not record, a later success of the same command, or a failure the session
-//! undid. Everything it prints is redacted, the turn's prompt's secrets too (`known`).
+//! undid. The prompt view and this one end alike: the start of what the assistant said next
+//! and the user's next prompt ([`Answer`]). Everything it prints is redacted, the turn's
+//! prompt's secrets too (`known`).
 
 use std::fmt::Write as _;
 
@@ -16,7 +18,7 @@ use super::noise;
 
 /// The start of the assistant's answer, and of the user's next prompt, `--show` prints after
 /// what it shows.
-pub(super) const AFTER_CHARS: usize = 300;
+const AFTER_CHARS: usize = 300;
 /// Longest command of a call ([`call_line`]).
 const CALL_CHARS: usize = 200;
 /// Most later calls listed; the rest are counted.
@@ -36,11 +38,8 @@ pub(super) struct Failed {
     after: Vec<After>,
     /// Later calls past [`AFTER_CALLS`].
     more: usize,
-    /// The start of what the assistant said next.
-    then: String,
-    /// The end of the last thing it said: a question asking for a secret makes the user's next
-    /// prompt's answer one ([`redact::Asked`]).
-    last_said: String,
+    /// What the assistant said next.
+    then: Answer,
     /// The user's next prompt and its line: where the view ends.
     pub(super) next: Option<(u64, String)>,
 }
@@ -74,8 +73,7 @@ impl Failed {
             timestamp,
             after: Vec::new(),
             more: 0,
-            then: String::new(),
-            last_said: String::new(),
+            then: Answer::default(),
             next: None,
         }
     }
@@ -114,11 +112,7 @@ impl Failed {
                 }
             }
             EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
-                if self.then.len() < super::TAIL_BYTES {
-                    self.then.push('\n');
-                    self.then.push_str(text::head(text, super::TAIL_BYTES));
-                }
-                self.last_said = super::tail(text, redact::ASKED_BYTES).to_string();
+                self.then.push(text);
             }
             _ => {}
         }
@@ -191,20 +185,12 @@ impl Failed {
         if self.more > 0 {
             let _ = writeln!(out, "  … {} more call(s)", self.more);
         }
-        let then = text::one_line(
-            &redact::redact_known(&sanitize::clean(&self.then), known),
-            AFTER_CHARS,
-        );
+        let then = self.then.start(known);
         if !then.is_empty() {
             let _ = writeln!(out, "assistant, then: {then}");
         }
         if let Some((at, said)) = &self.next {
-            // Read as the digest reads it: the answer to a question asking for a secret is one.
-            let asked = redact::Asked::of(&self.last_said);
-            let cleaned = sanitize::clean(text::head(said, super::TAIL_BYTES));
-            let said = redact::redact_after(&cleaned, asked.as_ref());
-            let said = text::one_line(&redact::redact_known(&said, known), AFTER_CHARS);
-            let _ = writeln!(out, "user, next (L{at}): {said}");
+            out.push_str(&self.then.next_prompt(*at, said, known));
         }
         out
     }
@@ -235,6 +221,48 @@ impl Failed {
             resolution_from_change(&format!("{TRIED}{failed}"), &rerun, 2 * CALL_CHARS)
         })?;
         Some(format!("Bash {from_change}"))
+    }
+}
+
+/// What the assistant said after what `--show` shows, up to the user's next prompt: its start,
+/// which the view prints, and the end of its last text, which that prompt answers.
+#[derive(Default)]
+pub(super) struct Answer {
+    start: String,
+    end: String,
+}
+
+impl Answer {
+    pub(super) fn push(&mut self, text: &str) {
+        if self.start.len() < super::TAIL_BYTES {
+            self.start.push('\n');
+            self.start.push_str(text::head(text, super::TAIL_BYTES));
+        }
+        self.end = super::tail(text, redact::ASKED_BYTES).to_string();
+    }
+
+    /// Its start, redacted (the `known` secrets too), on one line.
+    pub(super) fn start(&self, known: &[(String, &'static str)]) -> String {
+        let head = text::head(&self.start, super::TAIL_BYTES);
+        text::one_line(
+            &redact::redact_known(&sanitize::clean(head), known),
+            AFTER_CHARS,
+        )
+    }
+
+    /// The line for the user's next prompt (line `at`), redacted: read as the digest reads it,
+    /// a value typed as the answer to a question asking for a secret is one.
+    pub(super) fn next_prompt(
+        &self,
+        at: u64,
+        said: &str,
+        known: &[(String, &'static str)],
+    ) -> String {
+        let asked = redact::Asked::of(&self.end);
+        let cleaned = sanitize::clean(text::head(said, super::TAIL_BYTES));
+        let said = redact::redact_after(&cleaned, asked.as_ref());
+        let said = text::one_line(&redact::redact_known(&said, known), AFTER_CHARS);
+        format!("user, next (L{at}): {said}\n")
     }
 }
 
