@@ -1044,20 +1044,8 @@ impl PromptReader {
                     let key = repeat_key(text);
                     let copy = self.copies.is_copy(&key, place(text, event.parent));
                     let mut typed = self.typed(&event, text, key, copy);
-                    // Read only from a prompt that answers a question asking for a secret (the
-                    // assistant's last line asks it): any other secret it holds has the words
-                    // that name it, and redacting every prompt of a month to find them would
-                    // cost the digest a fifth.
-                    let asks = self
-                        .last_line
-                        .as_deref()
-                        .and_then(redact::Asked::of)
-                        .is_some();
-                    let secrets = asks
-                        .then(|| redact::Asked::of(tail(&self.said, redact::ASKED_BYTES)))
-                        .flatten()
-                        .map(|asked| redact::findings(&sanitize::clean(&typed.head), Some(&asked)))
-                        .unwrap_or_default();
+                    let secrets =
+                        answered_secrets(self.last_line.as_deref(), &self.said, &typed.head);
                     // Before this prompt's own: its `[after: …]` is what came before it.
                     typed.typed_before = self.typed_secrets.clone();
                     self.typed_secrets.extend(secrets);
@@ -1249,9 +1237,9 @@ fn call_secrets(kind: &EventKind, found: &mut Vec<(String, &'static str)>) {
 /// answer to a question asking for one (the digest's listing finds these as it reads).
 #[derive(Default)]
 struct KnownReader {
-    /// The end of the assistant's last text when its last line asks for a secret, as the
-    /// listing reads it: what the next prompt answers.
-    asked: Option<redact::Asked>,
+    /// The last line of the assistant's last text and that text's end: what the next prompt
+    /// answers (taken by it).
+    answering: Option<(Option<String>, String)>,
 }
 
 impl KnownReader {
@@ -1259,21 +1247,37 @@ impl KnownReader {
         match kind {
             EventKind::ToolUse { .. } => call_secrets(kind, found),
             EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
-                let asks = redact::last_line(text)
-                    .as_deref()
-                    .and_then(redact::Asked::of);
-                self.asked = asks.and_then(|_| redact::Asked::of(tail(text, redact::ASKED_BYTES)));
+                let last_line = redact::last_line(text).map(|l| l.into_owned());
+                self.answering = Some((last_line, tail(text, redact::ASKED_BYTES).to_string()));
             }
             EventKind::UserText { text } if !noise::is_not_a_prompt(text) => {
-                if let Some(asked) = self.asked.take() {
-                    for (value, kind) in redact::findings(&sanitize::clean(text), Some(&asked)) {
-                        add_once(found, &value, kind);
-                    }
+                let Some((last_line, said)) = self.answering.take() else {
+                    return;
+                };
+                for (value, kind) in answered_secrets(last_line.as_deref(), &said, text) {
+                    add_once(found, &value, kind);
                 }
             }
             _ => {}
         }
     }
+}
+
+/// The secrets `prompt` gives as the answer to the assistant's question asking for one: read
+/// only when its `last_line` asks, against the end of what it `said`. Any other secret a
+/// prompt holds has the words that name it, and redacting every prompt of a month to find
+/// them would cost the digest a fifth.
+fn answered_secrets(
+    last_line: Option<&str>,
+    said: &str,
+    prompt: &str,
+) -> Vec<(String, &'static str)> {
+    if last_line.and_then(redact::Asked::of).is_none() {
+        return Vec::new();
+    }
+    redact::Asked::of(tail(said, redact::ASKED_BYTES))
+        .map(|asked| redact::findings(&sanitize::clean(prompt), Some(&asked)))
+        .unwrap_or_default()
 }
 
 /// Add `value` to `found` unless it holds it already.
