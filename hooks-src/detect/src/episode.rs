@@ -190,22 +190,21 @@ impl Job {
 /// word the check that makes it safe rather than a bare rule to run it.
 fn throws_work_away(command: &str) -> bool {
     const DELETING: &[&str] = &["rm", "rmdir", "unlink", "shred", "del", "rd", "Remove-Item"];
+    // Segments as [`program_and_subject`] reads them; a keyword or `sudo` before the program.
+    let deletes = command.split(['\n', ';', '|', '&']).any(|segment| {
+        let mut words = segment
+            .split_whitespace()
+            .skip_while(|w| matches!(*w, "sudo" | "then" | "do" | "else"));
+        words.next().is_some_and(|w| DELETING.contains(&w))
+    });
     let words: Vec<&str> = command.split_whitespace().collect();
-    let starts = |i: usize| {
-        i == 0
-            || matches!(
-                words[i - 1],
-                "&&" | "||" | "|" | ";" | "sudo" | "then" | "do"
-            )
-            || words[i - 1].ends_with(';')
-    };
-    words.iter().enumerate().any(|(i, &w)| {
-        (starts(i) && DELETING.contains(&w))
-            || matches!(w, "--hard" | "--force" | "--force-with-lease")
-            || (i > 0 && words[i - 1] == "git" && w == "clean")
-            || (w == "--" && i > 0 && words[i - 1] == "checkout")
-            || (matches!(w, "-f" | "-fd" | "-df") && words[..i].contains(&"push"))
-    })
+    deletes
+        || words.iter().enumerate().any(|(i, &w)| {
+            matches!(w, "--hard" | "--force" | "--force-with-lease")
+                || (i > 0 && words[i - 1] == "git" && w == "clean")
+                || (w == "--" && i > 0 && words[i - 1] == "checkout")
+                || (matches!(w, "-f" | "-fd" | "-df") && words[..i].contains(&"push"))
+        })
 }
 
 /// Whether a shell command sends output into a file (`>` or `>>` outside quotes, to anything
@@ -799,6 +798,7 @@ mod tests {
             "git push -f origin main",
             "chezmoi apply --force",
             "sudo rm /etc/app.conf",
+            "cd build\nrm -rf dist",
         ] {
             assert!(throws_work_away(discards), "{discards}");
         }
