@@ -811,63 +811,48 @@ mod tests {
         ] {
             assert!(!throws_work_away(keeps), "{keeps}");
         }
-        let failure = |what: &str| {
-            Signal::new(
-                reflect_store::signal::Kind::Failure,
-                format!("Bash failed: {what}"),
-            )
+        // The resolution of a failed `command` after the calls `then` succeeded, in order.
+        let fixed = |command: &str, then: &[&str]| {
+            let mut episodes = Episodes::default();
+            let mut out = Closed::new();
+            let sig = Signal::new(reflect_store::signal::Kind::Failure, "Bash failed: x");
+            episodes.failed(job(command), sig, "t1", &mut out);
+            for (at, call) in (3..).step_by(2).zip(then) {
+                episodes.succeeded(&job(call), at, &mut out);
+            }
+            out[0].0.resolution.clone()
         };
         // Deleting the repository the home folder held, then two more commands: the deletion
         // is what the fix most needs to say, so it keeps its place.
-        let mut episodes = Episodes::default();
-        let mut out = Closed::new();
-        episodes.failed(
-            job("git add -A"),
-            failure("unstable object"),
-            "t1",
-            &mut out,
-        );
-        for (at, command) in [
-            (3, "rm -rf .git"),
-            (5, "mkdir -p site"),
-            (7, "cp -r src site/"),
-        ] {
-            episodes.succeeded(&job(command), at, &mut out);
-        }
-        episodes.succeeded(&job("cd site && git add ."), 9, &mut out);
         assert_eq!(
-            out[0].0.resolution.as_deref(),
+            fixed(
+                "git add -A",
+                &[
+                    "rm -rf .git",
+                    "mkdir -p site",
+                    "cp -r src site/",
+                    "cd site && git add ."
+                ]
+            )
+            .as_deref(),
             Some("`rm -rf .git`, `cp -r src site/`, then `cd site && git add .`")
         );
         // Another job of the same program is a fix; the same job in other words is a retry.
-        let mut episodes = Episodes::default();
-        let mut out = Closed::new();
-        episodes.failed(
-            job("npm run build"),
-            failure("Lifecycle script `build` failed"),
-            "t1",
-            &mut out,
-        );
-        episodes.succeeded(&job("npm run lint -- --fix"), 3, &mut out);
-        episodes.succeeded(&job("cd web && npm install"), 5, &mut out);
-        episodes.succeeded(&job("npm run build"), 7, &mut out);
         assert_eq!(
-            out[0].0.resolution.as_deref(),
+            fixed(
+                "npm run build",
+                &[
+                    "npm run lint -- --fix",
+                    "cd web && npm install",
+                    "npm run build"
+                ]
+            )
+            .as_deref(),
             Some("`cd web && npm install`, then the same command")
         );
         // One of the same program counts too, when it threw work away.
-        let mut episodes = Episodes::default();
-        let mut out = Closed::new();
-        episodes.failed(
-            job("git pull"),
-            failure("diverging branches"),
-            "t1",
-            &mut out,
-        );
-        episodes.succeeded(&job("git reset --hard origin/main"), 3, &mut out);
-        episodes.succeeded(&job("git pull"), 5, &mut out);
         assert_eq!(
-            out[0].0.resolution.as_deref(),
+            fixed("git pull", &["git reset --hard origin/main", "git pull"]).as_deref(),
             Some("`git reset --hard origin/main`, then the same command")
         );
     }
