@@ -117,6 +117,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_program_name_is_printed_redacted_and_without_escapes() {
+        let token = format!("ghp_{}", "Zq8vLm2pXw7Rt5Ny3Kb6Hd9Jf4Gc1Ws0Ae2");
+        let refused = Refused {
+            program: format!("\u{1b}[31m{token}"),
+            places: vec![("a\u{1b}]0;x\u{7}".into(), 1), ("b".into(), 2)],
+            sessions: 2,
+        };
+        let shown = text(&[refused]);
+        assert!(
+            !shown.contains(&token) && !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
+            "{shown:?}"
+        );
+        assert!(shown.contains("[REDACTED:"), "{shown:?}");
+    }
+
+    #[test]
     fn a_program_refused_in_two_sessions_is_named_with_its_places() {
         let a = vec![("terraform".to_string(), 40), ("git".to_string(), 50)];
         let b = vec![("terraform".to_string(), 7), ("terraform".to_string(), 9)];
