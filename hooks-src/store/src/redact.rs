@@ -1270,6 +1270,8 @@ const NOT_SECRETS: &[&str] = &[
     "placeholder",
     "example",
     "password",
+    "passwd",
+    "pass",
     "secret",
     "token",
     "changeme",
@@ -1860,6 +1862,9 @@ mod tests {
         ),
         miss("url-password", "ssh://git@github.com/org/repo.git"),
         miss("url-password", "postgres://app:${DB_PASSWORD}@db:5432/app"),
+        // Documentation's stand-ins for a password, written alike by apps that mask theirs.
+        miss("url-password", "engine for postgresql+asyncpg://user:pass@..."),
+        miss("url-password", "engine for postgresql+asyncpg://user:password@..."),
         hit(
             "anthropic-key",
             concat!("ANTHROPIC_API_KEY=sk-ant-", "api03-AbCdEfGh1234567890_IjKlMnOpQrStUvWx-yz0123456789AA"),
