@@ -404,6 +404,9 @@ const NOISE_STARTS: &[&str] = &[
     "# ",
     "/* ",
     "* ",
+    // A usage synopsis's option list (`[--compress-level=NUM] [--contimeout]`), printed after
+    // the error that called for it: its words are option names.
+    "[-",
 ];
 
 /// Markers at the start of a line (in any ASCII case), each followed by a non-letter.
@@ -462,6 +465,10 @@ const FAILURE_WORDS: &[&str] = &[
     "denied",
     "refused",
     "not recognized",
+    "unrecognized",
+    "unrecognised",
+    "not permitted",
+    "unsupported",
     "unknown",
     "invalid",
     "missing",
@@ -1077,6 +1084,21 @@ mod tests {
         assert_eq!(
             line("Loading WARNINGS.md failed").as_deref(),
             Some("Loading WARNINGS.md failed")
+        );
+        // An option the program does not know, then its usage: the option is the error, not a
+        // word of the synopsis (`--contimeout`).
+        assert_eq!(
+            line("Exit code 1\nrsync: unrecognized option `--no-dereference'\nusage: rsync [-0468BCD] [-e program]\n\t[--compress-level=NUM] [--contimeout] [--copy-dest=dir]").as_deref(),
+            Some("rsync: unrecognized option `--no-dereference'")
+        );
+        assert_eq!(
+            line("Exit code 64\nusage: tool [-v] src dst\n\t[--ignore-errors] [--timeout=N]\ntool: missing destination operand").as_deref(),
+            Some("tool: missing destination operand")
+        );
+        assert_eq!(
+            line("Exit code 1\nchown: changing ownership of 'a': Operation not permitted")
+                .as_deref(),
+            Some("chown: changing ownership of 'a': Operation not permitted")
         );
         // A warning that mentions a failure is not the error.
         assert_eq!(
