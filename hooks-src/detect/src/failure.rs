@@ -308,7 +308,10 @@ pub(crate) fn error_line(error: &str) -> Option<String> {
     let lines: Vec<&str> = lines.collect();
     let mut best: Option<(usize, Tier)> = None;
     for (i, line) in lines.iter().enumerate() {
-        let tier = tier(line);
+        // A line a caret line points into is the program's source, quoted (Node's and Python's
+        // excerpt of the line that failed), not its error.
+        let quoted = lines.get(i + 1).is_some_and(|next| is_caret_line(next));
+        let tier = if quoted { Tier::Noise } else { tier(line) };
         if tier >= Tier::Words && best.is_none_or(|(_, t)| tier > t) {
             best = Some((i, tier));
             if tier == Tier::Marker {
@@ -331,6 +334,11 @@ pub(crate) fn error_line(error: &str) -> Option<String> {
         }
     }
     Some(one_line(&line, ERROR_LINE_CHARS))
+}
+
+/// A line of carets (`^^^^`, with `~` or blanks) marking a place in the line above it.
+fn is_caret_line(line: &str) -> bool {
+    line.contains('^') && line.chars().all(|c| matches!(c, '^' | '~' | ' ' | '\t'))
 }
 
 /// `Exit code 1`, alone on its line.
@@ -1099,6 +1107,11 @@ mod tests {
             line("Exit code 1\nchown: changing ownership of 'a': Operation not permitted")
                 .as_deref(),
             Some("chown: changing ownership of 'a': Operation not permitted")
+        );
+        // Node quotes the line of an inline script that failed, a caret under it.
+        assert_eq!(
+            line("Exit code 1\n[eval]:13\n    console.log('Error:', e.message);\n                                    ^\n\nSyntaxError: missing ) after argument list").as_deref(),
+            Some("SyntaxError: missing ) after argument list")
         );
         // A warning that mentions a failure is not the error.
         assert_eq!(
