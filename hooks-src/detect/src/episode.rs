@@ -7,7 +7,11 @@
 //! `uv run`, `npx`, `bundle exec` are looked through). `npm`, `pnpm`, `yarn` and `bun` are one
 //! program, and so are `python`/`python3` (version digits dropped): `npm install` and `pnpm
 //! install` do the same job; `git add a.md` and `git add ../a.md` do; `git status` does not do
-//! `git add`'s. Another tool's job is the tool itself.
+//! `git add`'s. Another tool's job is the tool itself. A command of several steps (`&&`, `;`, a
+//! new line) also does the job of its last step that does the work, past setup, looks and
+//! clean-up (`cd`, `echo`, `ls`, `rm -rf build`): a call that first changes something, then does
+//! a failed call's last job, reruns it (`git config commit.gpgsign false && git commit …` after
+//! `git add a && git commit …` failed, `pip install httpx && python app.py`).
 //!
 //! **How an episode ends** (first that applies):
 //! * a later call doing the same job succeeds:
@@ -19,8 +23,8 @@
 //!     are the resolution (the last two, and one that threw work away, `rm -rf`, `git reset
 //!     --hard`, a `--force`, is kept first and counts even when of the failed program: the
 //!     review words such a fix with the check that makes it safe);
-//!   - with another command (`pnpm install` after `npm install`, `git add ../a.md`): that
-//!     command is the resolution (`resolution`);
+//!   - with another command (`pnpm install` after `npm install`, `git add ../a.md`), or a
+//!     change and the rerun in one call: that command is the resolution (`resolution`);
 //!   - with the same command and nothing in between: it was transient, nothing stored;
 //! * the user speaks: when what they said is an instruction (a correction, a shared command)
 //!   that names the failure (its error or its job, `speaks_of`), their words are the
@@ -65,6 +69,9 @@ pub struct Job {
     command: String,
     /// A Bash command (not another tool's call).
     shell: bool,
+    /// The job of its last step (`&&`, `;`, a new line), when that step is another job than
+    /// its first: `pip install httpx && python app.py` changes something, then does the job.
+    then: Option<Box<Job>>,
 }
 
 impl Job {
@@ -77,16 +84,43 @@ impl Job {
                 words: Vec::new(),
                 command: input.to_string(),
                 shell: false,
+                then: None,
             };
         }
-        let (program, subject, words) = program_and_subject(input);
+        let mut job = Job::step(input);
+        job.then = last_step(input)
+            .map(Job::step)
+            .filter(|last| !last.same_job(&job))
+            .map(Box::new);
+        job
+    }
+
+    /// The job of one shell step, or of a command by its first step that does something.
+    fn step(command: &str) -> Job {
+        let (program, subject, words) = program_and_subject(command);
         Job {
             program,
             subject,
             words,
-            command: input.trim().to_string(),
+            command: command.trim().to_string(),
             shell: true,
+            then: None,
         }
+    }
+
+    /// The job its last step does: the job itself for a command of one step.
+    fn last_job(&self) -> &Job {
+        self.then.as_deref().unwrap_or(self)
+    }
+
+    /// Whether this call first changes something, then does `failed`'s job in its last step
+    /// (`git config commit.gpgsign false && git commit …` after `git add a && git commit …`
+    /// failed): the change is the fix, and this call is the rerun.
+    fn changes_then_does(&self, failed: &Job) -> bool {
+        let Some(last) = self.then.as_deref() else {
+            return false;
+        };
+        last.same_job(failed.last_job()) && !self.only_looks() && !self.same_job(failed)
     }
 
     /// The call as a resolution quotes it, in one redacted line: the command, or the first text
@@ -189,7 +223,6 @@ impl Job {
 /// `--force`. A fix that did so is quoted with it ([`Episodes::succeeded`]), so the review can
 /// word the check that makes it safe rather than a bare rule to run it.
 fn throws_work_away(command: &str) -> bool {
-    const DELETING: &[&str] = &["rm", "rmdir", "unlink", "shred", "del", "rd", "Remove-Item"];
     // Segments as [`program_and_subject`] reads them; a keyword or `sudo` before the program.
     let deletes = command.split(['\n', ';', '|', '&']).any(|segment| {
         let mut words = segment
@@ -233,6 +266,9 @@ fn writes_a_file(command: &str) -> bool {
     }
     false
 }
+
+/// Programs that delete files.
+const DELETING: &[&str] = &["rm", "rmdir", "unlink", "shred", "del", "rd", "Remove-Item"];
 
 /// Words that only prepare a command's environment, looked through to its program.
 const PREFIXES: &[&str] = &[
@@ -314,6 +350,26 @@ fn program_and_subject(command: &str) -> (String, String, Vec<String>) {
         return (program, subject, rest);
     }
     fallback.unwrap_or_default()
+}
+
+/// The last step of `command` that does its work (split at `&&`, `||`, `;` and new lines; a
+/// pipeline stays one step), past the setup, looks and clean-up around it (`cd`, `echo`, `ls`,
+/// `rm -rf build`); `None` for a command of one such step.
+fn last_step(command: &str) -> Option<&str> {
+    let steps: Vec<&str> = command
+        .split(['\n', ';'])
+        .flat_map(|part| part.split("&&"))
+        .flat_map(|part| part.split("||"))
+        .filter(|step| {
+            let job = Job::step(step);
+            let program = job.program.as_str();
+            !program.is_empty()
+                && !SETUP.contains(&program)
+                && !DELETING.contains(&program)
+                && !job.only_looks()
+        })
+        .collect();
+    (steps.len() > 1).then(|| steps[steps.len() - 1])
 }
 
 fn program_name(word: &str) -> String {
@@ -480,7 +536,8 @@ impl Episodes {
         let mut i = 0;
         while i < self.open.len() {
             let open = &mut self.open[i];
-            if !open.job.same_job(job) {
+            let rerun = job.changes_then_does(&open.job);
+            if !open.job.same_job(job) && !rerun {
                 // Another program's command, or the same program's for another job (`npm
                 // install` before a `npm run build` that worked), may be the fix; one for the
                 // same job in other words (`git add -u` after `git add x` failed) is a retry.
@@ -811,17 +868,6 @@ mod tests {
         ] {
             assert!(!throws_work_away(keeps), "{keeps}");
         }
-        // The resolution of a failed `command` after the calls `then` succeeded, in order.
-        let fixed = |command: &str, then: &[&str]| {
-            let mut episodes = Episodes::default();
-            let mut out = Closed::new();
-            let sig = Signal::new(reflect_store::signal::Kind::Failure, "Bash failed: x");
-            episodes.failed(job(command), sig, "t1", &mut out);
-            for (at, call) in (3..).step_by(2).zip(then) {
-                episodes.succeeded(&job(call), at, &mut out);
-            }
-            out[0].0.resolution.clone()
-        };
         // Deleting the repository the home folder held, then two more commands: the deletion
         // is what the fix most needs to say, so it keeps its place.
         assert_eq!(
@@ -855,6 +901,41 @@ mod tests {
             fixed("git pull", &["git reset --hard origin/main", "git pull"]).as_deref(),
             Some("`git reset --hard origin/main`, then the same command")
         );
+    }
+
+    #[test]
+    fn a_change_and_the_rerun_in_one_call_is_the_fix() {
+        let commit = "git add .gitignore && git commit -m 'chore: ignore'";
+        let unsigned = "git config --local commit.gpgsign false && git commit -m 'chore: ignore'";
+        assert_eq!(
+            fixed(commit, &[unsigned]).as_deref(),
+            Some(format!("`{unsigned}`").as_str())
+        );
+        assert_eq!(
+            fixed(
+                "python app.py",
+                &["cd api && pip install httpx && python app.py"]
+            )
+            .as_deref(),
+            Some("`cd api && pip install httpx && python app.py`")
+        );
+        // Another commit's steps, or a look before the same command, fix nothing.
+        let other = "git add b.md && git commit -m 'docs: b'";
+        let look = "git status && git commit -m 'chore: ignore'";
+        assert_eq!(fixed(commit, &[other, look]), None);
+    }
+
+    /// The resolution of a failed `command` after the calls `then` succeeded, in order; `None`
+    /// while its episode is open.
+    fn fixed(command: &str, then: &[&str]) -> Option<String> {
+        let mut episodes = Episodes::default();
+        let mut out = Closed::new();
+        let sig = Signal::new(reflect_store::signal::Kind::Failure, "Bash failed: x");
+        episodes.failed(job(command), sig, "t1", &mut out);
+        for (at, call) in (3..).step_by(2).zip(then) {
+            episodes.succeeded(&job(call), at, &mut out);
+        }
+        out.first().and_then(|closed| closed.0.resolution.clone())
     }
 
     #[test]
