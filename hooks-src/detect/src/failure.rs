@@ -412,9 +412,6 @@ const NOISE_STARTS: &[&str] = &[
     "# ",
     "/* ",
     "* ",
-    // A usage synopsis's option list (`[--compress-level=NUM] [--contimeout]`), printed after
-    // the error that called for it: its words are option names.
-    "[-",
 ];
 
 /// Markers at the start of a line (in any ASCII case), each followed by a non-letter.
@@ -525,6 +522,7 @@ fn tier(line: &str) -> Tier {
         .iter()
         .any(|p| starts_with_ignore_case(line, p))
         || is_source_excerpt(line)
+        || is_usage_options(line)
         || line.contains(SNAPSHOT_GLITCH)
     {
         return Tier::Noise;
@@ -594,6 +592,14 @@ fn is_source_excerpt(line: &str) -> bool {
     let line = line.trim_start_matches(|c: char| !c.is_alphanumeric() && c != '|');
     let rest = line.trim_start_matches(|c: char| c.is_ascii_digit());
     rest.len() < line.len() && rest.trim_start().starts_with(['|', '▕', '│'])
+}
+
+/// A usage synopsis's option list (`[--compress-level=NUM] [--contimeout]`, `[-v]`), printed
+/// after the error that called for it: its words are option names. Not a tool's `[-] Error`.
+fn is_usage_options(line: &str) -> bool {
+    line.strip_prefix("[-")
+        .and_then(|rest| rest.chars().next())
+        .is_some_and(|c| c == '-' || c.is_ascii_alphanumeric())
 }
 
 /// An exception line: a dotted name ending in `Error`/`Exception`/`Fault`, capitalised, then a
@@ -1102,6 +1108,10 @@ mod tests {
         assert_eq!(
             line("Exit code 64\nusage: tool [-v] src dst\n\t[--ignore-errors] [--timeout=N]\ntool: missing destination operand").as_deref(),
             Some("tool: missing destination operand")
+        );
+        assert_eq!(
+            line("[*] Connecting\n[-] Error: login failed for admin").as_deref(),
+            Some("[-] Error: login failed for admin")
         );
         assert_eq!(
             line("Exit code 1\nchown: changing ownership of 'a': Operation not permitted")
