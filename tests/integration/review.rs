@@ -623,6 +623,15 @@ fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
         ),
         "{refused}"
     );
+    // The prompt's own view names its turn's failed and refused calls, which the index places
+    // at the prompt.
+    let prompt_view = digest_text(&env, &app, &["--show", "s-failed:5"]);
+    assert!(
+        prompt_view.contains(
+            "calls of its turn: failed at L7, L12; refused at L16, L20 (--show s-failed:LINE shows one)\n"
+        ),
+        "{prompt_view}"
+    );
     // A result that is no failure is still no prompt.
     let out = digest(&env, &app, &["--show", "s-failed:14"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");

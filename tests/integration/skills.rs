@@ -667,8 +667,9 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // a fact that lasts.
         "a question that\n     points at what you should have done",
         "a fact of the environment that holds tomorrow",
-        // --show's context after the prompt, for a correction taken back or a fixed failure.
-        "the start of the assistant's answer and the user's next prompt",
+        // --show's context after the prompt, for a correction taken back or a fixed failure,
+        // and the turn's failed calls, which the index places at the prompt.
+        "the start of the assistant's answer, the lines of its turn's calls that failed or that the\n   user refused, and the user's next prompt",
         "its last call's command",
         // Ranked by the sessions the index shows, then episodes.
         "`in K sessions`",

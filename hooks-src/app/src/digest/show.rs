@@ -2,8 +2,9 @@
 //! sentence), in full up to [`SHOW_MAX_BYTES`] (a longer one by its start and end: a pasted log
 //! or a file would fill the model's context), after the end of the assistant's turn it answers
 //! (with the tools it called after its last words, and the last call's command) and before the
-//! start of the assistant's answer and the user's next prompt (where a correction taken back or
-//! a fix that worked shows), redacted like everything the digest prints, the secrets the user
+//! start of the assistant's answer, the lines of its turn's failed and refused calls (the index
+//! places a failure at its turn's prompt) and the user's next prompt (where a correction taken
+//! back or a fix that worked shows), redacted like everything the digest prints, the secrets the user
 //! typed in this prompt or the one before (and earlier, as the answer to a question asking for
 //! one) included wherever the assistant's words repeat them.
 //! At a failed or refused tool call's line it shows that call and what followed it instead
@@ -162,6 +163,10 @@ pub fn show(
     // correction taken back or a fix that worked shows.
     let mut answer = Answer::default();
     let mut next: Option<(u64, String)> = None;
+    // The lines of the turn's calls that failed or that the user refused, after the prompt: the
+    // index places a failure at its turn's prompt, and `--show` at its own line shows it.
+    let mut turn_failed: Vec<u64> = Vec::new();
+    let mut turn_refused: Vec<u64> = Vec::new();
     // The prompt before it, and what that answered: the turn it answers may repeat one of its
     // secrets (a value typed as the answer to a question, "I'll use X") in words no rule knows;
     // and, from earlier in the session, the secrets typed as answers to a question asking for one.
@@ -199,6 +204,8 @@ pub fn show(
                 EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
                     answer.push(text);
                 }
+                EventKind::ToolResult { is_error: true, .. } => turn_failed.push(event.line),
+                EventKind::Rejection { .. } => turn_refused.push(event.line),
                 _ => {}
             }
             return;
@@ -351,6 +358,19 @@ pub fn show(
     if !begins.is_empty() {
         let _ = writeln!(out, "assistant, the start of its answer: {begins}");
     }
+    let places = [("failed", &turn_failed), ("refused", &turn_refused)]
+        .iter()
+        .filter(|(_, lines)| !lines.is_empty())
+        .map(|(what, lines)| format!("{what} at {}", lines_named(lines)))
+        .collect::<Vec<_>>();
+    if !places.is_empty() {
+        let short = crate::scope::short_session(Some(session));
+        let _ = writeln!(
+            out,
+            "calls of its turn: {} (--show {short}:LINE shows one)",
+            places.join("; ")
+        );
+    }
     if let Some((at, said)) = next {
         out.push_str(&answer.next_prompt(at, &said, &known));
     }
@@ -358,6 +378,22 @@ pub fn show(
     // it with no shape a rule knows (a password typed alone).
     Ok(redact::replace_known(&out, &known_commands).into_owned())
 }
+
+/// The first [`LINES_NAMED`] of `lines` as `L12, L40`, and how many more.
+fn lines_named(lines: &[u64]) -> String {
+    let mut named: Vec<String> = lines
+        .iter()
+        .take(LINES_NAMED)
+        .map(|l| format!("L{l}"))
+        .collect();
+    if lines.len() > LINES_NAMED {
+        named.push(format!("+{} more", lines.len() - LINES_NAMED));
+    }
+    named.join(", ")
+}
+
+/// Lines of a turn's failed or refused calls `--show` names, of each kind.
+const LINES_NAMED: usize = 8;
 
 /// The call `id` names among the turn's `calls`.
 fn called(
