@@ -4,9 +4,9 @@
 //! (with the tools it called after its last words, and the last call's command) and before the
 //! start of the assistant's answer, the lines of its turn's failed and refused calls (the index
 //! places a failure at its turn's prompt) and the user's next prompt (where a correction taken
-//! back or a fix that worked shows), redacted like everything the digest prints, the secrets the user
-//! typed in this prompt or the one before (and earlier, as the answer to a question asking for
-//! one) included wherever the assistant's words repeat them.
+//! back or a fix that worked shows), redacted like everything the digest prints, the secrets the
+//! user typed in this prompt or the one before (and earlier, as the answer to a question asking
+//! for one) included wherever the assistant's words repeat them.
 //! At a failed or refused tool call's line it shows that call and what followed it instead
 //! (`show_calls`).
 //! SESSION may be a unique prefix of the id (the index prints 8 characters). The session's
