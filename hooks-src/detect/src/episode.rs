@@ -34,8 +34,9 @@
 //! **An unresolved failure is kept only when it is a fact of the environment** that the next
 //! session meets again whatever it edits ([`environment_fact`]): a missing program or module,
 //! a permission the user does not have (no sudo, a read-only or system path), a network or
-//! authentication failure, a port in use, a command that times out, text the console's code
-//! page cannot print (`'gbk' codec can't encode`). A compile or test error
+//! authentication failure, a port in use, a command that times out, a program that needs a
+//! terminal (`the input device is not a TTY`), text the console's code page cannot print
+//! (`'gbk' codec can't encode`). A compile or test error
 //! the assistant went on to fix, or left, is work in progress, not a lesson.
 //!
 //! A run of failures of one job within an episode is one signal: the first failure's error line
@@ -437,6 +438,11 @@ pub fn environment_fact(line: &str) -> bool {
         "is not supported on this",
         "docker daemon",
         "is the docker daemon running",
+        // A program that needs a terminal, which Claude Code's shell is not (`docker exec -it`,
+        // an interactive CLI).
+        "not a tty",
+        "raw mode is not supported",
+        "stdin is not a terminal",
     ];
     let lower = line.to_ascii_lowercase();
     // A module of the project's own, by a relative or absolute path, is a mistake in the work.
@@ -948,6 +954,8 @@ mod tests {
             "Write failed: EACCES: permission denied, open '/etc/hosts'",
             "Bash failed: UnicodeEncodeError: 'gbk' codec can't encode character '\\U0001f4ca' in position 2",
             "Bash failed: UnicodeEncodeError: 'charmap' codec can't encode characters in position 0-1",
+            "Bash failed: the input device is not a TTY",
+            "Bash failed: ERROR Raw mode is not supported on the current process.stdin",
         ] {
             assert!(environment_fact(fact), "{fact}");
         }
