@@ -23,7 +23,8 @@
 //! each place is another turn, so another sighting), and a copy: a prompt read before under the
 //! same uuid (a resumed session's file repeats what it resumed), or sent again under a new one
 //! after the same assistant words ([`reflect_detect::copies`]), which is not counted as typed
-//! again.
+//! again, nor is a draft: a prompt no assistant text answered whose words start the next, longer
+//! one (Enter pressed too early, then the whole prompt), listed as that one (`drafted`).
 //! A long prompt is listed as its likeliest sentence ([`excerpt`]), a rule stated in passing
 //! ahead of the task it came with ([`model::lesson_score`]); `--show` prints it whole ([`show`]).
 //!
@@ -1021,11 +1022,26 @@ struct PromptReader {
     counted_line: u64,
     /// The prompts so far, to tell one sent again.
     copies: Copies,
+    /// Whether the assistant wrote any text since the last prompt: a prompt it did not answer
+    /// may be a draft the next one completes ([`drafted`]).
+    answered: bool,
     /// The secrets typed so far as answers to a question asking for one ([`Typed::typed_before`]
     /// of the next prompt).
     typed_secrets: Vec<(String, &'static str)>,
     /// The secrets the session's commands hold ([`SessionRead::known_secrets`]).
     command_secrets: Vec<(String, &'static str)>,
+}
+
+/// Whether a prompt keyed `earlier` ([`repeat_key`]) is a draft of the next one, keyed `key`:
+/// its words, whole (a key of a long text is cut and hashed), start the longer next one (Enter
+/// pressed too early, an interrupt, the prompt typed again in full).
+fn drafted(earlier: &str, key: &str) -> bool {
+    const MIN_DRAFT_CHARS: usize = 8;
+    let whole = |k: &str| !k.contains('#');
+    whole(earlier) && earlier.len() >= MIN_DRAFT_CHARS && key.len() > earlier.len() && {
+        let words = key.split('#').next().unwrap_or(key);
+        words.len() > earlier.len() && words.starts_with(earlier)
+    }
 }
 
 impl PromptReader {
@@ -1042,6 +1058,12 @@ impl PromptReader {
                 // is still what the assistant said before them.
                 if !noise::is_not_a_prompt(text) {
                     let key = repeat_key(text);
+                    // Sent before it was finished, then typed whole: the whole one stands for
+                    // both.
+                    if let Some(draft) = self.prompts.last_mut().filter(|_| !self.answered) {
+                        draft.copy |= drafted(&draft.key, &key);
+                    }
+                    self.answered = false;
                     let copy = self.copies.is_copy(&key, place(text, event.parent));
                     let mut typed = self.typed(&event, text, key, copy);
                     let secrets =
@@ -1061,6 +1083,7 @@ impl PromptReader {
             EventKind::AssistantText { text } if noise::is_harness_reply(text) => {}
             EventKind::CompactBoundary => self.reset(),
             EventKind::AssistantText { text } => {
+                self.answered = true;
                 self.copies.assistant_said(text);
                 self.situation.observe(&event);
                 self.clear_calls();

@@ -1288,6 +1288,45 @@ fn a_replays_first_prompt_and_one_resent_after_an_interrupt_are_one() {
     );
 }
 
+#[test]
+fn a_prompt_sent_before_it_was_finished_is_listed_as_finished() {
+    let w = World::new();
+    let app = w.repo("app");
+    let path = w.session("s1", &app, &[]);
+    let said = |u: &str, t: &str| user_entry(u, json!(t), json!({}));
+    let lines = [
+        said("u1", "sketch the schema"),
+        assistant_entry("a1", "Here is a schema."),
+        // Enter pressed too early, then the whole prompt, with nothing answered between.
+        said("u2", "you got it wrong, use the test env, check the bot's"),
+        said("i2", "[Request interrupted by user]"),
+        said(
+            "u3",
+            "you got it wrong, use the test env, check the bot's token at startup",
+        ),
+        assistant_entry("a3", "Checking the token."),
+        // Answered, then said again longer: two prompts.
+        said("u4", "use the test env"),
+        assistant_entry("a4", "Switched."),
+        said("u5", "use the test env for every run"),
+    ];
+    fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let d = w.digest(&w.request(Some(Scope::of(&app))));
+    assert_eq!(
+        typed(&d),
+        [
+            (1, "sketch the schema", 1),
+            (
+                5,
+                "you got it wrong, use the test env, check the bot's token at startup",
+                1
+            ),
+            (7, "use the test env", 1),
+            (9, "use the test env for every run", 1),
+        ]
+    );
+}
+
 /// A long prompt's excerpt as the digest cuts it, typed after an edit.
 fn cut(prompt: &str, score: impl Fn(&Reading, &Situation) -> f64) -> String {
     let after_an_edit = Situation {
