@@ -90,7 +90,6 @@ impl Job {
         }
         let mut job = Job::step(input);
         job.then = last_step(input)
-            .map(Job::step)
             .filter(|last| !last.same_job(&job))
             .map(Box::new);
         job
@@ -353,24 +352,25 @@ fn program_and_subject(command: &str) -> (String, String, Vec<String>) {
     fallback.unwrap_or_default()
 }
 
-/// The last step of `command` that does its work (split at `&&`, `||`, `;` and new lines; a
-/// pipeline stays one step), past the setup, looks and clean-up around it (`cd`, `echo`, `ls`,
-/// `rm -rf build`); `None` for a command of one such step.
-fn last_step(command: &str) -> Option<&str> {
-    let steps: Vec<&str> = command
+/// The job of the last step of `command` that does its work (split at `&&`, `||`, `;` and new
+/// lines; a pipeline stays one step), past the setup, looks and clean-up around it (`cd`,
+/// `echo`, `ls`, `rm -rf build`); `None` for a command of one such step.
+fn last_step(command: &str) -> Option<Job> {
+    let mut doing = command
         .split(['\n', ';'])
         .flat_map(|part| part.split("&&"))
         .flat_map(|part| part.split("||"))
-        .filter(|step| {
-            let job = Job::step(step);
+        .map(Job::step)
+        .filter(|job| {
             let program = job.program.as_str();
             !program.is_empty()
                 && !SETUP.contains(&program)
                 && !DELETING.contains(&program)
                 && !job.only_looks()
-        })
-        .collect();
-    (steps.len() > 1).then(|| steps[steps.len() - 1])
+        });
+    // Past the first step that does something: a command of one has no other last step.
+    doing.next()?;
+    doing.last()
 }
 
 fn program_name(word: &str) -> String {
