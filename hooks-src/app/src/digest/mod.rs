@@ -1037,11 +1037,11 @@ struct PromptReader {
 /// pressed too early, an interrupt, the prompt typed again in full).
 fn drafted(earlier: &str, key: &str) -> bool {
     const MIN_DRAFT_CHARS: usize = 8;
-    let whole = |k: &str| !k.contains('#');
-    whole(earlier) && earlier.len() >= MIN_DRAFT_CHARS && key.len() > earlier.len() && {
-        let words = key.split('#').next().unwrap_or(key);
-        words.len() > earlier.len() && words.starts_with(earlier)
-    }
+    let words = key.split('#').next().unwrap_or(key);
+    !earlier.contains('#')
+        && earlier.len() >= MIN_DRAFT_CHARS
+        && words.len() > earlier.len()
+        && words.starts_with(earlier)
 }
 
 impl PromptReader {

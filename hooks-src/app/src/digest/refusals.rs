@@ -166,12 +166,12 @@ mod tests {
                 .to_vec(),
             sessions: 2,
         };
+        let shown = text(&[spread]);
         assert!(
-            text(&[spread]).contains(
+            shown.contains(
                 "- file edits (Edit, Write) 5 time(s) in 2 sessions: a:L1, b:L5, a:L2, a:L3, …\n"
             ),
-            "{}",
-            text(&[])
+            "{shown}"
         );
     }
 }
