@@ -637,6 +637,23 @@ fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
 }
 
+/// A transcript whose file name holds an escape sequence is no session `--show` reads, and the
+/// error that says so names it visible: the terminal's controls as text.
+#[cfg(unix)]
+#[test]
+fn show_names_a_session_without_the_escapes_its_file_name_holds() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let session = "s-\u{1b}]0;owned\u{7}x";
+    let entries: &[Entry] = &[("user", "use make ship from now on")];
+    write_transcript(&env, &slug(&app), session, &app, "esc", entries);
+    let out = digest(&env, &app, &["--show", "s-:1"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no transcript of session s-"), "{err:?}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+}
+
 #[test]
 fn pasted_logs_rank_after_what_the_user_wrote() {
     let env = Env::new();

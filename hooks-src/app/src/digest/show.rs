@@ -129,17 +129,20 @@ pub fn show(
     commands: &mut Commands,
 ) -> Result<String> {
     let session = &resolve(paths, session, cwd)?;
+    // As printed: a session is named by its file, whose name may hold any character.
+    let named = sanitize::visible(session);
+    let short = crate::scope::short_session(Some(&named));
     let transcript = load_cursor(paths, session)
         .and_then(|c| c.transcript)
         .or_else(|| find_transcript(paths, session, cwd))
         .ok_or_else(|| {
             Error::msg(format!(
-                "no transcript of session {session} (capture has not recorded it, and Claude Code's projects folder holds none of that name)"
+                "no transcript of session {named} (capture has not recorded it, and Claude Code's projects folder holds none of that name)"
             ))
         })?;
     let Some(mut file) = fsutil::open_regular(&transcript)? else {
         return Err(Error::msg(format!(
-            "the transcript of session {session} is gone ({})",
+            "the transcript of session {named} is gone ({})",
             transcript.display()
         )));
     };
@@ -271,13 +274,12 @@ pub fn show(
         if let Some((prompt, asked)) = &typed_before {
             known.extend(redact::findings(&sanitize::clean(prompt), asked.as_ref()));
         }
-        let mut heading = format!("## session {session} · L{line}");
+        let mut heading = format!("## session {named} · L{line}");
         if let Some(t) = &failed.timestamp {
             let _ = write!(heading, " · {}", sanitize::visible(t));
         }
         heading.push('\n');
         if let Some(p) = prompt_before {
-            let short = crate::scope::short_session(Some(session));
             let _ = writeln!(heading, "the prompt of its turn: --show {short}:{p}");
         }
         let view = failed.render(heading, &known);
@@ -286,18 +288,13 @@ pub fn show(
     let (text, timestamp) = found.ok_or_else(|| {
         let before = prompt_before.map_or(
             " (no prompt the user typed comes before it: the session began with a command or a continuation)".to_string(),
-            |p| {
-                format!(
-                    " (the prompt of its turn: --show {}:{p})",
-                    crate::scope::short_session(Some(session))
-                )
-            },
+            |p| format!(" (the prompt of its turn: --show {short}:{p})"),
         );
         Error::msg(format!(
-            "line {line} of session {session} is not a prompt the user typed{before}"
+            "line {line} of session {named} is not a prompt the user typed{before}"
         ))
     })?;
-    let mut out = format!("## session {session} · L{line}");
+    let mut out = format!("## session {named} · L{line}");
     if let Some(t) = timestamp {
         let _ = write!(out, " · {}", sanitize::visible(&t));
     }
@@ -364,7 +361,6 @@ pub fn show(
         .map(|(what, lines)| format!("{what} at {}", lines_named(lines)))
         .collect::<Vec<_>>();
     if !places.is_empty() {
-        let short = crate::scope::short_session(Some(session));
         let _ = writeln!(
             out,
             "calls of its turn: {} (--show {short}:LINE shows one)",
