@@ -21,8 +21,9 @@
 //! at (by `source.line` or `source.uuid`, any status, store and archive), approvals and bare
 //! continues ([`approval`]), the same text typed again (listed once, with how often and where:
 //! each place is another turn, so another sighting), and a copy: a prompt read before under the
-//! same uuid (a resumed session's file repeats what it resumed), or sent again under a new one
-//! after the same assistant words ([`reflect_detect::copies`]), which is not counted as typed
+//! same uuid (a resumed session's file repeats what it resumed) or, in another session, at the
+//! same time (a resume written again under new uuids), or sent again under a new one after the
+//! same assistant words ([`reflect_detect::copies`]), which is not counted as typed
 //! again, nor is a draft: a prompt no assistant text answered whose words start the next, longer
 //! one (Enter pressed too early, then the whole prompt), listed as that one (`drafted`).
 //! A long prompt is listed as its likeliest sentence ([`excerpt`]), a rule stated in passing
@@ -397,12 +398,15 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
 
     // Keep what is worth a look, in listing order; the first of a repeated text stands for all.
     // A copy counts once: a prompt read before under the same uuid (a resumed session's file
-    // repeats the conversation it resumed, a transcript may be on disk twice), or sent again
-    // under a new one (the same text answering the same assistant words, [`Typed::copy`]).
+    // repeats the conversation it resumed, a transcript may be on disk twice), or with the same
+    // text and time in another session (a resume Claude Code wrote again under new uuids), or
+    // sent again under a new one (the same text answering the same assistant words,
+    // [`Typed::copy`]).
     let mut kept: Vec<(usize, &Typed, Vec<Again>)> = Vec::new(); // (session, prompt, again)
     let mut fates: Vec<Vec<Fate>> = Vec::with_capacity(read.len());
     let mut by_key: HashMap<&str, usize> = HashMap::new();
     let mut uuids: HashSet<&str> = HashSet::new();
+    let mut stamped: HashMap<(&str, &str), usize> = HashMap::new(); // (time, text) → session
     for (k, (candidate, r)) in read.iter().enumerate() {
         let mut session_fates = Vec::with_capacity(r.prompts.len());
         for p in &r.prompts {
@@ -413,7 +417,11 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
                     .and_then(signal::parse_time)
                     .is_some_and(|t| t < since)
             });
-            let copy = p.uuid.as_deref().is_some_and(|u| !uuids.insert(u)) || p.copy;
+            let copy = p.uuid.as_deref().is_some_and(|u| !uuids.insert(u))
+                || p.timestamp
+                    .as_deref()
+                    .is_some_and(|t| *stamped.entry((t, p.key.as_str())).or_insert(k) != k)
+                || p.copy;
             let fate = if before_since {
                 Fate::Skipped
             } else if copy {

@@ -76,12 +76,19 @@ impl World {
 }
 
 /// Turns from turn number `first` on: a user line `u<n>` and an assistant line `a<n>` each.
+/// Each session's prompts are typed at times of their own (the same day and second for the
+/// same turn, a millisecond apart): the same text at the same time is one prompt written twice.
 fn transcript_text(session: &str, first: usize, turns: &[(&str, &str)]) -> String {
+    let ms = session
+        .bytes()
+        .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(b.into()))
+        % 1000;
     let mut out = String::new();
     for (k, (prompt, reply)) in turns.iter().enumerate() {
         let n = first + k;
+        let time = format!("2026-11-{:02}T10:00:00.{ms:03}Z", 1 + n % 28);
         let user = serde_json::json!({"type": "user", "isSidechain": false, "sessionId": session,
-            "uuid": format!("{session}-u{n}"), "timestamp": format!("2026-11-{:02}T10:00:00Z", 1 + n % 28),
+            "uuid": format!("{session}-u{n}"), "timestamp": time,
             "message": {"role": "user", "content": prompt}});
         let assistant = serde_json::json!({"type": "assistant", "isSidechain": false,
             "uuid": format!("{session}-a{n}"), "timestamp": "2026-11-01T10:00:01Z",
@@ -866,14 +873,8 @@ fn sessions_are_dated_and_ordered_by_their_prompts_not_their_files() {
             format!("use tabs in {session}"),
         );
         transcript_text(session, 0, &[(&first, "ok"), (&second, "ok")])
-            .replace(
-                "2026-11-01T10:00:00Z",
-                &format!("2026-03-{day:02}T08:00:00Z"),
-            )
-            .replace(
-                "2026-11-02T10:00:00Z",
-                &format!("2026-03-{day:02}T09:30:00Z"),
-            )
+            .replace("2026-11-01T10:00:00", &format!("2026-03-{day:02}T08:00:00"))
+            .replace("2026-11-02T10:00:00", &format!("2026-03-{day:02}T09:30:00"))
     };
     let now = SystemTime::now();
     for (session, day, age_hours) in [("early", 2, 0), ("late", 20, 5)] {
@@ -1240,6 +1241,44 @@ fn a_prompt_sent_again_after_the_same_answer_is_one_and_after_another_a_repeat()
     );
     // The copies are looked at with the rest: the mark goes to the end.
     assert_eq!(d.marks[0].line, 14);
+}
+
+#[test]
+fn a_resume_written_again_under_new_uuids_in_another_session_is_one_prompt() {
+    let w = World::new();
+    let app = w.repo("app");
+    let said = |u: &str, t: &str, at: &str| user_entry(u, json!(t), json!({ "timestamp": at }));
+    let rule = "the tests live in tests/, not in src/";
+    let old = [
+        said("u1", rule, "2026-11-03T10:00:00.120Z"),
+        assistant_entry("a1", "Moved them."),
+        said("u2", "now run the suite", "2026-11-03T10:05:00.300Z"),
+        assistant_entry("a2", "Tests pass."),
+    ];
+    // The resumed session's file: the same prompts at the same times, under new uuids and
+    // another session's name; then the same rule typed again, a real second time.
+    let new = [
+        said("r1", rule, "2026-11-03T10:00:00.120Z"),
+        assistant_entry("b1", "Moved them."),
+        said("r2", "now run the suite", "2026-11-03T10:05:00.300Z"),
+        assistant_entry("b2", "Tests pass."),
+        said(
+            "r3",
+            "add a CLI flag for verbose output",
+            "2026-11-04T09:00:00.000Z",
+        ),
+        assistant_entry("b3", "Added."),
+        said("r4", rule, "2026-11-04T09:10:00.000Z"),
+    ];
+    for (session, lines) in [("s-old", &old[..]), ("s-new", &new[..])] {
+        let path = w.session(session, &app, &[]);
+        fs::write(&path, lines.join("\n") + "\n").unwrap();
+    }
+    let d = w.digest(&w.request(Some(Scope::of(&app))));
+    let text = d.text("m");
+    assert_eq!(text.matches("now run the suite").count(), 1, "{text}");
+    let line = text.lines().find(|l| l.contains(rule)).unwrap();
+    assert!(line.contains("(typed 2 times, again at L7)"), "{line}");
 }
 
 #[test]
