@@ -786,7 +786,12 @@ pub fn signal(tool: &str, line: &str, tried: &str, error: &str) -> Signal {
         Some(after) if !tried.is_empty() => {
             format!("{tool} timed out after{after}: `{}`", one_line(tried, 120))
         }
-        _ => format!("{tool} failed: {line}"),
+        // A fetch's error rarely names the site, and one site's 404 is no other's lesson: the
+        // host goes in the content, so two sites' failures are two signals.
+        _ => match host(tool, tried) {
+            Some(host) if !line.contains(host) => format!("{tool} failed: {line} ({host})"),
+            _ => format!("{tool} failed: {line}"),
+        },
     };
     let mut sig = Signal::new(Kind::Failure, content);
     // Lines kept: an error's shape (a traceback, a compiler's excerpt) is read by its lines.
@@ -801,6 +806,18 @@ pub fn signal(tool: &str, line: &str, tried: &str, error: &str) -> Signal {
     sig.tags = vec![tool.to_ascii_lowercase()];
     sig.meta.insert("tool".into(), Value::from(tool));
     sig
+}
+
+/// The host of a fetch's URL (`tried`, its [`input_summary`]): past the scheme, before the
+/// path, without a user part.
+fn host<'a>(tool: &str, tried: &'a str) -> Option<&'a str> {
+    if tool != "WebFetch" {
+        return None;
+    }
+    let rest = tried.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority.rsplit('@').next()?;
+    (!host.is_empty()).then_some(host)
 }
 
 /// A failed tool call, as the PostToolUseFailure hook reports it. The app fills it from the
@@ -969,6 +986,39 @@ mod tests {
 
     fn line(error: &str) -> Option<String> {
         error_line(error)
+    }
+
+    #[test]
+    fn a_fetch_failure_names_its_site_so_two_sites_are_two_signals() {
+        let fetched = |url: &str, error: &str| {
+            let p = Payload(serde_json::json!({"session_id": "s", "cwd": "/w",
+                "tool_name": "WebFetch", "tool_input": {"url": url, "prompt": "read"},
+                "error": error}));
+            failure_signal(&p).unwrap()
+        };
+        let status = "Request failed with status code 404";
+        let docs = fetched("https://docs.example.com/guide/install", status);
+        assert_eq!(
+            docs.content,
+            format!("WebFetch failed: {status} (docs.example.com)")
+        );
+        let key = |s: &Signal| s.dedup_key();
+        // Another page of the same site is the same failure; another site is not.
+        assert_eq!(
+            key(&docs),
+            key(&fetched("https://docs.example.com/api?v=2", status))
+        );
+        assert_ne!(key(&docs), key(&fetched("https://github.com/o/r", status)));
+        // A user part is not the host; an error that names the site already is not told twice.
+        let user = fetched("https://me@git.example.org:8443/x", status);
+        assert!(
+            user.content.ends_with("(git.example.org:8443)"),
+            "{}",
+            user.content
+        );
+        let named = "Unable to verify if domain github.com is safe to fetch";
+        let s = fetched("https://github.com/o/r", named);
+        assert_eq!(s.content, format!("WebFetch failed: {named}"));
     }
 
     #[test]
