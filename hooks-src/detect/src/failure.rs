@@ -716,11 +716,13 @@ const DROPPED_SHOWN: usize = 3;
 /// (`context`'s [`TRIED`] line) with a change past a long shared start: from the word where
 /// the two differ, after a `…` (`` `…cache queue` ``), since a listing's cut
 /// would keep only the shared start and hide what changed (and whether the change only drops
-/// the failing part), in about `max` characters. `None` when it is shown as stored.
+/// the failing part), in about `max` characters. A rerun that is the failed call less its
+/// first steps or its last words is shown whole, with what it dropped
+/// (`` `node app.js` (without cd backend) ``). `None` when it is shown as stored.
 pub fn resolution_from_change(context: &str, resolution: &str, max: usize) -> Option<String> {
     let tried = context.strip_prefix(TRIED)?.lines().next()?;
     let command = resolution.strip_prefix('`')?.strip_suffix('`')?;
-    if command.contains('`') {
+    if command.contains('`') || command.is_empty() {
         return None; // several commands ran
     }
     let (same, at) = tried
@@ -728,8 +730,25 @@ pub fn resolution_from_change(context: &str, resolution: &str, max: usize) -> Op
         .zip(command.char_indices())
         .take_while(|(a, (_, b))| a == b)
         .fold((0, 0), |(n, _), (_, (i, c))| (n + 1, i + c.len_utf8()));
-    if same < SAME_START_CHARS || tried == command {
+    if tried == command {
         return None;
+    }
+    if same < SAME_START_CHARS {
+        // The last words left out, or a first step (`cd backend && `): both whole words.
+        let dropped = match tried.strip_prefix(command) {
+            Some(end) if end.starts_with(char::is_whitespace) => end,
+            _ => tried
+                .strip_suffix(command)?
+                .trim_end()
+                .strip_suffix("&&")
+                .or_else(|| tried.strip_suffix(command)?.trim_end().strip_suffix(';'))?,
+        };
+        let without = without(dropped.trim_end_matches('…').split_whitespace(), &[]);
+        if without.is_empty() {
+            return None;
+        }
+        let room = max.saturating_sub(without.chars().count() + 2).max(16);
+        return Some(format!("`{}`{without}", one_line(command, room)));
     }
     let before = &command[..at];
     let word = before
@@ -747,35 +766,39 @@ pub fn resolution_from_change(context: &str, resolution: &str, max: usize) -> Op
     if cut {
         tried_words.pop();
     }
+    let without = without(tried_words.into_iter(), &changed);
+    // The command is cut, never what it left out: that is what tells a retry that only does
+    // less from a fix.
+    let room = max.saturating_sub(without.chars().count() + 3).max(16);
+    Some(format!("`…{}`{without}", one_line(&command[word..], room)))
+}
+
+/// ` (without a b)`: the words of the failed call the rerun's `kept` words lack, up to
+/// [`DROPPED_SHOWN`]; empty when none, or more (another command, not a part dropped).
+fn without<'a>(tried: impl Iterator<Item = &'a str>, kept: &[&str]) -> String {
     // A word is compared by its letters and digits: one the rerun kept inside its quotes
     // (`x"` before, `x 2>&1"` after) or before another colon is no drop, nor is a pipe or
     // an `&&`; a word left out twice (`| jq` after each of two commands) is named once.
     fn bare(w: &str) -> &str {
         w.trim_matches(|c: char| !c.is_alphanumeric())
     }
-    let kept: Vec<&str> = changed.iter().map(|w| bare(w)).collect();
+    let kept: Vec<&str> = kept.iter().map(|w| bare(w)).collect();
     let mut dropped: Vec<&str> = Vec::new();
-    for w in tried_words {
+    for w in tried {
         let b = bare(w);
         if b.is_empty() || kept.contains(&b) || dropped.iter().any(|d| bare(d) == b) {
             continue;
         }
         dropped.push(w);
         if dropped.len() > DROPPED_SHOWN {
-            break;
+            return String::new();
         }
     }
-    let without = match dropped.len() {
-        1..=DROPPED_SHOWN => {
-            let words: Vec<String> = dropped.iter().map(|w| one_line(w, 40)).collect();
-            format!(" (without {})", words.join(" "))
-        }
-        _ => String::new(),
-    };
-    // The command is cut, never what it left out: that is what tells a retry that only does
-    // less from a fix.
-    let room = max.saturating_sub(without.chars().count() + 3).max(16);
-    Some(format!("`…{}`{without}", one_line(&command[word..], room)))
+    if dropped.is_empty() {
+        return String::new();
+    }
+    let words: Vec<String> = dropped.iter().map(|w| one_line(w, 40)).collect();
+    format!(" (without {})", words.join(" "))
 }
 
 /// A failure signal for `tool`'s error line; `tried` is the call's [`input_summary`], `error`
@@ -947,19 +970,35 @@ mod tests {
             .as_deref(),
             Some("`…echo \"2. Orders:\" curl…` (without jq '.users')")
         );
-        // Another command, several commands, a short shared start, the same command: as stored.
+        // Another command, several commands, the same command: as stored.
         assert_eq!(shown("`pnpm install`"), None);
         assert_eq!(shown(&format!("`{start} db`, then the same command")), None);
         assert_eq!(shown(&format!("`{start} db` `ls`")), None);
-        assert_eq!(
-            resolution_from_change(
-                "Tried: npm run build -- --watch\nError: x",
-                "`npm run build`",
-                400
-            ),
-            None
-        );
         assert_eq!(resolution_from_change("Error: x", "`npm test`", 400), None);
+        // A short command less its last words, or less a first step: whole, with the drop.
+        let short = |tried: &str, rerun: &str| {
+            resolution_from_change(&format!("Tried: {tried}\nError: x"), rerun, 400)
+        };
+        assert_eq!(
+            short("npm run build -- --watch", "`npm run build`").as_deref(),
+            Some("`npm run build` (without --watch)")
+        );
+        assert_eq!(
+            short(
+                "cd backend && node test-connection.js",
+                "`node test-connection.js`"
+            )
+            .as_deref(),
+            Some("`node test-connection.js` (without cd backend)")
+        );
+        assert_eq!(
+            short("git diff; git status", "`git status`").as_deref(),
+            Some("`git status` (without git diff)")
+        );
+        // A shorter word, another command ending the same way, a long drop: as stored.
+        assert_eq!(short("npm run builds", "`npm run build`"), None);
+        assert_eq!(short("make test", "`test`"), None);
+        assert_eq!(short("cd a && b c d e && node x.js", "`node x.js`"), None);
     }
 
     /// A hook payload as JSON (the app's wire types read the real one).
