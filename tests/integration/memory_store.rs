@@ -352,6 +352,33 @@ fn append_refuses_evidence_that_points_nowhere() {
 }
 
 #[test]
+fn append_stores_a_failure_the_second_look_found_with_its_fix() {
+    // The skill's shape for a failed call capture never stored: the call's own line, the
+    // tool's words, what fixed it.
+    let env = Env::new();
+    let id = append(
+        &env,
+        json!({"type": "failure", "content": "Bash failed: Error HH19: an ESM project",
+            "resolution": "`mv hardhat.config.js hardhat.config.cjs`", "session_id": "s-old",
+            "project": abs("/work/app"), "source": {"hook": "reflect", "line": 545, "origin": "tool"}}),
+    );
+    let stored = &query(&env, &[])[0];
+    assert_eq!(stored["id"], json!(id));
+    assert_eq!(stored["source"]["line"], json!(545));
+    assert_eq!(stored["source"]["origin"], json!("tool"));
+    let out = env
+        .cmd("memory-store")
+        .args(["query", "--format", "index"])
+        .output()
+        .unwrap();
+    let index = stdout(&out);
+    assert!(
+        index.contains("s-old:545  Bash failed: Error HH19: an ESM project → `mv hardhat.config.js hardhat.config.cjs`"),
+        "{index}"
+    );
+}
+
+#[test]
 fn append_rejects_bad_input_with_exit_2_and_writes_nothing() {
     let env = Env::new();
     for bad in [
