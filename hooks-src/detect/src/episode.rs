@@ -207,13 +207,43 @@ impl Job {
             return false;
         }
         const LOOKING: &[&str] = &[
-            "ls", "cat", "which", "grep", "rg", "find", "head", "tail", "echo", "pwd", "type",
-            "file", "stat", "env", "printenv", "wc", "tree", "less", "sleep", "ps", "whoami",
-            "uname", "date", "du", "df", "true", "command", "where", "curl",
+            "ls",
+            "cat",
+            "which",
+            "grep",
+            "rg",
+            "find",
+            "head",
+            "tail",
+            "echo",
+            "pwd",
+            "type",
+            "file",
+            "stat",
+            "env",
+            "printenv",
+            "wc",
+            "tree",
+            "less",
+            "sleep",
+            "ps",
+            "whoami",
+            "uname",
+            "date",
+            "du",
+            "df",
+            "true",
+            "command",
+            "where",
+            "curl",
+            "journalctl",
         ];
         LOOKING.contains(&self.program.as_str())
             || (self.program == "git"
                 && ["status", "log", "diff", "show", "branch", "remote"]
+                    .contains(&self.subject.as_str()))
+            || (self.program == "systemctl"
+                && ["status", "is-active", "is-enabled", "list-units", "cat"]
                     .contains(&self.subject.as_str()))
     }
 }
@@ -286,6 +316,11 @@ const WRAPPERS: &[(&str, &str)] = &[
     ("npm", "exec"),
     ("conda", "run"),
 ];
+/// Options of `ssh` that take an argument (`-i key`, `-p 2222`): what follows them is no host.
+const SSH_ARGUMENT_OPTIONS: &[&str] = &[
+    "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q",
+    "-R", "-S", "-W", "-w",
+];
 /// Segments that set up a shell rather than do the job.
 const SETUP: &[&str] = &[
     "cd", "export", "source", ".", "set", "pushd", "nvm", "echo", "sleep", "unset", "alias",
@@ -330,6 +365,11 @@ fn program_and_subject(command: &str) -> (String, String, Vec<String>) {
                 None => break,
             }
         }
+        if program == "ssh" {
+            if let Some(remote) = remote_job(words.clone()) {
+                return remote;
+            }
+        }
         let mut rest: Vec<String> = words
             .filter(|w| !w.starts_with('-') && !w.contains(['>', '<']))
             .map(|w| {
@@ -350,6 +390,28 @@ fn program_and_subject(command: &str) -> (String, String, Vec<String>) {
         return (program, subject, rest);
     }
     fallback.unwrap_or_default()
+}
+
+/// The job of an `ssh` call's remote command (`words`: past `ssh`), its host one of its words:
+/// `ssh host "sudo systemctl restart app"` restarts app, so another command there is another
+/// job and a look there is no fix. `None` for a login with no command.
+fn remote_job<'a>(
+    mut words: std::iter::Peekable<impl Iterator<Item = &'a str>>,
+) -> Option<(String, String, Vec<String>)> {
+    while let Some(option) = words.next_if(|w| w.starts_with('-')) {
+        if SSH_ARGUMENT_OPTIONS.contains(&option) {
+            words.next();
+        }
+    }
+    let host = words.next()?;
+    let remote = words.collect::<Vec<_>>().join(" ");
+    let (program, subject, mut rest) = program_and_subject(remote.trim_matches(['"', '\'']));
+    if program.is_empty() {
+        return None;
+    }
+    rest.push(host.to_string());
+    rest.sort();
+    Some((program, subject, rest))
 }
 
 /// The job of the last step of `command` that does its work (split at `&&`, `||`, `;` and new
@@ -764,6 +826,33 @@ mod tests {
         assert!(job("git add mkdocs.yml").same_job(&job("git add ../mkdocs.yml")));
         assert!(!job("git add mkdocs.yml").same_job(&job("git status")));
         assert!(job("python3 tool.py").same_job(&job("python tool.py")));
+    }
+
+    #[test]
+    fn a_remote_command_is_the_job_of_an_ssh_call() {
+        let restart =
+            r#"ssh -i ~/.ssh/id_deploy ops@10.0.0.2 "sudo systemctl restart app && sleep 3""#;
+        let pair = |cmd: &str| {
+            let j = job(cmd);
+            (j.program, j.subject)
+        };
+        assert_eq!(pair(restart), ("systemctl".into(), "restart".into()));
+        assert!(job(restart).same_job(&job("ssh -p 22 ops@10.0.0.2 'systemctl restart app'")));
+        // Reading the logs there is a look, no fix.
+        let logs = job(r#"ssh -i ~/.ssh/id_deploy ops@10.0.0.2 "sudo journalctl -u app -n 5""#);
+        assert!(!logs.same_job(&job(restart)) && logs.only_looks());
+        assert!(job("ssh ops@10.0.0.2 systemctl status app").only_looks());
+        // A login with no command is ssh's own job.
+        assert_eq!(job("ssh -o BatchMode=yes ops@10.0.0.2").program, "ssh");
+        let failed = Signal::new(
+            reflect_store::signal::Kind::Failure,
+            "Bash failed: Job failed",
+        );
+        let mut episodes = Episodes::default();
+        let mut out = Closed::new();
+        episodes.failed(job(restart), failed, "t1", &mut out);
+        episodes.succeeded(&logs, 5, &mut out);
+        assert!(out.is_empty() && !episodes.is_empty(), "{out:?}");
     }
 
     /// A run whose exit status is a filter's or was swallowed proves nothing fixed: the failure
