@@ -632,6 +632,38 @@ fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
         ),
         "{prompt_view}"
     );
+    // A call the store holds, as a signal's place or a sighting's, is named by its signal.
+    let append = |signal: serde_json::Value| {
+        let out = env
+            .cmd("memory-store")
+            .args(["append", &signal.to_string()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        stdout(&out).trim().to_string()
+    };
+    let id = append(
+        serde_json::json!({"type": "failure", "session_id": "s-failed",
+        "content": "Bash failed: Error: pull access denied for cache-base",
+        "source": {"hook": "reflect", "line": 12, "origin": "tool"}}),
+    );
+    append(
+        serde_json::json!({"same_as": id, "session_id": "s-failed", "context": "User: use make ship",
+        "source": {"hook": "reflect", "line": 20, "origin": "user"}}),
+    );
+    let prompt_view = digest_text(&env, &app, &["--show", "s-failed:5"]);
+    assert!(
+        prompt_view.contains(&format!(
+            "calls of its turn: failed at L7, L12 ({id}); refused at L16, L20 ({id}) (--show"
+        )),
+        "{prompt_view}"
+    );
+    let failed_view = digest_text(&env, &app, &["--show", "s-failed:12"]);
+    assert!(
+        failed_view.contains(&format!("stored as {id}\na failed call: Bash")),
+        "{failed_view}"
+    );
+    assert!(!digest_text(&env, &app, &["--show", "s-failed:7"]).contains("stored as"));
     // A result that is no failure is still no prompt.
     let out = digest(&env, &app, &["--show", "s-failed:14"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");

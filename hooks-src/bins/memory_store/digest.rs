@@ -18,7 +18,7 @@ impl Digest {
             for arg in &self.show {
                 let (session, line) = digest::show::parse(arg)?;
                 out.push(digest::show::show(
-                    &ctx.paths,
+                    &ctx.store,
                     &session,
                     line,
                     &cwd,

@@ -8,7 +8,8 @@
 //! user typed in this prompt or the one before (and earlier, as the answer to a question asking
 //! for one) included wherever the assistant's words repeat them.
 //! At a failed or refused tool call's line it shows that call and what followed it instead
-//! (`show_calls`).
+//! (`show_calls`). A call's line a signal holds (its own place or a sighting's) is named with
+//! that signal's id, in both views.
 //! SESSION may be a unique prefix of the id (the index prints 8 characters). The session's
 //! transcript is found as the digest finds it: through capture's cursor, else under
 //! `<config dir>/projects/`.
@@ -24,7 +25,9 @@ use reflect_base::paths::Paths;
 use reflect_base::text;
 use reflect_store::redact;
 use reflect_store::sanitize;
+use reflect_store::store::Store;
 use reflect_transcript::{self as transcript, EventKind, Position};
+use serde_json::Value;
 
 use super::show_calls::{call_line, Answer, Failed};
 use super::{
@@ -122,12 +125,13 @@ type Known = Vec<(String, &'static str)>;
 /// it answers, both redacted, under a heading that names them; every secret `commands` knows
 /// of the project is redacted too.
 pub fn show(
-    paths: &Paths,
+    store: &Store,
     session: &str,
     line: u64,
     cwd: &Path,
     commands: &mut Commands,
 ) -> Result<String> {
+    let paths = store.paths();
     let session = &resolve(paths, session, cwd)?;
     // As printed: a session is named by its file, whose name may hold any character.
     let named = sanitize::visible(session);
@@ -268,6 +272,9 @@ pub fn show(
         known_commands.extend(own_commands.iter().cloned());
         commands.other.insert(transcript.clone(), own_commands);
     }
+    // A failed or refused call the store holds (capture's, or a sighting of it) is named by
+    // its signal, so a second look merges with it rather than stores it again.
+    let stored = stored_at(store, session);
     if let Some(failed) = failed {
         // The turn's prompt's secrets, and those typed earlier as answers, wherever repeated.
         let mut known = answered;
@@ -281,6 +288,9 @@ pub fn show(
         heading.push('\n');
         if let Some(p) = prompt_before {
             let _ = writeln!(heading, "the prompt of its turn: --show {short}:{p}");
+        }
+        if let Some(id) = stored.get(&line) {
+            let _ = writeln!(heading, "stored as {id}");
         }
         let view = failed.render(heading, &known);
         return Ok(redact::replace_known(&view, &known_commands).into_owned());
@@ -358,7 +368,7 @@ pub fn show(
     let places = [("failed", &turn_failed), ("refused", &turn_refused)]
         .iter()
         .filter(|(_, lines)| !lines.is_empty())
-        .map(|(what, lines)| format!("{what} at {}", lines_named(lines)))
+        .map(|(what, lines)| format!("{what} at {}", lines_named(lines, &stored)))
         .collect::<Vec<_>>();
     if !places.is_empty() {
         let _ = writeln!(
@@ -375,17 +385,43 @@ pub fn show(
     Ok(redact::replace_known(&out, &known_commands).into_owned())
 }
 
-/// The first [`LINES_NAMED`] of `lines` as `L12, L40`, and how many more.
-fn lines_named(lines: &[u64]) -> String {
+/// The first [`LINES_NAMED`] of `lines` as `L12, L40 (SIG-…)` (a line a signal holds by its
+/// id), and how many more.
+fn lines_named(lines: &[u64], stored: &HashMap<u64, String>) -> String {
     let mut named: Vec<String> = lines
         .iter()
         .take(LINES_NAMED)
-        .map(|l| format!("L{l}"))
+        .map(|l| match stored.get(l) {
+            Some(id) => format!("L{l} ({id})"),
+            None => format!("L{l}"),
+        })
         .collect();
     if lines.len() > LINES_NAMED {
         named.push(format!("+{} more", lines.len() - LINES_NAMED));
     }
     named.join(", ")
+}
+
+/// The lines of `session` a signal of the store, or one of its sightings, was captured at, with
+/// its id. Read for one view: the view stands without it when the store cannot be read.
+fn stored_at(store: &Store, session: &str) -> HashMap<u64, String> {
+    let mut at = HashMap::new();
+    let Ok(snapshot) = store.load() else {
+        return at;
+    };
+    let shown = snapshot.signals().filter_map(|s| snapshot.get_shown(&s.id));
+    for s in shown {
+        let own = (s.session_id.as_deref() == Some(session)).then_some(s.source.line);
+        let seen = s.meta.get("sightings").and_then(Value::as_array);
+        let sightings = seen.into_iter().flatten().filter_map(|seen| {
+            let here = seen.get("session_id").and_then(Value::as_str) == Some(session);
+            here.then(|| seen.get("line").and_then(Value::as_u64))
+        });
+        for line in own.into_iter().chain(sightings).flatten() {
+            at.entry(line).or_insert_with(|| s.id.clone());
+        }
+    }
+    at
 }
 
 /// Lines of a turn's failed or refused calls `--show` names, of each kind.
