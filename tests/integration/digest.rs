@@ -313,15 +313,10 @@ fn query_project_is_the_repository_and_with_global_adds_preferences_from_elsewhe
     let other = repo(&env, "other");
     let add = |kind: &str, content: &str, project: &Path, session: &str| {
         env.known_sessions(&[session]);
-        let signal = json!({"type": kind, "content": content, "project": project,
-            "session_id": session});
-        let out = env
-            .cmd("memory-store")
-            .args(["append", &signal.to_string()])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-        stdout(&out).trim().to_string()
+        env.append(
+            &json!({"type": kind, "content": content, "project": project,
+            "session_id": session}),
+        )
     };
     let root = add(
         "correction",

@@ -633,22 +633,13 @@ fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
         "{prompt_view}"
     );
     // A call the store holds, as a signal's place or a sighting's, is named by its signal.
-    let append = |signal: serde_json::Value| {
-        let out = env
-            .cmd("memory-store")
-            .args(["append", &signal.to_string()])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-        stdout(&out).trim().to_string()
-    };
-    let id = append(
-        serde_json::json!({"type": "failure", "session_id": "s-failed",
+    let id = env.append(
+        &serde_json::json!({"type": "failure", "session_id": "s-failed",
         "content": "Bash failed: Error: pull access denied for cache-base",
         "source": {"hook": "reflect", "line": 12, "origin": "tool"}}),
     );
-    append(
-        serde_json::json!({"same_as": id, "session_id": "s-failed", "context": "User: use make ship",
+    env.append(
+        &serde_json::json!({"same_as": id, "session_id": "s-failed", "context": "User: use make ship",
         "source": {"hook": "reflect", "line": 20, "origin": "user"}}),
     );
     let prompt_view = digest_text(&env, &app, &["--show", "s-failed:5"]);

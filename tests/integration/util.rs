@@ -62,6 +62,17 @@ impl Env {
         }
     }
 
+    /// `memory-store append` of `signal`, which must succeed; its id.
+    pub fn append(&self, signal: &serde_json::Value) -> String {
+        let out = self
+            .cmd("memory-store")
+            .args(["append", &signal.to_string()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        stdout(&out).trim().to_string()
+    }
+
     /// A command for one of our binaries, with the environment pointing into this Env only. The
     /// binaries are this build's, or those in `REFLECT_TEST_BIN_DIR` when it is set (scripts/test
     /// runs the hook tests again on the release build in dist/, the binaries users install).
