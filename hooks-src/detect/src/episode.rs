@@ -207,38 +207,13 @@ impl Job {
             return false;
         }
         const LOOKING: &[&str] = &[
-            "ls",
-            "cat",
-            "which",
-            "grep",
-            "rg",
-            "find",
-            "head",
-            "tail",
-            "echo",
-            "pwd",
-            "type",
-            "file",
-            "stat",
-            "env",
-            "printenv",
-            "wc",
-            "tree",
-            "less",
-            "sleep",
-            "ps",
-            "whoami",
-            "uname",
-            "date",
-            "du",
-            "df",
-            "true",
-            "command",
-            "where",
-            "curl",
-            "journalctl",
+            "ls", "cat", "which", "grep", "rg", "find", "head", "tail", "echo", "pwd", "type",
+            "file", "stat", "env", "printenv", "wc", "tree", "less", "sleep", "ps", "whoami",
+            "uname", "date", "du", "df", "true", "command", "where", "curl",
         ];
+        // A service's logs and state are read, never changed, by these.
         LOOKING.contains(&self.program.as_str())
+            || self.program == "journalctl"
             || (self.program == "git"
                 && ["status", "log", "diff", "show", "branch", "remote"]
                     .contains(&self.subject.as_str()))

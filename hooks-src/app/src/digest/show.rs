@@ -274,7 +274,11 @@ pub fn show(
     }
     // A failed or refused call the store holds (capture's, or a sighting of it) is named by
     // its signal, so a second look merges with it rather than stores it again.
-    let stored = stored_at(store, session);
+    let calls_named = failed.is_some() || !turn_failed.is_empty() || !turn_refused.is_empty();
+    let stored = match calls_named {
+        true => stored_at(store, session),
+        false => HashMap::new(),
+    };
     if let Some(failed) = failed {
         // The turn's prompt's secrets, and those typed earlier as answers, wherever repeated.
         let mut known = answered;
