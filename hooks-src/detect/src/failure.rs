@@ -737,13 +737,19 @@ pub fn resolution_from_change(context: &str, resolution: &str, max: usize) -> Op
         // The last words left out, or a first step (`cd backend && `): both whole words.
         let dropped = match tried.strip_prefix(command) {
             Some(end) if end.starts_with(char::is_whitespace) => end,
-            _ => tried
-                .strip_suffix(command)?
-                .trim_end()
-                .strip_suffix("&&")
-                .or_else(|| tried.strip_suffix(command)?.trim_end().strip_suffix(';'))?,
+            _ => {
+                let before = tried.strip_suffix(command)?.trim_end();
+                before
+                    .strip_suffix("&&")
+                    .or_else(|| before.strip_suffix(';'))?
+            }
         };
-        let without = without(dropped.trim_end_matches('…').split_whitespace(), &[]);
+        // A word cut by the call's quote is left out, as below.
+        let mut words: Vec<&str> = dropped.split_whitespace().collect();
+        if dropped.ends_with('…') {
+            words.pop();
+        }
+        let without = without(words.into_iter(), &[]);
         if without.is_empty() {
             return None;
         }
@@ -994,6 +1000,10 @@ mod tests {
         assert_eq!(
             short("git diff; git status", "`git status`").as_deref(),
             Some("`git status` (without git diff)")
+        );
+        assert_eq!(
+            short("rg TODO src --type rust --max-cou…", "`rg TODO src`").as_deref(),
+            Some("`rg TODO src` (without --type rust)")
         );
         // A shorter word, another command ending the same way, a long drop: as stored.
         assert_eq!(short("npm run builds", "`npm run build`"), None);
