@@ -36,7 +36,8 @@
 //! a permission the user does not have (no sudo, a read-only or system path), a network or
 //! authentication failure, a port in use, a command that times out, a program that needs a
 //! terminal (`the input device is not a TTY`), text the console's code page cannot print
-//! (`'gbk' codec can't encode`). A compile or test error
+//! (`'gbk' codec can't encode`), a command Claude Code's shell mangles (a `$(…)` in a piped
+//! one: `eval: line 1: syntax error near unexpected token`). A compile or test error
 //! the assistant went on to fix, or left, is work in progress, not a lesson.
 //!
 //! A run of failures of one job within an episode is one signal: the first failure's error line
@@ -480,6 +481,10 @@ pub fn environment_fact(line: &str) -> bool {
         "not a tty",
         "raw mode is not supported",
         "stdin is not a terminal",
+        // Claude Code's shell runs a command through `eval` and mangles a `$(…)` in a piped
+        // one into `\$ (`: it fails so in every session until the command is written
+        // another way (the substitution in a call of its own, or `bash -c '…'`).
+        "eval: line 1: syntax error near unexpected token `('",
     ];
     let lower = line.to_ascii_lowercase();
     // A module of the project's own, by a relative or absolute path, is a mistake in the work.
@@ -1020,6 +1025,7 @@ mod tests {
             "Bash failed: UnicodeEncodeError: 'charmap' codec can't encode characters in position 0-1",
             "Bash failed: the input device is not a TTY",
             "Bash failed: ERROR Raw mode is not supported on the current process.stdin",
+            "Bash failed: /bin/bash: eval: line 1: syntax error near unexpected token `('",
         ] {
             assert!(environment_fact(fact), "{fact}");
         }
@@ -1027,6 +1033,7 @@ mod tests {
             "Bash failed: src/a.ts(3,7): error TS2322: Type 'string' is not assignable",
             "Bash failed: error[E0425]: cannot find value `y` in this scope",
             "Bash failed: SyntaxError: invalid syntax",
+            "Bash failed: /bin/bash: line 3: syntax error near unexpected token `fi'",
             "Bash failed: UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud83d': surrogates not allowed",
         ] {
             assert!(!environment_fact(work), "{work}");
