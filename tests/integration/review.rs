@@ -649,6 +649,15 @@ fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
         )),
         "{prompt_view}"
     );
+    // Both are placed at the prompt of their turn, as capture places what it stores there.
+    let out = env.cmd("memory-store").args(["get", &id]).output().unwrap();
+    let stored: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(stored["source"]["prompt_line"], json!(5), "{stored}");
+    assert_eq!(
+        stored["meta"]["sightings"][0]["prompt_line"],
+        json!(5),
+        "{stored}"
+    );
     let failed_view = digest_text(&env, &app, &["--show", "s-failed:12"]);
     assert!(
         failed_view.contains(&format!("stored as {id}\na failed call: Bash")),

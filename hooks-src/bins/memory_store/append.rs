@@ -2,13 +2,17 @@
 //! one more sighting of a stored one, and prints one line per object, in order: the id it was
 //! stored under or counted for. Evidence must name a real place (a `source.line` from 1, a
 //! `session_id` the store or Claude Code's transcripts know); any object refused stores nothing.
+//! Evidence at a call's line gets the line of its turn's prompt (`source.prompt_line`), as what
+//! capture stores there does.
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 
 use reflect_app::digest;
 use reflect_base::error::{Error, Result};
 use reflect_store::input::{self, Item};
+use reflect_store::keyindex;
 use reflect_store::store::{Appended, Sighted};
 
 use crate::cli::Append;
@@ -29,10 +33,11 @@ impl Append {
             self.json
         };
         let cwd = std::env::current_dir().unwrap_or_default();
-        let items = input::items(&text, |session, project| {
+        let mut items = input::items(&text, |session, project| {
             let dir = project.map_or(cwd.as_path(), Path::new);
             digest::session_known(&ctx.store, session, dir)
         })?;
+        turn_prompts(ctx, &mut items, &cwd);
         // Every target is checked before anything is stored: a wrong id stores nothing.
         for item in &items {
             if let Item::SameAs(target, _) = item {
@@ -84,6 +89,31 @@ impl Append {
         }
         emit(&out);
         Ok(())
+    }
+}
+
+/// Evidence at a call's line (a failed or refused call) gets the line of its turn's prompt,
+/// as capture gives it, read once a session.
+fn turn_prompts(ctx: &Ctx, items: &mut [Item], cwd: &Path) {
+    let mut by_session: HashMap<(String, Option<String>), Vec<u64>> = HashMap::new();
+    for sig in items.iter().map(Item::signal) {
+        if let (Some(session), Some(line)) = (&sig.session_id, sig.source.line) {
+            let place = (session.clone(), sig.project.clone());
+            by_session.entry(place).or_default().push(line);
+        }
+    }
+    for ((session, project), lines) in by_session {
+        let dir = project.as_deref().map_or(cwd, Path::new);
+        let prompts = digest::turn_prompts(&ctx.store, &session, &lines, dir);
+        for sig in items.iter_mut().map(Item::signal_mut) {
+            let here =
+                sig.session_id.as_deref() == Some(session.as_str()) && sig.project == project;
+            let prompt = sig.source.line.and_then(|l| prompts.get(&l));
+            if let Some(&prompt) = prompt.filter(|_| here) {
+                let key = keyindex::PROMPT_LINE.to_string();
+                sig.source.extra.entry(key).or_insert(prompt.into());
+            }
+        }
     }
 }
 

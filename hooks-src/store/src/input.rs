@@ -85,6 +85,21 @@ pub enum Item {
     SameAs(String, Signal),
 }
 
+impl Item {
+    /// The new signal, or the sighting's evidence.
+    pub fn signal(&self) -> &Signal {
+        match self {
+            Item::New(s) | Item::SameAs(_, s) => s,
+        }
+    }
+
+    pub fn signal_mut(&mut self) -> &mut Signal {
+        match self {
+            Item::New(s) | Item::SameAs(_, s) => s,
+        }
+    }
+}
+
 /// The objects `append` is given: one object, an array of objects, or JSON lines; each checked
 /// and completed ([`signal_from`]). Input larger than the bounds above is refused, not cut: the
 /// caller meant to store something else, and nothing of it is stored.

@@ -877,6 +877,39 @@ pub fn session_known(store: &Store, session: &str, dir: &Path) -> Result<bool> {
     Ok(named)
 }
 
+/// For each of `lines` of `session`'s transcript, the line of the user message that opened
+/// its turn, when that is another line (a failed or refused call's result): the place capture
+/// gives what it stores there (`source.prompt_line`), so evidence the second look appends at a
+/// call is one incident with what capture stored of that turn. Empty when the transcript
+/// cannot be found or read.
+pub fn turn_prompts(store: &Store, session: &str, lines: &[u64], dir: &Path) -> HashMap<u64, u64> {
+    let paths = store.paths();
+    let mut found = HashMap::new();
+    let Some(last) = lines.iter().max().copied() else {
+        return found;
+    };
+    let transcript = load_cursor(paths, session)
+        .and_then(|c| c.transcript)
+        .or_else(|| find_transcript(paths, session, dir));
+    let Some(mut file) = transcript.and_then(|t| fsutil::open_regular(&t).ok().flatten()) else {
+        return found;
+    };
+    // As capture reads it: every user message opens a turn.
+    let mut prompt = None;
+    let _ = transcript::read(&mut file, Position::default(), |event| {
+        if event.line > last {
+            return;
+        }
+        if let EventKind::UserText { .. } = event.kind {
+            prompt = Some(event.line);
+        }
+        if let Some(p) = prompt.filter(|&p| p != event.line && lines.contains(&event.line)) {
+            found.insert(event.line, p);
+        }
+    });
+    found
+}
+
 // ---- reading ----
 
 /// Read every candidate's unread part, on a few threads; the outcomes in the candidates' order.
