@@ -19,8 +19,9 @@ pub(super) const FILE_EDITS: &str = "file edits (Edit, Write)";
 
 /// Programs named at most, the most refused first.
 const PROGRAMS_SHOWN: usize = 5;
-/// Places named for each.
-const PLACES_SHOWN: usize = 4;
+/// Places named for each: enough to tell its cases apart with `--show` (models split a
+/// program's refusals into "I only asked" and "wrong approach" place by place).
+const PLACES_SHOWN: usize = 8;
 
 /// A program refused in more than one session, with where (session, transcript line).
 #[derive(Debug, Clone, PartialEq)]
@@ -161,15 +162,15 @@ mod tests {
         // Each session's first place comes first: the spread is what the line is for.
         let spread = Refused {
             program: FILE_EDITS.into(),
-            places: [("a", 1), ("a", 2), ("a", 3), ("a", 4), ("b", 5)]
-                .map(|(s, l)| (s.to_string(), l))
-                .to_vec(),
+            places: (1..=9)
+                .map(|l| (if l == 9 { "b" } else { "a" }.to_string(), l))
+                .collect(),
             sessions: 2,
         };
         let shown = text(&[spread]);
         assert!(
             shown.contains(
-                "- file edits (Edit, Write) 5 time(s) in 2 sessions: a:L1, b:L5, a:L2, a:L3, …\n"
+                "- file edits (Edit, Write) 9 time(s) in 2 sessions: a:L1, b:L9, a:L2, a:L3, a:L4, a:L5, a:L6, a:L7, …\n"
             ),
             "{shown}"
         );
