@@ -230,14 +230,44 @@ fn append_same_as_adds_a_sighting_with_its_own_evidence() {
     );
     let sighting = json!({"same_as": id, "context": "User: pnpm please, like I said last week",
                           "session_id": "s2", "source": {"hook": "reflect", "line": 17, "origin": "user"}});
+    // Each sighting says whose it is, so one given the wrong id shows at once.
+    env.known_sessions(&["s2"]);
+    env.cmd("memory-store")
+        .args(["append", &sighting.to_string()])
+        .assert()
+        .success()
+        .stdout(format!("{id}\n"))
+        .stderr(predicate::str::contains(format!(
+            "{id} (\"Use pnpm, not npm\") seen again"
+        )));
+    // A sighting where another signal came from says so: one rule would count twice.
+    let other = append(
+        &env,
+        json!({"type": "convention", "content": "Tests go in tests/unit", "project": "/p",
+               "session_id": "s3", "source": {"hook": "reflect", "line": 9}}),
+    );
+    let at_other = json!({"same_as": id, "context": "User: tests in tests/unit, and pnpm",
+                          "session_id": "s3", "source": {"hook": "reflect", "line": 9, "origin": "user"}});
+    env.cmd("memory-store")
+        .args(["append", &at_other.to_string()])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(format!(
+            "note: s3:L9 is also where {other} was seen"
+        )));
+    env.cmd("memory-store")
+        .args(["append", &sighting.to_string()])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("note:").not());
     assert_eq!(append(&env, sighting.clone()), id);
     assert_eq!(append(&env, sighting), id, "the same sighting again");
     let got: Value = serde_json::from_str(&stdout(
         &env.cmd("memory-store").args(["get", &id]).output().unwrap(),
     ))
     .unwrap();
-    assert_eq!(got["meta"]["seen"], 2, "{got}");
-    let seen = &got["meta"]["sightings"][0];
+    assert_eq!(got["meta"]["seen"], 3, "{got}");
+    let seen = &got["meta"]["sightings"][1];
     assert_eq!(
         (seen["session_id"].as_str(), seen["line"].as_u64()),
         (Some("s2"), Some(17))
@@ -249,7 +279,7 @@ fn append_same_as_adds_a_sighting_with_its_own_evidence() {
             .contains("like I said last week"),
         "{got}"
     );
-    assert_eq!(query(&env, &[]).len(), 1);
+    assert_eq!(query(&env, &[]).len(), 2);
     let before = env.store_lines().len();
     env.cmd("memory-store")
         .args(["append", "-"])

@@ -3,7 +3,8 @@
 //! stored under or counted for. Evidence must name a real place (a `source.line` from 1, a
 //! `session_id` the store or Claude Code's transcripts know); any object refused stores nothing.
 //! Evidence at a call's line gets the line of its turn's prompt (`source.prompt_line`), as what
-//! capture stores there does.
+//! capture stores there does. A sighting says on stderr the first words of the signal it counts
+//! for, and notes a place another signal came from (a rule stored twice counts twice).
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -11,8 +12,10 @@ use std::path::Path;
 
 use reflect_app::digest;
 use reflect_base::error::{Error, Result};
+use reflect_base::text;
 use reflect_store::input::{self, Item};
 use reflect_store::keyindex;
+use reflect_store::sanitize;
 use reflect_store::store::{Appended, Sighted};
 
 use crate::cli::Append;
@@ -38,16 +41,21 @@ impl Append {
             digest::session_known(&ctx.store, session, dir)
         })?;
         turn_prompts(ctx, &mut items, &cwd);
-        // Every target is checked before anything is stored: a wrong id stores nothing.
+        // Every target is checked before anything is stored: a wrong id stores nothing. Its
+        // first words are said with each sighting, so a sighting given the wrong id shows.
+        let mut targets: HashMap<String, String> = HashMap::new();
         for item in &items {
             if let Item::SameAs(target, _) = item {
-                if ctx.store.find(target)?.is_none() {
+                let Some(found) = ctx.store.find(target)? else {
                     return Err(Error::usage(format!(
                         "append: \"same_as\": no stored signal {target} (nothing stored)"
                     )));
-                }
+                };
+                let words = text::one_line(&sanitize::visible(&found.content), 60);
+                targets.insert(target.clone(), words);
             }
         }
+        let elsewhere = others_at_the_place(ctx, &items);
         // Runs of new signals are appended as one batch (one lock, one read of the tail); each
         // object still gets its own line of output, in order.
         let mut out = String::new();
@@ -67,10 +75,12 @@ impl Append {
                     }
                 }
                 Item::SameAs(target, sig) => {
+                    let place = sig.session_id.clone().zip(sig.source.line);
+                    let words = targets.get(&target).map(String::as_str).unwrap_or_default();
                     match ctx.store.add_sighting(&target, sig)? {
                         Sighted::Added => {
                             eprintln!(
-                                "{PROGRAM}: {target} seen again: one more episode (meta.seen)"
+                                "{PROGRAM}: {target} (\"{words}\") seen again: one more episode (meta.seen)"
                             )
                         }
                         Sighted::AlreadyHeld => eprintln!(
@@ -81,6 +91,16 @@ impl Append {
                                 "append: {target} is gone from the store"
                             )))
                         }
+                    }
+                    let other = place
+                        .as_ref()
+                        .and_then(|p| elsewhere.get(p))
+                        .filter(|o| **o != target);
+                    if let (Some(other), Some((session, line))) = (other, place) {
+                        eprintln!(
+                            "{PROGRAM}: note: {}:L{line} is also where {other} was seen; one rule is one signal, counted once",
+                            sanitize::visible(&session)
+                        );
                     }
                     out.push_str(&target);
                     out.push('\n');
@@ -115,6 +135,24 @@ fn turn_prompts(ctx: &Ctx, items: &mut [Item], cwd: &Path) {
             }
         }
     }
+}
+
+/// The signal already at each place a sighting names (its session and line), read once a
+/// session: a sighting at a prompt another signal came from may count one rule twice.
+fn others_at_the_place(ctx: &Ctx, items: &[Item]) -> HashMap<(String, u64), String> {
+    let mut at = HashMap::new();
+    let mut read: Vec<&str> = Vec::new();
+    for item in items {
+        let Item::SameAs(_, sig) = item else { continue };
+        let Some(session) = sig.session_id.as_deref().filter(|s| !read.contains(s)) else {
+            continue;
+        };
+        read.push(session);
+        for (line, id) in digest::show::stored_at(&ctx.store, session) {
+            at.insert((session.to_string(), line), id);
+        }
+    }
+    at
 }
 
 /// The id one appended signal was stored under or counted for, saying on stderr which.

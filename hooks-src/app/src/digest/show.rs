@@ -408,7 +408,7 @@ fn lines_named(lines: &[u64], stored: &HashMap<u64, String>) -> String {
 
 /// The lines of `session` a signal of the store, or one of its sightings, was captured at, with
 /// its id. Read for one view: the view stands without it when the store cannot be read.
-fn stored_at(store: &Store, session: &str) -> HashMap<u64, String> {
+pub fn stored_at(store: &Store, session: &str) -> HashMap<u64, String> {
     let mut at = HashMap::new();
     let Ok(snapshot) = store.load() else {
         return at;
@@ -421,8 +421,10 @@ fn stored_at(store: &Store, session: &str) -> HashMap<u64, String> {
             let here = seen.get("session_id").and_then(Value::as_str) == Some(session);
             here.then(|| seen.get("line").and_then(Value::as_u64))
         });
+        // As printed: an id is the store's text, which a hand edit may have made anything.
+        let id = sanitize::visible(&s.id).into_owned();
         for line in own.into_iter().chain(sightings).flatten() {
-            at.entry(line).or_insert_with(|| s.id.clone());
+            at.entry(line).or_insert_with(|| id.clone());
         }
     }
     at
