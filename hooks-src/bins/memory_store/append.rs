@@ -98,7 +98,7 @@ impl Append {
                         .filter(|o| **o != target);
                     if let (Some(other), Some((session, line))) = (other, place) {
                         eprintln!(
-                            "{PROGRAM}: note: {}:L{line} is also where {other} was seen; one rule is one signal, counted once",
+                            "{PROGRAM}: note: {}:L{line} is also where {other} was seen: if it says the same rule, the two ids are one candidate",
                             sanitize::visible(&session)
                         );
                     }
