@@ -6,7 +6,7 @@
 //! capture stores there does. A sighting says on stderr the first words of the signal it counts
 //! for, and notes a place another signal came from (a rule stored twice counts twice).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::Path;
 
@@ -137,22 +137,20 @@ fn turn_prompts(ctx: &Ctx, items: &mut [Item], cwd: &Path) {
     }
 }
 
-/// The signal already at each place a sighting names (its session and line), read once a
-/// session: a sighting at a prompt another signal came from may count one rule twice.
+/// The signal already at each place a sighting names (its session and line), from one read of
+/// the store: a sighting at a prompt another signal came from may count one rule twice.
 fn others_at_the_place(ctx: &Ctx, items: &[Item]) -> HashMap<(String, u64), String> {
-    let mut at = HashMap::new();
-    let mut read: Vec<&str> = Vec::new();
-    for item in items {
-        let Item::SameAs(_, sig) = item else { continue };
-        let Some(session) = sig.session_id.as_deref().filter(|s| !read.contains(s)) else {
-            continue;
-        };
-        read.push(session);
-        for (line, id) in digest::show::stored_at(&ctx.store, session) {
-            at.insert((session.to_string(), line), id);
-        }
+    let sessions: HashSet<&str> = items
+        .iter()
+        .filter_map(|item| match item {
+            Item::SameAs(_, sig) => sig.session_id.as_deref(),
+            Item::New(_) => None,
+        })
+        .collect();
+    if sessions.is_empty() {
+        return HashMap::new();
     }
-    at
+    digest::show::stored_places(&ctx.store, &sessions)
 }
 
 /// The id one appended signal was stored under or counted for, saying on stderr which.

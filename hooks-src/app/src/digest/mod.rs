@@ -860,6 +860,14 @@ pub(crate) fn find_transcript(paths: &Paths, session: &str, cwd: &Path) -> Optio
         .find(|p| p.is_file())
 }
 
+/// The transcript of `session`: the one capture recorded (its cursor), else Claude Code's
+/// ([`find_transcript`], in `cwd`'s folder first).
+pub(crate) fn transcript_of(paths: &Paths, session: &str, cwd: &Path) -> Option<PathBuf> {
+    load_cursor(paths, session)
+        .and_then(|c| c.transcript)
+        .or_else(|| find_transcript(paths, session, cwd))
+}
+
 /// Whether `session` is one the store or Claude Code's transcripts know (what evidence given to
 /// `append` must name): capture recorded it (its cursor), Claude Code keeps its transcript
 /// (looked for as [`find_transcript`] does, in `dir`'s folder first), or a signal or sighting in
@@ -888,9 +896,7 @@ pub fn turn_prompts(store: &Store, session: &str, lines: &[u64], dir: &Path) -> 
     let Some(last) = lines.iter().max().copied() else {
         return found;
     };
-    let transcript = load_cursor(paths, session)
-        .and_then(|c| c.transcript)
-        .or_else(|| find_transcript(paths, session, dir));
+    let transcript = transcript_of(paths, session, dir);
     let Some(mut file) = transcript.and_then(|t| fsutil::open_regular(&t).ok().flatten()) else {
         return found;
     };

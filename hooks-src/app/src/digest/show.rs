@@ -31,7 +31,8 @@ use serde_json::Value;
 
 use super::show_calls::{call_line, Answer, Failed};
 use super::{
-    ended_with, find_transcript, load_cursor, noise, project_secrets, tail, KnownReader, TAIL_BYTES,
+    ended_with, find_transcript, load_cursor, noise, project_secrets, tail, transcript_of,
+    KnownReader, TAIL_BYTES,
 };
 use reflect_detect::excerpt::ends;
 
@@ -136,14 +137,11 @@ pub fn show(
     // As printed: a session is named by its file, whose name may hold any character.
     let named = sanitize::visible(session);
     let short = crate::scope::short_session(Some(&named));
-    let transcript = load_cursor(paths, session)
-        .and_then(|c| c.transcript)
-        .or_else(|| find_transcript(paths, session, cwd))
-        .ok_or_else(|| {
-            Error::msg(format!(
-                "no transcript of session {named} (capture has not recorded it, and Claude Code's projects folder holds none of that name)"
-            ))
-        })?;
+    let transcript = transcript_of(paths, session, cwd).ok_or_else(|| {
+        Error::msg(format!(
+            "no transcript of session {named} (capture has not recorded it, and Claude Code's projects folder holds none of that name)"
+        ))
+    })?;
     let Some(mut file) = fsutil::open_regular(&transcript)? else {
         return Err(Error::msg(format!(
             "the transcript of session {named} is gone ({})",
@@ -275,8 +273,11 @@ pub fn show(
     // A failed or refused call the store holds (capture's, or a sighting of it) is named by
     // its signal, so a second look merges with it rather than stores it again.
     let calls_named = failed.is_some() || !turn_failed.is_empty() || !turn_refused.is_empty();
-    let stored = match calls_named {
-        true => stored_at(store, session),
+    let stored: HashMap<u64, String> = match calls_named {
+        true => stored_places(store, &HashSet::from([session.as_str()]))
+            .into_iter()
+            .map(|((_, line), id)| (line, id))
+            .collect(),
         false => HashMap::new(),
     };
     if let Some(failed) = failed {
@@ -406,25 +407,29 @@ fn lines_named(lines: &[u64], stored: &HashMap<u64, String>) -> String {
     named.join(", ")
 }
 
-/// The lines of `session` a signal of the store, or one of its sightings, was captured at, with
-/// its id. Read for one view: the view stands without it when the store cannot be read.
-pub fn stored_at(store: &Store, session: &str) -> HashMap<u64, String> {
+/// The places (session, line) of `sessions` a signal of the store, or one of its sightings, was
+/// captured at, with its id, from one read of the store. Empty when the store cannot be read:
+/// what asks stands without it.
+pub fn stored_places(store: &Store, sessions: &HashSet<&str>) -> HashMap<(String, u64), String> {
     let mut at = HashMap::new();
     let Ok(snapshot) = store.load() else {
         return at;
     };
     let shown = snapshot.signals().filter_map(|s| snapshot.get_shown(&s.id));
     for s in shown {
-        let own = (s.session_id.as_deref() == Some(session)).then_some(s.source.line);
+        let own = s.session_id.as_deref().zip(s.source.line);
         let seen = s.meta.get("sightings").and_then(Value::as_array);
         let sightings = seen.into_iter().flatten().filter_map(|seen| {
-            let here = seen.get("session_id").and_then(Value::as_str) == Some(session);
-            here.then(|| seen.get("line").and_then(Value::as_u64))
+            let session = seen.get("session_id").and_then(Value::as_str)?;
+            Some((session, seen.get("line").and_then(Value::as_u64)?))
         });
         // As printed: an id is the store's text, which a hand edit may have made anything.
         let id = sanitize::visible(&s.id).into_owned();
-        for line in own.into_iter().chain(sightings).flatten() {
-            at.entry(line).or_insert_with(|| id.clone());
+        for (session, line) in own.into_iter().chain(sightings) {
+            if sessions.contains(session) {
+                at.entry((session.to_string(), line))
+                    .or_insert_with(|| id.clone());
+            }
         }
     }
     at
