@@ -75,6 +75,30 @@ fn seen_counts_episodes_not_retries() {
     assert_eq!(store.find(&first[0]).unwrap().unwrap().seen(), 3);
 }
 
+/// A sighting is found by its session before and after a rewrite folds its record into its
+/// signal's `meta.sightings` (what keeps the digest from listing its prompt again).
+#[test]
+fn sightings_of_a_session_are_found_through_rewrites() {
+    let (_d, store) = store();
+    let append = |s: Signal| store.append(vec![s]).unwrap();
+    let said = |content, session, line| sig(Kind::Correction, content, session, line);
+    append(said("Please do not commit until I say so", "s1", 4));
+    append(said("do not comit untill I said so", "s2", 7));
+    let found = |store: &Store| {
+        let mut seen = Vec::new();
+        let sessions = std::collections::HashSet::from(["s2"]);
+        reflect_store::store::sightings_of(store.paths(), &sessions, |session, source, _| {
+            seen.push((session.to_string(), source.line))
+        })
+        .unwrap();
+        seen
+    };
+    let expected = vec![("s2".to_string(), Some(7))];
+    assert_eq!(found(&store), expected);
+    store.rewrite(&mut || {}, |_| Ok(((), true))).unwrap();
+    assert_eq!(found(&store), expected, "after a rewrite");
+}
+
 /// Every sighting keeps its own session, line and words; `get` shows them newest first, and a
 /// rewrite keeps them when it folds the records away.
 #[test]

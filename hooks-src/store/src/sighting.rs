@@ -20,7 +20,7 @@
 use serde_json::{Map, Value};
 
 use crate::keyindex::{prompt_line, PROMPT_LINE};
-use crate::signal::{Recurrence, Signal};
+use crate::signal::{Recurrence, Signal, Source};
 
 /// How many later sightings a signal keeps as evidence (`meta.sightings`, newest first).
 pub const SIGHTINGS_KEPT: usize = 8;
@@ -107,6 +107,24 @@ pub fn add_evidence(sig: &mut Signal, evidence: &[Value]) {
     }
     all.truncate(SIGHTINGS_KEPT);
     sig.meta.insert("sightings".into(), Value::Array(all));
+}
+
+/// The sightings `sig` keeps in `meta.sightings` (newest first), each as its session and a source
+/// holding its hook, transcript line and prompt line.
+pub fn kept(sig: &Signal) -> impl Iterator<Item = (&str, Source)> {
+    let kept = sig.meta.get("sightings").and_then(Value::as_array);
+    kept.into_iter().flatten().filter_map(|e| {
+        let session = e.get("session_id")?.as_str()?;
+        let mut source = Source {
+            hook: e.get("hook").and_then(Value::as_str).map(str::to_string),
+            line: e.get("line").and_then(Value::as_u64),
+            ..Default::default()
+        };
+        if let Some(at) = e.get(PROMPT_LINE).filter(|v| v.is_u64()) {
+            source.extra.insert(PROMPT_LINE.into(), at.clone());
+        }
+        Some((session, source))
+    })
 }
 
 /// What one sighting shows a reviewer: when, in which session, from which transcript line (and

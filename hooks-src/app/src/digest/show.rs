@@ -25,9 +25,9 @@ use reflect_base::paths::Paths;
 use reflect_base::text;
 use reflect_store::redact;
 use reflect_store::sanitize;
+use reflect_store::sighting;
 use reflect_store::store::Store;
 use reflect_transcript::{self as transcript, EventKind, Position};
-use serde_json::Value;
 
 use super::show_calls::{call_line, Answer, Failed};
 use super::{
@@ -418,11 +418,7 @@ pub fn stored_places(store: &Store, sessions: &HashSet<&str>) -> HashMap<(String
     let shown = snapshot.signals().filter_map(|s| snapshot.get_shown(&s.id));
     for s in shown {
         let own = s.session_id.as_deref().zip(s.source.line);
-        let seen = s.meta.get("sightings").and_then(Value::as_array);
-        let sightings = seen.into_iter().flatten().filter_map(|seen| {
-            let session = seen.get("session_id").and_then(Value::as_str)?;
-            Some((session, seen.get("line").and_then(Value::as_u64)?))
-        });
+        let sightings = sighting::kept(&s).filter_map(|(session, at)| Some((session, at.line?)));
         // As printed: an id is the store's text, which a hand edit may have made anything.
         let id = sanitize::visible(&s.id).into_owned();
         for (session, line) in own.into_iter().chain(sightings) {

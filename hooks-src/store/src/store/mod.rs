@@ -251,8 +251,9 @@ impl Store {
 
 /// Every sighting of `sessions` that the store and the archive hold, as `each(session, source,
 /// dedup_key)`: each signal (any status, v2 too) and recurrence record whose `session_id` is one
-/// of them. Only lines holding one of the ids as a JSON string are parsed, without the lock (a
-/// long rewrite must not hold up a hook).
+/// of them, and each sighting a signal keeps in `meta.sightings` (where a rewrite folds its
+/// records; with no dedup key, as a record has none). Only lines holding one of the ids as a
+/// JSON string are parsed, without the lock (a long rewrite must not hold up a hook).
 pub fn sightings_of(
     paths: &Paths,
     sessions: &HashSet<&str>,
@@ -270,6 +271,11 @@ pub fn sightings_of(
         read::visit(&bytes, triage, |_, view| {
             let (session, source, key) = match view.into_record() {
                 Record::Signal(s) | Record::Legacy(s) => {
+                    for (session, source) in crate::sighting::kept(&s) {
+                        if sessions.contains(session) {
+                            each(session, &source, None);
+                        }
+                    }
                     let key = s.meta.get("dedup_key").and_then(Value::as_str);
                     (s.session_id, s.source, key.map(str::to_string))
                 }
