@@ -98,7 +98,7 @@ impl Append {
                         .filter(|o| **o != target);
                     if let (Some(other), Some((session, line))) = (other, place) {
                         eprintln!(
-                            "{PROGRAM}: note: {}:L{line} is also where {other} was seen: if it says the same rule, the two ids are one candidate",
+                            "{PROGRAM}: note: {}:L{line} is also where {other} was seen: if it says the same rule, the two ids are one candidate (two rules of one prompt stay two)",
                             sanitize::visible(&session)
                         );
                     }
