@@ -1252,7 +1252,29 @@ fn the_digest_and_show_leak_no_secret_of_any_shape_or_encoding() {
     assert_eq!(shown.matches("→ failed: ").count(), later);
     assert_redacted(&out.stdout, "--show at a failed call");
     assert_no_leak(&rows, &out.stdout, "digest --show at a failed call");
+    // `--show SESSION`: every failed call of the session, a line each.
+    let out = show_session(&env, "s-shapes");
+    assert_eq!(
+        stdout(&out)
+            .lines()
+            .filter(|l| l.contains("→ failed: "))
+            .count(),
+        (2 * rows.len()).min(200)
+    );
+    assert_redacted(&out.stdout, "--show SESSION");
+    assert_no_leak(&rows, &out.stdout, "digest --show SESSION");
     assert_no_leak(&rows, &env.all_data_bytes(), "digest");
+}
+
+/// `memory-store digest --show SESSION`, which must succeed.
+fn show_session(env: &Env, session: &str) -> std::process::Output {
+    let out = env
+        .cmd("memory-store")
+        .args(["digest", "--show", session])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    out
 }
 
 /// A secret typed as the answer to the assistant's question, right after a failed call: `--show`

@@ -213,10 +213,13 @@ fn a_long_prompt_shows_its_likeliest_sentence_and_show_prints_it_whole() {
         digest(&env, &app, &["--show", "nope:1"]).status.code(),
         Some(1)
     );
-    assert_eq!(
-        digest(&env, &app, &["--show", "s-long"]).status.code(),
-        Some(2)
-    );
+    for bad in ["s-long:0", "s-long:x", ":5", ""] {
+        assert_eq!(
+            digest(&env, &app, &["--show", bad]).status.code(),
+            Some(2),
+            "{bad}"
+        );
+    }
 }
 
 #[test]
@@ -534,10 +537,10 @@ fn an_answered_secret_is_redacted_in_every_session_of_the_project() {
     assert!(shown.contains("[REDACTED:"), "{shown}");
 }
 
-#[test]
-fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
-    let env = Env::new();
-    let app = repo(&env, "app");
+/// Session `s-failed` of `app`: a failure before any prompt and one after a prompt holding a
+/// token, a rerun, a refusal whose reason is a password piped to sudo next, and a refusal
+/// with a reason.
+fn write_failed_session(env: &Env, app: &Path) {
     let token = format!("ghp_{}", "Zq8vLm2pXw7Rt5Ny3Kb6Hd9Jf4Gc1Ws0Ae2");
     let prompt = format!("deploy it, the token is {token}");
     let failing = format!("Bash: ./deploy.sh --token {token}");
@@ -575,7 +578,14 @@ fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
         ),
         ("user", "use make ship from now on"),
     ];
-    write_transcript(&env, &slug(&app), "s-failed", &app, "p", entries);
+    write_transcript(env, &slug(app), "s-failed", app, "p", entries);
+}
+
+#[test]
+fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    write_failed_session(&env, &app);
     // A failure at the session's start, no prompt before it: the call that fixed it shows.
     let first = digest_text(&env, &app, &["--show", "s-failed:2"]);
     assert!(
@@ -667,6 +677,55 @@ fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
     // A result that is no failure is still no prompt.
     let out = digest(&env, &app, &["--show", "s-failed:14"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
+}
+
+/// `--show SESSION`: every failed or refused call of the session, a line each with its turn's
+/// prompt, redacted, a stored one named by its signal.
+#[test]
+fn show_of_a_session_lists_each_call_that_failed_or_was_refused() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    write_failed_session(&env, &app);
+    let id = env.append(
+        &serde_json::json!({"type": "failure", "session_id": "s-failed",
+        "content": "Bash failed: Error: pull access denied for cache-base",
+        "source": {"hook": "reflect", "line": 12, "origin": "tool"}}),
+    );
+    let shown = digest_text(&env, &app, &["--show", "s-fail"]);
+    let expected = format!(
+        concat!(
+            "## session s-failed · calls that failed or were refused: 3 failed, 2 refused\n",
+            "L2 Bash `./setup.sh` → failed: (eval):1: permission denied: ./setup.sh\n",
+            "L7 (turn of L5) Bash `./deploy.sh --token [REDACTED:github-token]` → failed: Error: connection refused\n",
+            "L12 (turn of L5) Bash `docker compose -f docker-compose.production.yml build --progress plain --pull api worker` → failed: Error: pull access denied for cache-base (stored as {id})\n",
+            "L16 (turn of L5) Bash `sudo systemctl restart api` → refused: [REDACTED:sudo-password]\n",
+            "L20 (turn of L5) Bash `./deploy.sh --env prod` → refused: use make ship\n",
+            "--show s-failed:LINE shows one with what followed it in its turn\n",
+        ),
+        id = id
+    );
+    assert_eq!(shown, expected);
+    assert!(!shown.contains("40917321") && !shown.contains("Zq8vLm2p"));
+    // A session with no failed call says so; one unknown is an error.
+    let quiet: &[Entry] = &[("user", "hello"), ("tool", "Bash: ls"), ("ok", "a b")];
+    write_transcript(&env, &slug(&app), "s-quiet", &app, "q", quiet);
+    assert_eq!(
+        digest_text(&env, &app, &["--show", "s-quiet"]),
+        "## session s-quiet · calls that failed or were refused: none\n"
+    );
+    let out = digest(&env, &app, &["--show", "s-none"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    // A session of another project: the password a later command pipes to sudo is hidden at
+    // the refusal before it too, though the project's own sessions never held it.
+    let env = Env::new();
+    let (app, other) = (repo(&env, "app"), repo(&env, "other"));
+    write_failed_session(&env, &other);
+    let shown = digest_text(&env, &app, &["--show", "s-failed"]);
+    assert!(
+        shown.contains("L16 (turn of L5) Bash `sudo systemctl restart api` → refused: [REDACTED:"),
+        "{shown}"
+    );
+    assert!(!shown.contains("40917321"), "{shown}");
 }
 
 /// A transcript whose file name holds an escape sequence is no session `--show` reads, and the

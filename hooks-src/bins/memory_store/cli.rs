@@ -295,7 +295,8 @@ pub struct Digest {
     /// SESSION:LINE, the session of a digest's heading (or a unique prefix of it, as the index
     /// prints) and the line of its L<line> (repeatable); at a failed or refused tool call's line
     /// (a failure's `source.line`), the call, its error and the later calls of its turn, each ok
-    /// or failed; lists nothing
+    /// or failed; SESSION alone: each call of the session that failed or was refused, a line
+    /// each; lists nothing
     #[arg(long = "show", value_name = "SESSION:LINE", conflicts_with = "marks")]
     pub show: Vec<String>,
 }

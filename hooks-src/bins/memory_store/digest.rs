@@ -17,13 +17,11 @@ impl Digest {
             let (mut out, mut commands) = (Vec::new(), digest::show::Commands::default());
             for arg in &self.show {
                 let (session, line) = digest::show::parse(arg)?;
-                out.push(digest::show::show(
-                    &ctx.store,
-                    &session,
-                    line,
-                    &cwd,
-                    &mut commands,
-                )?);
+                let (store, c) = (&ctx.store, &mut commands);
+                out.push(match line {
+                    Some(line) => digest::show::show(store, &session, line, &cwd, c)?,
+                    None => digest::calls::calls(store, &session, &cwd, c)?,
+                });
             }
             emit(&out.join("\n"));
             return Ok(());

@@ -59,6 +59,7 @@
 //! were read.
 
 mod approval;
+pub mod calls;
 pub mod history;
 mod noise;
 mod refusals;

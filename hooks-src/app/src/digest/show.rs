@@ -37,20 +37,26 @@ use super::{
 use reflect_detect::excerpt::ends;
 
 /// What `--show` was given: a session and a 1-based line, as the digest names them
-/// (`## session SID` and `L<line>`).
-pub fn parse(arg: &str) -> Result<(String, u64)> {
+/// (`## session SID` and `L<line>`), or a session alone (its failed and refused calls,
+/// [`super::calls`]; a session id holds no `:`).
+pub fn parse(arg: &str) -> Result<(String, Option<u64>)> {
     let bad = || {
         Error::usage(format!(
-            "invalid --show '{arg}': expected SESSION:LINE (the session of a digest heading, the line of its L<line>)"
+            "invalid --show '{arg}': expected SESSION:LINE (the session of a digest heading, the line of its L<line>) or SESSION"
         ))
     };
-    let (session, line) = arg.rsplit_once(':').ok_or_else(bad)?;
+    let Some((session, line)) = arg.rsplit_once(':') else {
+        return match arg.trim() {
+            "" => Err(bad()),
+            session => Ok((session.to_string(), None)),
+        };
+    };
     let line = line.trim_start_matches('L');
     let line: u64 = line.parse().ok().filter(|&l| l > 0).ok_or_else(bad)?;
     if session.is_empty() {
         return Err(bad());
     }
-    Ok((session.to_string(), line))
+    Ok((session.to_string(), Some(line)))
 }
 
 /// The end of the assistant's turn `--show` prints before the prompt, in characters.
@@ -121,6 +127,53 @@ pub struct Commands {
 
 type Known = Vec<(String, &'static str)>;
 
+impl Commands {
+    /// The secrets of the project's sessions' commands, read the first time they are asked for.
+    pub(super) fn of_project(&mut self, paths: &Paths, cwd: &Path) -> &Known {
+        &self
+            .project
+            .get_or_insert_with(|| project_secrets(paths, cwd))
+            .0
+    }
+}
+
+/// A session `--show` names, and its transcript opened.
+pub(super) struct Opened {
+    /// The whole id.
+    pub session: String,
+    /// As printed: a session is named by its file, whose name may hold any character.
+    pub named: String,
+    /// As the index prints it, for a `--show` line to give.
+    pub short: String,
+    pub transcript: PathBuf,
+    pub file: fs::File,
+}
+
+/// The session `session` (the id or a unique prefix of it) names, and its transcript opened.
+pub(super) fn open(paths: &Paths, session: &str, cwd: &Path) -> Result<Opened> {
+    let session = resolve(paths, session, cwd)?;
+    let named = sanitize::visible(&session).into_owned();
+    let short = crate::scope::short_session(Some(&named)).to_string();
+    let transcript = transcript_of(paths, &session, cwd).ok_or_else(|| {
+        Error::msg(format!(
+            "no transcript of session {named} (capture has not recorded it, and Claude Code's projects folder holds none of that name)"
+        ))
+    })?;
+    let Some(file) = fsutil::open_regular(&transcript)? else {
+        return Err(Error::msg(format!(
+            "the transcript of session {named} is gone ({})",
+            transcript.display()
+        )));
+    };
+    Ok(Opened {
+        session,
+        named,
+        short,
+        transcript,
+        file,
+    })
+}
+
 /// The prompt on `line` of `session`'s transcript (the session or a unique prefix of it), in
 /// full (as far as the transcript reader keeps a prompt), after the end of the assistant's turn
 /// it answers, both redacted, under a heading that names them; every secret `commands` knows
@@ -133,21 +186,14 @@ pub fn show(
     commands: &mut Commands,
 ) -> Result<String> {
     let paths = store.paths();
-    let session = &resolve(paths, session, cwd)?;
-    // As printed: a session is named by its file, whose name may hold any character.
-    let named = sanitize::visible(session);
-    let short = crate::scope::short_session(Some(&named));
-    let transcript = transcript_of(paths, session, cwd).ok_or_else(|| {
-        Error::msg(format!(
-            "no transcript of session {named} (capture has not recorded it, and Claude Code's projects folder holds none of that name)"
-        ))
-    })?;
-    let Some(mut file) = fsutil::open_regular(&transcript)? else {
-        return Err(Error::msg(format!(
-            "the transcript of session {named} is gone ({})",
-            transcript.display()
-        )));
-    };
+    let Opened {
+        session,
+        named,
+        short,
+        transcript,
+        mut file,
+    } = open(paths, session, cwd)?;
+    let session = &session;
     let (project, project_read) = commands
         .project
         .get_or_insert_with(|| project_secrets(paths, cwd));
@@ -463,10 +509,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn show_arguments_name_a_session_and_a_line() {
-        assert_eq!(parse("abc-1:12").unwrap(), ("abc-1".to_string(), 12));
-        assert_eq!(parse("abc:L7").unwrap(), ("abc".to_string(), 7));
-        for bad in ["abc", "abc:0", ":3", "abc:x", "abc:-1"] {
+    fn show_arguments_name_a_session_and_a_line_or_a_session() {
+        assert_eq!(parse("abc-1:12").unwrap(), ("abc-1".to_string(), Some(12)));
+        assert_eq!(parse("abc:L7").unwrap(), ("abc".to_string(), Some(7)));
+        assert_eq!(parse("abc").unwrap(), ("abc".to_string(), None));
+        for bad in ["", " ", "abc:0", ":3", "abc:x", "abc:-1"] {
             assert!(parse(bad).is_err(), "{bad}");
         }
     }

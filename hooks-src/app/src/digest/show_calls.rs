@@ -276,7 +276,7 @@ fn command_of(input: &ToolInput) -> Option<String> {
 }
 
 /// An error as the index words one, redacted, on one line.
-fn shown_error(error: &str, known: &[(String, &'static str)]) -> String {
+pub(super) fn shown_error(error: &str, known: &[(String, &'static str)]) -> String {
     // Redacted before its line is picked: a cut could split a secret.
     let cleaned = sanitize::clean(error);
     let redacted = redact::redact_known(&cleaned, known);

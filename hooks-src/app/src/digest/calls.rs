@@ -1,0 +1,129 @@
+//! `memory-store digest --show SESSION` (a session with no line): every tool call of one session
+//! that failed or that the user refused, a line each in the order they came: its line, the
+//! prompt of its turn, the call and its error or the user's reason. A summary names only the
+//! first few failed calls and `--show SESSION:LINE` one turn's, so without it a second look
+//! finds the failures capture did not store (no fix seen, capture off) only by showing every
+//! turn. Redacted as everything `--show` prints (the rules, the secrets the session's prompts,
+//! answers and commands hold, and the project's commands'); a line the store holds is named
+//! with its signal's id. At most [`CALLS_LISTED`] lines, then how many more.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use reflect_base::error::{IoContext, Result};
+use reflect_base::text;
+use reflect_store::store::Store;
+use reflect_store::{redact, sanitize};
+use reflect_transcript::{self as transcript, EventKind, Position, ToolInput};
+
+use super::show::{open, stored_places, Commands};
+use super::show_calls::{call_line, shown_error};
+use super::{noise, KnownReader};
+
+/// Most calls listed; the rest are counted.
+pub const CALLS_LISTED: usize = 200;
+/// Longest call, and error or reason, on a line.
+const CALL_CHARS: usize = 100;
+const ERROR_CHARS: usize = 160;
+
+/// One failed or refused call, as listed (already redacted with what was known at its line).
+struct Row {
+    line: u64,
+    prompt: Option<u64>,
+    refused: bool,
+    call: String,
+    error: String,
+}
+
+/// The failed and refused calls of `session` (the id or a unique prefix), one line each.
+pub fn calls(store: &Store, session: &str, cwd: &Path, commands: &mut Commands) -> Result<String> {
+    let paths = store.paths();
+    let mut opened = open(paths, session, cwd)?;
+    let (session, named, short) = (&opened.session, &opened.named, &opened.short);
+    let mut known = commands.of_project(paths, cwd).clone();
+    let mut reader = KnownReader::default();
+    let mut prompt = None;
+    // The calls of the turn so far, by id: a result names its call only by id.
+    let mut turn: Vec<(String, String, ToolInput)> = Vec::new();
+    let (mut rows, mut more) = (Vec::new(), 0usize);
+    transcript::read(&mut opened.file, Position::default(), |event| {
+        reader.feed(&event.kind, &mut known);
+        let (id, refused, error) = match &event.kind {
+            EventKind::UserText { text } if !noise::is_not_a_prompt(text) => {
+                known.extend(redact::findings(&sanitize::clean(text), None));
+                prompt = Some(event.line);
+                turn.clear();
+                return;
+            }
+            EventKind::ToolUse { id, name, input } => {
+                turn.push((id.clone(), name.clone(), input.clone()));
+                return;
+            }
+            EventKind::ToolResult {
+                tool_use_id,
+                is_error: true,
+                text,
+            } => (tool_use_id, false, text),
+            EventKind::Rejection { tool_use_id, text } => (tool_use_id, true, text),
+            _ => return,
+        };
+        if rows.len() == CALLS_LISTED {
+            more += 1;
+            return;
+        }
+        let called = turn.iter().rev().find(|(call, ..)| call == id);
+        // The call's own secrets (a password in its command) are hidden in its error too.
+        let mut here = known.clone();
+        if let Some(command) = called.and_then(|(_, _, input)| input.str_field("command")) {
+            here.extend(redact::findings(&sanitize::clean(&command), None));
+        }
+        let call = called
+            .and_then(|(_, tool, input)| call_line(tool, input, &here))
+            .unwrap_or_else(|| "(its call is not in the transcript)".to_string());
+        rows.push(Row {
+            line: event.line,
+            prompt,
+            refused,
+            call: text::one_line(&call, CALL_CHARS),
+            error: text::one_line(&shown_error(error, &here), ERROR_CHARS),
+        });
+    })
+    .ctx("cannot read", &opened.transcript)?;
+    let stored = match rows.is_empty() {
+        true => Default::default(),
+        false => stored_places(store, &HashSet::from([session.as_str()])),
+    };
+    let failed = rows.iter().filter(|r| !r.refused).count();
+    let mut out = format!("## session {named} · calls that failed or were refused: ");
+    if rows.is_empty() {
+        out.push_str("none\n");
+        return Ok(out);
+    }
+    let _ = writeln!(out, "{failed} failed, {} refused", rows.len() - failed);
+    for row in &rows {
+        let _ = write!(out, "L{}", row.line);
+        if let Some(p) = row.prompt {
+            let _ = write!(out, " (turn of L{p})");
+        }
+        let outcome = match (row.refused, row.error.is_empty()) {
+            (true, true) => "refused, no reason given".to_string(),
+            (true, false) => format!("refused: {}", row.error),
+            (false, _) => format!("failed: {}", row.error),
+        };
+        let _ = write!(out, " {} → {outcome}", row.call);
+        if let Some(id) = stored.get(&(session.clone(), row.line)) {
+            let _ = write!(out, " (stored as {id})");
+        }
+        out.push('\n');
+    }
+    if more > 0 {
+        let _ = writeln!(out, "… {more} more (the first {CALLS_LISTED} listed)");
+    }
+    let _ = writeln!(
+        out,
+        "--show {short}:LINE shows one with what followed it in its turn"
+    );
+    // A secret the session held later than a line listed before it is hidden there too.
+    Ok(redact::replace_known(&out, &known).into_owned())
+}
