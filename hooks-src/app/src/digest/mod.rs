@@ -27,7 +27,8 @@
 //! again, nor is a draft: a prompt no assistant text answered whose words start the next, longer
 //! one (Enter pressed too early, then the whole prompt), listed as that one (`drafted`).
 //! A long prompt is listed as its likeliest sentence ([`excerpt`]), a rule stated in passing
-//! ahead of the task it came with ([`model::lesson_score`]); `--show` prints it whole ([`show`]).
+//! ahead of the task it came with ([`model::lesson_score`]); `--show` prints it whole ([`show`]),
+//! and a session's failed and refused calls a line each ([`calls`]).
 //!
 //! **Secrets.** Everything printed is redacted: by the rules, a value typed as the answer to a
 //! question asking for one, and a value with no shape of its own that a Bash command of the
