@@ -255,10 +255,11 @@ fn show_takes_a_session_prefix_and_prints_the_end_of_the_turn_answered() {
     let env = Env::new();
     let app = repo(&env, "app");
     let long_turn = format!(
-        "{} Token sk-ant-api03-{} is set. Shall I deploy with the script?",
+        "Rule one: tag releases. {} Token sk-ant-api03-{} is set. Shall I deploy with the script?",
         "Checked the build and the tests. ".repeat(40),
         "A1b2C3d4".repeat(10)
     );
+    let reply = "No, we deploy with make ship, never by hand. ".repeat(3);
     let entries: &[Entry] = &[
         ("user", "fix the deploy"),
         (
@@ -307,7 +308,22 @@ fn show_takes_a_session_prefix_and_prints_the_end_of_the_turn_answered() {
     );
     assert!(!before.contains("earlier turn"), "{shown}");
     assert!(!before.contains("A1b2C3d4"), "{shown}");
+    // A short prompt is read by what it answers: the turn's end up to 2,000 characters, here
+    // the whole turn; a prompt that says what it means by itself gets the last 600.
     let quoted = before.lines().nth(1).unwrap();
+    assert!(quoted.contains("Rule one: tag releases."), "{quoted}");
+    assert!(quoted.chars().count() < 2000, "{quoted}");
+    let replied: &[Entry] = &[
+        ("user", "go on"),
+        ("assistant", &long_turn),
+        ("user", &reply),
+    ];
+    let session = "abcd5555-0000-4000-8000-000000000003";
+    write_transcript(&env, &slug(&app), session, &app, "r", replied);
+    let long = digest_text(&env, &app, &["--show", "abcd5555:3"]);
+    let quoted = long.lines().nth(1).unwrap();
+    assert!(quoted.contains("Shall I deploy"), "{long}");
+    assert!(!quoted.contains("Rule one"), "{long}");
     assert!(quoted.chars().count() < 700, "{quoted}");
     // After it, the start of the answer and the user's next prompt (a correction taken back,
     // a fix that worked, show there); nothing past that prompt.

@@ -32,7 +32,7 @@ use reflect_transcript::{self as transcript, EventKind, Position};
 use super::show_calls::{call_line, Answer, Failed};
 use super::{
     ended_with, find_transcript, load_cursor, noise, project_secrets, tail, transcript_of,
-    KnownReader, TAIL_BYTES,
+    KnownReader,
 };
 use reflect_detect::excerpt::ends;
 
@@ -61,6 +61,12 @@ pub fn parse(arg: &str) -> Result<(String, Option<u64>)> {
 
 /// The end of the assistant's turn `--show` prints before the prompt, in characters.
 pub const TURN_CHARS: usize = 600;
+/// The same before a prompt that does not say what it means by itself ("put that in CLAUDE.md",
+/// "why?"): what it points at may be a whole list the assistant gave.
+pub const TURN_CHARS_SHORT_PROMPT: usize = 2000;
+/// How much of the turn is kept while reading: [`TURN_CHARS_SHORT_PROMPT`] characters of any
+/// script.
+const TURN_BYTES: usize = 8 << 10;
 /// Longest prompt `--show` prints whole, in bytes (about 4,000 tokens of the model's context); a
 /// longer one (a pasted log, a file, an image's base64) is shown by its start and its end.
 pub const SHOW_MAX_BYTES: usize = 16 << 10;
@@ -304,8 +310,8 @@ pub fn show(
                 turn.push('\n');
                 turn.push_str(text);
                 // Bounded as it grows, cut at a word (a cut token could slip past redaction).
-                if turn.len() > 4 * TAIL_BYTES {
-                    turn = tail(&turn, TAIL_BYTES).to_string();
+                if turn.len() > 2 * TURN_BYTES {
+                    turn = tail(&turn, TURN_BYTES).to_string();
                 }
             }
             _ => {}
@@ -384,7 +390,11 @@ pub fn show(
     }
     let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
     let refused_tools: Vec<&str> = refused_tools.iter().map(String::as_str).collect();
-    let answered = ended_with(turn_end(&turn, &known), &tools, &refused_tools);
+    let chars = match text.chars().count() < super::SELF_CONTAINED_CHARS {
+        true => TURN_CHARS_SHORT_PROMPT,
+        false => TURN_CHARS,
+    };
+    let answered = ended_with(turn_end(&turn, &known, chars), &tools, &refused_tools);
     if !answered.is_empty() {
         let _ = writeln!(out, "assistant, end of the turn it answers: {answered}");
         let last_call = called_last.last();
@@ -496,12 +506,12 @@ fn timestamp(event: &transcript::Event) -> Option<String> {
     event.timestamp.as_deref().map(str::to_string)
 }
 
-/// The last [`TURN_CHARS`] of the assistant's turn with the `…`, redacted (the prompt's secrets
-/// too, `known`), on one line, from a word.
-fn turn_end(turn: &str, known: &[(String, &'static str)]) -> String {
+/// The last `chars` of the assistant's turn with the `…`, redacted (the prompt's secrets too,
+/// `known`), on one line, from a word.
+fn turn_end(turn: &str, known: &[(String, &'static str)], chars: usize) -> String {
     // Redacted before its end is taken: a table's header, above it, names a password column.
     let redacted = redact::redact_known(&sanitize::clean(turn), known).into_owned();
-    text::one_line_end(tail(&redacted, TAIL_BYTES), TURN_CHARS)
+    text::one_line_end(tail(&redacted, TURN_BYTES), chars)
 }
 
 #[cfg(test)]
