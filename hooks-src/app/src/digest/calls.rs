@@ -7,7 +7,6 @@
 //! answers and commands hold, and the project's commands'); a line the store holds is named
 //! with its signal's id. At most [`CALLS_LISTED`] lines, then how many more.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -17,7 +16,7 @@ use reflect_store::store::Store;
 use reflect_store::{redact, sanitize};
 use reflect_transcript::{self as transcript, EventKind, Position, ToolInput};
 
-use super::show::{open, stored_places, Commands};
+use super::show::{called, open, stored_lines, Commands};
 use super::show_calls::{call_line, shown_error};
 use super::{noise, KnownReader};
 
@@ -72,27 +71,27 @@ pub fn calls(store: &Store, session: &str, cwd: &Path, commands: &mut Commands) 
             more += 1;
             return;
         }
-        let called = turn.iter().rev().find(|(call, ..)| call == id);
-        // The call's own secrets (a password in its command) are hidden in its error too.
-        let mut here = known.clone();
-        if let Some(command) = called.and_then(|(_, _, input)| input.str_field("command")) {
-            here.extend(redact::findings(&sanitize::clean(&command), None));
+        let called = called(&turn, id);
+        // The call's own secrets (a password in its command) are hidden in its error too, and
+        // wherever else the session shows them.
+        if let Some(command) = called.and_then(|(_, input)| input.str_field("command")) {
+            known.extend(redact::findings(&sanitize::clean(&command), None));
         }
         let call = called
-            .and_then(|(_, tool, input)| call_line(tool, input, &here))
+            .and_then(|(tool, input)| call_line(tool, input, &known))
             .unwrap_or_else(|| "(its call is not in the transcript)".to_string());
         rows.push(Row {
             line: event.line,
             prompt,
             refused,
             call: text::one_line(&call, CALL_CHARS),
-            error: text::one_line(&shown_error(error, &here), ERROR_CHARS),
+            error: text::one_line(&shown_error(error, &known), ERROR_CHARS),
         });
     })
     .ctx("cannot read", &opened.transcript)?;
     let stored = match rows.is_empty() {
         true => Default::default(),
-        false => stored_places(store, &HashSet::from([session.as_str()])),
+        false => stored_lines(store, session),
     };
     let failed = rows.iter().filter(|r| !r.refused).count();
     let mut out = format!("## session {named} · calls that failed or were refused: ");
@@ -112,7 +111,7 @@ pub fn calls(store: &Store, session: &str, cwd: &Path, commands: &mut Commands) 
             (false, _) => format!("failed: {}", row.error),
         };
         let _ = write!(out, " {} → {outcome}", row.call);
-        if let Some(id) = stored.get(&(session.clone(), row.line)) {
+        if let Some(id) = stored.get(&row.line) {
             let _ = write!(out, " (stored as {id})");
         }
         out.push('\n');

@@ -325,11 +325,8 @@ pub fn show(
     // A failed or refused call the store holds (capture's, or a sighting of it) is named by
     // its signal, so a second look merges with it rather than stores it again.
     let calls_named = failed.is_some() || !turn_failed.is_empty() || !turn_refused.is_empty();
-    let stored: HashMap<u64, String> = match calls_named {
-        true => stored_places(store, &HashSet::from([session.as_str()]))
-            .into_iter()
-            .map(|((_, line), id)| (line, id))
-            .collect(),
+    let stored = match calls_named {
+        true => stored_lines(store, session),
         false => HashMap::new(),
     };
     if let Some(failed) = failed {
@@ -487,19 +484,28 @@ pub fn stored_places(store: &Store, sessions: &HashSet<&str>) -> HashMap<(String
     at
 }
 
+/// [`stored_places`] of one session, by line.
+pub(super) fn stored_lines(store: &Store, session: &str) -> HashMap<u64, String> {
+    let places = stored_places(store, &HashSet::from([session]));
+    places
+        .into_iter()
+        .map(|((_, line), id)| (line, id))
+        .collect()
+}
+
 /// Lines of a turn's failed or refused calls `--show` names, of each kind.
 const LINES_NAMED: usize = 8;
 
 /// The call `id` names among the turn's `calls`.
-fn called(
-    calls: &[(String, String, transcript::ToolInput)],
+pub(super) fn called<'c>(
+    calls: &'c [(String, String, transcript::ToolInput)],
     id: &str,
-) -> Option<(String, transcript::ToolInput)> {
+) -> Option<(&'c str, &'c transcript::ToolInput)> {
     calls
         .iter()
         .rev()
         .find(|(call, ..)| call == id)
-        .map(|(_, tool, input)| (tool.clone(), input.clone()))
+        .map(|(_, tool, input)| (tool.as_str(), input))
 }
 
 fn timestamp(event: &transcript::Event) -> Option<String> {

@@ -61,13 +61,13 @@ enum Outcome {
 
 impl Failed {
     pub(super) fn new(
-        call: Option<(String, ToolInput)>,
+        call: Option<(&str, &ToolInput)>,
         refused: bool,
         error: &str,
         timestamp: Option<String>,
     ) -> Failed {
         Failed {
-            call,
+            call: call.map(|(tool, input)| (tool.to_string(), input.clone())),
             refused,
             error: error.to_string(),
             timestamp,
