@@ -744,6 +744,58 @@ fn show_of_a_session_lists_each_call_that_failed_or_was_refused() {
     assert!(!shown.contains("40917321"), "{shown}");
 }
 
+/// A call the user stopped while it ran (Esc) is neither the tool's failure nor a refusal: the
+/// views say so, with what it had printed, which may show why (it waited for input).
+#[test]
+fn show_names_a_call_the_user_stopped_as_stopped() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let entries: &[Entry] = &[
+        ("user", "set up the bot's launcher"),
+        ("tool", "Bash: python start.py --help"),
+        (
+            "error",
+            "[Request interrupted by user for tool use]\nEnter the bot token: ",
+        ),
+        ("tool", "Bash: npm run watch"),
+        ("error", "[Request interrupted by user for tool use]"),
+        ("tool", "Bash: python start.py --check"),
+        ("error", "Exit code 2\nerror: unknown option --check"),
+        ("user", "it waits for input, run it with --token-file"),
+    ];
+    write_transcript(&env, &slug(&app), "s-stopped", &app, "st", entries);
+    let listed = digest_text(&env, &app, &["--show", "s-stopped"]);
+    assert_eq!(
+        listed,
+        concat!(
+            "## session s-stopped · calls that failed or were refused: 1 failed, 0 refused, 2 stopped by the user\n",
+            "L3 (turn of L1) Bash `python start.py --help` → stopped by the user, it had printed: Enter the bot token:\n",
+            "L5 (turn of L1) Bash `npm run watch` → stopped by the user\n",
+            "L7 (turn of L1) Bash `python start.py --check` → failed: error: unknown option --check\n",
+            "--show s-stoppe:LINE shows one with what followed it in its turn\n",
+        )
+    );
+    let at = digest_text(&env, &app, &["--show", "s-stopped:3"]);
+    assert!(
+        at.contains(concat!(
+            "a call the user stopped: Bash `python start.py --help`\n",
+            "it had printed: Enter the bot token:\n",
+            "after it, in the same turn:\n",
+            "  Bash `npm run watch` → stopped by the user\n",
+            "  Bash `python start.py --check` → failed: error: unknown option --check\n",
+        )),
+        "{at}"
+    );
+    assert!(!at.contains("interrupted"), "{at}");
+    let quiet = digest_text(&env, &app, &["--show", "s-stopped:5"]);
+    assert!(quiet.contains("it had printed: nothing\n"), "{quiet}");
+    let prompt = digest_text(&env, &app, &["--show", "s-stopped:1"]);
+    assert!(
+        prompt.contains("calls of its turn: failed at L7; stopped at L3, L5 (--show"),
+        "{prompt}"
+    );
+}
+
 /// A transcript whose file name holds an escape sequence is no session `--show` reads, and the
 /// error that says so names it visible: the terminal's controls as text.
 #[cfg(unix)]

@@ -669,7 +669,9 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "a fact of the environment that holds tomorrow",
         // --show's context after the prompt, for a correction taken back or a fixed failure,
         // and the turn's failed calls, which the index places at the prompt.
-        "the start of the assistant's answer, the lines of its turn's calls that failed or that the\n   user refused (a stored one with its signal's id), and the user's next prompt",
+        "the start of the assistant's answer, the lines of its turn's calls that failed or that the\n   user refused or stopped (a stored one with its signal's id), and the user's next prompt",
+        // A call the user stopped is no failure, unless what it printed shows why.
+        "A call the user stopped is no failure; when what it had printed shows it waited",
         // A failed call capture did not store has a way in; a `#` input saved in no file, too.
         "keeps is appended as one: `\"type\":\"failure\"`, `\"origin\":\"tool\"`, the failed call's own",
         "one in none of them was moved or removed since: present it, saying so",

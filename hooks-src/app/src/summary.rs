@@ -117,7 +117,12 @@ impl Tally {
                     }
                 }
             }
-            EventKind::ToolResult { is_error: true, .. } => self.failures += 1,
+            // A call the user stopped did not fail.
+            EventKind::ToolResult {
+                is_error: true,
+                text,
+                ..
+            } if transcript::stopped_by_user(text).is_none() => self.failures += 1,
             _ => {}
         }
     }
@@ -546,6 +551,16 @@ mod tests {
                 Some("not a time"),
                 EventKind::UserText {
                     text: "again".into(),
+                },
+            ),
+            // A call the user stopped did not fail.
+            ev(
+                8,
+                None,
+                EventKind::ToolResult {
+                    tool_use_id: "u".into(),
+                    is_error: true,
+                    text: "[Request interrupted by user for tool use]\nWaiting for input".into(),
                 },
             ),
         ];

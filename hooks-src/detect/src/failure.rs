@@ -118,10 +118,7 @@ pub(crate) fn assess(error: &str) -> Assessment {
             .collect();
         return Assessment::Error(format!("{TIMED_OUT} {}", took.join(" ")));
     }
-    if trimmed == "Warmup"
-        || trimmed.starts_with("[Request interrupted by user")
-        || trimmed.starts_with("Interrupted by user")
-    {
+    if trimmed == "Warmup" || transcript::stopped_by_user(trimmed).is_some() {
         return Assessment::NotAFailure;
     }
     let unwrapped = trimmed

@@ -1071,6 +1071,25 @@ fn tool_result_event(tool_use_id: String, is_error: bool, plain: bool, text: Str
 /// How Claude Code writes, as the user's, that the user stopped the assistant.
 const INTERRUPTED: &str = "[Request interrupted by user";
 
+/// How Claude Code starts the result of a tool call the user stopped while it ran (Esc), across
+/// versions.
+const STOPPED: &[&str] = &[INTERRUPTED, "Interrupted by user"];
+
+/// When a failed call's `result` is Claude Code's note that the user stopped the call, what
+/// the call had printed before (its output, possibly empty); `None` for a failure of the tool.
+/// A stop is the user's act: what stopped the call was neither the tool's error nor their words.
+pub fn stopped_by_user(result: &str) -> Option<&str> {
+    let result = result.trim_start();
+    STOPPED.iter().find(|note| result.starts_with(**note))?;
+    // The note is the result's first line; the call's output follows it.
+    Some(
+        result
+            .split_once('\n')
+            .map_or("", |(_, printed)| printed)
+            .trim(),
+    )
+}
+
 /// Whether a user entry's `text` is Claude Code's note that the user stopped the assistant.
 fn is_interrupt(text: &str) -> bool {
     text.trim_start().starts_with(INTERRUPTED)

@@ -1,6 +1,7 @@
 //! `memory-store digest --show SESSION` (a session with no line): every tool call of one session
-//! that failed or that the user refused, a line each in the order they came: its line, the
-//! prompt of its turn, the call and its error or the user's reason. A summary names only the
+//! that failed or that the user refused or stopped, a line each in the order they came: its
+//! line, the prompt of its turn, the call and its error, the user's reason, or what it had
+//! printed when the user stopped it. A summary names only the
 //! first few failed calls and `--show SESSION:LINE` one turn's, so without it a second look
 //! finds the failures capture did not store (no fix seen, capture off) only by showing every
 //! turn. Redacted as everything `--show` prints (the rules, the secrets the session's prompts,
@@ -17,7 +18,7 @@ use reflect_store::{redact, sanitize};
 use reflect_transcript::{self as transcript, EventKind, Position, ToolInput};
 
 use super::show::{called, open, stored_lines, Commands};
-use super::show_calls::{call_line, shown_error};
+use super::show_calls::{call_line, shown_error, Ended};
 use super::{noise, KnownReader};
 
 /// Most calls listed; the rest are counted.
@@ -26,16 +27,18 @@ pub const CALLS_LISTED: usize = 200;
 const CALL_CHARS: usize = 100;
 const ERROR_CHARS: usize = 160;
 
-/// One failed or refused call, as listed (already redacted with what was known at its line).
+/// One failed, refused or stopped call, as listed (already redacted with what was known at its
+/// line).
 struct Row {
     line: u64,
     prompt: Option<u64>,
-    refused: bool,
+    ended: Ended,
     call: String,
     error: String,
 }
 
-/// The failed and refused calls of `session` (the id or a unique prefix), one line each.
+/// The failed, refused and stopped calls of `session` (the id or a unique prefix), one line
+/// each.
 pub fn calls(store: &Store, session: &str, cwd: &Path, commands: &mut Commands) -> Result<String> {
     let paths = store.paths();
     let mut opened = open(paths, session, cwd)?;
@@ -48,7 +51,7 @@ pub fn calls(store: &Store, session: &str, cwd: &Path, commands: &mut Commands) 
     let (mut rows, mut more) = (Vec::new(), 0usize);
     transcript::read(&mut opened.file, Position::default(), |event| {
         reader.feed(&event.kind, &mut known);
-        let (id, refused, error) = match &event.kind {
+        let (id, ended, error) = match &event.kind {
             EventKind::UserText { text } if !noise::is_not_a_prompt(text) => {
                 known.extend(redact::findings(&sanitize::clean(text), None));
                 prompt = Some(event.line);
@@ -63,8 +66,13 @@ pub fn calls(store: &Store, session: &str, cwd: &Path, commands: &mut Commands) 
                 tool_use_id,
                 is_error: true,
                 text,
-            } => (tool_use_id, false, text),
-            EventKind::Rejection { tool_use_id, text } => (tool_use_id, true, text),
+            } => {
+                let (ended, text) = Ended::of_error(text);
+                (tool_use_id, ended, text)
+            }
+            EventKind::Rejection { tool_use_id, text } => {
+                (tool_use_id, Ended::Refused, text.as_str())
+            }
             _ => return,
         };
         if rows.len() == CALLS_LISTED {
@@ -83,7 +91,7 @@ pub fn calls(store: &Store, session: &str, cwd: &Path, commands: &mut Commands) 
         rows.push(Row {
             line: event.line,
             prompt,
-            refused,
+            ended,
             call: text::one_line(&call, CALL_CHARS),
             error: text::one_line(&shown_error(error, &known), ERROR_CHARS),
         });
@@ -93,22 +101,37 @@ pub fn calls(store: &Store, session: &str, cwd: &Path, commands: &mut Commands) 
         true => Default::default(),
         false => stored_lines(store, session),
     };
-    let failed = rows.iter().filter(|r| !r.refused).count();
+    let count = |ended| rows.iter().filter(|r| r.ended == ended).count();
     let mut out = format!("## session {named} · calls that failed or were refused: ");
     if rows.is_empty() {
         out.push_str("none\n");
         return Ok(out);
     }
-    let _ = writeln!(out, "{failed} failed, {} refused", rows.len() - failed);
+    let _ = write!(
+        out,
+        "{} failed, {} refused",
+        count(Ended::Failed),
+        count(Ended::Refused)
+    );
+    match count(Ended::Stopped) {
+        0 => out.push('\n'),
+        stopped => {
+            let _ = writeln!(out, ", {stopped} stopped by the user");
+        }
+    }
     for row in &rows {
         let _ = write!(out, "L{}", row.line);
         if let Some(p) = row.prompt {
             let _ = write!(out, " (turn of L{p})");
         }
-        let outcome = match (row.refused, row.error.is_empty()) {
-            (true, true) => "refused, no reason given".to_string(),
-            (true, false) => format!("refused: {}", row.error),
-            (false, _) => format!("failed: {}", row.error),
+        let outcome = match (row.ended, row.error.is_empty()) {
+            (Ended::Refused, true) => "refused, no reason given".to_string(),
+            (Ended::Refused, false) => format!("refused: {}", row.error),
+            (Ended::Stopped, true) => "stopped by the user".to_string(),
+            (Ended::Stopped, false) => {
+                format!("stopped by the user, it had printed: {}", row.error)
+            }
+            (Ended::Failed, _) => format!("failed: {}", row.error),
         };
         let _ = write!(out, " {} → {outcome}", row.call);
         if let Some(id) = stored.get(&row.line) {

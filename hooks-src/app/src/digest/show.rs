@@ -2,14 +2,14 @@
 //! sentence), in full up to [`SHOW_MAX_BYTES`] (a longer one by its start and end: a pasted log
 //! or a file would fill the model's context), after the end of the assistant's turn it answers
 //! (with the tools it called after its last words, and the last call's command) and before the
-//! start of the assistant's answer, the lines of its turn's failed and refused calls (the index
-//! places a failure at its turn's prompt) and the user's next prompt (where a correction taken
-//! back or a fix that worked shows), redacted like everything the digest prints, the secrets the
-//! user typed in this prompt or the one before (and earlier, as the answer to a question asking
-//! for one) included wherever the assistant's words repeat them.
-//! At a failed or refused tool call's line it shows that call and what followed it instead
-//! (`show_calls`). A call's line a signal holds (its own place or a sighting's) is named with
-//! that signal's id, in both views.
+//! start of the assistant's answer, the lines of its turn's failed, refused and stopped calls
+//! (the index places a failure at its turn's prompt) and the user's next prompt (where a
+//! correction taken back or a fix that worked shows), redacted like everything the digest
+//! prints, the secrets the user typed in this prompt or the one before (and earlier, as the
+//! answer to a question asking for one) included wherever the assistant's words repeat them.
+//! At a failed, refused or stopped tool call's line it shows that call and what followed it
+//! instead (`show_calls`). A call's line a signal holds (its own place or a sighting's) is
+//! named with that signal's id, in both views.
 //! SESSION may be a unique prefix of the id (the index prints 8 characters). The session's
 //! transcript is found as the digest finds it: through capture's cursor, else under
 //! `<config dir>/projects/`.
@@ -29,7 +29,7 @@ use reflect_store::sighting;
 use reflect_store::store::Store;
 use reflect_transcript::{self as transcript, EventKind, Position};
 
-use super::show_calls::{call_line, Answer, Failed};
+use super::show_calls::{call_line, Answer, Ended, Failed};
 use super::{
     ended_with, find_transcript, load_cursor, noise, project_secrets, tail, transcript_of,
     KnownReader,
@@ -224,6 +224,7 @@ pub fn show(
     // index places a failure at its turn's prompt, and `--show` at its own line shows it.
     let mut turn_failed: Vec<u64> = Vec::new();
     let mut turn_refused: Vec<u64> = Vec::new();
+    let mut turn_stopped: Vec<u64> = Vec::new();
     // The prompt before it, and what that answered: the turn it answers may repeat one of its
     // secrets (a value typed as the answer to a question, "I'll use X") in words no rule knows;
     // and, from earlier in the session, the secrets typed as answers to a question asking for one.
@@ -261,7 +262,14 @@ pub fn show(
                 EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
                     answer.push(text);
                 }
-                EventKind::ToolResult { is_error: true, .. } => turn_failed.push(event.line),
+                EventKind::ToolResult {
+                    is_error: true,
+                    text,
+                    ..
+                } => match Ended::of_error(text).0 {
+                    Ended::Stopped => turn_stopped.push(event.line),
+                    _ => turn_failed.push(event.line),
+                },
                 EventKind::Rejection { .. } => turn_refused.push(event.line),
                 _ => {}
             }
@@ -277,11 +285,12 @@ pub fn show(
                 text,
             } if event.line == line => {
                 let call = called(&calls, tool_use_id);
-                failed = Some(Failed::new(call, false, text, timestamp(&event)));
+                let (ended, text) = Ended::of_error(text);
+                failed = Some(Failed::new(call, ended, text, timestamp(&event)));
             }
             EventKind::Rejection { tool_use_id, text } if event.line == line => {
                 let call = called(&calls, tool_use_id);
-                failed = Some(Failed::new(call, true, text, timestamp(&event)));
+                failed = Some(Failed::new(call, Ended::Refused, text, timestamp(&event)));
             }
             EventKind::UserText { text } if !noise::is_not_a_prompt(text) => {
                 let asked = redact::Asked::of(tail(&turn, redact::ASKED_BYTES));
@@ -324,7 +333,10 @@ pub fn show(
     }
     // A failed or refused call the store holds (capture's, or a sighting of it) is named by
     // its signal, so a second look merges with it rather than stores it again.
-    let calls_named = failed.is_some() || !turn_failed.is_empty() || !turn_refused.is_empty();
+    let calls_named = failed.is_some()
+        || !turn_failed.is_empty()
+        || !turn_refused.is_empty()
+        || !turn_stopped.is_empty();
     let stored = match calls_named {
         true => stored_lines(store, session),
         false => HashMap::new(),
@@ -423,11 +435,15 @@ pub fn show(
     if !begins.is_empty() {
         let _ = writeln!(out, "assistant, the start of its answer: {begins}");
     }
-    let places = [("failed", &turn_failed), ("refused", &turn_refused)]
-        .iter()
-        .filter(|(_, lines)| !lines.is_empty())
-        .map(|(what, lines)| format!("{what} at {}", lines_named(lines, &stored)))
-        .collect::<Vec<_>>();
+    let places = [
+        ("failed", &turn_failed),
+        ("refused", &turn_refused),
+        ("stopped", &turn_stopped),
+    ]
+    .iter()
+    .filter(|(_, lines)| !lines.is_empty())
+    .map(|(what, lines)| format!("{what} at {}", lines_named(lines, &stored)))
+    .collect::<Vec<_>>();
     if !places.is_empty() {
         let _ = writeln!(
             out,
@@ -493,7 +509,7 @@ pub(super) fn stored_lines(store: &Store, session: &str) -> HashMap<u64, String>
         .collect()
 }
 
-/// Lines of a turn's failed or refused calls `--show` names, of each kind.
+/// Lines of a turn's failed, refused or stopped calls `--show` names, of each kind.
 const LINES_NAMED: usize = 8;
 
 /// The call `id` names among the turn's `calls`.

@@ -1,7 +1,8 @@
-//! `--show`'s tool calls: a call as it names one ([`call_line`]), and the view at a failed or
-//! refused call's line (a `failure` signal's own line, [`Failed`]): the call, its error (or the
-//! user's reason for refusing it), and what the assistant did after it in the same turn, each
-//! later call ok or failed, up to the user's next prompt. There shows what the index cannot: a
+//! `--show`'s tool calls: a call as it names one ([`call_line`]), and the view at a failed,
+//! refused or stopped call's line (a `failure` signal's own line, [`Failed`]): the call, its
+//! error (the user's reason for refusing it, or what it printed before the user stopped it), and
+//! what the assistant did after it in the same turn, each later call ok or failed, up to the
+//! user's next prompt. There shows what the index cannot: a
 //! fix capture did not record, a later success of the same command, or a failure the session
 //! undid. The prompt view and this one end alike: the start of what the assistant said next
 //! and the user's next prompt ([`Answer`]). Everything it prints is redacted, the turn's
@@ -12,7 +13,7 @@ use std::fmt::Write as _;
 use reflect_base::text;
 use reflect_detect::failure::{error_summary, input_summary, resolution_from_change, TRIED};
 use reflect_store::{redact, sanitize};
-use reflect_transcript::{Event, EventKind, ToolInput};
+use reflect_transcript::{self as transcript, Event, EventKind, ToolInput};
 
 use super::noise;
 
@@ -26,13 +27,34 @@ const AFTER_CALLS: usize = 12;
 /// Longest error, or reason, printed.
 const ERROR_CHARS: usize = 300;
 
-/// A failed or refused call and what followed it in its turn.
+/// How a call that did not complete ended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ended {
+    /// The tool failed; its text is the error.
+    Failed,
+    /// The user refused the call; its text is their reason.
+    Refused,
+    /// The user stopped the call while it ran; its text is what it had printed.
+    Stopped,
+}
+
+impl Ended {
+    /// How a failed result (`is_error`) ended its call, and the text that goes with it: the
+    /// error, or what the call printed before the user stopped it.
+    pub(super) fn of_error(result: &str) -> (Ended, &str) {
+        match transcript::stopped_by_user(result) {
+            Some(printed) => (Ended::Stopped, printed),
+            None => (Ended::Failed, result),
+        }
+    }
+}
+
+/// A failed, refused or stopped call and what followed it in its turn.
 pub(super) struct Failed {
     /// The call (its tool and input), when its `tool_use` came before the result.
     call: Option<(String, ToolInput)>,
-    /// Refused by the user rather than failed.
-    refused: bool,
-    /// The error, or the user's reason.
+    ended: Ended,
+    /// The error, the user's reason, or what a stopped call printed.
     error: String,
     pub(super) timestamp: Option<String>,
     after: Vec<After>,
@@ -57,18 +79,19 @@ enum Outcome {
     Ok,
     Failed(String),
     Refused(String),
+    Stopped,
 }
 
 impl Failed {
     pub(super) fn new(
         call: Option<(&str, &ToolInput)>,
-        refused: bool,
+        ended: Ended,
         error: &str,
         timestamp: Option<String>,
     ) -> Failed {
         Failed {
             call: call.map(|(tool, input)| (tool.to_string(), input.clone())),
-            refused,
+            ended,
             error: error.to_string(),
             timestamp,
             after: Vec::new(),
@@ -99,10 +122,10 @@ impl Failed {
                 text,
             } => {
                 if let Some(call) = self.after.iter_mut().find(|c| &c.id == tool_use_id) {
-                    call.outcome = if *is_error {
-                        Outcome::Failed(text.clone())
-                    } else {
-                        Outcome::Ok
+                    call.outcome = match is_error.then(|| Ended::of_error(text)) {
+                        None => Outcome::Ok,
+                        Some((Ended::Stopped, _)) => Outcome::Stopped,
+                        Some((_, error)) => Outcome::Failed(error.to_string()),
                     };
                 }
             }
@@ -140,10 +163,10 @@ impl Failed {
         let shown_command = redacted(&shown_command);
         let after_commands: Vec<Option<String>> = after_commands.iter().map(redacted).collect();
         let mut out = heading;
-        let what = if self.refused {
-            "a call the user refused"
-        } else {
-            "a failed call"
+        let what = match self.ended {
+            Ended::Failed => "a failed call",
+            Ended::Refused => "a call the user refused",
+            Ended::Stopped => "a call the user stopped",
         };
         let call = self
             .call
@@ -152,12 +175,16 @@ impl Failed {
             .unwrap_or_else(|| "(its call is not in the transcript)".to_string());
         let _ = writeln!(out, "{what}: {call}");
         let error = shown_error(&self.error, known);
-        match (self.refused, error.is_empty()) {
-            (true, true) => out.push_str("their reason: none given\n"),
-            (true, false) => {
+        match (self.ended, error.is_empty()) {
+            (Ended::Refused, true) => out.push_str("their reason: none given\n"),
+            (Ended::Refused, false) => {
                 let _ = writeln!(out, "their reason: {error}");
             }
-            (false, _) => {
+            (Ended::Stopped, true) => out.push_str("it had printed: nothing\n"),
+            (Ended::Stopped, false) => {
+                let _ = writeln!(out, "it had printed: {error}");
+            }
+            (Ended::Failed, _) => {
                 let _ = writeln!(out, "its error: {error}");
             }
         }
@@ -179,6 +206,7 @@ impl Failed {
                     reason if reason.is_empty() => "refused by the user".to_string(),
                     reason => format!("refused by the user: {reason}"),
                 },
+                Outcome::Stopped => "stopped by the user".to_string(),
             };
             let _ = writeln!(out, "  {named} → {outcome}");
         }
