@@ -667,6 +667,12 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // a fact that lasts.
         "a question that\n     points at what you should have done",
         "a fact of the environment that holds tomorrow",
+        // A failure a later session undid is passing; a fix that turns a check off is never
+        // written down bare.
+        "nor one the session, or a later one, undid",
+        "or turns a check off (`curl -k`,",
+        // A domain fact lasts beyond the feature it was said in.
+        "which later features rely on;",
         // --show's context after the prompt, for a correction taken back or a fixed failure,
         // and the turn's failed calls, which the index places at the prompt.
         "the start of the assistant's answer, the lines of its turn's calls that failed or that the\n   user refused or stopped (a stored one with its signal's id), and the user's next prompt",
