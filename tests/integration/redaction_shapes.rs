@@ -1266,6 +1266,56 @@ fn the_digest_and_show_leak_no_secret_of_any_shape_or_encoding() {
     assert_no_leak(&rows, &env.all_data_bytes(), "digest");
 }
 
+/// `--show` at a failed call quotes the prompt of its turn: each text a prompt holds, then a
+/// call of that turn that failed, shows with the prompt's secret hidden.
+#[test]
+fn show_at_a_failed_call_quotes_its_turns_prompt_without_its_secret() {
+    let rows = rows();
+    let env = Env::new();
+    let mut t = String::new();
+    let mut failures = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let id = format!("toolu_turn{i:04}");
+        t += &entry(
+            "user",
+            t.lines().count() + 1,
+            json!(format!("deploy with {}", row.text)),
+        );
+        t += &entry(
+            "assistant",
+            t.lines().count() + 1,
+            json!([{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": "make deploy"}}]),
+        );
+        failures.push(t.lines().count() + 1);
+        t += &entry(
+            "user",
+            t.lines().count() + 1,
+            json!([{"type": "tool_result", "tool_use_id": id, "is_error": true, "content": "Exit code 2"}]),
+        );
+    }
+    let dir = env.config.join("projects").join("x");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("s-turns.jsonl"), t).unwrap();
+    let mut show = env.cmd("memory-store");
+    show.arg("digest");
+    for line in &failures {
+        show.arg("--show").arg(format!("s-turns:{line}"));
+    }
+    let out = show.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let shown = stdout(&out);
+    assert_eq!(
+        shown.matches("the prompt of its turn (L").count(),
+        rows.len()
+    );
+    assert_redacted(&out.stdout, "--show at a failed call, its turn's prompt");
+    assert_no_leak(
+        &rows,
+        &out.stdout,
+        "--show at a failed call, its turn's prompt",
+    );
+}
+
 /// `memory-store digest --show SESSION`, which must succeed.
 fn show_session(env: &Env, session: &str) -> std::process::Output {
     let out = env

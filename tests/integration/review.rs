@@ -624,7 +624,7 @@ fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
     assert!(shown.starts_with("## session s-failed · L7"), "{shown}");
     assert!(
         shown.contains(concat!(
-            "the prompt of its turn: --show s-failed:5\n",
+            "the prompt of its turn (L5): deploy it, the token is [REDACTED:github-token]\n",
             "a failed call: Bash `./deploy.sh --token [REDACTED:github-token]`\n",
             "its error: Error: connection refused\n",
             "after it, in the same turn:\n",

@@ -670,6 +670,8 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // A failure a later session undid is passing; a fix that turns a check off is never
         // written down bare.
         "nor one the session, or a later one, undid",
+        // A refusal's place is judged by the prompt of its turn (a question asked for no edit).
+        "a refused call with the prompt of its turn,",
         "or turns a check off (`curl -k`,",
         // A domain fact lasts beyond the feature it was said in.
         "which later features rely on;",

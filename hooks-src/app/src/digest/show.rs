@@ -29,7 +29,7 @@ use reflect_store::sighting;
 use reflect_store::store::Store;
 use reflect_transcript::{self as transcript, EventKind, Position};
 
-use super::show_calls::{call_line, Answer, Ended, Failed};
+use super::show_calls::{call_line, quoted, Answer, Ended, Failed};
 use super::{
     ended_with, find_transcript, load_cursor, noise, project_secrets, tail, transcript_of,
     KnownReader,
@@ -352,8 +352,11 @@ pub fn show(
             let _ = write!(heading, " · {}", sanitize::visible(t));
         }
         heading.push('\n');
-        if let Some(p) = prompt_before {
-            let _ = writeln!(heading, "the prompt of its turn: --show {short}:{p}");
+        // What the user had asked for says what the call was for, and whether a refusal
+        // answered a question (the user wanted an answer, not an edit).
+        if let (Some(p), Some((prompt, asked))) = (prompt_before, &typed_before) {
+            let said = quoted(prompt, asked.as_ref(), &known);
+            let _ = writeln!(heading, "the prompt of its turn (L{p}): {said}");
         }
         if let Some(id) = stored.get(&line) {
             let _ = writeln!(heading, "stored as {id}");

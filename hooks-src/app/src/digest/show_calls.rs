@@ -1,12 +1,13 @@
 //! `--show`'s tool calls: a call as it names one ([`call_line`]), and the view at a failed,
-//! refused or stopped call's line (a `failure` signal's own line, [`Failed`]): the call, its
-//! error (the user's reason for refusing it, or what it printed before the user stopped it), and
-//! what the assistant did after it in the same turn, each later call ok or failed, up to the
-//! user's next prompt. There shows what the index cannot: a
-//! fix capture did not record, a later success of the same command, or a failure the session
-//! undid. The prompt view and this one end alike: the start of what the assistant said next
-//! and the user's next prompt ([`Answer`]). Everything it prints is redacted, the turn's
-//! prompt's secrets too (`known`).
+//! refused or stopped call's line (a `failure` signal's own line, [`Failed`]): the start of
+//! its turn's prompt (what the call was for; a refusal after a question asked for no edit), the
+//! call, its error (the user's reason for refusing it, or what it printed before the user
+//! stopped it), and what the assistant did after it in the same turn, each later call ok or
+//! failed, up to the user's next prompt. There shows what the index cannot: a fix capture did
+//! not record, a later success of the same command, or a failure the session undid. The prompt
+//! view and this one end alike: the start of what the assistant said next and the user's next
+//! prompt ([`Answer`]). Everything it prints is redacted, the turn's prompt's secrets too
+//! (`known`).
 
 use std::fmt::Write as _;
 
@@ -278,8 +279,7 @@ impl Answer {
         )
     }
 
-    /// The line for the user's next prompt (line `at`), redacted: read as the digest reads it,
-    /// a value typed as the answer to a question asking for a secret is one.
+    /// The line for the user's next prompt (line `at`), redacted ([`quoted`]).
     pub(super) fn next_prompt(
         &self,
         at: u64,
@@ -287,11 +287,24 @@ impl Answer {
         known: &[(String, &'static str)],
     ) -> String {
         let asked = redact::Asked::of(&self.end);
-        let cleaned = sanitize::clean(text::head(said, super::TAIL_BYTES));
-        let said = redact::redact_after(&cleaned, asked.as_ref());
-        let said = text::one_line(&redact::redact_known(&said, known), AFTER_CHARS);
-        format!("user, next (L{at}): {said}\n")
+        format!(
+            "user, next (L{at}): {}\n",
+            quoted(said, asked.as_ref(), known)
+        )
     }
+}
+
+/// A prompt as `--show` quotes one beside what it shows (the user's next, or the prompt of a
+/// call's turn): its start, on one line, redacted as the digest reads it (after a question
+/// asking for a secret, the value typed is one) and with the `known` secrets hidden.
+pub(super) fn quoted(
+    said: &str,
+    asked: Option<&redact::Asked>,
+    known: &[(String, &'static str)],
+) -> String {
+    let cleaned = sanitize::clean(text::head(said, super::TAIL_BYTES));
+    let said = redact::redact_after(&cleaned, asked);
+    text::one_line(&redact::redact_known(&said, known), AFTER_CHARS)
 }
 
 /// Longest command compared with a rerun of it ([`Failed::rerun_line`]).
