@@ -794,6 +794,17 @@ fn show_names_a_call_the_user_stopped_as_stopped() {
         prompt.contains("calls of its turn: failed at L7; stopped at L3, L5 (--show"),
         "{prompt}"
     );
+    // What the user typed next answers calls they stopped, in the digest and in `--show`.
+    let next = digest_text(&env, &app, &["--show", "s-stopped:8"]);
+    assert!(
+        next.contains("end of the turn it answers: (then called Bash, stopped)\n"),
+        "{next}"
+    );
+    let listed = digest_text(&env, &app, &[]);
+    assert!(
+        listed.contains("L8 [after: (then called Bash, stopped)] it waits for input"),
+        "{listed}"
+    );
 }
 
 /// A transcript whose file name holds an escape sequence is no session `--show` reads, and the

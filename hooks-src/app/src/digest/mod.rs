@@ -1061,6 +1061,8 @@ struct PromptReader {
     calls: Vec<Call>,
     /// Of `tools`, those the user refused a call of.
     refused: Vec<String>,
+    /// Of `tools`, those the user stopped a call of while it ran.
+    stopped: Vec<String>,
     /// The program of each shell command, or [`refusals::FILE_EDITS`], the user refused without
     /// a reason, with the line.
     refusals: Vec<(String, u64)>,
@@ -1188,6 +1190,19 @@ impl PromptReader {
                     self.refusals.push((what, event.line));
                 }
             }
+            EventKind::ToolResult {
+                tool_use_id,
+                is_error: true,
+                text,
+            } if transcript::stopped_by_user(text).is_some() => {
+                self.situation.observe(&event);
+                let Some(call) = self.calls.iter().find(|c| &c.id == tool_use_id) else {
+                    return;
+                };
+                if !self.stopped.contains(&call.tool) {
+                    self.stopped.push(call.tool.clone());
+                }
+            }
             _ => self.situation.observe(&event),
         }
     }
@@ -1203,6 +1218,7 @@ impl PromptReader {
         self.tools.clear();
         self.calls.clear();
         self.refused.clear();
+        self.stopped.clear();
     }
 
     fn typed(&self, event: &Event, text: &str, key: String, copy: bool) -> Typed {
@@ -1211,7 +1227,8 @@ impl PromptReader {
         let words = self.last_line.clone().unwrap_or_default();
         let tools: Vec<&str> = self.tools.iter().map(String::as_str).collect();
         let refused: Vec<&str> = self.refused.iter().map(String::as_str).collect();
-        let answering = ended_with(words, &tools, &refused);
+        let stopped: Vec<&str> = self.stopped.iter().map(String::as_str).collect();
+        let answering = ended_with(words, &tools, &refused, &stopped);
         Typed {
             line: event.line,
             uuid: event.uuid.as_deref().map(str::to_string),
@@ -1660,24 +1677,31 @@ fn heading(
 }
 
 /// How the assistant's turn ended: its last `words`, then the tools it called after them
-/// (`tools`, each once) and which of them the user refused (`refused`), as `… (then called
-/// Bash, Read)`, `… (then called Read, Edit; Edit refused)`: the digest's `[after: …]` and
-/// `--show`. A refusal without a reason is no signal of its own (the session summary counts
-/// it), so the prompt right after it is where the user says what they wanted instead.
-fn ended_with(words: String, tools: &[&str], refused: &[&str]) -> String {
+/// (`tools`, each once) and which of them the user refused (`refused`) or stopped while they
+/// ran (`stopped`), as `… (then called Bash, Read)`, `… (then called Read, Edit; Edit
+/// refused)`, `… (then called Bash, stopped)`: the digest's `[after: …]` and `--show`. A
+/// refusal without a reason is no signal of its own (the session summary counts it), so the
+/// prompt right after it, or after a stop, is where the user says what they wanted instead.
+fn ended_with(words: String, tools: &[&str], refused: &[&str], stopped: &[&str]) -> String {
     if tools.is_empty() {
         return words;
     }
-    let called = if refused.is_empty() {
-        format!("(then called {})", tools.join(", "))
-    } else if refused.len() == tools.len() {
-        format!("(then called {}, refused)", tools.join(", "))
-    } else {
-        format!(
-            "(then called {}; {} refused)",
-            tools.join(", "),
-            refused.join(", ")
-        )
+    let ends: Vec<(&[&str], &str)> = [(refused, "refused"), (stopped, "stopped")]
+        .into_iter()
+        .filter(|(named, _)| !named.is_empty())
+        .collect();
+    let called = match ends.as_slice() {
+        [] => format!("(then called {})", tools.join(", ")),
+        [(named, how)] if named.len() == tools.len() => {
+            format!("(then called {}, {how})", tools.join(", "))
+        }
+        _ => {
+            let ends: Vec<String> = ends
+                .iter()
+                .map(|(named, how)| format!("{} {how}", named.join(", ")))
+                .collect();
+            format!("(then called {}; {})", tools.join(", "), ends.join("; "))
+        }
     };
     if words.is_empty() {
         called

@@ -237,8 +237,9 @@ pub fn show(
     // what a short reply to it is about ("why is docker in here?").
     let mut calls: Vec<(String, String, transcript::ToolInput)> = Vec::new();
     let mut after_words = 0;
-    // The ids of the calls the user refused since the last prompt.
+    // The ids of the calls the user refused, and stopped, since the last prompt.
     let mut refused: Vec<String> = Vec::new();
+    let mut stopped: Vec<String> = Vec::new();
     let mut failed: Option<Failed> = None;
     let mut own_reader = KnownReader::default();
     transcript::read(&mut file, Position::default(), |event| {
@@ -301,6 +302,7 @@ pub fn show(
                 turn.clear();
                 calls.clear();
                 refused.clear();
+                stopped.clear();
                 after_words = 0;
                 prompt_before = Some(event.line);
             }
@@ -308,12 +310,18 @@ pub fn show(
                 turn.clear();
                 calls.clear();
                 refused.clear();
+                stopped.clear();
                 after_words = 0;
             }
             EventKind::ToolUse { id, name, input } => {
                 calls.push((id.clone(), name.clone(), input.clone()));
             }
             EventKind::Rejection { tool_use_id, .. } => refused.push(tool_use_id.clone()),
+            EventKind::ToolResult {
+                tool_use_id,
+                is_error: true,
+                text,
+            } if transcript::stopped_by_user(text).is_some() => stopped.push(tool_use_id.clone()),
             EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
                 after_words = calls.len();
                 turn.push('\n');
@@ -390,23 +398,36 @@ pub fn show(
     }
     known.extend(answered);
     let called_last = &calls[after_words..];
-    let (mut tools, mut refused_tools): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    let (mut tools, mut refused_tools, mut stopped_tools) = (Vec::new(), Vec::new(), Vec::new());
     for (id, tool, _) in called_last {
         let tool = sanitize::visible(tool).into_owned();
-        if refused.contains(id) && !refused_tools.contains(&tool) {
-            refused_tools.push(tool.clone());
+        for (ids, named) in [
+            (&refused, &mut refused_tools),
+            (&stopped, &mut stopped_tools),
+        ] {
+            if ids.contains(id) && !named.contains(&tool) {
+                named.push(tool.clone());
+            }
         }
         if !tools.contains(&tool) {
             tools.push(tool);
         }
     }
-    let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
-    let refused_tools: Vec<&str> = refused_tools.iter().map(String::as_str).collect();
+    let (tools, refused_tools, stopped_tools) = (
+        as_strs(&tools),
+        as_strs(&refused_tools),
+        as_strs(&stopped_tools),
+    );
     let chars = match text.chars().count() < super::SELF_CONTAINED_CHARS {
         true => TURN_CHARS_SHORT_PROMPT,
         false => TURN_CHARS,
     };
-    let answered = ended_with(turn_end(&turn, &known, chars), &tools, &refused_tools);
+    let answered = ended_with(
+        turn_end(&turn, &known, chars),
+        &tools,
+        &refused_tools,
+        &stopped_tools,
+    );
     if !answered.is_empty() {
         let _ = writeln!(out, "assistant, end of the turn it answers: {answered}");
         let last_call = called_last.last();
@@ -514,6 +535,10 @@ pub(super) fn stored_lines(store: &Store, session: &str) -> HashMap<u64, String>
 
 /// Lines of a turn's failed, refused or stopped calls `--show` names, of each kind.
 const LINES_NAMED: usize = 8;
+
+fn as_strs(names: &[String]) -> Vec<&str> {
+    names.iter().map(String::as_str).collect()
+}
 
 /// The call `id` names among the turn's `calls`.
 pub(super) fn called<'c>(

@@ -679,6 +679,67 @@ fn what_a_prompt_answered_is_the_end_of_the_assistants_last_line_or_its_tools() 
         },
     ));
     assert_eq!(reader.prompts[3].answering, "");
+
+    // A call the user stopped while it ran is named so, beside one refused and one that ran.
+    let call = |line, id: &str, name: &str| {
+        event(
+            line,
+            EventKind::ToolUse {
+                id: id.into(),
+                name: name.into(),
+                input: Default::default(),
+            },
+        )
+    };
+    let result = |line, id: &str, text: &str| {
+        event(
+            line,
+            EventKind::ToolResult {
+                tool_use_id: id.into(),
+                is_error: true,
+                text: text.into(),
+            },
+        )
+    };
+    reader.feed(call(10, "t3", "Bash"));
+    reader.feed(result(
+        11,
+        "t3",
+        "[Request interrupted by user for tool use]\nwaiting",
+    ));
+    reader.feed(event(
+        12,
+        EventKind::UserText {
+            text: "it waits for input".into(),
+        },
+    ));
+    assert_eq!(reader.prompts[4].answering, "(then called Bash, stopped)");
+    reader.feed(call(13, "t4", "Read"));
+    reader.feed(result(14, "t4", "Exit code 1"));
+    reader.feed(call(15, "t5", "Edit"));
+    reader.feed(event(
+        16,
+        EventKind::Rejection {
+            tool_use_id: "t5".into(),
+            text: String::new(),
+        },
+    ));
+    reader.feed(call(17, "t6", "Bash"));
+    reader.feed(result(
+        18,
+        "t6",
+        "[Request interrupted by user for tool use]",
+    ));
+    reader.feed(event(
+        19,
+        EventKind::UserText {
+            text: "stop editing".into(),
+        },
+    ));
+    assert_eq!(
+        reader.prompts[5].answering,
+        "(then called Read, Edit, Bash; Edit refused; Bash stopped)"
+    );
 }
 
 #[test]
