@@ -745,7 +745,8 @@ fn show_of_a_session_lists_each_call_that_failed_or_was_refused() {
 }
 
 /// A call the user stopped while it ran (Esc) is neither the tool's failure nor a refusal: the
-/// views say so, with what it had printed, which may show why (it waited for input).
+/// views say so, with what it had printed, which may show why (it waited for input). A call
+/// with no input is named by its tool.
 #[test]
 fn show_names_a_call_the_user_stopped_as_stopped() {
     let env = Env::new();
@@ -762,16 +763,23 @@ fn show_names_a_call_the_user_stopped_as_stopped() {
         ("tool", "Bash: python start.py --check"),
         ("error", "Exit code 2\nerror: unknown option --check"),
         ("user", "it waits for input, run it with --token-file"),
+        // A call with no input, which the tool rejected: named by its tool.
+        ("tool", "TodoWrite"),
+        (
+            "error",
+            "<tool_use_error>InputValidationError: TodoWrite failed due to the following issue:\nThe required parameter `todos` is missing</tool_use_error>",
+        ),
     ];
     write_transcript(&env, &slug(&app), "s-stopped", &app, "st", entries);
     let listed = digest_text(&env, &app, &["--show", "s-stopped"]);
     assert_eq!(
         listed,
         concat!(
-            "## session s-stopped · calls that failed or were refused: 1 failed, 0 refused, 2 stopped by the user\n",
+            "## session s-stopped · calls that failed or were refused: 2 failed, 0 refused, 2 stopped by the user\n",
             "L3 (turn of L1) Bash `python start.py --help` → stopped by the user, it had printed: Enter the bot token:\n",
             "L5 (turn of L1) Bash `npm run watch` → stopped by the user\n",
             "L7 (turn of L1) Bash `python start.py --check` → failed: error: unknown option --check\n",
+            "L10 (turn of L8) TodoWrite → failed: InputValidationError\n",
             "--show s-stoppe:LINE shows one with what followed it in its turn\n",
         )
     );
@@ -787,6 +795,8 @@ fn show_names_a_call_the_user_stopped_as_stopped() {
         "{at}"
     );
     assert!(!at.contains("interrupted"), "{at}");
+    let rejected = digest_text(&env, &app, &["--show", "s-stopped:10"]);
+    assert!(rejected.contains("a failed call: TodoWrite\n"), "{rejected}");
     let quiet = digest_text(&env, &app, &["--show", "s-stopped:5"]);
     assert!(quiet.contains("it had printed: nothing\n"), "{quiet}");
     let prompt = digest_text(&env, &app, &["--show", "s-stopped:1"]);

@@ -18,7 +18,7 @@ use reflect_store::{redact, sanitize};
 use reflect_transcript::{self as transcript, EventKind, Position, ToolInput};
 
 use super::show::{called, open, stored_lines, Commands};
-use super::show_calls::{call_line, shown_error, Ended};
+use super::show_calls::{call_named, shown_error, Ended};
 use super::{noise, KnownReader};
 
 /// Most calls listed; the rest are counted.
@@ -85,9 +85,7 @@ pub fn calls(store: &Store, session: &str, cwd: &Path, commands: &mut Commands) 
         if let Some(command) = called.and_then(|(_, input)| input.str_field("command")) {
             known.extend(redact::findings(&sanitize::clean(&command), None));
         }
-        let call = called
-            .and_then(|(tool, input)| call_line(tool, input, &known))
-            .unwrap_or_else(|| "(its call is not in the transcript)".to_string());
+        let call = call_named(called, &known);
         rows.push(Row {
             line: event.line,
             prompt,

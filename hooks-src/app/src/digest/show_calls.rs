@@ -169,11 +169,12 @@ impl Failed {
             Ended::Refused => "a call the user refused",
             Ended::Stopped => "a call the user stopped",
         };
-        let call = self
-            .call
-            .as_ref()
-            .and_then(|(tool, input)| call_line(tool, input, known))
-            .unwrap_or_else(|| "(its call is not in the transcript)".to_string());
+        let call = call_named(
+            self.call
+                .as_ref()
+                .map(|(tool, input)| (tool.as_str(), input)),
+            known,
+        );
         let _ = writeln!(out, "{what}: {call}");
         let error = shown_error(&self.error, known);
         match (self.ended, error.is_empty()) {
@@ -322,6 +323,21 @@ pub(super) fn shown_error(error: &str, known: &[(String, &'static str)]) -> Stri
     let cleaned = sanitize::clean(error);
     let redacted = redact::redact_known(&cleaned, known);
     text::one_line(&error_summary(&redacted), ERROR_CHARS)
+}
+
+/// A call as the views name the one that failed or was refused: [`call_line`], the tool alone
+/// when its input says nothing (a call the tool rejected for a missing parameter), or a note
+/// when the result's call is not in the transcript.
+pub(super) fn call_named(
+    call: Option<(&str, &ToolInput)>,
+    known: &[(String, &'static str)],
+) -> String {
+    match call {
+        Some((tool, input)) => {
+            call_line(tool, input, known).unwrap_or_else(|| sanitize::visible(tool).into_owned())
+        }
+        None => "(its call is not in the transcript)".to_string(),
+    }
 }
 
 /// A tool call as `--show` names it: `Bash \`cargo test\``, what it was asked to do redacted
