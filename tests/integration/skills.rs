@@ -680,6 +680,7 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "the start of the assistant's answer, the lines of its turn's calls that failed or that the\n   user refused or stopped (a stored one with its signal's id), and the user's next prompt",
         // A call the user stopped is no failure, unless what it printed shows why.
         "A call the user stopped is no failure; when what it had printed shows it waited",
+        "(`<tool> waited for input: <what it asked>`)",
         // A failed call capture did not store has a way in; a `#` input saved in no file, too.
         "keeps is appended as one: `\"type\":\"failure\"`, `\"origin\":\"tool\"`, the failed call's own",
         "one in none of them was moved or removed since: present it, saying so",
