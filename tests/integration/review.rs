@@ -404,8 +404,9 @@ fn show_names_the_tools_a_turn_ended_with() {
 }
 
 /// A command the user refused without a word in two sessions is named, with each place, after
-/// the prompts: a rule no prompt states; so are file edits. One refused in one session only,
-/// or with a reason (stored by capture as a correction), is not.
+/// the prompts: a rule no prompt states; so are file edits (a place in the turn of a question
+/// marked `?`). One refused in one session only, or with a reason (stored by capture as a
+/// correction), is not.
 #[test]
 fn a_command_refused_without_a_reason_in_two_sessions_is_named() {
     let env = Env::new();
@@ -431,7 +432,9 @@ fn a_command_refused_without_a_reason_in_two_sessions_is_named() {
     ];
     let mut three = refused("Bash: terraform apply", because);
     three.extend(edit);
+    // An edit refused in the turn of a question is marked so: the user wanted an answer.
     let mut four = refused("Bash: terraform apply -auto-approve", because);
+    four.push(("user", "what does the config do?"));
     four.extend(edit);
     for (session, entries) in [
         ("s-one", &one),
@@ -453,8 +456,8 @@ fn a_command_refused_without_a_reason_in_two_sessions_is_named() {
     );
     let edits = "\n- file edits (Edit, Write) 2 time(s) in 2 sessions:";
     assert!(
-        text.contains(&format!("{edits} s-three:L8, s-four:L8\n"))
-            || text.contains(&format!("{edits} s-four:L8, s-three:L8\n")),
+        text.contains(&format!("{edits} s-three:L8, s-four:L9?\n"))
+            || text.contains(&format!("{edits} s-four:L9?, s-three:L8\n")),
         "{text}"
     );
     // The place it names is the refused call, as `--show` prints it.
@@ -796,7 +799,10 @@ fn show_names_a_call_the_user_stopped_as_stopped() {
     );
     assert!(!at.contains("interrupted"), "{at}");
     let rejected = digest_text(&env, &app, &["--show", "s-stopped:10"]);
-    assert!(rejected.contains("a failed call: TodoWrite\n"), "{rejected}");
+    assert!(
+        rejected.contains("a failed call: TodoWrite\n"),
+        "{rejected}"
+    );
     let quiet = digest_text(&env, &app, &["--show", "s-stopped:5"]);
     assert!(quiet.contains("it had printed: nothing\n"), "{quiet}");
     let prompt = digest_text(&env, &app, &["--show", "s-stopped:1"]);

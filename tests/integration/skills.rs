@@ -672,6 +672,7 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "nor one the session, or a later one, undid",
         // A refusal's place is judged by the prompt of its turn (a question asked for no edit).
         "a refused call with the prompt of its turn,",
+        "only asked a question: a place marked `?`",
         "or turns a check off (`curl -k`,",
         // A domain fact lasts beyond the feature it was said in.
         "which later features rely on;",

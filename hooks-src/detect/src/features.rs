@@ -1214,7 +1214,7 @@ pub(crate) fn extract(read: &Reading, raw: &str, situation: &Situation) -> Featu
     let upper = prose.chars().filter(|c| c.is_uppercase()).count();
     let flags = [
         read.prose.len() < read.text.len(),
-        prose.ends_with('?') || prose.ends_with('？'),
+        read.asks(),
         prose.len() > 5 && 2 * upper > letters.max(1),
         situation.rejected,
         situation.edited,

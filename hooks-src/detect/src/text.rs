@@ -398,6 +398,12 @@ impl Reading<'_> {
             words: normalize(prose),
         }
     }
+
+    /// Whether the user's own words end as a question.
+    pub fn asks(&self) -> bool {
+        let prose = self.prose.trim_end();
+        prose.ends_with('?') || prose.ends_with('？')
+    }
 }
 
 /// The hand-written rules' reading of a message typed after `situation` (`raw`: its prose

@@ -315,6 +315,8 @@ struct Typed {
     /// session ([`reflect_detect::copies`]).
     copy: bool,
     bare: bool,
+    /// It ends as a question: a call refused in its turn may have been unasked for.
+    asks: bool,
 }
 
 enum Outcome {
@@ -350,7 +352,7 @@ struct SessionRead {
     /// one: redacted in every prompt listed, of any session.
     known_secrets: Vec<(String, &'static str)>,
     /// The programs of the shell commands refused without a reason, not looked at before.
-    refusals: Vec<(String, u64)>,
+    refusals: Vec<refusals::Refusal>,
 }
 
 /// What became of a prompt read.
@@ -1012,7 +1014,7 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
         add_once(&mut known_secrets, value, kind);
     }
     let mut refusals = reader.refusals;
-    refusals.retain(|(_, line)| *line > through && !seen.contains(line));
+    refusals.retain(|r| r.line > through && !seen.contains(&r.line));
     Outcome::Read(Box::new(SessionRead {
         modified,
         last_typed,
@@ -1063,9 +1065,9 @@ struct PromptReader {
     refused: Vec<String>,
     /// Of `tools`, those the user stopped a call of while it ran.
     stopped: Vec<String>,
-    /// The program of each shell command, or [`refusals::FILE_EDITS`], the user refused without
-    /// a reason, with the line.
-    refusals: Vec<(String, u64)>,
+    /// Each shell command's program, or [`refusals::FILE_EDITS`], the user refused without a
+    /// reason.
+    refusals: Vec<refusals::Refusal>,
     prompts: Vec<Typed>,
     /// The directories the entries were in, with how many entries each.
     dirs: HashMap<Arc<str>, usize>,
@@ -1180,14 +1182,18 @@ impl PromptReader {
                     None => return,
                 };
                 // Calls refused at once (a refusal stops the calls made beside it) are one.
-                let turn = self.prompts.last().map_or(0, |p| p.line);
+                let (turn, asked) = self.prompts.last().map_or((0, false), |p| (p.line, p.asks));
                 let again = self
                     .refusals
                     .iter()
                     .rev()
-                    .any(|(named, at)| *named == what && *at > turn);
+                    .any(|r| r.program == what && r.line > turn);
                 if !what.is_empty() && !again {
-                    self.refusals.push((what, event.line));
+                    self.refusals.push(refusals::Refusal {
+                        program: what,
+                        line: event.line,
+                        asked,
+                    });
                 }
             }
             EventKind::ToolResult {
@@ -1250,6 +1256,7 @@ impl PromptReader {
             key,
             copy,
             bare: approval::is_bare(text),
+            asks: read.asks(),
         }
     }
 }

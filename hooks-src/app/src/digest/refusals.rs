@@ -23,32 +23,43 @@ const PROGRAMS_SHOWN: usize = 5;
 /// program's refusals into "I only asked" and "wrong approach" place by place).
 const PLACES_SHOWN: usize = 8;
 
-/// A program refused in more than one session, with where (session, transcript line).
+/// One call of a session refused without a reason.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Refusal {
+    /// Its program, or [`FILE_EDITS`].
+    pub program: String,
+    /// Its line in the transcript.
+    pub line: u64,
+    /// The prompt of its turn asked a question: the user may have wanted an answer, not the
+    /// call (the rule would be "answer a question; do not edit").
+    pub asked: bool,
+}
+
+/// A program refused in more than one session, with where (session, transcript line, and
+/// whether its turn's prompt asked a question).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refused {
     pub program: String,
-    pub places: Vec<(String, u64)>,
+    pub places: Vec<(String, u64, bool)>,
     pub sessions: usize,
 }
 
 /// The programs refused without a reason in two sessions or more, of `reads` (each session's
-/// refusals as `(program, line)`), the most sessions first.
-pub(super) fn repeated<'a>(
-    reads: impl Iterator<Item = (&'a str, &'a [(String, u64)])>,
-) -> Vec<Refused> {
+/// refusals), the most sessions first.
+pub(super) fn repeated<'a>(reads: impl Iterator<Item = (&'a str, &'a [Refusal])>) -> Vec<Refused> {
     let mut found: Vec<Refused> = Vec::new();
     for (session, refusals) in reads {
-        for (program, line) in refusals {
-            let place = (session.to_string(), *line);
-            match found.iter_mut().find(|r| &r.program == program) {
+        for refusal in refusals {
+            let place = (session.to_string(), refusal.line, refusal.asked);
+            match found.iter_mut().find(|r| r.program == refusal.program) {
                 Some(r) => {
-                    if !r.places.iter().any(|(s, _)| s == session) {
+                    if !r.places.iter().any(|(s, _, _)| s == session) {
                         r.sessions += 1;
                     }
                     r.places.push(place);
                 }
                 None => found.push(Refused {
-                    program: program.clone(),
+                    program: refusal.program.clone(),
                     places: vec![place],
                     sessions: 1,
                 }),
@@ -71,7 +82,7 @@ pub(super) fn text(refused: &[Refused]) -> String {
     if refused.is_empty() {
         return out;
     }
-    out.push_str("\nCalls the user refused without a reason, in more than one session: a program run in Bash, or file edits (`--show SESSION:LINE` shows each call):\n");
+    out.push_str("\nCalls the user refused without a reason, in more than one session: a program run in Bash, or file edits (`--show SESSION:LINE` shows each call; `?`: its turn's prompt was a question):\n");
     for r in refused {
         // A program is a command's word: redacted and made visible like any text of one.
         let program = match r.program.as_str() {
@@ -86,15 +97,16 @@ pub(super) fn text(refused: &[Refused]) -> String {
             .places
             .iter()
             .enumerate()
-            .partition(|(i, (s, _))| !r.places[..*i].iter().any(|(seen, _)| seen == s));
+            .partition(|(i, (s, _, _))| !r.places[..*i].iter().any(|(seen, _, _)| seen == s));
         let places: Vec<String> = first
             .into_iter()
             .chain(rest)
             .map(|(_, place)| place)
             .take(PLACES_SHOWN)
-            .map(|(session, line)| {
+            .map(|(session, line, asked)| {
                 let short = crate::scope::short_session(Some(session));
-                format!("{}:L{line}", sanitize::visible(short))
+                let asked = if *asked { "?" } else { "" };
+                format!("{}:L{line}{asked}", sanitize::visible(short))
             })
             .collect();
         let more = if r.places.len() > PLACES_SHOWN {
@@ -122,7 +134,10 @@ mod tests {
         let token = format!("ghp_{}", "Zq8vLm2pXw7Rt5Ny3Kb6Hd9Jf4Gc1Ws0Ae2");
         let refused = Refused {
             program: format!("\u{1b}[31m{token}"),
-            places: vec![("a\u{1b}]0;x\u{7}".into(), 1), ("b".into(), 2)],
+            places: vec![
+                ("a\u{1b}]0;x\u{7}".into(), 1, false),
+                ("b".into(), 2, false),
+            ],
             sessions: 2,
         };
         let shown = text(&[refused]);
@@ -135,9 +150,17 @@ mod tests {
 
     #[test]
     fn a_program_refused_in_two_sessions_is_named_with_its_places() {
-        let a = vec![("terraform".to_string(), 40), ("git".to_string(), 50)];
-        let b = vec![("terraform".to_string(), 7), ("terraform".to_string(), 9)];
-        let c = vec![("rm".to_string(), 3), ("rm".to_string(), 8)];
+        let refusal = |program: &str, line, asked| Refusal {
+            program: program.into(),
+            line,
+            asked,
+        };
+        let a = vec![refusal("terraform", 40, false), refusal("git", 50, false)];
+        let b = vec![
+            refusal("terraform", 7, true),
+            refusal("terraform", 9, false),
+        ];
+        let c = vec![refusal("rm", 3, false), refusal("rm", 8, false)];
         let reads = [
             ("aaaaaaaa-1", a.as_slice()),
             ("bbbbbbbb-2", b.as_slice()),
@@ -154,7 +177,7 @@ mod tests {
         let shown = text(&found);
         assert!(
             shown.contains(
-                "- `terraform` 3 time(s) in 2 sessions: aaaaaaaa:L40, bbbbbbbb:L7, bbbbbbbb:L9\n"
+                "- `terraform` 3 time(s) in 2 sessions: aaaaaaaa:L40, bbbbbbbb:L7?, bbbbbbbb:L9\n"
             ),
             "{shown}"
         );
@@ -163,7 +186,7 @@ mod tests {
         let spread = Refused {
             program: FILE_EDITS.into(),
             places: (1..=9)
-                .map(|l| (if l == 9 { "b" } else { "a" }.to_string(), l))
+                .map(|l| (if l == 9 { "b" } else { "a" }.to_string(), l, false))
                 .collect(),
             sessions: 2,
         };
