@@ -1698,6 +1698,24 @@ mod tests {
     }
 
     #[test]
+    fn a_call_the_user_stopped_is_known_with_what_it_printed() {
+        let stopped = "[Request interrupted by user for tool use]\nEnter the token: \n";
+        assert_eq!(stopped_by_user(stopped), Some("Enter the token:"));
+        assert_eq!(
+            stopped_by_user("[Request interrupted by user for tool use]"),
+            Some("")
+        );
+        assert_eq!(stopped_by_user("  Interrupted by user"), Some(""));
+        for failed in [
+            "Exit code 1\n[Request interrupted by user for tool use]",
+            "Error: connection refused",
+            "",
+        ] {
+            assert_eq!(stopped_by_user(failed), None, "{failed:?}");
+        }
+    }
+
+    #[test]
     fn harness_replies_are_told_from_the_models() {
         for text in [
             "No response requested.",

@@ -1,12 +1,12 @@
 //! `memory-store digest --show SESSION` (a session with no line): every tool call of one session
 //! that failed or that the user refused or stopped, a line each in the order they came: its
 //! line, the prompt of its turn, the call and its error, the user's reason, or what it had
-//! printed when the user stopped it. A summary names only the
-//! first few failed calls and `--show SESSION:LINE` one turn's, so without it a second look
-//! finds the failures capture did not store (no fix seen, capture off) only by showing every
-//! turn. Redacted as everything `--show` prints (the rules, the secrets the session's prompts,
-//! answers and commands hold, and the project's commands'); a line the store holds is named
-//! with its signal's id. At most [`CALLS_LISTED`] lines, then how many more.
+//! printed when the user stopped it. A summary names only the first few failed calls and
+//! `--show SESSION:LINE` one turn's, so without it a second look finds the failures capture did
+//! not store (no fix seen, capture off) only by showing every turn. Redacted as everything
+//! `--show` prints (the rules, the secrets the session's prompts, answers and commands hold,
+//! and the project's commands'); a line the store holds is named with its signal's id. At most
+//! [`CALLS_LISTED`] lines, then how many more.
 
 use std::fmt::Write as _;
 use std::path::Path;

@@ -339,8 +339,8 @@ pub fn show(
         known_commands.extend(own_commands.iter().cloned());
         commands.other.insert(transcript.clone(), own_commands);
     }
-    // A failed or refused call the store holds (capture's, or a sighting of it) is named by
-    // its signal, so a second look merges with it rather than stores it again.
+    // A failed, refused or stopped call the store holds (capture's, or a sighting of it) is
+    // named by its signal, so a second look merges with it rather than stores it again.
     let calls_named = failed.is_some()
         || !turn_failed.is_empty()
         || !turn_refused.is_empty()
