@@ -674,6 +674,8 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "a refused call with the prompt of its turn,",
         "only asked a question: a place marked `?`",
         "or turns a check off (`curl -k`,",
+        // A way around the user's block is never a fix to write down.
+        "is no fix: the block is the user's",
         // A domain fact lasts beyond the feature it was said in.
         "which later features rely on;",
         // --show's context after the prompt, for a correction taken back or a fixed failure,
