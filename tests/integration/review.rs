@@ -823,6 +823,35 @@ fn show_names_a_call_the_user_stopped_as_stopped() {
     );
 }
 
+/// `--show` at a call quotes the prompt of its turn as the digest lists it: a long paste is
+/// marked, and the user's own words around it are what is quoted, never the paste.
+#[test]
+fn show_at_a_call_quotes_the_users_words_of_a_pasted_prompt() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let log: Vec<String> = (0..40)
+        .map(|i| format!("2025-01-01 12:00:{i:02},516 - app.worker - INFO - worker {i} started"))
+        .collect();
+    let prompt = format!(
+        "the deploy keeps failing, here is the log:\n{}\nplease run it in the background from now on",
+        log.join("\n")
+    );
+    let entries: &[Entry] = &[
+        ("user", &prompt),
+        ("tool", "Bash: make deploy"),
+        ("error", "Exit code 2"),
+    ];
+    write_transcript(&env, &slug(&app), "s-paste", &app, "pa", entries);
+    let shown = digest_text(&env, &app, &["--show", "s-paste:3"]);
+    assert!(
+        shown.contains(
+            "the prompt of its turn (L1, pasted): …please run it in the background from now on\n"
+        ),
+        "{shown}"
+    );
+    assert!(!shown.contains("app.worker"), "{shown}");
+}
+
 /// A transcript whose file name holds an escape sequence is no session `--show` reads, and the
 /// error that says so names it visible: the terminal's controls as text.
 #[cfg(unix)]

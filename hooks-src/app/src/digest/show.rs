@@ -29,12 +29,14 @@ use reflect_store::sighting;
 use reflect_store::store::Store;
 use reflect_transcript::{self as transcript, EventKind, Position};
 
-use super::show_calls::{call_line, quoted, Answer, Ended, Failed};
+use super::show_calls::{call_line, Answer, Ended, Failed};
 use super::{
     ended_with, find_transcript, load_cursor, noise, project_secrets, tail, transcript_of,
     KnownReader,
 };
-use reflect_detect::excerpt::ends;
+use reflect_detect::excerpt::{ends, excerpt};
+use reflect_detect::model;
+use reflect_detect::text::{Reading, Situation};
 
 /// What `--show` was given: a session and a 1-based line, as the digest names them
 /// (`## session SID` and `L<line>`), or a session alone (its failed and refused calls,
@@ -229,6 +231,8 @@ pub fn show(
     // secrets (a value typed as the answer to a question, "I'll use X") in words no rule knows;
     // and, from earlier in the session, the secrets typed as answers to a question asking for one.
     let mut typed_before: Option<(String, Option<redact::Asked>)> = None;
+    // What the assistant wrote before that prompt: its lines quoted back are not the user's.
+    let mut said_before = String::new();
     let mut answered: Vec<(String, &'static str)> = Vec::new();
     // The calls of the turn so far, by id: the line may be a failed or refused call's result,
     // shown with its call and what followed it (`show_calls`). Those from `after_words` on
@@ -299,7 +303,7 @@ pub fn show(
                     answered.extend(redact::findings(&sanitize::clean(before), Some(asked)));
                 }
                 typed_before = Some((text.clone(), asked));
-                turn.clear();
+                said_before = std::mem::take(&mut turn);
                 calls.clear();
                 refused.clear();
                 stopped.clear();
@@ -361,10 +365,20 @@ pub fn show(
         }
         heading.push('\n');
         // What the user had asked for says what the call was for, and whether a refusal
-        // answered a question (the user wanted an answer, not an edit).
+        // answered a question (the user wanted an answer, not an edit): the user's own words,
+        // cut as the digest cuts a prompt (a paste is marked, never quoted as theirs).
         if let (Some(p), Some((prompt, asked))) = (prompt_before, &typed_before) {
-            let said = quoted(prompt, asked.as_ref(), &known);
-            let _ = writeln!(heading, "the prompt of its turn (L{p}): {said}");
+            let cleaned = sanitize::clean(prompt);
+            let cleaned = redact::redact_known(&cleaned, &known);
+            let cut = excerpt(&cleaned, &said_before, asked.as_ref(), QUOTE_CHARS, |s| {
+                model::lesson_score(&Reading::of(s), &Situation::default())
+            });
+            let pasted = if cut.pasted { ", pasted" } else { "" };
+            let _ = writeln!(
+                heading,
+                "the prompt of its turn (L{p}{pasted}): {}",
+                cut.text
+            );
         }
         if let Some(id) = stored.get(&line) {
             let _ = writeln!(heading, "stored as {id}");
@@ -532,6 +546,9 @@ pub(super) fn stored_lines(store: &Store, session: &str) -> HashMap<u64, String>
         .map(|((_, line), id)| (line, id))
         .collect()
 }
+
+/// Longest quote of the prompt of a call's turn.
+const QUOTE_CHARS: usize = 300;
 
 /// Lines of a turn's failed, refused or stopped calls `--show` names, of each kind.
 const LINES_NAMED: usize = 8;

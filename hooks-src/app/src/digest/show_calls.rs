@@ -1,13 +1,13 @@
 //! `--show`'s tool calls: a call as it names one ([`call_line`]), and the view at a failed,
-//! refused or stopped call's line (a `failure` signal's own line, [`Failed`]): the start of
-//! its turn's prompt (what the call was for; a refusal after a question asked for no edit), the
-//! call, its error (the user's reason for refusing it, or what it printed before the user
-//! stopped it), and what the assistant did after it in the same turn, each later call ok or
-//! failed, up to the user's next prompt. There shows what the index cannot: a fix capture did
-//! not record, a later success of the same command, or a failure the session undid. The prompt
-//! view and this one end alike: the start of what the assistant said next and the user's next
-//! prompt ([`Answer`]). Everything it prints is redacted, the turn's prompt's secrets too
-//! (`known`).
+//! refused or stopped call's line (a `failure` signal's own line, [`Failed`]): its turn's
+//! prompt as the digest lists it (what the call was for; a refusal after a question asked for
+//! no edit), the call, its error (the user's reason for refusing it, or what it printed before
+//! the user stopped it), and what the assistant did after it in the same turn, each later call
+//! ok or failed, up to the user's next prompt. There shows what the index cannot: a fix capture
+//! did not record, a later success of the same command, or a failure the session undid. The
+//! prompt view and this one end alike: the start of what the assistant said next and the
+//! user's next prompt ([`Answer`]). Everything it prints is redacted, the turn's prompt's
+//! secrets too (`known`).
 
 use std::fmt::Write as _;
 
@@ -295,14 +295,10 @@ impl Answer {
     }
 }
 
-/// A prompt as `--show` quotes one beside what it shows (the user's next, or the prompt of a
-/// call's turn): its start, on one line, redacted as the digest reads it (after a question
-/// asking for a secret, the value typed is one) and with the `known` secrets hidden.
-pub(super) fn quoted(
-    said: &str,
-    asked: Option<&redact::Asked>,
-    known: &[(String, &'static str)],
-) -> String {
+/// The user's next prompt as `--show` quotes it after what it shows: its start, on one line,
+/// redacted as the digest reads it (after a question asking for a secret, the value typed is
+/// one) and with the `known` secrets hidden.
+fn quoted(said: &str, asked: Option<&redact::Asked>, known: &[(String, &'static str)]) -> String {
     let cleaned = sanitize::clean(text::head(said, super::TAIL_BYTES));
     let said = redact::redact_after(&cleaned, asked);
     text::one_line(&redact::redact_known(&said, known), AFTER_CHARS)
