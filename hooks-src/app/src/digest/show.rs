@@ -222,11 +222,10 @@ pub fn show(
     // correction taken back or a fix that worked shows.
     let mut answer = Answer::default();
     let mut next: Option<(u64, String)> = None;
-    // The lines of the turn's calls that failed or that the user refused, after the prompt: the
-    // index places a failure at its turn's prompt, and `--show` at its own line shows it.
-    let mut turn_failed: Vec<u64> = Vec::new();
-    let mut turn_refused: Vec<u64> = Vec::new();
-    let mut turn_stopped: Vec<u64> = Vec::new();
+    // The lines of the turn's calls that failed or that the user refused or stopped, after the
+    // prompt, with how each ended: the index places a failure at its turn's prompt, and
+    // `--show` at its own line shows it.
+    let mut turn_ended: Vec<(u64, Ended)> = Vec::new();
     // The prompt before it, and what that answered: the turn it answers may repeat one of its
     // secrets (a value typed as the answer to a question, "I'll use X") in words no rule knows;
     // and, from earlier in the session, the secrets typed as answers to a question asking for one.
@@ -241,9 +240,8 @@ pub fn show(
     // what a short reply to it is about ("why is docker in here?").
     let mut calls: Vec<(String, String, transcript::ToolInput)> = Vec::new();
     let mut after_words = 0;
-    // The ids of the calls the user refused, and stopped, since the last prompt.
-    let mut refused: Vec<String> = Vec::new();
-    let mut stopped: Vec<String> = Vec::new();
+    // The ids of the calls the user refused or stopped since the last prompt, with which.
+    let mut ended: Vec<(String, Ended)> = Vec::new();
     let mut failed: Option<Failed> = None;
     let mut own_reader = KnownReader::default();
     transcript::read(&mut file, Position::default(), |event| {
@@ -271,11 +269,8 @@ pub fn show(
                     is_error: true,
                     text,
                     ..
-                } => match Ended::of_error(text).0 {
-                    Ended::Stopped => turn_stopped.push(event.line),
-                    _ => turn_failed.push(event.line),
-                },
-                EventKind::Rejection { .. } => turn_refused.push(event.line),
+                } => turn_ended.push((event.line, Ended::of_error(text).0)),
+                EventKind::Rejection { .. } => turn_ended.push((event.line, Ended::Refused)),
                 _ => {}
             }
             return;
@@ -305,27 +300,29 @@ pub fn show(
                 typed_before = Some((text.clone(), asked));
                 said_before = std::mem::take(&mut turn);
                 calls.clear();
-                refused.clear();
-                stopped.clear();
+                ended.clear();
                 after_words = 0;
                 prompt_before = Some(event.line);
             }
             EventKind::CompactBoundary => {
                 turn.clear();
                 calls.clear();
-                refused.clear();
-                stopped.clear();
+                ended.clear();
                 after_words = 0;
             }
             EventKind::ToolUse { id, name, input } => {
                 calls.push((id.clone(), name.clone(), input.clone()));
             }
-            EventKind::Rejection { tool_use_id, .. } => refused.push(tool_use_id.clone()),
+            EventKind::Rejection { tool_use_id, .. } => {
+                ended.push((tool_use_id.clone(), Ended::Refused))
+            }
             EventKind::ToolResult {
                 tool_use_id,
                 is_error: true,
                 text,
-            } if transcript::stopped_by_user(text).is_some() => stopped.push(tool_use_id.clone()),
+            } if Ended::of_error(text).0 == Ended::Stopped => {
+                ended.push((tool_use_id.clone(), Ended::Stopped))
+            }
             EventKind::AssistantText { text } if !noise::is_harness_reply(text) => {
                 after_words = calls.len();
                 turn.push('\n');
@@ -345,10 +342,7 @@ pub fn show(
     }
     // A failed, refused or stopped call the store holds (capture's, or a sighting of it) is
     // named by its signal, so a second look merges with it rather than stores it again.
-    let calls_named = failed.is_some()
-        || !turn_failed.is_empty()
-        || !turn_refused.is_empty()
-        || !turn_stopped.is_empty();
+    let calls_named = failed.is_some() || !turn_ended.is_empty();
     let stored = match calls_named {
         true => stored_lines(store, session),
         false => HashMap::new(),
@@ -415,13 +409,13 @@ pub fn show(
     let (mut tools, mut refused_tools, mut stopped_tools) = (Vec::new(), Vec::new(), Vec::new());
     for (id, tool, _) in called_last {
         let tool = sanitize::visible(tool).into_owned();
-        for (ids, named) in [
-            (&refused, &mut refused_tools),
-            (&stopped, &mut stopped_tools),
-        ] {
-            if ids.contains(id) && !named.contains(&tool) {
-                named.push(tool.clone());
-            }
+        let named = match ended.iter().find(|(call, _)| call == id) {
+            Some((_, Ended::Refused)) => Some(&mut refused_tools),
+            Some((_, Ended::Stopped)) => Some(&mut stopped_tools),
+            _ => None,
+        };
+        if let Some(named) = named.filter(|named| !named.contains(&tool)) {
+            named.push(tool.clone());
         }
         if !tools.contains(&tool) {
             tools.push(tool);
@@ -474,13 +468,19 @@ pub fn show(
         let _ = writeln!(out, "assistant, the start of its answer: {begins}");
     }
     let places = [
-        ("failed", &turn_failed),
-        ("refused", &turn_refused),
-        ("stopped", &turn_stopped),
+        ("failed", Ended::Failed),
+        ("refused", Ended::Refused),
+        ("stopped", Ended::Stopped),
     ]
-    .iter()
-    .filter(|(_, lines)| !lines.is_empty())
-    .map(|(what, lines)| format!("{what} at {}", lines_named(lines, &stored)))
+    .into_iter()
+    .filter_map(|(what, how)| {
+        let lines: Vec<u64> = turn_ended
+            .iter()
+            .filter(|(_, ended)| *ended == how)
+            .map(|(line, _)| *line)
+            .collect();
+        (!lines.is_empty()).then(|| format!("{what} at {}", lines_named(&lines, &stored)))
+    })
     .collect::<Vec<_>>();
     if !places.is_empty() {
         let _ = writeln!(
