@@ -280,7 +280,8 @@ impl Answer {
         )
     }
 
-    /// The line for the user's next prompt (line `at`), redacted ([`quoted`]).
+    /// The line for the user's next prompt (line `at`), redacted: read as the digest reads it,
+    /// a value typed as the answer to a question asking for a secret is one.
     pub(super) fn next_prompt(
         &self,
         at: u64,
@@ -288,20 +289,11 @@ impl Answer {
         known: &[(String, &'static str)],
     ) -> String {
         let asked = redact::Asked::of(&self.end);
-        format!(
-            "user, next (L{at}): {}\n",
-            quoted(said, asked.as_ref(), known)
-        )
+        let cleaned = sanitize::clean(text::head(said, super::TAIL_BYTES));
+        let said = redact::redact_after(&cleaned, asked.as_ref());
+        let said = text::one_line(&redact::redact_known(&said, known), AFTER_CHARS);
+        format!("user, next (L{at}): {said}\n")
     }
-}
-
-/// The user's next prompt as `--show` quotes it after what it shows: its start, on one line,
-/// redacted as the digest reads it (after a question asking for a secret, the value typed is
-/// one) and with the `known` secrets hidden.
-fn quoted(said: &str, asked: Option<&redact::Asked>, known: &[(String, &'static str)]) -> String {
-    let cleaned = sanitize::clean(text::head(said, super::TAIL_BYTES));
-    let said = redact::redact_after(&cleaned, asked);
-    text::one_line(&redact::redact_known(&said, known), AFTER_CHARS)
 }
 
 /// Longest command compared with a rerun of it ([`Failed::rerun_line`]).
