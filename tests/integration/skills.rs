@@ -688,6 +688,9 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "keeps is appended as one: `\"type\":\"failure\"`, `\"origin\":\"tool\"`, the failed call's own",
         "one in none of them was moved or removed since: present it, saying so",
         "its last call's command",
+        // A resumed session is one conversation with the one it continues.
+        "A heading's `continues S` says\n   the session is S resumed",
+        "one conversation, so what\n   both hold is said in one session, not two",
         // Ranked by the sessions the index shows, then episodes.
         "`in K sessions`",
         "each part by the sessions it was seen in",

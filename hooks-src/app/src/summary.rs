@@ -419,6 +419,7 @@ mod tests {
             uuid: None,
             timestamp: ts.map(Into::into),
             cwd: None,
+            session: None,
             parent: Default::default(),
             kind,
         }

@@ -790,6 +790,7 @@ mod tests {
                 uuid: Some(format!("uuid-{}", i + 1).into()),
                 timestamp: None,
                 cwd: None,
+                session: None,
                 parent: Default::default(),
                 kind,
             });
@@ -967,6 +968,7 @@ mod tests {
                 uuid: Some(format!("uuid-{}", i + 1).into()),
                 timestamp: None,
                 cwd: None,
+                session: None,
                 parent: Default::default(),
                 kind,
             });
@@ -1462,6 +1464,7 @@ mod tests {
                 uuid: None,
                 timestamp: None,
                 cwd: None,
+                session: None,
                 parent: Default::default(),
                 kind,
             });
@@ -1553,6 +1556,7 @@ mod tests {
                 uuid: None,
                 timestamp: None,
                 cwd: None,
+                session: None,
                 parent: Default::default(),
                 kind,
             });
@@ -1586,6 +1590,7 @@ mod tests {
             uuid: None,
             timestamp: None,
             cwd: None,
+            session: None,
             parent: Default::default(),
             kind: EventKind::CompactBoundary,
         });
@@ -1595,6 +1600,7 @@ mod tests {
             uuid: None,
             timestamp: None,
             cwd: None,
+            session: None,
             parent: Default::default(),
             kind: says("Which file?"),
         });
@@ -1604,6 +1610,7 @@ mod tests {
             uuid: None,
             timestamp: None,
             cwd: None,
+            session: None,
             parent: Default::default(),
             kind: user("the config"),
         });

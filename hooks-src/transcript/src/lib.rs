@@ -93,6 +93,10 @@ pub struct Event {
     /// `None` when the entry names none before the reader stops walking it: a tool result's
     /// line, whose `cwd` Claude Code writes after the output the reader skips.
     pub cwd: Option<Arc<str>>,
+    /// The session the entry names (its `sessionId`). A resumed session's file begins with the
+    /// conversation it resumed, each entry copied under the session it was written in; Claude
+    /// Code 1.0 also went on in the same file under a new one after `/clear`.
+    pub session: Option<Arc<str>>,
     /// The entry's place in the conversation (shared by the events of one entry).
     pub parent: Parent,
     pub kind: EventKind,
@@ -737,7 +741,7 @@ struct LineParser {
 }
 
 /// Per-thread state: the uuids already yielded (Claude Code re-writes some records on resume),
-/// the last cwd.
+/// the last cwd and session.
 #[derive(Default)]
 struct Parser {
     /// A worker parsing a later segment ahead knows only its own segment's uuids; the calling
@@ -746,6 +750,8 @@ struct Parser {
     /// The last `cwd` decoded, raw and decoded: a session's entries repeat one or a few, so
     /// one decoding serves a run of them.
     last_cwd: Option<(Box<[u8]>, Arc<str>)>,
+    /// The last `sessionId` decoded, the same way.
+    last_session: Option<(Box<[u8]>, Arc<str>)>,
 }
 
 /// How many entries passed over (walked, yielding no event) are remembered for [`Parent`].
@@ -863,20 +869,20 @@ impl LineParser {
     }
 }
 
-impl Parser {
-    /// The decoded `cwd` of the raw JSON string `raw`, shared with the entries before it that
-    /// named the same.
-    fn cwd(&mut self, raw: &[u8]) -> Arc<str> {
-        if let Some((last, decoded)) = &self.last_cwd {
-            if **last == *raw {
-                return decoded.clone();
-            }
+/// The decoded raw JSON string `raw`, shared with the entries before it that named the same
+/// (`last`): a session's entries repeat one or a few values of a field.
+fn shared(last: &mut Option<(Box<[u8]>, Arc<str>)>, raw: &[u8]) -> Arc<str> {
+    if let Some((was, decoded)) = last {
+        if **was == *raw {
+            return decoded.clone();
         }
-        let decoded: Arc<str> = Arc::from(decode_str(raw));
-        self.last_cwd = Some((raw.into(), decoded.clone()));
-        decoded
     }
+    let decoded: Arc<str> = Arc::from(decode_str(raw));
+    *last = Some((raw.into(), decoded.clone()));
+    decoded
+}
 
+impl Parser {
     /// Parse one line, passing its events to `on_event` (their parent as the line names it);
     /// returns the line's uuid and parent, or `None` when the line is dropped (irrelevant,
     /// malformed, sub-agent, already seen). A record written
@@ -906,7 +912,11 @@ impl Parser {
         let cwd = entry
             .cwd
             .filter(|raw| raw.starts_with(b"\"") && raw.len() <= CWD_MAX)
-            .map(|raw| self.cwd(raw));
+            .map(|raw| shared(&mut self.last_cwd, raw));
+        let session = entry
+            .session
+            .filter(|raw| raw.starts_with(b"\"") && raw.len() <= NAME_MAX)
+            .map(|raw| shared(&mut self.last_session, raw));
         let parent = match entry.parent {
             None => Parent::Unknown,
             Some(b"null") => Parent::Root,
@@ -922,6 +932,7 @@ impl Parser {
                 uuid: uuid.clone(),
                 timestamp: timestamp.clone(),
                 cwd: cwd.clone(),
+                session: session.clone(),
                 parent,
                 kind,
             })
@@ -1178,6 +1189,7 @@ struct Entry<'a> {
     parent: Option<&'a [u8]>,
     timestamp: Option<&'a [u8]>,
     cwd: Option<&'a [u8]>,
+    session: Option<&'a [u8]>,
     sidechain: bool,
     meta: bool,
     compact_summary: bool,
@@ -1236,6 +1248,7 @@ impl<'a> Entry<'a> {
                         b"parentUuid" => entry.parent = Some(value),
                         b"timestamp" => entry.timestamp = Some(value),
                         b"cwd" => entry.cwd = Some(value),
+                        b"sessionId" => entry.session = Some(value),
                         b"isSidechain" => entry.sidechain = value == b"true",
                         b"isMeta" => entry.meta = value == b"true",
                         b"isCompactSummary" => entry.compact_summary = value == b"true",
@@ -1730,34 +1743,35 @@ mod tests {
     }
 
     #[test]
-    fn each_event_carries_its_entrys_cwd() {
-        let entry = |uuid: &str, cwd: &str| {
+    fn each_event_carries_its_entrys_cwd_and_session() {
+        // A resumed session's file: the copied prompt names the session it was typed in.
+        let entry = |uuid: &str, cwd: &str, session: &str| {
             format!(
-                r#"{{"type":"user","message":{{"role":"user","content":"go"}},"uuid":"{uuid}","cwd":{cwd}}}"#
+                r#"{{"type":"user","message":{{"role":"user","content":"go"}},"uuid":"{uuid}","cwd":{cwd},"sessionId":{session}}}"#
             )
         };
         let text = [
-            entry("u1", r#""/home/me""#),
-            entry("u2", r#""/home/me""#),
-            entry("u3", r#""/home/me/app\nx""#),
-            entry("u4", "7"),
+            entry("u1", r#""/home/me""#, r#""s-old""#),
+            entry("u2", r#""/home/me""#, r#""s-new""#),
+            entry("u3", r#""/home/me/app\nx""#, r#""s-new""#),
+            entry("u4", "7", "7"),
             r#"{"type":"user","message":{"role":"user","content":"go"},"uuid":"u5"}"#.to_string(),
         ]
         .join("\n")
             + "\n";
-        let cwds: Vec<Option<String>> = events_of(text.as_bytes())
-            .0
+        let (events, _) = events_of(text.as_bytes());
+        let fields: Vec<(Option<&str>, Option<&str>)> = events
             .iter()
-            .map(|e| e.cwd.as_deref().map(str::to_string))
+            .map(|e| (e.cwd.as_deref(), e.session.as_deref()))
             .collect();
         assert_eq!(
-            cwds,
+            fields,
             [
-                Some("/home/me".to_string()),
-                Some("/home/me".to_string()),
-                Some("/home/me/app\nx".to_string()),
-                None,
-                None
+                (Some("/home/me"), Some("s-old")),
+                (Some("/home/me"), Some("s-new")),
+                (Some("/home/me/app\nx"), Some("s-new")),
+                (None, None),
+                (None, None)
             ]
         );
     }

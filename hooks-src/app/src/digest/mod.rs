@@ -24,7 +24,10 @@
 //! same uuid (a resumed session's file repeats what it resumed) or, in another session, at the
 //! same time (a resume written again under new uuids), or sent again under a new one after the
 //! same assistant words ([`reflect_detect::copies`]), which is not counted as typed
-//! again, nor is a draft: a prompt no assistant text answered whose words start the next, longer
+//! again. A resumed session's file begins with a copy of the conversation it resumed, each
+//! entry naming the session it was typed in: when that session's own file is read too, the
+//! copy is listed there, and the heading of the one that resumed it says `continues …`. Nor is
+//! a draft counted: a prompt no assistant text answered whose words start the next, longer
 //! one (Enter pressed too early, then the whole prompt), listed as that one (`drafted`).
 //! A long prompt is listed as its likeliest sentence ([`excerpt`]), a rule stated in passing
 //! ahead of the task it came with ([`model::lesson_score`]); `--show` prints it whole ([`show`]),
@@ -227,6 +230,8 @@ pub struct Again {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Listed {
     pub session: String,
+    /// The sessions it resumed (its file begins with their prompts, each listed in its own).
+    pub continues: Vec<String>,
     pub project: Option<String>,
     /// Where it worked besides its project dir ([`worked_in`]), as printed; `None` when it
     /// stayed there.
@@ -290,6 +295,8 @@ struct Candidate {
 struct Typed {
     line: u64,
     uuid: Option<String>,
+    /// The session its entry names: another than its file's when the file resumed that one.
+    session: Option<Arc<str>>,
     timestamp: Option<String>,
     /// The prompt's start and end ([`head_and_tail`]): what its excerpt is cut from.
     head: String,
@@ -355,6 +362,23 @@ struct SessionRead {
     refusals: Vec<refusals::Refusal>,
 }
 
+/// The prompts a session's file holds, as a copy in another file is known: by uuid, or by time
+/// and text (a copy written again under new uuids).
+#[derive(Default)]
+struct Held<'a> {
+    uuids: HashSet<&'a str>,
+    stamped: HashSet<(&'a str, &'a str)>,
+}
+
+impl Held<'_> {
+    fn holds(&self, p: &Typed) -> bool {
+        p.uuid.as_deref().is_some_and(|u| self.uuids.contains(u))
+            || p.timestamp
+                .as_deref()
+                .is_some_and(|t| self.stamped.contains(&(t, p.key.as_str())))
+    }
+}
+
 /// What became of a prompt read.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Fate {
@@ -406,15 +430,42 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
     // text and time in another session (a resume Claude Code wrote again under new uuids), or
     // sent again under a new one (the same text answering the same assistant words,
     // [`Typed::copy`]).
+    // A resumed session's file begins with the conversation it resumed, each entry under the
+    // session it was typed in: a copy of a prompt that session's own file holds is that
+    // session's (listed there), and the file that resumed it says so. (An entry may name
+    // another session and be no copy: Claude Code 2.0 wrote some resumed sessions' new
+    // prompts under the old name, and 1.0 went on under a new one after `/clear`.)
     let mut kept: Vec<(usize, &Typed, Vec<Again>)> = Vec::new(); // (session, prompt, again)
     let mut fates: Vec<Vec<Fate>> = Vec::with_capacity(read.len());
+    let mut continues: Vec<Vec<&str>> = vec![Vec::new(); read.len()];
+    let mut holds: HashMap<&str, Held> = HashMap::new();
+    for (candidate, r) in &read {
+        let held = holds.entry(candidate.session.as_str()).or_default();
+        for p in &r.prompts {
+            held.uuids.extend(p.uuid.as_deref());
+            held.stamped
+                .extend(p.timestamp.as_deref().map(|t| (t, p.key.as_str())));
+        }
+    }
     let mut by_key: HashMap<&str, usize> = HashMap::new();
     let mut uuids: HashSet<&str> = HashSet::new();
     let mut stamped: HashMap<(&str, &str), usize> = HashMap::new(); // (time, text) → session
     for (k, (candidate, r)) in read.iter().enumerate() {
         let mut session_fates = Vec::with_capacity(r.prompts.len());
+        let mut own_seen = false;
         for p in &r.prompts {
             let sid = candidate.session.as_str();
+            let origin = p.session.as_deref().filter(|s| *s != sid);
+            let copied_from = origin.filter(|s| holds.get(s).is_some_and(|held| held.holds(p)));
+            if let Some(origin) = copied_from {
+                // Ahead of the session's own prompts: the conversation it resumed.
+                if !own_seen && !continues[k].contains(&origin) {
+                    continues[k].push(origin);
+                }
+                session_fates.push(Fate::Settled);
+                continue;
+            }
+            own_seen |= origin.is_none();
             let before_since = req.since.is_some_and(|since| {
                 p.timestamp
                     .as_deref()
@@ -502,6 +553,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
             let last_active = r.time().map(time_text);
             cost += heading(
                 &candidate.session,
+                &continues[k],
                 other_project(candidate.project.as_deref(), out.root.as_deref()),
                 worked_of(k).as_deref(),
                 last_active.as_deref(),
@@ -539,6 +591,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
             .collect();
         out.sessions.push(Listed {
             session: candidate.session.clone(),
+            continues: continues[k].iter().map(|s| s.to_string()).collect(),
             project: candidate.project.clone(),
             worked_in: worked_of(k),
             last_active: r.time().map(time_text),
@@ -1238,6 +1291,7 @@ impl PromptReader {
         Typed {
             line: event.line,
             uuid: event.uuid.as_deref().map(str::to_string),
+            session: event.session.clone(),
             timestamp: event.timestamp.as_deref().map(str::to_string),
             head: head_and_tail(text),
             situation: self.situation.clone(),
@@ -1664,11 +1718,16 @@ fn other_project<'a>(project: Option<&'a str>, root: Option<&str>) -> Option<&'a
 
 fn heading(
     session: &str,
+    continues: &[impl AsRef<str>],
     project: Option<&str>,
     worked_in: Option<&str>,
     last_active: Option<&str>,
 ) -> String {
     let mut out = format!("\n## session {}", sanitize::visible(session));
+    for (n, resumed) in continues.iter().enumerate() {
+        let sep = if n == 0 { " · continues " } else { ", " };
+        let _ = write!(out, "{sep}{}", sanitize::visible(resumed.as_ref()));
+    }
     if let Some(p) = project {
         let _ = write!(out, " · {}", sanitize::visible(p));
     }
@@ -1788,6 +1847,7 @@ impl Digest {
         for s in &self.sessions {
             out.push_str(&heading(
                 &s.session,
+                &s.continues,
                 other_project(s.project.as_deref(), self.root.as_deref()),
                 s.worked_in.as_deref(),
                 s.last_active.as_deref(),

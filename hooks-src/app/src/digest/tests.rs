@@ -606,6 +606,7 @@ fn what_a_prompt_answered_is_the_end_of_the_assistants_last_line_or_its_tools() 
         uuid: None,
         timestamp: None,
         cwd: None,
+        session: None,
         parent: Default::default(),
         kind,
     };
@@ -1340,6 +1341,82 @@ fn a_resume_written_again_under_new_uuids_in_another_session_is_one_prompt() {
     assert_eq!(text.matches("now run the suite").count(), 1, "{text}");
     let line = text.lines().find(|l| l.contains(rule)).unwrap();
     assert!(line.contains("(typed 2 times, again at L7)"), "{line}");
+}
+
+#[test]
+fn a_resumed_sessions_copies_are_listed_in_the_session_they_were_typed_in() {
+    let w = World::new();
+    let app = w.repo("app");
+    // `at`: the day and time in November 2026, "03T10:00".
+    let said = |u: &str, t: &str, at: &str, session: &str| {
+        let timestamp = format!("2026-11-{at}:00.120Z");
+        user_entry(
+            u,
+            json!(t),
+            json!({ "timestamp": timestamp, "sessionId": session }),
+        )
+    };
+    let (rule, run) = ("the tests live in tests/, not in src/", "now run the suite");
+    let old = [
+        said("u1", rule, "03T10:00", "s-old"),
+        assistant_entry("a1", "Moved them."),
+        said("u2", run, "03T10:05", "s-old"),
+        assistant_entry("a2", "Tests pass."),
+    ];
+    // Claude Code's resume: a new file that begins with the conversation it resumed, each
+    // entry under the old session's name (under its uuid, or written again under a new one);
+    // then the new session's own prompts, the rule among them typed again.
+    let new = [
+        said("u1", rule, "03T10:00", "s-old"),
+        assistant_entry("b1", "Moved them."),
+        said("r2", run, "03T10:05", "s-old"),
+        assistant_entry("b2", "Tests pass."),
+        said(
+            "r3",
+            "add a CLI flag for verbose output",
+            "04T09:00",
+            "s-new",
+        ),
+        assistant_entry("b3", "Added."),
+        said("r4", rule, "04T09:10", "s-new"),
+        assistant_entry("b4", "Moved the new one."),
+        // Under the old name but in no other file (Claude Code 2.0 wrote some so): its own.
+        said("r5", "keep the flag out of the config", "04T09:20", "s-old"),
+    ];
+    for (session, lines) in [("s-old", &old[..]), ("s-new", &new[..])] {
+        let path = w.session(session, &app, &[]);
+        fs::write(&path, lines.join("\n") + "\n").unwrap();
+    }
+    let d = w.digest(&w.request(Some(Scope::of(&app))));
+    let text = d.text("m");
+    let listed = |session: &str| -> Vec<String> {
+        let s = d.sessions.iter().find(|s| s.session == session).unwrap();
+        s.prompts
+            .iter()
+            .map(|p| format!("L{} {}", p.line, p.text))
+            .collect()
+    };
+    // The rule typed in both is listed once, where it was typed last.
+    assert_eq!(listed("s-old"), ["L3 now run the suite"], "{text}");
+    assert_eq!(
+        listed("s-new"),
+        [
+            "L5 add a CLI flag for verbose output".to_string(),
+            format!("L7 {rule}"),
+            "L9 keep the flag out of the config".to_string()
+        ],
+        "{text}"
+    );
+    assert!(
+        text.contains("## session s-new · continues s-old"),
+        "{text}"
+    );
+    assert!(!text.contains("## session s-old · continues"), "{text}");
+    let line = text.lines().find(|l| l.contains(rule)).unwrap();
+    assert!(
+        line.contains("(typed 2 times, again at s-old:L1)"),
+        "{line}"
+    );
 }
 
 #[test]
