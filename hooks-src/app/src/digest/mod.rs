@@ -432,9 +432,10 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
     // [`Typed::copy`]).
     // A resumed session's file begins with the conversation it resumed, each entry under the
     // session it was typed in: a copy of a prompt that session's own file holds is that
-    // session's (listed there), and the file that resumed it says so. (An entry may name
-    // another session and be no copy: Claude Code 2.0 wrote some resumed sessions' new
-    // prompts under the old name, and 1.0 went on under a new one after `/clear`.)
+    // session's (listed there), and the file that resumed it says so. An entry may name
+    // another session and be no copy: Claude Code 2.0 wrote some resumed sessions' new prompts
+    // under the old name (the same conversation too), and 1.0 went on in one file under a new
+    // name after `/clear` (after the file's own prompts: no resume).
     let mut kept: Vec<(usize, &Typed, Vec<Again>)> = Vec::new(); // (session, prompt, again)
     let mut fates: Vec<Vec<Fate>> = Vec::with_capacity(read.len());
     let mut continues: Vec<Vec<&str>> = vec![Vec::new(); read.len()];
@@ -456,14 +457,15 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
         for p in &r.prompts {
             let sid = candidate.session.as_str();
             let origin = p.session.as_deref().filter(|s| *s != sid);
-            let copied_from = origin.filter(|s| holds.get(s).is_some_and(|held| held.holds(p)));
-            if let Some(origin) = copied_from {
+            if let Some((origin, held)) = origin.and_then(|s| holds.get_key_value(s)) {
                 // Ahead of the session's own prompts: the conversation it resumed.
-                if !own_seen && !continues[k].contains(&origin) {
+                if !own_seen && !continues[k].contains(origin) {
                     continues[k].push(origin);
                 }
-                session_fates.push(Fate::Settled);
-                continue;
+                if held.holds(p) {
+                    session_fates.push(Fate::Settled);
+                    continue;
+                }
             }
             own_seen |= origin.is_none();
             let before_since = req.since.is_some_and(|since| {

@@ -1383,7 +1383,18 @@ fn a_resumed_sessions_copies_are_listed_in_the_session_they_were_typed_in() {
         // Under the old name but in no other file (Claude Code 2.0 wrote some so): its own.
         said("r5", "keep the flag out of the config", "04T09:20", "s-old"),
     ];
-    for (session, lines) in [("s-old", &old[..]), ("s-new", &new[..])] {
+    // A file whose entries all name the old session, none a copy (Claude Code 2.0 wrote a
+    // resume so): its prompts are its own, in the old one's conversation.
+    let branch = [
+        said("c1", "now add a progress bar", "05T08:00", "s-old"),
+        assistant_entry("c2", "Added."),
+    ];
+    let files = [
+        ("s-old", &old[..]),
+        ("s-new", &new[..]),
+        ("s-branch", &branch[..]),
+    ];
+    for (session, lines) in files {
         let path = w.session(session, &app, &[]);
         fs::write(&path, lines.join("\n") + "\n").unwrap();
     }
@@ -1407,10 +1418,10 @@ fn a_resumed_sessions_copies_are_listed_in_the_session_they_were_typed_in() {
         ],
         "{text}"
     );
-    assert!(
-        text.contains("## session s-new · continues s-old"),
-        "{text}"
-    );
+    assert_eq!(listed("s-branch"), ["L1 now add a progress bar"], "{text}");
+    for heading in ["s-new · continues s-old", "s-branch · continues s-old"] {
+        assert!(text.contains(&format!("## session {heading}")), "{text}");
+    }
     assert!(!text.contains("## session s-old · continues"), "{text}");
     let line = text.lines().find(|l| l.contains(rule)).unwrap();
     assert!(
