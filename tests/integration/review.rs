@@ -747,6 +747,45 @@ fn show_of_a_session_lists_each_call_that_failed_or_was_refused() {
     assert!(!shown.contains("40917321"), "{shown}");
 }
 
+/// `--show SESSION`: calls of one turn that failed one after another with the same error (a
+/// broken shell fails every command alike) take one line after the first, with their lines.
+#[test]
+fn show_of_a_session_folds_a_run_of_the_same_error() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let broken = "Exit code 1\nzsh:source:1: no such file or directory: /tmp/claude-shell-snapshot";
+    let entries: &[Entry] = &[
+        ("user", "install the test renderer"),
+        ("tool", "Bash: npm install react-test-renderer"),
+        ("error", broken),
+        ("tool", "Bash: npm install react-test-renderer"),
+        ("error", broken),
+        ("tool", "Bash: pwd"),
+        ("error", broken),
+        ("tool", "Bash: ls"),
+        ("error", broken),
+        ("tool", "Bash: npm test"),
+        ("error", "Exit code 1\nFAIL src/App.test.tsx"),
+        ("user", "the shell is broken, restart it"),
+        ("tool", "Bash: npm test"),
+        ("error", broken),
+    ];
+    write_transcript(&env, &slug(&app), "s-shell", &app, "sh", entries);
+    let listed = digest_text(&env, &app, &["--show", "s-shell"]);
+    assert_eq!(
+        listed,
+        concat!(
+            "## session s-shell · calls that failed or were refused: 6 failed, 0 refused\n",
+            "L3 (turn of L1) Bash `npm install react-test-renderer` → failed: Exit code 1 zsh:source:1: no such file or directory: /tmp/claude-shell-snapshot\n",
+            "  and L5, L7, L9 the same way (also Bash `pwd`, Bash `ls`)\n",
+            "L11 (turn of L1) Bash `npm test` → failed: FAIL src/App.test.tsx\n",
+            // Another turn starts its own line.
+            "L14 (turn of L12) Bash `npm test` → failed: Exit code 1 zsh:source:1: no such file or directory: /tmp/claude-shell-snapshot\n",
+            "--show s-shell:LINE shows one with what followed it in its turn\n",
+        )
+    );
+}
+
 /// A call the user stopped while it ran (Esc) is neither the tool's failure nor a refusal: the
 /// views say so, with what it had printed, which may show why (it waited for input). A call
 /// with no input is named by its tool.

@@ -688,6 +688,8 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "keeps is appended as one: `\"type\":\"failure\"`, `\"origin\":\"tool\"`, the failed call's own",
         "one in none of them was moved or removed since: present it, saying so",
         "its last call's command",
+        // A run of the same error is one line after its first.
+        "turn that failed alike after it, on one line: `and L9, L12 the same way`",
         // A resumed session is one conversation with the one it continues.
         "A heading's `continues S` says\n   the session is S resumed",
         "one conversation, so what\n   both hold is said in one session, not two",

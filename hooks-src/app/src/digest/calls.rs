@@ -6,7 +6,9 @@
 //! not store (no fix seen, capture off) only by showing every turn. Redacted as everything
 //! `--show` prints (the rules, the secrets the session's prompts, answers and commands hold,
 //! and the project's commands'); a line the store holds is named with its signal's id. At most
-//! [`CALLS_LISTED`] lines, then how many more.
+//! [`CALLS_LISTED`] calls, then how many more. Calls of one turn that failed one after another
+//! with the same error (a broken shell fails every command alike) take one more line after the
+//! first: their lines, and the other calls among them.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -26,6 +28,8 @@ pub const CALLS_LISTED: usize = 200;
 /// Longest call, and error or reason, on a line.
 const CALL_CHARS: usize = 100;
 const ERROR_CHARS: usize = 160;
+/// Most other calls named on the line of a run that failed with the same error.
+const SAME_CALLS_NAMED: usize = 3;
 
 /// One failed, refused or stopped call, as listed (already redacted with what was known at its
 /// line).
@@ -117,7 +121,8 @@ pub fn calls(store: &Store, session: &str, cwd: &Path, commands: &mut Commands) 
             let _ = writeln!(out, ", {stopped} stopped by the user");
         }
     }
-    for row in &rows {
+    let mut rows = rows.iter().peekable();
+    while let Some(row) = rows.next() {
         let _ = write!(out, "L{}", row.line);
         if let Some(p) = row.prompt {
             let _ = write!(out, " (turn of L{p})");
@@ -136,6 +141,38 @@ pub fn calls(store: &Store, session: &str, cwd: &Path, commands: &mut Commands) 
             let _ = write!(out, " (stored as {id})");
         }
         out.push('\n');
+        // The same error again in the same turn (a broken shell fails every command alike): the
+        // lines and calls of the run on one line.
+        let mut same: Vec<&Row> = Vec::new();
+        while let Some(next) = rows.next_if(|next| {
+            row.ended == Ended::Failed
+                && next.ended == Ended::Failed
+                && next.prompt == row.prompt
+                && next.error == row.error
+                && !stored.contains_key(&next.line)
+        }) {
+            same.push(next);
+        }
+        if !same.is_empty() {
+            let lines: Vec<String> = same.iter().map(|r| format!("L{}", r.line)).collect();
+            let mut calls: Vec<&str> = Vec::new();
+            for r in &same {
+                if r.call != row.call && !calls.contains(&r.call.as_str()) {
+                    calls.push(&r.call);
+                }
+            }
+            let _ = write!(out, "  and {} the same way", lines.join(", "));
+            match calls.len() {
+                0 => out.push_str(" (the same call)\n"),
+                n if n <= SAME_CALLS_NAMED => {
+                    let _ = writeln!(out, " (also {})", calls.join(", "));
+                }
+                n => {
+                    let named = calls[..SAME_CALLS_NAMED].join(", ");
+                    let _ = writeln!(out, " (also {named}, +{} more)", n - SAME_CALLS_NAMED);
+                }
+            }
+        }
     }
     if more > 0 {
         let _ = writeln!(out, "… {more} more (the first {CALLS_LISTED} listed)");
