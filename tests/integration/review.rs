@@ -1007,6 +1007,19 @@ fn day_one_reviews_the_projects_sessions_capture_never_recorded() {
             ("assistant", "x"),
         ],
     );
+    // Claude Code 2.0 kept each sub-agent's run beside its session, as `agent-<id>.jsonl`:
+    // not a session of the user's (nor one of the newest files that crowds one out).
+    write_transcript(
+        &env,
+        &slug(&app),
+        "agent-a5a10b2",
+        &app,
+        "a",
+        &[
+            ("user", "a prompt the main agent wrote"),
+            ("assistant", "x"),
+        ],
+    );
     let before = fs::read(&h1).unwrap();
     let modified = fs::metadata(&h1).unwrap().modified().unwrap();
 
@@ -1018,7 +1031,7 @@ fn day_one_reviews_the_projects_sessions_capture_never_recorded() {
     assert!(text.contains(lesson), "{text}");
     assert!(text.contains("port 8080"), "{text}");
     assert!(
-        !text.contains("vendored") && !text.contains("sibling"),
+        !text.contains("vendored") && !text.contains("sibling") && !text.contains("main agent"),
         "{text}"
     );
     // Read only.

@@ -9,7 +9,7 @@
 //! session there counts only when the cwd its transcript records lies in the project
 //! ([`Scope::holds`]); the root's own folder is taken as the project's. Only the newest
 //! [`HISTORY_MAX`] files (by modification time) are read, and only read; a session whose cwd
-//! opted out (`reflect.off`) is left alone like any other.
+//! opted out (`reflect.off`) is left alone like any other. A sub-agent's file is no session.
 
 use std::collections::HashSet;
 use std::fs;
@@ -25,6 +25,11 @@ use reflect_base::paths::Paths;
 /// budget lists a few dozen prompts, and what keeps a heavy user's month within the digest's
 /// time (each session costs a full read).
 pub const HISTORY_MAX: usize = 60;
+
+/// Claude Code 2.0 to 2.1.1 kept each sub-agent's run beside the session that started it, as
+/// `agent-<id>.jsonl`: no session of the user's, and as many as the session's Task calls, so
+/// they would crowd the newest sessions out of [`HISTORY_MAX`].
+const SUB_AGENT_PREFIX: &str = "agent-";
 /// Bytes of a transcript's start searched for the cwd it records.
 const CWD_BYTES: usize = 64 << 10;
 /// The longest slug Claude Code writes whole; longer ones are cut and hashed.
@@ -77,7 +82,10 @@ pub fn sessions(paths: &Paths, scope: &Scope, known: &HashSet<String>) -> Vec<Fo
             let Some(session) = file_name.to_str().and_then(|n| n.strip_suffix(".jsonl")) else {
                 continue;
             };
-            if cursor::file_stem(session) != session || known.contains(session) {
+            if cursor::file_stem(session) != session
+                || known.contains(session)
+                || session.starts_with(SUB_AGENT_PREFIX)
+            {
                 continue;
             }
             let Ok(meta) = e.metadata() else { continue };
