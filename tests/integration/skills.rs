@@ -691,8 +691,8 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // A run of the same error is one line after its first.
         "turn that failed alike after it, on one line: `and L9, L12 the same way`",
         // A resumed session is one conversation with the one it continues.
-        "A heading's `continues S` says\n   the session is S resumed",
-        "one conversation, so what\n   both hold is said in one session, not two",
+        "A heading's `same conversation as\n   S` says Claude Code wrote part of session S's conversation",
+        "what\n   both hold is said in one session, not two",
         // Ranked by the sessions the index shows, then episodes.
         "`in K sessions`",
         "each part by the sessions it was seen in",

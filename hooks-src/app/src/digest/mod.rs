@@ -26,7 +26,8 @@
 //! same assistant words ([`reflect_detect::copies`]), which is not counted as typed
 //! again. A resumed session's file begins with a copy of the conversation it resumed, each
 //! entry naming the session it was typed in: when that session's own file is read too, the
-//! copy is listed there, and the heading of the one that resumed it says `continues …`. Nor is
+//! copy is listed there, and the heading of the one that resumed it says `same conversation as
+//! …`. Nor is
 //! a draft counted: a prompt no assistant text answered whose words start the next, longer
 //! one (Enter pressed too early, then the whole prompt), listed as that one (`drafted`).
 //! A long prompt is listed as its likeliest sentence ([`excerpt`]), a rule stated in passing
@@ -1727,7 +1728,11 @@ fn heading(
 ) -> String {
     let mut out = format!("\n## session {}", sanitize::visible(session));
     for (n, resumed) in continues.iter().enumerate() {
-        let sep = if n == 0 { " · continues " } else { ", " };
+        let sep = if n == 0 {
+            " · same conversation as "
+        } else {
+            ", "
+        };
         let _ = write!(out, "{sep}{}", sanitize::visible(resumed.as_ref()));
     }
     if let Some(p) = project {

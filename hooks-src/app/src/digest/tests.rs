@@ -1419,10 +1419,14 @@ fn a_resumed_sessions_copies_are_listed_in_the_session_they_were_typed_in() {
         "{text}"
     );
     assert_eq!(listed("s-branch"), ["L1 now add a progress bar"], "{text}");
-    for heading in ["s-new · continues s-old", "s-branch · continues s-old"] {
+    let one = [
+        "s-new · same conversation as s-old",
+        "s-branch · same conversation as s-old",
+    ];
+    for heading in one {
         assert!(text.contains(&format!("## session {heading}")), "{text}");
     }
-    assert!(!text.contains("## session s-old · continues"), "{text}");
+    assert!(!text.contains("## session s-old · same"), "{text}");
     let line = text.lines().find(|l| l.contains(rule)).unwrap();
     assert!(
         line.contains("(typed 2 times, again at s-old:L1)"),
