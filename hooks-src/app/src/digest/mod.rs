@@ -26,10 +26,10 @@
 //! same assistant words ([`reflect_detect::copies`]), which is not counted as typed
 //! again. A resumed session's file begins with a copy of the conversation it resumed, each
 //! entry naming the session it was typed in: when that session's own file is read too, the
-//! copy is listed there, and the heading of the one that resumed it says `same conversation as
-//! …`. Nor is
-//! a draft counted: a prompt no assistant text answered whose words start the next, longer
-//! one (Enter pressed too early, then the whole prompt), listed as that one (`drafted`).
+//! copy is listed there, and the heading of the one that resumed it says `same conversation
+//! as …`. Nor is a draft counted: a prompt no assistant text answered whose words start the
+//! next, longer one (Enter pressed too early, then the whole prompt), listed as that one
+//! (`drafted`).
 //! A long prompt is listed as its likeliest sentence ([`excerpt`]), a rule stated in passing
 //! ahead of the task it came with ([`model::lesson_score`]); `--show` prints it whole ([`show`]),
 //! and a session's failed and refused calls a line each ([`calls`]).
@@ -231,7 +231,8 @@ pub struct Again {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Listed {
     pub session: String,
-    /// The sessions it resumed (its file begins with their prompts, each listed in its own).
+    /// The sessions whose conversation its file goes on with (a resume): `same conversation
+    /// as …`; the prompts it copied from them are listed in them.
     pub continues: Vec<String>,
     pub project: Option<String>,
     /// Where it worked besides its project dir ([`worked_in`]), as printed; `None` when it
@@ -431,6 +432,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
     // text and time in another session (a resume Claude Code wrote again under new uuids), or
     // sent again under a new one (the same text answering the same assistant words,
     // [`Typed::copy`]).
+    //
     // A resumed session's file begins with the conversation it resumed, each entry under the
     // session it was typed in: a copy of a prompt that session's own file holds is that
     // session's (listed there), and the file that resumed it says so. An entry may name
