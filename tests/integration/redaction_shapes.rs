@@ -345,6 +345,16 @@ const SHAPES: &[Shape] = &[
     ("licence key", "", "QX7TB-99ABK-KP2MW-4WZRN", Text, |s| {
         format!("license key: {s}")
     }),
+    // A Bitwarden session key: a base64 blob, named only by a comment above its command.
+    (
+        "base64 session key",
+        "",
+        "4hv1xOSGKaRKZ0fHS3fk6S0i3xjlevPgxFkL+UcgtzWOwl5prQH+Hu2Z9u48Rw==",
+        Text,
+        |s| {
+            format!("# scrub the session token from history\ngit filter-repo --replace-text <(echo '{s}')")
+        },
+    ),
     (
         "discord bot token",
         "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.",

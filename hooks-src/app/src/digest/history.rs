@@ -30,6 +30,7 @@ pub const HISTORY_MAX: usize = 60;
 /// `agent-<id>.jsonl`: no session of the user's, and as many as the session's Task calls, so
 /// they would crowd the newest sessions out of [`HISTORY_MAX`].
 const SUB_AGENT_PREFIX: &str = "agent-";
+
 /// Bytes of a transcript's start searched for the cwd it records.
 const CWD_BYTES: usize = 64 << 10;
 /// The longest slug Claude Code writes whole; longer ones are cut and hashed.

@@ -32,9 +32,13 @@
 //! - `discord-bot-token`: `<base64 of a numeric id>.<6>.<27+>`, Discord's bot token.
 //! - `zhipu-api-key`: `<32 hex>.<16 base62>`, Zhipu's and Z.ai's API key, which holds no literal
 //!   for the data rules' keyword pre-check.
+//! - `base64-secret`: a base64 blob that looks drawn at random, shortly after a word naming a
+//!   secret (a Bitwarden session key the assistant quoted back to scrub it from history).
 //!
 //! Speed: one literal search for the words of the three word rules (the `needles` module), one
-//! pass over the bytes for the key shape, one `memchr` for the dots of a Discord token. No regex.
+//! pass over the bytes for the key shape and one for base64 blobs (the bytes before a blob are
+//! searched for a word only when it looks random), one `memchr` for the dots of a Discord
+//! token. No regex.
 //! Text holding none of the words pays nothing for the word rules beyond that search.
 
 use std::ops::Range;
@@ -58,6 +62,11 @@ pub(super) fn find(text: &[u8]) -> Vec<(Range<usize>, &'static str)> {
             .map(|r| (r, "discord-bot-token")),
     );
     found.extend(zhipu_keys(text).into_iter().map(|r| (r, "zhipu-api-key")));
+    found.extend(
+        base64_secrets(text)
+            .into_iter()
+            .map(|r| (r, "base64-secret")),
+    );
     found
 }
 
@@ -906,29 +915,11 @@ fn key_body_start(token: &[u8]) -> Option<usize> {
     Some(at)
 }
 
-/// 20 to 200 bytes of base62 that look drawn at random: all three classes, classes switching at
-/// least 45% of the time (chance: 62%; a camelCase name: about 30%), entropy at least 4 bits.
+/// 20 to 200 bytes of base62 that look drawn at random ([`looks_random`]).
 fn random_base62(body: &[u8]) -> bool {
-    if !(20..=200).contains(&body.len()) || !body.iter().all(u8::is_ascii_alphanumeric) {
-        return false;
-    }
-    let class = |b: u8| match b {
-        b'a'..=b'z' => 0,
-        b'A'..=b'Z' => 1,
-        _ => 2,
-    };
-    let mut seen = [0usize; 3];
-    for &b in body {
-        seen[class(b)] += 1;
-    }
-    if seen.contains(&0) {
-        return false;
-    }
-    let switches = body
-        .windows(2)
-        .filter(|w| class(w[0]) != class(w[1]))
-        .count();
-    switches * 100 >= (body.len() - 1) * 45 && entropy(body) >= 4.0
+    (20..=200).contains(&body.len())
+        && body.iter().all(u8::is_ascii_alphanumeric)
+        && looks_random(body)
 }
 
 /// `discord-bot-token`: `<24-28 base64url: a numeric id>.<6 base64url>.<27-40 base64url>`.
@@ -986,6 +977,101 @@ fn zhipu_keys(text: &[u8]) -> Vec<Range<usize>> {
     found
 }
 
+/// Words that name a secret before a [`base64_secrets`] blob (lowercase; matched in
+/// any case, inside longer words too: `BW_SESSION`, `apiKey`).
+const BLOB_WORDS: &[&[u8]] = &[
+    b"token",
+    b"secret",
+    b"session",
+    b"passw",
+    b"credential",
+    b"key",
+];
+
+/// How far back a word names a blob (a comment on the line above a command counts).
+const BLOB_WORD_REACH: usize = 200;
+
+/// `base64-secret`: a blob of 40 to 400 bytes of base64 (`=`-padded, or holding `+` or `/`)
+/// that looks drawn at random, at most [`BLOB_WORD_REACH`] bytes after a word naming a secret
+/// (`# replace the session token` above `git filter-repo … '…=='`: a Bitwarden session
+/// key). The shape alone is no secret (an integrity hash, an image, a public key are blobs
+/// too), and `key-shaped-token` leaves blobs alone.
+fn base64_secrets(text: &[u8]) -> Vec<Range<usize>> {
+    let b64 = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        if !b64(text[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let end = start + super::run(text, start, b64);
+        i = end;
+        let body = &text[start..end];
+        let padding = super::run(text, end, |b| b == b'=').min(2);
+        if !(40..=400).contains(&body.len())
+            || !(padding > 0 || body.contains(&b'+') || body.contains(&b'/'))
+        {
+            continue;
+        }
+        // A path or a URL's path: slashes between words.
+        let slashes = body.iter().filter(|&&b| b == b'/').count();
+        if body[0] == b'/' || slashes * 16 > body.len() || body.windows(2).any(|w| w == b"//") {
+            continue;
+        }
+        let alnum: Vec<u8> = body
+            .iter()
+            .copied()
+            .filter(u8::is_ascii_alphanumeric)
+            .collect();
+        if !looks_random(&alnum) {
+            continue;
+        }
+        let before = &text[start.saturating_sub(BLOB_WORD_REACH)..start];
+        let named = BLOB_WORDS.iter().any(|word| {
+            before
+                .windows(word.len())
+                .any(|w| w.eq_ignore_ascii_case(word))
+        });
+        if named {
+            found.push(start..end + padding);
+        }
+    }
+    // Said again further on, where no word names it (a second command using it): the same.
+    let values: Vec<&[u8]> = found.iter().map(|r| &text[r.clone()]).collect();
+    for value in values {
+        for at in memchr::memmem::find_iter(text, value) {
+            if !found.iter().any(|r| r.start == at) {
+                found.push(at..at + value.len());
+            }
+        }
+    }
+    super::ordered(found)
+}
+
+/// Bytes of base62 that look drawn at random: all three classes, switching at least 45% of the
+/// time (chance: 62%; a camelCase name: about 30%), entropy at least 4 bits a byte.
+fn looks_random(body: &[u8]) -> bool {
+    let class = |b: u8| match b {
+        b'a'..=b'z' => 0,
+        b'A'..=b'Z' => 1,
+        _ => 2,
+    };
+    let mut seen = [0usize; 3];
+    for &b in body {
+        seen[class(b)] += 1;
+    }
+    if body.len() < 2 || seen.contains(&0) {
+        return false;
+    }
+    let switches = body
+        .windows(2)
+        .filter(|w| class(w[0]) != class(w[1]))
+        .count();
+    switches * 100 >= (body.len() - 1) * 45 && entropy(body) >= 4.0
+}
+
 /// Whether 4-byte groups of base64 decode to ASCII digits (a Discord id is a decimal number).
 fn decodes_to_digits(b64: &[u8]) -> bool {
     let value = |b: u8| match b {
@@ -1019,6 +1105,33 @@ mod tests {
         assert!(PROSE_WORDS.windows(2).all(|w| w[0] < w[1]));
         assert!(is_word("Required") && is_word("NOT") && is_word("falsch"));
         assert!(!is_word("swordfish") && !is_word("hogehoge"));
+    }
+
+    #[test]
+    fn a_random_blob_after_a_word_naming_a_secret_is_one() {
+        let blob = "Jj9R8WUeRSHfg2WPVf9T1B3rz0vc2nVsUTqON3Fi69Od0Ikp4Q1hvqNVCb4eioJl9TjCGqlD73DvuK54h8mGLw==";
+        let said = format!("# Replace the session token in history\ngit filter-repo --replace-text <(echo '{blob}')");
+        let found = base64_secrets(said.as_bytes());
+        assert_eq!(found.len(), 1, "{said}");
+        assert_eq!(&said[found[0].clone()], blob);
+        // Said again further on, with no word before it: the same value.
+        let again = format!("{said}\n{}\nor: echo '{blob}'", "x".repeat(300));
+        let found = base64_secrets(again.as_bytes());
+        assert_eq!(found.len(), 2, "{again}");
+        assert!(found.iter().all(|r| &again[r.clone()] == blob));
+        // The same blob with no word naming a secret before it, and blobs that are no secret.
+        for text in [
+            format!("the cached image is {blob}"),
+            format!(
+                "token: none\n{}\nthe cached image is {blob}",
+                "x".repeat(200)
+            ),
+            "the key is in /home/me/projects/app/src/components/settings/keys/local/file.ts".into(),
+            "key \"integrity\": \"sha512-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz==\""
+                .into(),
+        ] {
+            assert!(base64_secrets(text.as_bytes()).is_empty(), "{text}");
+        }
     }
 
     #[test]
