@@ -649,6 +649,20 @@ fn run(text: &[u8], from: usize, class: impl Fn(u8) -> bool) -> usize {
         .map_or(0, |rest| rest.iter().take_while(|&&b| class(b)).count())
 }
 
+/// Each maximal run of bytes in `class`, in order.
+fn runs<'a>(
+    text: &'a [u8],
+    class: impl Fn(u8) -> bool + 'a,
+) -> impl Iterator<Item = Range<usize>> + 'a {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        i += text.get(i..)?.iter().take_while(|&&b| !class(b)).count();
+        let start = i;
+        i += run(text, start, &class);
+        (i > start).then_some(start..i)
+    })
+}
+
 /// How many bytes right before `to` are in `class`.
 fn run_back(text: &[u8], to: usize, class: impl Fn(u8) -> bool) -> usize {
     text[..to].iter().rev().take_while(|&&b| class(b)).count()

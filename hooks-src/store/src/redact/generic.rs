@@ -853,15 +853,7 @@ const ID_PREFIXES: &[&str] = &[
 fn key_shaped(text: &[u8]) -> Vec<Range<usize>> {
     let token_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
     let mut found = Vec::new();
-    let mut i = 0;
-    while i < text.len() {
-        if !token_byte(text[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let end = start + super::run(text, start, token_byte);
-        i = end;
+    for Range { start, end } in super::runs(text, token_byte) {
         if end - start < 24 {
             continue;
         }
@@ -999,15 +991,7 @@ const BLOB_WORD_REACH: usize = 200;
 fn base64_secrets(text: &[u8]) -> Vec<Range<usize>> {
     let b64 = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
     let mut found = Vec::new();
-    let mut i = 0;
-    while i < text.len() {
-        if !b64(text[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let end = start + super::run(text, start, b64);
-        i = end;
+    for Range { start, end } in super::runs(text, b64) {
         let body = &text[start..end];
         let padding = super::run(text, end, |b| b == b'=').min(2);
         if !(40..=400).contains(&body.len())
