@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use reflect_detect::model::SHIPPED;
 use reflect_detect::Detector;
 use reflect_lab::eval::{
-    evaluate, leave_one_repository_out, load, predict, score, set_aside, shipped_source,
+    evaluate, leave_one_repository_out, load, model_without, predict, score, set_aside,
+    shipped_source,
 };
 use reflect_store::signal::Kind;
 use reflect_transcript::{self as transcript, Position};
@@ -90,6 +91,33 @@ fn the_checked_in_weights_are_what_scripts_train_detector_writes() {
         shipped_source(&corpus()).unwrap(),
         trained,
         "training is deterministic"
+    );
+}
+
+/// `scripts/review-eval prepare` captures each run of sessions with the model its repository was
+/// left out of (`capture_held_out`): the shipped one was trained on those sessions.
+#[test]
+fn the_review_evals_capture_is_trained_without_the_sessions_repository() {
+    let prompts = load(&corpus()).unwrap();
+    let (all, none) = model_without(&prompts, &[]);
+    assert!(none.is_empty());
+    assert_eq!(all, SHIPPED, "left out nothing, it is the shipped model");
+    let one = prompts
+        .iter()
+        .find(|p| p.file.contains("__") && p.kind().is_some())
+        .unwrap();
+    let (without, left_out) = model_without(&prompts, &[one.file.as_str()]);
+    assert_eq!(left_out.into_iter().collect::<Vec<_>>(), [one.repo.as_str()]);
+    assert_ne!(without, SHIPPED);
+    let others: Vec<_> = prompts
+        .iter()
+        .filter(|p| p.repo != one.repo)
+        .cloned()
+        .collect();
+    assert_eq!(
+        model_without(&others, &[]).0,
+        without,
+        "trained on exactly the other repositories' prompts"
     );
 }
 

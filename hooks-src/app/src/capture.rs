@@ -33,6 +33,7 @@ use crate::summary::{self, Tally};
 use reflect_base::error::{Error, IoContext, Result};
 use reflect_base::fsutil::{self, LockWait};
 use reflect_base::paths::Paths;
+use reflect_detect::model::Model;
 use reflect_detect::Detector;
 use reflect_store::signal::{self, Signal};
 use reflect_store::store::{AppendOutcome, Sightings, Store};
@@ -54,6 +55,9 @@ pub struct Request {
     /// SessionEnd's `reason`, kept in the summary's meta.
     pub end_reason: Option<String>,
     pub dry_run: bool,
+    /// The classifier prompts are weighed with, when not the shipped one: the lab's
+    /// leave-one-repository-out capture passes one trained without the session's repository.
+    pub model: Option<&'static Model>,
 }
 
 /// What a run did.
@@ -174,6 +178,9 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
     } = saved.resume_for(file).ctx("cannot read transcript", path)?;
     let mut tally: Tally = tally;
     let mut detector = Detector::counting_after(line).with_copies(prompts.copies());
+    if let Some(model) = req.model {
+        detector = detector.with_model(model);
+    }
     let start = turn_line
         .and_then(|turn| cursor::line_start(file, Position { offset, line }, turn).transpose())
         .transpose()
@@ -357,6 +364,7 @@ pub fn request_from_payload(
         summary,
         end_reason: payload.reason.clone(),
         dry_run: false,
+        model: None,
     }))
 }
 

@@ -1,5 +1,5 @@
 //! The one feature extractor of the learned classifier: what a user message and the turn it
-//! answers look like, as a set of binary features. The hook ([`super::model::classify`]) and the
+//! answers look like, as a set of binary features. The hook ([`super::model::Model::classify`]) and the
 //! trainer (the lab's `examples/train_detector.rs`, through `reflect_lab::eval`) both call
 //! [`extract`], so the weights are always read against the features they were learned on.
 //!

@@ -62,6 +62,7 @@ use reflect_transcript::{self as transcript, Event, EventKind, ToolInput};
 
 use copies::Copies;
 use episode::{Episodes, Job};
+use model::Model;
 use text::Situation;
 
 /// Longest user text kept in a signal's content.
@@ -98,6 +99,9 @@ pub struct Detector {
     /// The session's prompts so far, when a copy of one is to store nothing ([`copies`]): what
     /// capture counts. Without, every prompt is judged alone (what the lab's evaluation scores).
     copies: Option<Copies>,
+    /// The classifier prompts are weighed with, when not the shipped one (the lab's
+    /// leave-one-repository-out capture: a model trained without the session's repository).
+    model: Option<&'static Model>,
 }
 
 /// What the detectors saw and did not store one by one, for the session summary to count.
@@ -178,6 +182,16 @@ impl Detector {
     pub fn with_copies(mut self, copies: Copies) -> Detector {
         self.copies = Some(copies);
         self
+    }
+
+    /// A detector that weighs prompts with `model` instead of the shipped classifier.
+    pub fn with_model(mut self, model: &'static Model) -> Detector {
+        self.model = Some(model);
+        self
+    }
+
+    fn model(&self) -> &'static Model {
+        self.model.unwrap_or(&model::SHIPPED)
     }
 
     /// What this detector knows of the session's prompts, to go on from in the next run.
@@ -295,7 +309,7 @@ impl Detector {
     fn user_text(&mut self, text: &str, event: &Event) {
         self.prompt_line = Some(event.line);
         let read = text::Reading::of(text);
-        let verdict = model::classify(&read, &self.turn.situation);
+        let verdict = self.model().classify(&read, &self.turn.situation);
         let praise = verdict.is_none()
             && self.turn.substantive
             && text::is_praise(&read)
@@ -671,9 +685,9 @@ impl Detector {
     /// `.env`: [`excerpt`]), the likeliest of them first; else the prompt's head ([`quote`]).
     /// A paste is never the user's words, and a quote of one buries what they said.
     fn own_words(&self, text: &str, max: usize, asked: Option<&redact::Asked>) -> String {
-        let situation = &self.turn.situation;
+        let (situation, model) = (&self.turn.situation, self.model());
         let cut = excerpt::excerpt(text, &self.turn.said, asked, max, |sentence| {
-            model::lesson_score(&text::Reading::of(sentence), situation)
+            model.lesson_score(&text::Reading::of(sentence), situation)
         });
         match cut.paste_cut {
             true => cut.text,
@@ -781,9 +795,31 @@ mod tests {
         assert_eq!(said.content, short);
     }
 
+    #[test]
+    fn a_detector_given_a_model_weighs_prompts_with_it() {
+        // A task, no rule: the shipped model stores nothing. A model that calls every message a
+        // learning moment (as a model trained on other people might call this one) stores it.
+        let task = vec![
+            says("The form is done."),
+            user("Add a second column to the table on the orders page"),
+        ];
+        assert!(run(task.clone()).is_empty());
+        let mut always = model::SHIPPED.clone();
+        always.bias[0] = 50.0;
+        let signals = run_with(
+            Detector::new().with_model(Box::leak(Box::new(always))),
+            task,
+        );
+        assert_eq!(signals.len(), 1, "{signals:#?}");
+        assert_eq!(signals[0].source.origin, Some(Origin::User));
+    }
+
     /// Feed `kinds` as events on lines 1, 2, 3 … and return the signals.
     fn run(kinds: Vec<EventKind>) -> Vec<Signal> {
-        let mut detector = Detector::new();
+        run_with(Detector::new(), kinds)
+    }
+
+    fn run_with(mut detector: Detector, kinds: Vec<EventKind>) -> Vec<Signal> {
         for (i, kind) in kinds.into_iter().enumerate() {
             detector.feed(&Event {
                 line: i as u64 + 1,

@@ -38,7 +38,7 @@ pub const THRESHOLD: f64 = 0.6;
 /// Probabilities from which a verdict has confidence 2 and 3.
 const CONFIDENT: [f64; 2] = [0.75, 0.9];
 
-/// What [`classify`] reads of a message, before a model weighs it.
+/// What [`Model::classify`] reads of a message, before a model weighs it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Evidence {
     /// The `#` memory shortcut: a remember-request whatever the model says.
@@ -98,15 +98,7 @@ const LASTING_AHEAD: f64 = 1.0;
 /// The shipped classifier's probability that `read`, typed after `situation`, is a learning
 /// moment.
 pub fn likelihood(read: &Reading, situation: &Situation) -> f64 {
-    probability(&evidence(read, situation))
-}
-
-fn probability(evidence: &Evidence) -> f64 {
-    match evidence {
-        Evidence::Memory | Evidence::Asked(_) => 1.0,
-        Evidence::Nothing => 0.0,
-        Evidence::Features(f) | Evidence::Withheld(f) => SHIPPED.probability(f),
-    }
+    SHIPPED.likelihood(read, situation)
 }
 
 /// What a sentence of a long prompt weighs for its excerpt ([`crate::excerpt`]): its
@@ -117,9 +109,7 @@ fn probability(evidence: &Evidence) -> f64 {
 /// to the classifier, which was trained on whole prompts and weighs a rule in some languages
 /// lightly, while the rule is what `/reflect` is after.
 pub fn lesson_score(read: &Reading, situation: &Situation) -> f64 {
-    let evidence = evidence(read, situation);
-    let lasting = lasting(read, &evidence);
-    probability(&evidence) + if lasting { LASTING_AHEAD } else { 0.0 }
+    SHIPPED.lesson_score(read, situation)
 }
 
 /// The verdict of `model` on `evidence`.
@@ -139,11 +129,6 @@ pub fn verdict(evidence: &Evidence, model: &Model) -> Option<Verdict> {
     }
 }
 
-/// Classify one user message typed after `situation`, with the shipped model.
-pub(crate) fn classify(read: &Reading, situation: &Situation) -> Option<Verdict> {
-    verdict(&evidence(read, situation), &SHIPPED)
-}
-
 /// Weights per feature and column, and a bias per column. The weights are a slice, not an
 /// array of [`features::COUNT`] rows, so that a weights file left stale by a change of the
 /// features still compiles and the trainer can be built to rewrite it (a test catches it first).
@@ -154,6 +139,31 @@ pub struct Model {
 }
 
 impl Model {
+    /// Classify one user message typed after `situation`.
+    pub fn classify(&self, read: &Reading, situation: &Situation) -> Option<Verdict> {
+        verdict(&evidence(read, situation), self)
+    }
+
+    /// The probability that `read`, typed after `situation`, is a learning moment.
+    pub fn likelihood(&self, read: &Reading, situation: &Situation) -> f64 {
+        self.of_evidence(&evidence(read, situation))
+    }
+
+    /// What a sentence of a long prompt weighs for its excerpt (see [`lesson_score`]).
+    pub fn lesson_score(&self, read: &Reading, situation: &Situation) -> f64 {
+        let evidence = evidence(read, situation);
+        let lasting = lasting(read, &evidence);
+        self.of_evidence(&evidence) + if lasting { LASTING_AHEAD } else { 0.0 }
+    }
+
+    fn of_evidence(&self, evidence: &Evidence) -> f64 {
+        match evidence {
+            Evidence::Memory | Evidence::Asked(_) => 1.0,
+            Evidence::Nothing => 0.0,
+            Evidence::Features(f) | Evidence::Withheld(f) => self.probability(f),
+        }
+    }
+
     fn score(&self, f: &Features, column: usize) -> f64 {
         let mut z = f64::from(self.bias[column]);
         for i in f.iter() {
@@ -202,7 +212,7 @@ mod tests {
     fn the_memory_shortcut_is_a_remember_request_whatever_the_model_says() {
         let text = "<user-memory-input>deploys happen on tuesdays</user-memory-input>";
         let read = Reading::of(text);
-        let verdict = classify(&read, &Situation::default());
+        let verdict = SHIPPED.classify(&read, &Situation::default());
         assert_eq!(
             verdict,
             Some(Verdict {

@@ -9,7 +9,7 @@
 //! (lowercase, apostrophes dropped: "don't" = "dont"), so they match on word boundaries, plus
 //! raw substrings for languages written without spaces. The rules were written against the
 //! development corpus and alone do not hold on other people; their verdict is one feature of
-//! the learned model ([`super::model`]) that makes the decision in [`super::model::classify`], over the
+//! the learned model ([`super::model`]) that makes the decision in [`super::model::Model::classify`], over the
 //! features of [`super::features`].
 //!
 //! One rule stays absolute: a `#` memory shortcut (`<user-memory-input>`) is a remember-request.
@@ -382,7 +382,7 @@ const REMEMBER_CJK: &[(&str, i32)] = &[
 const PROSE_MAX: usize = 600;
 
 /// One user message, its [`prose`] and the prose's [`normalize`]d words, read once for
-/// [`super::model::classify`], [`is_praise`] and [`shared_command`].
+/// [`super::model::Model::classify`], [`is_praise`] and [`shared_command`].
 pub struct Reading<'a> {
     pub text: &'a str,
     pub prose: &'a str,

@@ -389,6 +389,7 @@ fn run_capture(
         summary: end,
         end_reason: None,
         dry_run: false,
+        model: None,
     };
     capture(paths, &req)
         .map(|_| ())

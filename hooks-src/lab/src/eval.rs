@@ -17,7 +17,7 @@
 //! Used by `examples/eval_detectors.rs` (`scripts/eval-detectors`), `examples/train_detector.rs`
 //! (`scripts/train-detector`) and the tests that hold the floors.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::Path;
@@ -365,6 +365,21 @@ pub fn shipped_source(root: &Path) -> io::Result<String> {
         TRAIN_COMMAND,
         examples.len(),
     ))
+}
+
+/// The model trained on every labelled prompt of `prompts` but those of the repositories the
+/// corpus files `files` (by name) come from, rounded as it would ship: what a stranger's capture
+/// weighs their prompts with. Also the repositories left out.
+pub fn model_without(prompts: &[Prompt], files: &[&str]) -> (Model, BTreeSet<String>) {
+    let mut out: BTreeSet<String> = files.iter().filter_map(|f| repository_of(f)).collect();
+    out.extend(
+        prompts
+            .iter()
+            .filter(|p| files.contains(&p.file.as_str()))
+            .map(|p| p.repo.clone()),
+    );
+    let model = train::train(&examples(prompts.iter().filter(|p| !out.contains(&p.repo))));
+    (train::as_shipped(&model), out)
 }
 
 /// For every prompt, the kinds predicted by a model trained on every repository but its own.

@@ -164,8 +164,28 @@ pub fn render(model: &Model, command: &str, examples: usize) -> String {
 }
 
 fn row(values: &[f32; COLUMNS]) -> String {
-    let cells: Vec<String> = values.iter().map(|v| format!("{v:.4}")).collect();
+    let cells: Vec<String> = values.iter().map(|v| cell(*v)).collect();
     format!("[{}]", cells.join(", "))
+}
+
+fn cell(value: f32) -> String {
+    format!("{value:.4}")
+}
+
+/// `model` as [`render`] ships it: every number rounded as its source file writes it.
+pub fn as_shipped(model: &Model) -> Model {
+    let round = |v: &f32| cell(*v).parse::<f32>().expect("a rendered number parses");
+    let rounded = |values: &[f32; COLUMNS]| -> [f32; COLUMNS] {
+        let mut out = [0.0; COLUMNS];
+        for (o, v) in out.iter_mut().zip(values) {
+            *o = round(v);
+        }
+        out
+    };
+    Model {
+        bias: rounded(&model.bias),
+        weights: model.weights.iter().map(rounded).collect::<Vec<_>>().into(),
+    }
 }
 
 #[cfg(test)]

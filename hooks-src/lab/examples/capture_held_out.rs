@@ -1,0 +1,81 @@
+//! Capture sessions as the hooks would, with the classifier trained without their repository.
+//!
+//! `cargo run --release -p reflect-lab --example capture_held_out -- [--shipped] CORPUS PROJECT SESSION=TRANSCRIPT...`
+//!
+//! The shipped weights were trained on every labelled session of `CORPUS` (`../shared/corpus`),
+//! so capture run on those sessions with them is capture on people it has seen. This runs what
+//! `capture-signals` (PreCompact) and then `capture-session-summary` (SessionEnd) run, for each
+//! transcript in the order given, with a model trained on every repository but the ones the
+//! transcripts come from: `scripts/review-eval prepare` measures the review on that, the capture a
+//! stranger gets. The data and config dirs come from the environment, as the hooks read them
+//! (`REFLECT_HOME`, `CLAUDE_CONFIG_DIR`); each signal's project is `PROJECT`. Prints the
+//! repositories left out, on stderr. `--shipped` weighs with the shipped model instead: the store
+//! it writes is the hooks' own but for ids and times, which checks this program against them.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use reflect_app::capture::{capture, Request};
+use reflect_base::paths::Paths;
+use reflect_detect::model::{Model, SHIPPED};
+use reflect_lab::eval;
+
+fn main() -> ExitCode {
+    match run(std::env::args().skip(1).collect()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("capture_held_out: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(mut args: Vec<String>) -> Result<(), String> {
+    let shipped = args.first().is_some_and(|a| a == "--shipped");
+    if shipped {
+        args.remove(0);
+    }
+    let [corpus, project, sessions @ ..] = args.as_slice() else {
+        return Err(
+            "usage: capture_held_out [--shipped] CORPUS PROJECT SESSION=TRANSCRIPT...".into(),
+        );
+    };
+    let sessions: Vec<(&str, &Path)> = sessions
+        .iter()
+        .map(|a| {
+            a.split_once('=')
+                .map(|(s, t)| (s, Path::new(t)))
+                .ok_or(format!("{a}: not SESSION=TRANSCRIPT"))
+        })
+        .collect::<Result<_, _>>()?;
+    let model: &'static Model = if shipped {
+        &SHIPPED
+    } else {
+        let prompts = eval::load(Path::new(corpus)).map_err(|e| format!("{corpus}: {e}"))?;
+        let names: Vec<&str> = sessions
+            .iter()
+            .filter_map(|(_, t)| t.file_name().and_then(|n| n.to_str()))
+            .collect();
+        let (model, left_out) = eval::model_without(&prompts, &names);
+        eprintln!("capture_held_out: trained without {left_out:?}");
+        // Every capture of this process weighs prompts with this one model.
+        Box::leak(Box::new(model))
+    };
+    let paths = Paths::from_env().map_err(|e| e.to_string())?;
+    for (session, transcript) in sessions {
+        for (hook, summary) in [("PreCompact", false), ("SessionEnd", true)] {
+            let req = Request {
+                transcript: PathBuf::from(transcript),
+                session: Some(session.to_string()),
+                project: Some(project.clone()),
+                hook: hook.into(),
+                summary,
+                end_reason: summary.then(|| "other".into()),
+                dry_run: false,
+                model: Some(model),
+            };
+            capture(&paths, &req).map_err(|e| format!("{}: {e}", transcript.display()))?;
+        }
+    }
+    Ok(())
+}
