@@ -387,9 +387,9 @@ fn run_capture(
         project: Some(project.to_string()),
         hook: if end { "SessionEnd" } else { "PreCompact" }.into(),
         summary: end,
-        end_reason: None,
-        dry_run: false,
-        model: None,
+        // The rest as the hooks have it (a field this program does not name is a revision's own,
+        // so `scripts/store-quality --rev` still builds it).
+        ..Request::default()
     };
     capture(paths, &req)
         .map(|_| ())
