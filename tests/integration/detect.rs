@@ -107,7 +107,10 @@ fn the_review_evals_capture_is_trained_without_the_sessions_repository() {
         .find(|p| p.file.contains("__") && p.kind().is_some())
         .unwrap();
     let (without, left_out) = model_without(&prompts, &[one.file.as_str()]);
-    assert_eq!(left_out.into_iter().collect::<Vec<_>>(), [one.repo.as_str()]);
+    assert_eq!(
+        left_out.into_iter().collect::<Vec<_>>(),
+        [one.repo.as_str()]
+    );
     assert_ne!(without, SHIPPED);
     let others: Vec<_> = prompts
         .iter()

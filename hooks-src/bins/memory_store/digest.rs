@@ -83,6 +83,7 @@ impl Digest {
             since: self.since.as_deref().map(input::since_now).transpose()?,
             transcripts: self.transcripts,
             budget_tokens: self.budget_tokens,
+            model: None,
         };
         let mut found = digest::digest(&ctx.store, &req)?;
         found.save_marks(&ctx.paths)?;

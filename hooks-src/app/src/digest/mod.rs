@@ -93,7 +93,7 @@ use reflect_base::text;
 use reflect_detect::copies::{place, repeat_key, Copies};
 use reflect_detect::episode::Job;
 use reflect_detect::excerpt::{excerpt, head_and_tail};
-use reflect_detect::model;
+use reflect_detect::model::{self, Model};
 use reflect_detect::text::{Reading, Situation};
 use reflect_store::redact;
 use reflect_store::sanitize;
@@ -149,6 +149,9 @@ pub struct Request {
     /// Read these transcripts instead of finding the sessions.
     pub transcripts: Vec<PathBuf>,
     pub budget_tokens: usize,
+    /// The classifier that ranks and cuts the prompts, when not the shipped one: the lab's
+    /// leave-one-repository-out review passes one trained without the sessions' repository.
+    pub model: Option<&'static Model>,
 }
 
 /// How far one session was looked at: every prompt up to `line`, and the prompts on the lines
@@ -396,7 +399,8 @@ enum Fate {
 pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
     let paths = store.paths();
     let candidates = candidates(paths, req)?;
-    let outcomes = read_all(&candidates, req.since);
+    let model = req.model.unwrap_or(&model::SHIPPED);
+    let outcomes = read_all(&candidates, req.since, model);
     let sessions: HashSet<&str> = candidates.iter().map(|c| c.session.as_str()).collect();
     let stored = stored_prompts(store, &sessions)?;
 
@@ -551,7 +555,7 @@ pub fn digest(store: &Store, req: &Request) -> Result<Digest> {
             continue;
         }
         let (k, p, ref again) = kept[i];
-        let line = render(p, again, &known);
+        let line = render(p, again, &known, model);
         let mut cost = prompt_line(&line).chars().count();
         if !session_shown[k] {
             let (candidate, r) = &read[k];
@@ -664,7 +668,7 @@ fn mark_of(c: &Candidate, r: &SessionRead, fates: &[Fate], chosen: &[bool]) -> O
 /// A prompt as listed: its excerpt and what it answered, redacted; a value typed as the answer
 /// to a question asking for a secret is one too (read here, for the prompts listed only), and
 /// so is a secret a command of the sessions read held (`known`).
-fn render(p: &Typed, again: &[Again], known: &[(String, &'static str)]) -> Shown {
+fn render(p: &Typed, again: &[Again], known: &[(String, &'static str)], model: &Model) -> Shown {
     let asked = redact::Asked::of(&p.said);
     // Cleaned before redaction: a zero-width character inside a token would hide it. The
     // commands' secrets go before the cut, which could split one, and after the rules: a
@@ -675,7 +679,7 @@ fn render(p: &Typed, again: &[Again], known: &[(String, &'static str)]) -> Shown
         false => std::borrow::Cow::Owned(redact::redact_known(&cleaned, known).into_owned()),
     };
     let cut = excerpt(&cleaned, &p.said, asked.as_ref(), TEXT_CHARS, |sentence| {
-        model::lesson_score(&Reading::of(sentence), &p.situation)
+        model.lesson_score(&Reading::of(sentence), &p.situation)
     });
     Shown {
         line: p.line,
@@ -981,7 +985,11 @@ pub fn turn_prompts(store: &Store, session: &str, lines: &[u64], dir: &Path) -> 
 // ---- reading ----
 
 /// Read every candidate's unread part, on a few threads; the outcomes in the candidates' order.
-fn read_all(candidates: &[Candidate], since: Option<DateTime<Utc>>) -> Vec<Outcome> {
+fn read_all(
+    candidates: &[Candidate],
+    since: Option<DateTime<Utc>>,
+    model: &'static Model,
+) -> Vec<Outcome> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, MAX_THREADS)
@@ -997,7 +1005,7 @@ fn read_all(candidates: &[Candidate], since: Option<DateTime<Utc>>) -> Vec<Outco
                         let Some(c) = candidates.get(i) else {
                             return mine;
                         };
-                        mine.push((i, read_session(c, since)));
+                        mine.push((i, read_session(c, since, model)));
                     }
                 })
             })
@@ -1011,7 +1019,7 @@ fn read_all(candidates: &[Candidate], since: Option<DateTime<Utc>>) -> Vec<Outco
     done.into_iter().map(|(_, o)| o).collect()
 }
 
-fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
+fn read_session(c: &Candidate, since: Option<DateTime<Utc>>, model: &'static Model) -> Outcome {
     let Some(path) = &c.transcript else {
         return match c.live {
             true => Outcome::Old,
@@ -1048,7 +1056,10 @@ fn read_session(c: &Candidate, since: Option<DateTime<Utc>>) -> Outcome {
         },
         None => (Position::default(), 0, Vec::new()),
     };
-    let mut reader = PromptReader::default();
+    let mut reader = PromptReader {
+        model: Some(model),
+        ..PromptReader::default()
+    };
     let end = match transcript::read(&mut file, from, |event| reader.feed(event)) {
         Ok(end) => end,
         Err(e) => return failed(e),
@@ -1141,6 +1152,8 @@ struct PromptReader {
     typed_secrets: Vec<(String, &'static str)>,
     /// The secrets the session's commands hold ([`SessionRead::known_secrets`]).
     command_secrets: Vec<(String, &'static str)>,
+    /// The classifier that weighs each prompt (the shipped one when `None`).
+    model: Option<&'static Model>,
 }
 
 /// Whether a prompt keyed `earlier` ([`repeat_key`]) is a draft of the next one, keyed `key`:
@@ -1287,7 +1300,8 @@ impl PromptReader {
 
     fn typed(&self, event: &Event, text: &str, key: String, copy: bool) -> Typed {
         let read = Reading::of(text);
-        let probability = model::likelihood(&read, &self.situation);
+        let model = self.model.unwrap_or(&model::SHIPPED);
+        let probability = model.likelihood(&read, &self.situation);
         let words = self.last_line.clone().unwrap_or_default();
         let tools: Vec<&str> = self.tools.iter().map(String::as_str).collect();
         let refused: Vec<&str> = self.refused.iter().map(String::as_str).collect();
@@ -1333,6 +1347,7 @@ fn project_secrets(paths: &Paths, cwd: &Path) -> (Vec<(String, &'static str)>, H
         since: None,
         transcripts: Vec::new(),
         budget_tokens: 0,
+        model: None,
     };
     let (mut found, mut read) = (Vec::new(), HashSet::new());
     for c in candidates(paths, &req).unwrap_or_default() {

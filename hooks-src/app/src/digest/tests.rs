@@ -57,6 +57,7 @@ impl World {
             since: None,
             transcripts: Vec::new(),
             budget_tokens: DEFAULT_BUDGET_TOKENS,
+            model: None,
         }
     }
 
@@ -1627,4 +1628,32 @@ fn after_prompts_in_a_row_that_miss_the_budget_the_rest_are_left_out_unweighed()
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_ne!(listed[0], question);
     assert_eq!(one.left_out, turns.len() - 1);
+}
+
+#[test]
+fn the_prompts_are_weighed_with_the_model_the_request_names() {
+    let w = World::new();
+    let app = w.repo("app");
+    w.session(
+        "s1",
+        &app,
+        &[("add a second column to the orders table", "Added.")],
+    );
+    let weights = |d: &Digest| -> Vec<f64> {
+        d.sessions[0]
+            .prompts
+            .iter()
+            .map(|p| p.probability)
+            .collect()
+    };
+    let shipped = w.digest(&w.request(Some(Scope::of(&app))));
+    assert!(weights(&shipped)[0] < 0.5, "{:?}", weights(&shipped));
+    // A model that calls every message a learning moment.
+    let mut always = model::SHIPPED.clone();
+    always.bias[0] = 50.0;
+    let req = Request {
+        model: Some(Box::leak(Box::new(always))),
+        ..w.request(Some(Scope::of(&app)))
+    };
+    assert_eq!(weights(&w.digest(&req)), [1.0]);
 }
