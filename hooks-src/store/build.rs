@@ -69,7 +69,10 @@ const NARROWED: &[(&str, &str, Option<&str>)] = &[
 ];
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules");
+    // Read when the script runs, not when it was built: a build script compiled for a tree at
+    // another path (a shared target dir) is reused as it is.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let dir = Path::new(&manifest).join("rules");
     let mut t = Tables::default();
     let mut skipped = Vec::new();
     let (mut global_regexes, mut global_stopwords) = (Vec::new(), Vec::new());

@@ -1,8 +1,13 @@
 //! How much of what capture stores is worth a reviewer's attention, on a labelled corpus.
 //!
-//! `cargo run --release -p reflect-lab --example store_quality -- [--verbose] [LABELS [TRANSCRIPTS]]`
+//! `cargo run --release -p reflect-lab --example store_quality -- [--verbose] [--shipped] [--corpus ROOT] [LABELS [TRANSCRIPTS]]`
 //! (default: the training corpus, `../shared/corpus/train`). `scripts/store-quality` wraps this,
 //! and with `--rev REV` runs this same program against the capture of another revision.
+//!
+//! **Whose model.** The shipped classifier was trained on every labelled prompt of the corpora,
+//! these too, so each repository is captured with one trained on every other repository of
+//! `ROOT` (default `../shared/corpus`; `eval::model_without`): what a stranger's capture stores. `--shipped`
+//! captures with the shipped weights, as rows measured before this was so were.
 //!
 //! **What is run.** Each repository of the corpus (one person or team, from `SOURCES.json` beside
 //! the labels, else the file name's `owner__repo__` prefix) gets a store of its own, as one user
@@ -35,6 +40,8 @@ use serde_json::Value;
 
 use reflect_app::capture::{capture, Request};
 use reflect_base::paths::Paths;
+use reflect_detect::model::Model;
+use reflect_lab::eval;
 
 /// Words of failure (lowercased) a quoted error must hold to count as an error line.
 const ERROR_WORDS: &[&str] = &[
@@ -98,18 +105,31 @@ const PROTOCOL: &[&str] = &[
 
 fn main() -> ExitCode {
     let mut verbose = false;
+    let mut shipped = false;
+    let mut root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
     let mut args = Vec::new();
-    for arg in std::env::args().skip(1) {
+    let mut argv = std::env::args().skip(1);
+    while let Some(arg) = argv.next() {
         match arg.as_str() {
+            "--corpus" => match argv.next() {
+                Some(dir) => root = PathBuf::from(dir),
+                None => {
+                    eprintln!("store_quality: --corpus needs a directory");
+                    return ExitCode::from(2);
+                }
+            },
             "-v" | "--verbose" => verbose = true,
+            "--shipped" => shipped = true,
             "-h" | "--help" => {
-                println!("usage: store_quality [--verbose] [LABELS [TRANSCRIPTS]]");
+                println!(
+                    "usage: store_quality [--verbose] [--shipped] [--corpus ROOT] [LABELS [TRANSCRIPTS]]"
+                );
                 return ExitCode::SUCCESS;
             }
             _ => args.push(PathBuf::from(arg)),
         }
     }
-    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/train");
+    let corpus = root.join("train");
     let labels = args
         .first()
         .cloned()
@@ -120,7 +140,17 @@ fn main() -> ExitCode {
             .map(|p| p.join("transcripts"))
             .unwrap_or_default()
     });
-    match run(&labels, &transcripts, verbose) {
+    let held_out = match shipped {
+        true => None,
+        false => match eval::load(&root) {
+            Ok(prompts) => Some(prompts),
+            Err(e) => {
+                eprintln!("store_quality: {}: {e}", root.display());
+                return ExitCode::from(1);
+            }
+        },
+    };
+    match run(&labels, &transcripts, verbose, held_out.as_deref()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("store_quality: {e}");
@@ -141,14 +171,28 @@ struct Stored {
     seen: u64,
 }
 
-fn run(labels: &Path, transcripts: &Path, verbose: bool) -> Result<(), String> {
+/// `held_out`: every labelled prompt, to train each repository's model without it; `None`
+/// captures with the shipped model.
+fn run(
+    labels: &Path,
+    transcripts: &Path,
+    verbose: bool,
+    held_out: Option<&[eval::Prompt]>,
+) -> Result<(), String> {
     let moments = learning_moments(labels)?;
     let repos = repositories(labels, transcripts)?;
     let mut stored: Vec<Stored> = Vec::new();
     let mut sessions = 0usize;
     for (repo, files) in &repos {
         sessions += files.len();
-        stored.extend(capture_repository(repo, files, &moments)?);
+        let model = held_out.map(|prompts| -> &'static Model {
+            let names: Vec<&str> = files
+                .iter()
+                .filter_map(|f| f.file_name().and_then(|n| n.to_str()))
+                .collect();
+            Box::leak(Box::new(eval::model_without(prompts, &names).0))
+        });
+        stored.extend(capture_repository(repo, files, &moments, model)?);
     }
 
     let mut by_kind: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -288,6 +332,7 @@ fn capture_repository(
     repo: &str,
     files: &[PathBuf],
     moments: &HashSet<(String, u64)>,
+    model: Option<&'static Model>,
 ) -> Result<Vec<Stored>, String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let paths = Paths::new(dir.path().join("config"), dir.path().join("data"));
@@ -308,13 +353,13 @@ fn capture_repository(
                 out.write_all(&text[written..at])
                     .map_err(|e| e.to_string())?;
                 written = at;
-                run_capture(&paths, &growing, &session, &project, false)?;
+                run_capture(&paths, &growing, &session, &project, false, model)?;
             }
             at += line.len();
         }
         out.write_all(&text[written..]).map_err(|e| e.to_string())?;
         drop(out);
-        run_capture(&paths, &growing, &session, &project, true)?;
+        run_capture(&paths, &growing, &session, &project, true, model)?;
     }
     let store = fs::read_to_string(paths.data_dir.join("signals.jsonl")).unwrap_or_default();
     let mut sightings: HashMap<String, u64> = HashMap::new();
@@ -380,6 +425,7 @@ fn run_capture(
     session: &str,
     project: &str,
     end: bool,
+    model: Option<&'static Model>,
 ) -> Result<(), String> {
     let req = Request {
         transcript: transcript.to_path_buf(),
@@ -387,8 +433,7 @@ fn run_capture(
         project: Some(project.to_string()),
         hook: if end { "SessionEnd" } else { "PreCompact" }.into(),
         summary: end,
-        // The rest as the hooks have it (a field this program does not name is a revision's own,
-        // so `scripts/store-quality --rev` still builds it).
+        model,
         ..Request::default()
     };
     capture(paths, &req)
