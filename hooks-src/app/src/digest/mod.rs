@@ -1247,11 +1247,17 @@ impl PromptReader {
                 if !text.trim().is_empty() {
                     return;
                 }
-                let what = match call.command.as_ref().and_then(|i| i.str_field("command")) {
-                    Some(command) => Job::of("Bash", &command).program().to_string(),
-                    None if transcript::edits_a_file(&call.tool) => refusals::FILE_EDITS.into(),
-                    None => return,
-                };
+                let (what, subject) =
+                    match call.command.as_ref().and_then(|i| i.str_field("command")) {
+                        Some(command) => {
+                            let job = Job::of("Bash", &command);
+                            (job.program().to_string(), job.subject().to_string())
+                        }
+                        None if transcript::edits_a_file(&call.tool) => {
+                            (refusals::FILE_EDITS.into(), String::new())
+                        }
+                        None => return,
+                    };
                 // Calls refused at once (a refusal stops the calls made beside it) are one.
                 let (turn, asked) = self.prompts.last().map_or((0, false), |p| (p.line, p.asks));
                 let again = self
@@ -1262,6 +1268,7 @@ impl PromptReader {
                 if !what.is_empty() && !again {
                     self.refusals.push(refusals::Refusal {
                         program: what,
+                        subject,
                         line: event.line,
                         asked,
                     });

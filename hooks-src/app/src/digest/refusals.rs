@@ -7,7 +7,9 @@
 //! A refusal is known by its program (`terraform`, `git`, `rm`), as the failure episodes
 //! read a command's program ([`reflect_detect::episode::Job`]), and every refused edit or
 //! write of a file as one ([`FILE_EDITS`]); only the sessions the digest reads (what no
-//! `/reflect` has looked at) count.
+//! `/reflect` has looked at) count. Each place names what the command asked of its program
+//! (`git commit` against `git status`) when the places differ in that, so that refusals of
+//! one kind can be told from another's without a `--show` each.
 
 use std::fmt::Write as _;
 
@@ -28,6 +30,8 @@ const PLACES_SHOWN: usize = 8;
 pub(super) struct Refusal {
     /// Its program, or [`FILE_EDITS`].
     pub program: String,
+    /// What the command asked of its program (`git push`: `push`), empty when nothing names it.
+    pub subject: String,
     /// Its line in the transcript.
     pub line: u64,
     /// The prompt of its turn asked a question: the user may have wanted an answer, not the
@@ -35,13 +39,22 @@ pub(super) struct Refusal {
     pub asked: bool,
 }
 
-/// A program refused in more than one session, with where (session, transcript line, and
-/// whether its turn's prompt asked a question).
+/// A program refused in more than one session, with where.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refused {
     pub program: String,
-    pub places: Vec<(String, u64, bool)>,
+    pub places: Vec<Place>,
     pub sessions: usize,
+}
+
+/// Where a call was refused: its session and transcript line, whether its turn's prompt asked a
+/// question, and what it asked of its program ([`Refusal::subject`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Place {
+    pub session: String,
+    pub line: u64,
+    pub asked: bool,
+    pub subject: String,
 }
 
 /// The programs refused without a reason in two sessions or more, of `reads` (each session's
@@ -50,10 +63,15 @@ pub(super) fn repeated<'a>(reads: impl Iterator<Item = (&'a str, &'a [Refusal])>
     let mut found: Vec<Refused> = Vec::new();
     for (session, refusals) in reads {
         for refusal in refusals {
-            let place = (session.to_string(), refusal.line, refusal.asked);
+            let place = Place {
+                session: session.to_string(),
+                line: refusal.line,
+                asked: refusal.asked,
+                subject: refusal.subject.clone(),
+            };
             match found.iter_mut().find(|r| r.program == refusal.program) {
                 Some(r) => {
-                    if !r.places.iter().any(|(s, _, _)| s == session) {
+                    if !r.places.iter().any(|p| p.session == session) {
                         r.sessions += 1;
                     }
                     r.places.push(place);
@@ -82,31 +100,34 @@ pub(super) fn text(refused: &[Refused]) -> String {
     if refused.is_empty() {
         return out;
     }
-    out.push_str("\nCalls the user refused without a reason, in more than one session: a program run in Bash, or file edits (`--show SESSION:LINE` shows each call; `?`: its turn's prompt was a question):\n");
+    out.push_str("\nCalls the user refused without a reason, in more than one session: a program run in Bash, or file edits (`--show SESSION:LINE` shows each call; `?`: its turn's prompt was a question; `(push)`: what a call asked of its program, when they differ):\n");
     for r in refused {
-        // A program is a command's word: redacted and made visible like any text of one.
-        let program = match r.program.as_str() {
-            FILE_EDITS => FILE_EDITS.to_string(),
-            program => format!(
-                "`{}`",
-                text::one_line(&redact::redact(&sanitize::clean(program)), 40)
-            ),
+        let program = match (r.program.as_str(), r.places[0].subject.as_str()) {
+            (FILE_EDITS, _) => FILE_EDITS.to_string(),
+            (program, subject) if subject.is_empty() || differ(r) => format!("`{}`", word(program)),
+            (program, subject) => format!("`{} {}`", word(program), word(subject)),
         };
         // One place of each session first: the spread is what makes it a habit.
         let (first, rest): (Vec<_>, Vec<_>) = r
             .places
             .iter()
             .enumerate()
-            .partition(|(i, (s, _, _))| !r.places[..*i].iter().any(|(seen, _, _)| seen == s));
+            .partition(|(i, p)| !r.places[..*i].iter().any(|seen| seen.session == p.session));
+        // What each call asked of the program, when they did not all ask the same.
+        let mixed = differ(r);
         let places: Vec<String> = first
             .into_iter()
             .chain(rest)
             .map(|(_, place)| place)
             .take(PLACES_SHOWN)
-            .map(|(session, line, asked)| {
-                let short = crate::scope::short_session(Some(session));
-                let asked = if *asked { "?" } else { "" };
-                format!("{}:L{line}{asked}", sanitize::visible(short))
+            .map(|p| {
+                let short = crate::scope::short_session(Some(&p.session));
+                let asked = if p.asked { "?" } else { "" };
+                let mut place = format!("{}:L{}{asked}", sanitize::visible(short), p.line);
+                if mixed && !p.subject.is_empty() {
+                    let _ = write!(place, " ({})", word(&p.subject));
+                }
+                place
             })
             .collect();
         let more = if r.places.len() > PLACES_SHOWN {
@@ -125,9 +146,28 @@ pub(super) fn text(refused: &[Refused]) -> String {
     out
 }
 
+/// Whether the places of `r` asked different things of its program.
+fn differ(r: &Refused) -> bool {
+    r.places.iter().any(|p| p.subject != r.places[0].subject)
+}
+
+/// A word of a command: redacted and made visible like any text of one.
+fn word(text: &str) -> String {
+    text::one_line(&redact::redact(&sanitize::clean(text)), 40)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn place(session: &str, line: u64, asked: bool, subject: &str) -> Place {
+        Place {
+            session: session.into(),
+            line,
+            asked,
+            subject: subject.into(),
+        }
+    }
 
     #[test]
     fn a_program_name_is_printed_redacted_and_without_escapes() {
@@ -135,8 +175,8 @@ mod tests {
         let refused = Refused {
             program: format!("\u{1b}[31m{token}"),
             places: vec![
-                ("a\u{1b}]0;x\u{7}".into(), 1, false),
-                ("b".into(), 2, false),
+                place("a\u{1b}]0;x\u{7}", 1, false, ""),
+                place("b", 2, false, &format!("push\u{1b}[0m {token}")),
             ],
             sessions: 2,
         };
@@ -152,6 +192,7 @@ mod tests {
     fn a_program_refused_in_two_sessions_is_named_with_its_places() {
         let refusal = |program: &str, line, asked| Refusal {
             program: program.into(),
+            subject: "apply".into(),
             line,
             asked,
         };
@@ -175,18 +216,35 @@ mod tests {
         assert_eq!(found[0].program, "terraform");
         assert_eq!(found[0].sessions, 2);
         let shown = text(&found);
+        // Every call asked the same of it: named once, with the program.
         assert!(
             shown.contains(
-                "- `terraform` 3 time(s) in 2 sessions: aaaaaaaa:L40, bbbbbbbb:L7?, bbbbbbbb:L9\n"
+                "- `terraform apply` 3 time(s) in 2 sessions: aaaaaaaa:L40, bbbbbbbb:L7?, bbbbbbbb:L9\n"
             ),
             "{shown}"
         );
         assert_eq!(text(&[]), "");
+        // Calls that asked different things of it: each place says what.
+        let git = Refused {
+            program: "git".into(),
+            places: vec![
+                place("a", 3, false, "commit"),
+                place("b", 5, true, "status"),
+                place("b", 9, false, ""),
+            ],
+            sessions: 2,
+        };
+        let shown = text(&[git]);
+        assert!(
+            shown
+                .contains("- `git` 3 time(s) in 2 sessions: a:L3 (commit), b:L5? (status), b:L9\n"),
+            "{shown}"
+        );
         // Each session's first place comes first: the spread is what the line is for.
         let spread = Refused {
             program: FILE_EDITS.into(),
             places: (1..=9)
-                .map(|l| (if l == 9 { "b" } else { "a" }.to_string(), l, false))
+                .map(|l| place(if l == 9 { "b" } else { "a" }, l, false, ""))
                 .collect(),
             sessions: 2,
         };
