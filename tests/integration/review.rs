@@ -403,6 +403,57 @@ fn show_names_the_tools_a_turn_ended_with() {
     );
 }
 
+/// Refused calls of one program that asked different things of it say what, place by place: a
+/// rule about commits is not one about status checks. A quoted argument is no subcommand.
+#[test]
+fn the_places_of_a_refused_program_say_what_each_call_asked_of_it() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let refused = |call: &'static str| -> Vec<Entry<'static>> {
+        vec![
+            ("user", "tidy up"),
+            ("assistant", "On it."),
+            ("tool", call),
+            ("error", REFUSED),
+            ("user", "go on"),
+        ]
+    };
+    let sessions = [
+        ("s-one", refused("Bash: git commit -m wip")),
+        ("s-two", refused("Bash: git status")),
+        (
+            "s-three",
+            refused("Bash: grpcurl -d '{\"id\": 1}' localhost:5 Svc/Get"),
+        ),
+        (
+            "s-four",
+            refused("Bash: grpcurl -d '{\"id\": 2}' localhost:5 Svc/Put"),
+        ),
+    ];
+    for (session, entries) in &sessions {
+        write_transcript(&env, &slug(&app), session, &app, session, entries);
+    }
+    let text = digest_text(&env, &app, &[]);
+    let git = text
+        .lines()
+        .find(|l| l.starts_with("- `git"))
+        .unwrap_or_default();
+    assert!(
+        git.starts_with("- `git` 2 time(s) in 2 sessions: ")
+            && git.contains("s-one:L4 (commit)")
+            && git.contains("s-two:L4 (status)"),
+        "{text}"
+    );
+    let grpcurl = text
+        .lines()
+        .find(|l| l.starts_with("- `grpcurl"))
+        .unwrap_or_default();
+    assert!(
+        grpcurl.starts_with("- `grpcurl` 2 time(s) in 2 sessions: ") && !grpcurl.contains("L4 ("),
+        "{text}"
+    );
+}
+
 /// A command the user refused without a word in two sessions is named, with each place, after
 /// the prompts: a rule no prompt states; so are file edits (a place in the turn of a question
 /// marked `?`). One refused in one session only, or with a reason (stored by capture as a

@@ -1251,7 +1251,13 @@ impl PromptReader {
                     match call.command.as_ref().and_then(|i| i.str_field("command")) {
                         Some(command) => {
                             let job = Job::of("Bash", &command);
-                            (job.program().to_string(), job.subject().to_string())
+                            // A subcommand or a name, not a quoted argument's first piece.
+                            let subject = job.subject();
+                            let word = subject.bytes().all(|b| {
+                                b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-')
+                            });
+                            let subject = if word { subject } else { "" };
+                            (job.program().to_string(), subject.to_string())
                         }
                         None if transcript::edits_a_file(&call.tool) => {
                             (refusals::FILE_EDITS.into(), String::new())
