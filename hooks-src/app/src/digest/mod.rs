@@ -67,6 +67,7 @@ mod approval;
 pub mod calls;
 pub mod history;
 mod noise;
+mod question;
 mod refusals;
 pub mod show;
 mod show_calls;
@@ -333,7 +334,8 @@ struct Typed {
     /// session ([`reflect_detect::copies`]).
     copy: bool,
     bare: bool,
-    /// It ends as a question: a call refused in its turn may have been unasked for.
+    /// It asks a question, not for work ([`question::asks`]): a call refused in its turn may
+    /// have been unasked for.
     asks: bool,
 }
 
@@ -1348,7 +1350,7 @@ impl PromptReader {
             key,
             copy,
             bare: approval::is_bare(text),
-            asks: read.asks(),
+            asks: question::asks(&read),
         }
     }
 }
