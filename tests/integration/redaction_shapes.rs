@@ -355,6 +355,14 @@ const SHAPES: &[Shape] = &[
             format!("# scrub the session token from history\ngit filter-repo --replace-text <(echo '{s}')")
         },
     ),
+    // The same kind of key searched for, named only by what the command says after it.
+    (
+        "base64 key searched for",
+        "",
+        "p2Vd9Rk+Ws7LmQ0tZb3xN8cYh4Jf6Ga1Eu5TnKo/Ir2Mq9Sw7Dv3Lb0Xz8Pk6Hn4Fy1==",
+        Text,
+        |s| format!("rg \"{s}\" . || echo \"Token not found\""),
+    ),
     (
         "discord bot token",
         "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.",

@@ -33,7 +33,8 @@
 //! - `zhipu-api-key`: `<32 hex>.<16 base62>`, Zhipu's and Z.ai's API key, which holds no literal
 //!   for the data rules' keyword pre-check.
 //! - `base64-secret`: a base64 blob that looks drawn at random, shortly after a word naming a
-//!   secret (a Bitwarden session key the assistant quoted back to scrub it from history).
+//!   secret or just before one (a Bitwarden session key the assistant quoted back to scrub it
+//!   from history, and searched for: `rg '…==' || echo "Token not found"`).
 //!
 //! Speed: one literal search for the words of the three word rules (the `needles` module), one
 //! pass over the bytes for the key shape and one for base64 blobs (the bytes before a blob are
@@ -969,7 +970,7 @@ fn zhipu_keys(text: &[u8]) -> Vec<Range<usize>> {
     found
 }
 
-/// Words that name a secret before a [`base64_secrets`] blob (lowercase; matched in
+/// Words that name a secret before or after a [`base64_secrets`] blob (lowercase; matched in
 /// any case, inside longer words too: `BW_SESSION`, `apiKey`).
 const BLOB_WORDS: &[&[u8]] = &[
     b"token",
@@ -982,12 +983,15 @@ const BLOB_WORDS: &[&[u8]] = &[
 
 /// How far back a word names a blob (a comment on the line above a command counts).
 const BLOB_WORD_REACH: usize = 200;
+/// How far on a word names a blob: the rest of its command (`… || echo "Token not found"`).
+const BLOB_WORD_AFTER: usize = 60;
 
 /// `base64-secret`: a blob of 40 to 400 bytes of base64 (`=`-padded, or holding `+` or `/`)
 /// that looks drawn at random, at most [`BLOB_WORD_REACH`] bytes after a word naming a secret
 /// (`# replace the session token` above `git filter-repo … '…=='`: a Bitwarden session
-/// key). The shape alone is no secret (an integrity hash, an image, a public key are blobs
-/// too), and `key-shaped-token` leaves blobs alone.
+/// key) or [`BLOB_WORD_AFTER`] bytes before one (`rg '…==' || echo "Token not found"`). The
+/// shape alone is no secret (an integrity hash, an image, a public key are blobs too), and
+/// `key-shaped-token` leaves blobs alone.
 fn base64_secrets(text: &[u8]) -> Vec<Range<usize>> {
     let b64 = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
     let mut found = Vec::new();
@@ -1013,10 +1017,16 @@ fn base64_secrets(text: &[u8]) -> Vec<Range<usize>> {
             continue;
         }
         let before = &text[start.saturating_sub(BLOB_WORD_REACH)..start];
+        let after = &text[end + padding..(end + padding + BLOB_WORD_AFTER).min(text.len())];
         let named = BLOB_WORDS.iter().any(|word| {
-            before
-                .windows(word.len())
-                .any(|w| w.eq_ignore_ascii_case(word))
+            // After the blob a word must end there ("Token not found"), so that a package
+            // name (`css-tokenizer`, `eslint-visitor-keys`) or `keyboard` does not count.
+            let ends = |i: usize| {
+                after
+                    .get(i + word.len())
+                    .is_none_or(|b| !b.is_ascii_alphabetic())
+            };
+            starts(before, word).next().is_some() || starts(after, word).any(ends)
         });
         if named {
             found.push(start..end + padding);
@@ -1032,6 +1042,14 @@ fn base64_secrets(text: &[u8]) -> Vec<Range<usize>> {
         }
     }
     super::ordered(found)
+}
+
+/// Where `word` starts in `near`, in any case.
+fn starts<'a>(near: &'a [u8], word: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    near.windows(word.len())
+        .enumerate()
+        .filter(move |(_, w)| w.eq_ignore_ascii_case(word))
+        .map(|(i, _)| i)
 }
 
 /// Bytes of base62 that look drawn at random: all three classes, switching at least 45% of the
@@ -1103,6 +1121,11 @@ mod tests {
         let found = base64_secrets(again.as_bytes());
         assert_eq!(found.len(), 2, "{again}");
         assert!(found.iter().all(|r| &again[r.clone()] == blob));
+        // Searched for, the word that names it after it.
+        let searched = format!("cd repo && rg \"{blob}\" . || echo \"Token not found in files\"");
+        let found = base64_secrets(searched.as_bytes());
+        assert_eq!(found.len(), 1, "{searched}");
+        assert_eq!(&searched[found[0].clone()], blob);
         // The same blob with no word naming a secret before it, and blobs that are no secret.
         for text in [
             format!("the cached image is {blob}"),
@@ -1110,6 +1133,9 @@ mod tests {
                 "token: none\n{}\nthe cached image is {blob}",
                 "x".repeat(200)
             ),
+            format!("the cached image is {blob} {} (no token)", "x".repeat(60)),
+            format!("\"integrity\": \"sha512-{blob}\", \"css-tokenizer\": \"^3.0\""),
+            format!("'data': '{blob}', 'github-keyboard-shortcuts': 'copilot'"),
             "the key is in /home/me/projects/app/src/components/settings/keys/local/file.ts".into(),
             "key \"integrity\": \"sha512-abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz==\""
                 .into(),
