@@ -177,7 +177,7 @@ fn the_digest_lists_this_projects_sessions_recorded_by_the_hooks_and_marks_them_
     .unwrap();
     let later = stdout(&digest(&env, &app, &[]));
     assert!(
-        later.contains("L5 * [after: Fixed.] and keep the flags sorted"),
+        later.contains("L5 [after: Fixed.] and keep the flags sorted"),
         "{later}"
     );
     assert!(!later.contains("timeout"), "{later}");

@@ -397,7 +397,7 @@ fn show_names_the_tools_a_turn_ended_with() {
     let listed = digest_text(&env, &app, &[]);
     assert!(
         listed.contains(&format!(
-            "L14 * [after: {refused}] fixtures live in tests/data"
+            "L14 [after: {refused}] fixtures live in tests/data"
         )),
         "{listed}"
     );

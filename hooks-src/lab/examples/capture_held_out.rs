@@ -1,7 +1,7 @@
 //! Capture sessions as the hooks would, and list what `/reflect`'s digest would, with the
 //! classifier trained without their repository.
 //!
-//! `cargo run --release -p reflect-lab --example capture_held_out -- [--shipped] [--digest SID [--jsonl]] CORPUS PROJECT SESSION=TRANSCRIPT...`
+//! `cargo run --release -p reflect-lab --example capture_held_out -- [--shipped] [--digest SID] CORPUS PROJECT SESSION=TRANSCRIPT...`
 //!
 //! The shipped weights were trained on every labelled session of `CORPUS` (`../shared/corpus`),
 //! so capture run on those sessions with them is capture on people it has seen. This runs what
@@ -10,8 +10,7 @@
 //! transcripts come from: `scripts/review-eval prepare` measures the review on that, the capture a
 //! stranger gets. `--digest SID` then prints what `memory-store digest --current SID` prints in
 //! `PROJECT` (and saves its marks), weighing the prompts with the same model: the digest ranks
-//! and cuts them by it (`--jsonl`: as `--format jsonl` prints it, each prompt's probability
-//! among its fields). The data and config dirs come from the environment, as the hooks read
+//! and cuts them by it. The data and config dirs come from the environment, as the hooks read
 //! them (`REFLECT_HOME`, `CLAUDE_CONFIG_DIR`); each signal's project is `PROJECT`. Prints the
 //! repositories left out, on stderr. `--shipped` weighs with the shipped model instead: the
 //! store and the digest are then the binaries' own but for ids and times, which checks this
@@ -32,7 +31,7 @@ use reflect_store::input;
 use reflect_store::store::Store;
 
 const USAGE: &str =
-    "usage: capture_held_out [--shipped] [--digest SID [--jsonl]] CORPUS PROJECT SESSION=TRANSCRIPT...";
+    "usage: capture_held_out [--shipped] [--digest SID] CORPUS PROJECT SESSION=TRANSCRIPT...";
 
 fn main() -> ExitCode {
     match run(std::env::args().skip(1).collect()) {
@@ -45,11 +44,10 @@ fn main() -> ExitCode {
 }
 
 fn run(mut args: Vec<String>) -> Result<(), String> {
-    let (mut shipped, mut current, mut jsonl) = (false, None, false);
+    let (mut shipped, mut current) = (false, None);
     loop {
         match args.first().map(String::as_str) {
             Some("--shipped") => shipped = true,
-            Some("--jsonl") => jsonl = true,
             Some("--digest") if args.len() > 1 => current = Some(args.remove(1)),
             _ => break,
         }
@@ -111,11 +109,8 @@ fn run(mut args: Vec<String>) -> Result<(), String> {
         let mut found = digest::digest(&store, &req).map_err(|e| e.to_string())?;
         found.save_marks(&paths).map_err(|e| e.to_string())?;
         let mut out = std::io::stdout().lock();
-        let shown = match jsonl {
-            true => found.jsonl(),
-            false => found.text("memory-store"),
-        };
-        out.write_all(shown.as_bytes()).map_err(|e| e.to_string())?;
+        out.write_all(found.text("memory-store").as_bytes())
+            .map_err(|e| e.to_string())?;
     }
     Ok(())
 }

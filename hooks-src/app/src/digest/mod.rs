@@ -122,12 +122,6 @@ const SAID_BYTES: usize = 16 << 10;
 const SHORTEST_LINE: usize = 12;
 /// The places of a prompt typed again a line names; more are `…`.
 const AGAIN_PLACES: usize = 3;
-/// The classifier's probability from which a listed prompt is marked `*`: capture leaned toward
-/// a lesson there, short of what it stores ([`model::THRESHOLD`]). Over the 56 review packages,
-/// each captured and listed with a model trained without its repository, 551 of 2,476 listed
-/// prompts are marked and 117 of the 196 durable lessons listed among them (one in five marked
-/// prompts, one in twenty-five of the rest).
-const LEANING: f64 = 0.2;
 /// After this many prompts in a row that did not fit what the budget has left, the rest are
 /// left out unweighed: each weighing redacts and cuts a prompt, and a heavy month holds thousands
 /// that would each miss a gap of a few characters.
@@ -1823,9 +1817,6 @@ fn ended_with(words: String, tools: &[&str], refused: &[&str], stopped: &[&str])
 
 fn prompt_line(p: &Shown) -> String {
     let mut out = format!("L{}", p.line);
-    if p.probability >= LEANING {
-        out.push_str(" *");
-    }
     if p.typed() > 1 {
         let _ = write!(out, " (typed {} times, again at ", p.typed());
         for (n, again) in p.again.iter().take(AGAIN_PLACES).enumerate() {
@@ -1881,7 +1872,7 @@ impl Digest {
         } else {
             let _ = writeln!(
                 out,
-                "{listed} prompt(s) not yet looked at, in {} session(s), newest first (each dated by its last prompt): L<line> * (typed N times, again at …) (pasted) [after: the assistant's last words] prompt (`*`: capture's classifier leaned toward a lesson, short of storing it)",
+                "{listed} prompt(s) not yet looked at, in {} session(s), newest first (each dated by its last prompt): L<line> (typed N times, again at …) (pasted) [after: the assistant's last words] prompt",
                 self.sessions.len()
             );
         }

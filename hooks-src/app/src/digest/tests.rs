@@ -1631,7 +1631,7 @@ fn after_prompts_in_a_row_that_miss_the_budget_the_rest_are_left_out_unweighed()
 }
 
 #[test]
-fn the_prompts_are_weighed_and_marked_with_the_model_the_request_names() {
+fn the_prompts_are_weighed_with_the_model_the_request_names() {
     let w = World::new();
     let app = w.repo("app");
     w.session(
@@ -1647,22 +1647,13 @@ fn the_prompts_are_weighed_and_marked_with_the_model_the_request_names() {
             .collect()
     };
     let shipped = w.digest(&w.request(Some(Scope::of(&app))));
-    assert!(weights(&shipped)[0] < LEANING, "{:?}", weights(&shipped));
-    assert!(
-        shipped.text("m").contains("\nL1 add a second column"),
-        "{}",
-        shipped.text("m")
-    );
-    // A model that calls every message a learning moment: the prompt is marked as one capture
-    // leaned toward.
+    assert!(weights(&shipped)[0] < 0.5, "{:?}", weights(&shipped));
+    // A model that calls every message a learning moment.
     let mut always = model::SHIPPED.clone();
     always.bias[0] = 50.0;
     let req = Request {
         model: Some(Box::leak(Box::new(always))),
         ..w.request(Some(Scope::of(&app)))
     };
-    let leaning = w.digest(&req);
-    assert_eq!(weights(&leaning), [1.0]);
-    let text = leaning.text("m");
-    assert!(text.contains("\nL1 * add a second column"), "{text}");
+    assert_eq!(weights(&w.digest(&req)), [1.0]);
 }
