@@ -1,7 +1,7 @@
 //! The one feature extractor of the learned classifier: what a user message and the turn it
-//! answers look like, as a set of binary features. The hook ([`super::model::Model::classify`]) and the
-//! trainer (the lab's `examples/train_detector.rs`, through `reflect_lab::eval`) both call
-//! [`extract`], so the weights are always read against the features they were learned on.
+//! answers look like, as a set of binary features. The hook ([`super::model::Model::classify`])
+//! and the trainer (the lab's `examples/train_detector.rs`, through `reflect_lab::eval`) both
+//! call [`extract`], so the weights are always read against the features they were learned on.
 //!
 //! Rules: no feature names a word of a person's messages. The cue categories below are written
 //! from general knowledge of twelve languages (negations, "stop", "always/never", "remember",

@@ -9,8 +9,8 @@
 //! (lowercase, apostrophes dropped: "don't" = "dont"), so they match on word boundaries, plus
 //! raw substrings for languages written without spaces. The rules were written against the
 //! development corpus and alone do not hold on other people; their verdict is one feature of
-//! the learned model ([`super::model`]) that makes the decision in [`super::model::Model::classify`], over the
-//! features of [`super::features`].
+//! the learned model ([`super::model`]) that makes the decision in
+//! [`super::model::Model::classify`], over the features of [`super::features`].
 //!
 //! One rule stays absolute: a `#` memory shortcut (`<user-memory-input>`) is a remember-request.
 
