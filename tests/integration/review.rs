@@ -652,6 +652,34 @@ fn write_failed_session(env: &Env, app: &Path) {
     write_transcript(env, &slug(app), "s-failed", app, "p", entries);
 }
 
+/// A later call whose status a pipe into a filter or an `|| true` set is no sign that it worked:
+/// `--show` says so, where the skill reads a later call that worked as a failure's fix.
+#[test]
+fn show_says_when_a_later_calls_ok_is_its_pipes() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let entries: Vec<Entry> = vec![
+        ("user", "build it"),
+        ("tool", "Bash: npm run build"),
+        ("error", "Error: Cannot find module 'vite'"),
+        ("tool", "Bash: npm run build 2>&1 | tail -5"),
+        ("ok", "Error: Cannot find module 'vite'"),
+        ("tool", "Bash: npm install && npm run build"),
+        ("ok", "built in 2s"),
+        ("user", "thanks"),
+    ];
+    write_transcript(&env, &slug(&app), "s-pipe", &app, "p", &entries);
+    let shown = digest_text(&env, &app, &["--show", "s-pipe:3"]);
+    assert!(
+        shown.contains(concat!(
+            "after it, in the same turn:\n",
+            "  Bash `npm run build 2>&1 | tail -5` → ok, by the status of its pipe's end or its `|| true`\n",
+            "  Bash `npm install && npm run build` → ok\n",
+        )),
+        "{shown}"
+    );
+}
+
 #[test]
 fn show_at_a_failed_call_prints_it_and_every_later_call_of_its_turn() {
     let env = Env::new();

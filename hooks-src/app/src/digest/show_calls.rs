@@ -12,11 +12,21 @@
 use std::fmt::Write as _;
 
 use reflect_base::text;
+use reflect_detect::episode::Job;
 use reflect_detect::failure::{error_summary, input_summary, resolution_from_change, TRIED};
 use reflect_store::{redact, sanitize};
 use reflect_transcript::{self as transcript, Event, EventKind, ToolInput};
 
 use super::noise;
+
+/// Whether a Bash call's exit status is another program's than its command's (its output piped
+/// into a filter, its failure swallowed: [`Job::masks_status`]).
+fn masks_status(tool: &str, input: &ToolInput) -> bool {
+    tool == "Bash"
+        && input
+            .str_field("command")
+            .is_some_and(|command| Job::of("Bash", &command).masks_status())
+}
 
 /// The start of the assistant's answer, and of the user's next prompt, `--show` prints after
 /// what it shows.
@@ -202,6 +212,10 @@ impl Failed {
                 .unwrap_or_else(|| sanitize::visible(&call.tool).into_owned());
             let outcome = match &call.outcome {
                 Outcome::Open => "no result".to_string(),
+                // A pipe into a filter or an `|| true` sets the status: no sign it worked.
+                Outcome::Ok if masks_status(&call.tool, &call.input) => {
+                    "ok, by the status of its pipe's end or its `|| true`".to_string()
+                }
                 Outcome::Ok => "ok".to_string(),
                 Outcome::Failed(error) => format!("failed: {}", shown_error(error, known)),
                 Outcome::Refused(reason) => match shown_error(reason, known) {
