@@ -9,6 +9,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use reflect_app::capture;
+use reflect_app::digest;
+use reflect_app::scope::Scope;
+use reflect_base::fsutil::LockWait;
+use reflect_base::paths::Paths;
+use reflect_detect::model::Model;
+use reflect_store::store::Store;
+
 use crate::hooks::{assert_silent_success, run_hook};
 use crate::util::{read_jsonl, shared, stdout, Env};
 
@@ -399,14 +407,8 @@ const LEARNING: [&str; 4] = ["correction", "convention", "preference", "remember
 /// stored as a learning signal at their line or listed by the digest.
 const REACH_FLOOR: f64 = 0.95;
 
-/// For every labelled learning moment of the development and training corpora: capture stores
-/// it (a learning signal or a sighting of one at its line) or the digest lists it. Each session
-/// is captured as the hooks would (into a data dir of its own), then digested alone with
-/// `--transcript` at the default budget. Its transcript is linked (not copied) under its session
-/// id, as Claude Code names transcripts, so the digest reads the ids it would read.
-#[test]
-fn the_digest_reaches_nearly_every_learning_moment_capture_leaves() {
-    let corpus = shared("corpus");
+/// The labelled prompts of the development and training corpora, by transcript: (line, label).
+fn labelled_sessions(corpus: &Path) -> HashMap<PathBuf, Vec<(u64, String)>> {
     let mut labelled: HashMap<PathBuf, Vec<(u64, String)>> = HashMap::new();
     for (labels, dir) in [
         ("labels-dev.jsonl", "transcripts"),
@@ -420,19 +422,101 @@ fn the_digest_reaches_nearly_every_learning_moment_capture_leaves() {
             ));
         }
     }
+    labelled
+}
+
+/// Learning moments counted, and those capture stored or the digest listed.
+#[derive(Default)]
+struct Reach {
+    moments: usize,
+    stored: usize,
+    reached: usize,
+}
+
+impl Reach {
+    /// Count the learning moments of `labels`: `stored` (capture's lines), `listed` (the digest's).
+    fn count(&mut self, labels: &[(u64, String)], stored: &HashSet<u64>, listed: &HashSet<u64>) {
+        for line in moments_of(labels) {
+            self.moments += 1;
+            self.stored += stored.contains(&line) as usize;
+            self.reached += (stored.contains(&line) || listed.contains(&line)) as usize;
+        }
+    }
+
+    fn share(&self) -> f64 {
+        self.reached as f64 / self.moments as f64
+    }
+
+    fn holds_the_floor(&self) {
+        assert!(self.moments > 500, "{} learning moments", self.moments);
+        assert!(self.share() >= REACH_FLOOR, "below {REACH_FLOOR}: {self}");
+    }
+}
+
+impl std::fmt::Display for Reach {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "{}/{} learning moments = {:.3} (capture alone {})",
+            self.reached,
+            self.moments,
+            self.share(),
+            self.stored
+        )
+    }
+}
+
+/// The lines of `labels` that are learning moments.
+fn moments_of(labels: &[(u64, String)]) -> impl Iterator<Item = u64> + '_ {
+    labels
+        .iter()
+        .filter(|(_, label)| label != "none")
+        .map(|(line, _)| *line)
+}
+
+/// The session id Claude Code would give a corpus transcript: its name's trailing UUID.
+fn session_of(file: &Path) -> &str {
+    let stem = file.file_stem().unwrap().to_str().unwrap();
+    let tail = &stem[stem.len().saturating_sub(36)..];
+    if tail.matches('-').count() == 4 {
+        tail
+    } else {
+        stem
+    }
+}
+
+/// The transcript lines a store's learning signals (or their sightings) point at.
+fn learning_lines(lines: &[Value]) -> HashSet<u64> {
+    let learning: HashMap<&str, bool> = lines
+        .iter()
+        .filter_map(|s| Some((s["id"].as_str()?, LEARNING.contains(&s["type"].as_str()?))))
+        .collect();
+    lines
+        .iter()
+        .filter(|s| {
+            let target = s["recur"].as_str().or(s["id"].as_str()).unwrap_or("");
+            learning.get(target).copied().unwrap_or(false)
+        })
+        .filter_map(|s| s["source"]["line"].as_u64())
+        .collect()
+}
+
+/// For every labelled learning moment of the development and training corpora: capture stores
+/// it (a learning signal or a sighting of one at its line) or the digest lists it. Each session
+/// is captured as the hooks would (into a data dir of its own), then digested alone with
+/// `--transcript` at the default budget. Its transcript is linked (not copied) under its session
+/// id, as Claude Code names transcripts, so the digest reads the ids it would read.
+#[test]
+fn the_digest_reaches_nearly_every_learning_moment_capture_leaves() {
+    let corpus = shared("corpus");
+    let labelled = labelled_sessions(&corpus);
     let env = Env::new();
-    let (mut moments, mut reached, mut stored_count) = (0usize, 0usize, 0usize);
+    let mut reach = Reach::default();
     let mut tokens: Vec<f64> = Vec::new();
     let mut files: Vec<&PathBuf> = labelled.keys().collect();
     files.sort();
     for (k, file) in files.into_iter().enumerate() {
-        let stem = file.file_stem().unwrap().to_str().unwrap();
-        let tail = &stem[stem.len().saturating_sub(36)..];
-        let session = if tail.matches('-').count() == 4 {
-            tail
-        } else {
-            stem
-        };
+        let session = session_of(file);
         let linked = env
             .dir
             .path()
@@ -464,18 +548,7 @@ fn the_digest_reaches_nearly_every_learning_moment_capture_leaves() {
             ],
         );
         let lines = read_jsonl(&data.join("signals.jsonl"));
-        let learning: HashMap<&str, bool> = lines
-            .iter()
-            .filter_map(|s| Some((s["id"].as_str()?, LEARNING.contains(&s["type"].as_str()?))))
-            .collect();
-        let stored: HashSet<u64> = lines
-            .iter()
-            .filter(|s| {
-                let target = s["recur"].as_str().or(s["id"].as_str()).unwrap_or("");
-                learning.get(target).copied().unwrap_or(false)
-            })
-            .filter_map(|s| s["source"]["line"].as_u64())
-            .collect();
+        let stored = learning_lines(&lines);
         let text = run("memory-store", &["digest", "--transcript", t]);
         tokens.push(stdout(&text).chars().count() as f64 / 4.0);
         let listed: HashSet<u64> = listed_lines(&run(
@@ -485,27 +558,86 @@ fn the_digest_reaches_nearly_every_learning_moment_capture_leaves() {
         .into_iter()
         .map(|(_, line)| line)
         .collect();
-        for (line, label) in &labelled[file] {
-            if label == "none" {
-                continue;
-            }
-            moments += 1;
-            stored_count += stored.contains(line) as usize;
-            reached += (stored.contains(line) || listed.contains(line)) as usize;
-        }
+        reach.count(&labelled[file], &stored, &listed);
     }
-    let reach = reached as f64 / moments as f64;
     let mean = tokens.iter().sum::<f64>() / tokens.len() as f64;
     let max = tokens.iter().cloned().fold(0.0, f64::max);
     println!(
-        "digest reach: {reached}/{moments} learning moments = {reach:.3} (capture alone {stored_count}); digest tokens a session: mean {mean:.0}, max {max:.0}, over {} sessions",
+        "digest reach: {reach}; digest tokens a session: mean {mean:.0}, max {max:.0}, over {} sessions",
         tokens.len()
     );
-    assert!(moments > 500, "{moments} learning moments");
-    assert!(
-        reach >= REACH_FLOOR,
-        "reach {reach:.3} below {REACH_FLOOR}: {reached}/{moments}"
-    );
+    reach.holds_the_floor();
+}
+
+/// The same reach for a stranger: each session captured, and its digest listed, with the model
+/// trained on every repository of the corpora but its own (the shipped one was trained on these
+/// sessions). Run in this process, through the code the hooks and `memory-store digest
+/// --transcript` run; with the shipped model it counts what the test above counts.
+#[test]
+fn a_strangers_capture_and_the_digest_reach_nearly_every_learning_moment() {
+    let corpus = shared("corpus");
+    let prompts = reflect_lab::eval::load(&corpus).unwrap();
+    let labelled = labelled_sessions(&corpus);
+    let dir = tempfile::tempdir().unwrap();
+    let mut models: HashMap<String, &'static Model> = HashMap::new();
+    let mut reach = Reach::default();
+    let mut files: Vec<&PathBuf> = labelled.keys().collect();
+    files.sort();
+    for (k, file) in files.into_iter().enumerate() {
+        let name = file.file_name().unwrap().to_str().unwrap();
+        let (model, left_out) = reflect_lab::eval::model_without(&prompts, &[name]);
+        let repo = left_out.into_iter().collect::<Vec<_>>().join(",");
+        let model = *models
+            .entry(repo)
+            .or_insert_with(|| Box::leak(Box::new(model)));
+        let session = session_of(file);
+        let linked = dir
+            .path()
+            .join(format!("t{k}"))
+            .join(format!("{session}.jsonl"));
+        fs::create_dir_all(linked.parent().unwrap()).unwrap();
+        crate::util::link_file(file, &linked);
+        let paths = Paths::new(dir.path().join("config"), dir.path().join(format!("d{k}")));
+        capture::capture(
+            &paths,
+            &capture::Request {
+                transcript: linked.clone(),
+                session: Some(session.to_string()),
+                project: Some("/home/user/code/app".into()),
+                hook: "cli".into(),
+                model: Some(model),
+                ..capture::Request::default()
+            },
+        )
+        .unwrap();
+        let lines = read_jsonl(&paths.data_dir.join("signals.jsonl"));
+        let stored = learning_lines(&lines);
+        let store = Store::new(&paths, LockWait::CLI);
+        let found = digest::digest(
+            &store,
+            &digest::Request {
+                scope: Some(Scope::of(dir.path())),
+                session: None,
+                current: None,
+                cwd: dir.path().to_path_buf(),
+                since: None,
+                transcripts: vec![linked],
+                budget_tokens: digest::DEFAULT_BUDGET_TOKENS,
+                model: Some(model),
+            },
+        )
+        .unwrap();
+        let listed: HashSet<u64> = found
+            .sessions
+            .iter()
+            .flat_map(|s| s.prompts.iter().map(|p| p.line))
+            .collect();
+        reach.count(&labelled[file], &stored, &listed);
+    }
+    println!("held out: digest reach {reach}, {} models", models.len());
+    // One model a repository, each without it: no session was weighed by a model that saw it.
+    assert!(models.len() >= 50, "{} models", models.len());
+    reach.holds_the_floor();
 }
 
 #[test]

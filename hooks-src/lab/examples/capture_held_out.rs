@@ -73,6 +73,13 @@ fn run(mut args: Vec<String>) -> Result<(), String> {
             .filter_map(|(_, t)| t.file_name().and_then(|n| n.to_str()))
             .collect();
         let (model, left_out) = eval::model_without(&prompts, &names);
+        // A transcript not named as in the corpus (a link under its session id) leaves out
+        // nothing: that would be the shipped model again.
+        if left_out.is_empty() {
+            return Err(
+                "no transcript is named as a corpus file: no repository to leave out".into(),
+            );
+        }
         eprintln!("capture_held_out: trained without {left_out:?}");
         // Every capture and the digest of this process weigh prompts with this one model.
         Box::leak(Box::new(model))
