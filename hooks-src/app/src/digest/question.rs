@@ -78,7 +78,7 @@ pub(super) fn asks(read: &Reading) -> bool {
 }
 
 /// The last sentence of `prose`: what follows the last sentence end before its own end. A
-/// full stop ends a sentence only before a space (`flake.nix` holds none); a line end, and the
+/// full stop ends a sentence only before a space (`Cargo.toml` holds none); a line end, and the
 /// full-width marks, always do.
 fn last_sentence(prose: &str) -> &str {
     let body = prose.trim_end_matches(['?', '？']);
@@ -133,7 +133,7 @@ mod tests {
             ("Could you check what changed in the last commit?", true),
             ("The tests fail. Why?", true),
             ("Can you edit the config so it uses port 8080?", false),
-            ("Can you edit this flake.nix to fix this, as well?", false),
+            ("Could you edit Cargo.toml to pin serde to 1.0.200?", false),
             ("ok, could you please run the tests?", false),
             ("Thanks. Can we just commit this now?", false),
             ("fix the config", false),
