@@ -361,7 +361,7 @@ const SHAPES: &[Shape] = &[
         "",
         "p2Vd9Rk+Ws7LmQ0tZb3xN8cYh4Jf6Ga1Eu5TnKo/Ir2Mq9Sw7Dv3Lb0Xz8Pk6Hn4Fy1==",
         Text,
-        |s| format!("rg \"{s}\" . || echo \"Token not found\""),
+        |s| format!("grep -r '{s}' . && echo \"session key still there\""),
     ),
     (
         "discord bot token",

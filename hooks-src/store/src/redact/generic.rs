@@ -34,7 +34,7 @@
 //!   for the data rules' keyword pre-check.
 //! - `base64-secret`: a base64 blob that looks drawn at random, shortly after a word naming a
 //!   secret or just before one (a Bitwarden session key the assistant quoted back to scrub it
-//!   from history, and searched for: `rg '…==' || echo "Token not found"`).
+//!   from history, and searched for: `grep -r '…==' . && echo "session key still there"`).
 //!
 //! Speed: one literal search for the words of the three word rules (the `needles` module), one
 //! pass over the bytes for the key shape and one for base64 blobs (the bytes before a blob are
@@ -983,13 +983,13 @@ const BLOB_WORDS: &[&[u8]] = &[
 
 /// How far back a word names a blob (a comment on the line above a command counts).
 const BLOB_WORD_REACH: usize = 200;
-/// How far on a word names a blob: the rest of its command (`… || echo "Token not found"`).
+/// How far on a word names a blob: the rest of its command (`… && echo "key still there"`).
 const BLOB_WORD_AFTER: usize = 60;
 
 /// `base64-secret`: a blob of 40 to 400 bytes of base64 (`=`-padded, or holding `+` or `/`)
 /// that looks drawn at random, at most [`BLOB_WORD_REACH`] bytes after a word naming a secret
 /// (`# replace the session token` above `git filter-repo … '…=='`: a Bitwarden session
-/// key) or [`BLOB_WORD_AFTER`] bytes before one (`rg '…==' || echo "Token not found"`). The
+/// key) or [`BLOB_WORD_AFTER`] bytes before one (`grep -r '…==' . && echo "session key …"`). The
 /// shape alone is no secret (an integrity hash, an image, a public key are blobs too), and
 /// `key-shaped-token` leaves blobs alone.
 fn base64_secrets(text: &[u8]) -> Vec<Range<usize>> {
@@ -1019,7 +1019,7 @@ fn base64_secrets(text: &[u8]) -> Vec<Range<usize>> {
         let before = &text[start.saturating_sub(BLOB_WORD_REACH)..start];
         let after = &text[end + padding..(end + padding + BLOB_WORD_AFTER).min(text.len())];
         let named = BLOB_WORDS.iter().any(|word| {
-            // After the blob a word must end there ("Token not found"), so that a package
+            // After the blob a word must end there ("session key still there"), so that a package
             // name (`css-tokenizer`, `eslint-visitor-keys`) or `keyboard` does not count.
             let ends = |i: usize| {
                 after
@@ -1122,7 +1122,7 @@ mod tests {
         assert_eq!(found.len(), 2, "{again}");
         assert!(found.iter().all(|r| &again[r.clone()] == blob));
         // Searched for, the word that names it after it.
-        let searched = format!("cd repo && rg \"{blob}\" . || echo \"Token not found in files\"");
+        let searched = format!("grep -r '{blob}' . && echo \"session key still there\"");
         let found = base64_secrets(searched.as_bytes());
         assert_eq!(found.len(), 1, "{searched}");
         assert_eq!(&searched[found[0].clone()], blob);
