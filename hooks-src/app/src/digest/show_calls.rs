@@ -19,15 +19,6 @@ use reflect_transcript::{self as transcript, Event, EventKind, ToolInput};
 
 use super::noise;
 
-/// Whether a Bash call's exit status is another program's than its command's (its output piped
-/// into a filter, its failure swallowed: [`Job::masks_status`]).
-fn masks_status(tool: &str, input: &ToolInput) -> bool {
-    tool == "Bash"
-        && input
-            .str_field("command")
-            .is_some_and(|command| Job::of("Bash", &command).masks_status())
-}
-
 /// The start of the assistant's answer, and of the user's next prompt, `--show` prints after
 /// what it shows.
 const AFTER_CHARS: usize = 300;
@@ -161,6 +152,19 @@ impl Failed {
         let shown_command = self.call.as_ref().and_then(|(_, input)| command_of(input));
         let after_commands: Vec<Option<String>> =
             self.after.iter().map(|c| command_of(&c.input)).collect();
+        // A Bash call whose status is another program's than its command's (its output piped
+        // into a filter, its failure swallowed): its `ok` is no sign it worked.
+        let masked: Vec<bool> = self
+            .after
+            .iter()
+            .zip(&after_commands)
+            .map(|(c, command)| {
+                c.tool == "Bash"
+                    && command
+                        .as_deref()
+                        .is_some_and(|command| Job::of("Bash", command).masks_status())
+            })
+            .collect();
         let mut known = known.to_vec();
         for command in shown_command.iter().chain(after_commands.iter().flatten()) {
             known.extend(redact::findings(command, None));
@@ -212,8 +216,7 @@ impl Failed {
                 .unwrap_or_else(|| sanitize::visible(&call.tool).into_owned());
             let outcome = match &call.outcome {
                 Outcome::Open => "no result".to_string(),
-                // A pipe into a filter or an `|| true` sets the status: no sign it worked.
-                Outcome::Ok if masks_status(&call.tool, &call.input) => {
+                Outcome::Ok if masked[i] => {
                     "ok, by the status of its pipe's end or its `|| true`".to_string()
                 }
                 Outcome::Ok => "ok".to_string(),
