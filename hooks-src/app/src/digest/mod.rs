@@ -92,7 +92,6 @@ use reflect_base::fsutil::{self, LockWait};
 use reflect_base::paths::{self, Paths};
 use reflect_base::text;
 use reflect_detect::copies::{place, repeat_key, Copies};
-use reflect_detect::episode::Job;
 use reflect_detect::excerpt::{excerpt, head_and_tail};
 use reflect_detect::model::{self, Model};
 use reflect_detect::text::{Reading, Situation};
@@ -1251,16 +1250,7 @@ impl PromptReader {
                 }
                 let (what, subject) =
                     match call.command.as_ref().and_then(|i| i.str_field("command")) {
-                        Some(command) => {
-                            let job = Job::of("Bash", &command);
-                            // A subcommand or a name, not a quoted argument's first piece.
-                            let subject = job.subject();
-                            let word = subject.bytes().all(|b| {
-                                b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-')
-                            });
-                            let subject = if word { subject } else { "" };
-                            (job.program().to_string(), subject.to_string())
-                        }
+                        Some(command) => refusals::named(&command),
                         None if transcript::edits_a_file(&call.tool) => {
                             (refusals::FILE_EDITS.into(), String::new())
                         }

@@ -14,6 +14,7 @@
 use std::fmt::Write as _;
 
 use reflect_base::text;
+use reflect_detect::episode::Job;
 use reflect_store::{redact, sanitize};
 
 /// What a refused edit or write of a file is listed as.
@@ -55,6 +56,18 @@ pub struct Place {
     pub line: u64,
     pub asked: bool,
     pub subject: String,
+}
+
+/// What a refused Bash `command` is listed by: its program, and what it asked of it (a
+/// subcommand or a name; a quoted argument's first piece is none).
+pub(super) fn named(command: &str) -> (String, String) {
+    let job = Job::of("Bash", command);
+    let subject = job.subject();
+    let word = subject
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    let subject = if word { subject } else { "" };
+    (job.program().to_string(), subject.to_string())
 }
 
 /// The programs refused without a reason in two sessions or more, of `reads` (each session's
