@@ -737,11 +737,11 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "One that names what the project already has for a kind of job",
         "or its place for a\n  kind of file",
         "is a\n  learning moment, not yet a rule: propose",
-        // The same kind of request about new things each time is no rule across sessions; a
-        // way of working is; the user's words behind a failure are their own lesson.
+        // The same kind of request about new things each time is no rule across sessions, nor
+        // is a check asked for once; the user's words behind a failure are their own lesson.
         "not the same kind of request about something new each time",
         "the same instruction comes back in another session",
-        "about how you worked rather than what the output holds",
+        "A question about your work that names no rule",
         "a lesson of the user's own: append them at their place",
         // The summary names the lines of failed and refused calls: a model probed for them.
         "names the lines of the calls that failed or that the user refused",
