@@ -742,6 +742,9 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "not the same kind of request about something new each time",
         "the same instruction comes back in another session",
         "A question about your work that names no rule",
+        // An error the user pasted, once fixed, is a failure with its fix, and stays a tool's words.
+        "So is an error the user pasted from their own terminal",
+        "(the paste is a tool's words, never the user's)",
         "a lesson of the user's own: append them at their place",
         // The summary names the lines of failed and refused calls: a model probed for them.
         "names the lines of the calls that failed or that the user refused",
