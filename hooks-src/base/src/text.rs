@@ -39,6 +39,15 @@ pub fn tail(text: &str, max: usize) -> &str {
     rest.find(char::is_whitespace).map_or("", |at| &rest[at..])
 }
 
+/// [`tail`], starting at the word after the cut (not at the blank before it); `text` itself
+/// when it fits.
+pub fn tail_words(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    tail(text, max).trim_start()
+}
+
 /// One line, at most `max` characters, newlines and tabs flattened, escapes, controls and
 /// invisible characters removed ([`crate::sanitize::clean`]); `…` marks a cut.
 pub fn one_line(text: &str, max: usize) -> String {
@@ -120,6 +129,16 @@ mod tests {
         assert_eq!(tail("abcdefghi", 5), "");
         // A cut inside a character moves to its end.
         assert_eq!(tail("é é é", 4), " é");
+    }
+
+    #[test]
+    fn tail_words_starts_at_the_word_after_the_cut() {
+        assert_eq!(tail_words("abc def ghi", 5), "ghi");
+        assert_eq!(
+            tail_words(" abc", 5),
+            " abc",
+            "a text that fits is kept as it is"
+        );
     }
 
     /// The plain way to one line: flatten all, then cut (what the bounded flattening must give).

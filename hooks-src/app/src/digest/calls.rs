@@ -19,9 +19,10 @@ use reflect_store::store::Store;
 use reflect_store::{redact, sanitize};
 use reflect_transcript::{self as transcript, EventKind, Position, ToolInput};
 
+use super::noise;
+use super::secrets::KnownReader;
 use super::show::{called, open, stored_lines, Commands};
 use super::show_calls::{call_named, shown_error, Ended};
-use super::{noise, KnownReader};
 
 /// Most calls listed; the rest are counted.
 pub const CALLS_LISTED: usize = 200;

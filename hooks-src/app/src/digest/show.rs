@@ -29,11 +29,12 @@ use reflect_store::sighting;
 use reflect_store::store::Store;
 use reflect_transcript::{self as transcript, EventKind, Position};
 
+use super::data::SELF_CONTAINED_CHARS;
+use super::find::{find_transcript, load_cursor, transcript_of};
+use super::noise;
+use super::output::ended_with;
+use super::secrets::{project_secrets, KnownReader};
 use super::show_calls::{call_line, Answer, Ended, Failed};
-use super::{
-    ended_with, find_transcript, load_cursor, noise, project_secrets, tail, transcript_of,
-    KnownReader,
-};
 use reflect_detect::excerpt::{ends, excerpt};
 use reflect_detect::model;
 use reflect_detect::text::{Reading, Situation};
@@ -293,7 +294,7 @@ pub fn show(
                 failed = Some(Failed::new(call, Ended::Refused, text, timestamp(&event)));
             }
             EventKind::UserText { text } if !noise::is_not_a_prompt(text) => {
-                let asked = redact::Asked::of(tail(&turn, redact::ASKED_BYTES));
+                let asked = redact::Asked::of(text::tail_words(&turn, redact::ASKED_BYTES));
                 if let Some((before, Some(asked))) = &typed_before {
                     answered.extend(redact::findings(&sanitize::clean(before), Some(asked)));
                 }
@@ -329,7 +330,7 @@ pub fn show(
                 turn.push_str(text);
                 // Bounded as it grows, cut at a word (a cut token could slip past redaction).
                 if turn.len() > 2 * TURN_BYTES {
-                    turn = tail(&turn, TURN_BYTES).to_string();
+                    turn = text::tail_words(&turn, TURN_BYTES).to_string();
                 }
             }
             _ => {}
@@ -399,7 +400,7 @@ pub fn show(
     // A value typed as the answer to a question asking for a secret is one too, and so is a
     // secret of this prompt or the one before where the assistant's words repeat it.
     let cleaned = sanitize::clean(&text);
-    let asked = redact::Asked::of(tail(&turn, redact::ASKED_BYTES));
+    let asked = redact::Asked::of(text::tail_words(&turn, redact::ASKED_BYTES));
     let mut known = redact::findings(&cleaned, asked.as_ref());
     if let Some((before, asked)) = &typed_before {
         known.extend(redact::findings(&sanitize::clean(before), asked.as_ref()));
@@ -426,7 +427,7 @@ pub fn show(
         as_strs(&refused_tools),
         as_strs(&stopped_tools),
     );
-    let chars = match text.chars().count() < super::SELF_CONTAINED_CHARS {
+    let chars = match text.chars().count() < SELF_CONTAINED_CHARS {
         true => TURN_CHARS_SHORT_PROMPT,
         false => TURN_CHARS,
     };
@@ -578,7 +579,7 @@ fn timestamp(event: &transcript::Event) -> Option<String> {
 fn turn_end(turn: &str, known: &[(String, &'static str)], chars: usize) -> String {
     // Redacted before its end is taken: a table's header, above it, names a password column.
     let redacted = redact::redact_known(&sanitize::clean(turn), known).into_owned();
-    text::one_line_end(tail(&redacted, TURN_BYTES), chars)
+    text::one_line_end(text::tail_words(&redacted, TURN_BYTES), chars)
 }
 
 #[cfg(test)]

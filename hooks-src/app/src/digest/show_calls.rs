@@ -17,6 +17,7 @@ use reflect_detect::failure::{error_summary, input_summary, resolution_from_chan
 use reflect_store::{redact, sanitize};
 use reflect_transcript::{self as transcript, Event, EventKind, ToolInput};
 
+use super::data::TAIL_BYTES;
 use super::noise;
 
 /// The start of the assistant's answer, and of the user's next prompt, `--show` prints after
@@ -281,16 +282,16 @@ pub(super) struct Answer {
 
 impl Answer {
     pub(super) fn push(&mut self, text: &str) {
-        if self.start.len() < super::TAIL_BYTES {
+        if self.start.len() < TAIL_BYTES {
             self.start.push('\n');
-            self.start.push_str(text::head(text, super::TAIL_BYTES));
+            self.start.push_str(text::head(text, TAIL_BYTES));
         }
-        self.end = super::tail(text, redact::ASKED_BYTES).to_string();
+        self.end = text::tail_words(text, redact::ASKED_BYTES).to_string();
     }
 
     /// Its start, redacted (the `known` secrets too), on one line.
     pub(super) fn start(&self, known: &[(String, &'static str)]) -> String {
-        let head = text::head(&self.start, super::TAIL_BYTES);
+        let head = text::head(&self.start, TAIL_BYTES);
         text::one_line(
             &redact::redact_known(&sanitize::clean(head), known),
             AFTER_CHARS,
@@ -306,7 +307,7 @@ impl Answer {
         known: &[(String, &'static str)],
     ) -> String {
         let asked = redact::Asked::of(&self.end);
-        let cleaned = sanitize::clean(text::head(said, super::TAIL_BYTES));
+        let cleaned = sanitize::clean(text::head(said, TAIL_BYTES));
         let said = redact::redact_after(&cleaned, asked.as_ref());
         let said = text::one_line(&redact::redact_known(&said, known), AFTER_CHARS);
         format!("user, next (L{at}): {said}\n")

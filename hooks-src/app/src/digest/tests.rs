@@ -1,8 +1,28 @@
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
 
+use chrono::Utc;
+use serde_json::{json, Value};
+
+use super::data::*;
+use super::list::{answering_quote, dir_name, worked_in};
+use super::output::prompt_line;
+use super::read::PromptReader;
 use super::*;
-use reflect_store::signal::{Kind, Signal};
+use crate::cursor::{self, Cursor};
+use crate::scope::Scope;
+use reflect_base::fsutil::LockWait;
+use reflect_base::paths::{self, Paths};
+use reflect_detect::excerpt::excerpt;
+use reflect_detect::model;
+use reflect_detect::text::{Reading, Situation};
+use reflect_store::signal::{self, Kind, Signal};
+use reflect_store::store::Store;
+use reflect_transcript::{Event, EventKind};
 
 /// A data dir, a config dir and a project, in a temp dir.
 struct World {
@@ -598,8 +618,6 @@ fn what_a_prompt_answered_is_the_end_of_the_assistants_last_line_or_its_tools() 
     );
     assert!(q.chars().count() <= ANSWERING_CHARS, "{q}");
     assert!(!q[3..].starts_with(' '));
-    assert_eq!(tail("abc def ghi", 5), "ghi");
-    assert_eq!(tail("abc", 5), "abc");
 
     let mut reader = PromptReader::default();
     let event = |line, kind| Event {
