@@ -36,7 +36,8 @@ use reflect_base::text::tail;
 
 use super::needles::Needles;
 use super::rules::entropy;
-use super::{is_path, is_placeholder, is_version, PLACEHOLDER_PREFIX};
+use super::scan::run;
+use super::value::{is_path, is_placeholder, is_version, PLACEHOLDER_PREFIX};
 
 /// How much of the end of the assistant's text is read for a question: a few numbered questions.
 pub const ASKED_BYTES: usize = 1500;
@@ -296,7 +297,7 @@ fn sentences(text: &str) -> Vec<(Option<u32>, Range<usize>)> {
             if ends || cjk_end {
                 let end = at + if cjk_end { 3 } else { 1 };
                 out.push((item, from..end));
-                from = end + super::run(bytes, end, |b| b == b' ' || b == b'\t');
+                from = end + run(bytes, end, |b| b == b' ' || b == b'\t');
             }
         }
         if from < range.end {
@@ -310,16 +311,16 @@ fn sentences(text: &str) -> Vec<(Option<u32>, Range<usize>)> {
 /// then `.`, `)` or `:` (full-width too) and a blank, or `(N)`; with where its value starts.
 fn marker(text: &[u8], at: usize, line_start: bool) -> Option<(u32, usize)> {
     let mut i = at;
-    i += super::run(text, i, |b| b == b' ' || b == b'\t');
+    i += run(text, i, |b| b == b' ' || b == b'\t');
     if line_start {
         if matches!(text.get(i), Some(b'-' | b'*' | b'>')) && text.get(i + 1) == Some(&b' ') {
             i += 2;
         }
-        i += super::run(text, i, |b| b == b'*' || b == b'#' || b == b' ');
+        i += run(text, i, |b| b == b'*' || b == b'#' || b == b' ');
     }
     let paren = text.get(i) == Some(&b'(');
     i += usize::from(paren);
-    let digits = super::run(text, i, |b| b.is_ascii_digit());
+    let digits = run(text, i, |b| b.is_ascii_digit());
     if !(1..=2).contains(&digits) {
         return None;
     }
@@ -345,8 +346,8 @@ fn marker(text: &[u8], at: usize, line_start: bool) -> Option<(u32, usize)> {
         return None;
     }
     i += sign;
-    i += super::run(text, i, |b| b == b'*');
-    let blanks = super::run(text, i, |b| b == b' ' || b == b'\t');
+    i += run(text, i, |b| b == b'*');
+    let blanks = run(text, i, |b| b == b' ' || b == b'\t');
     // A full-width sign needs no blank after it.
     (blanks > 0 || sign == 3 || i == text.len()).then_some((n, i + blanks))
 }

@@ -16,7 +16,8 @@
 
 use std::ops::Range;
 
-use super::{is_blank, is_path, is_placeholder, ordered, run, run_back, text_of, value_at};
+use super::scan::{is_blank, ordered, run, run_back, text_of, value_at};
+use super::value::{is_path, is_placeholder};
 
 /// How a flag takes its value.
 #[derive(Clone, Copy, PartialEq)]

@@ -47,7 +47,8 @@ use std::sync::LazyLock;
 
 use super::needles::Needles;
 use super::rules::entropy;
-use super::{is_code, is_path, is_placeholder, PLACEHOLDER_PREFIX};
+use super::scan::{ordered, run, run_back, runs, separated};
+use super::value::{is_code, is_path, is_placeholder, PLACEHOLDER_PREFIX};
 
 /// Every secret of `text` the generic rules find, with its kind.
 pub(super) fn find(text: &[u8]) -> Vec<(Range<usize>, &'static str)> {
@@ -375,7 +376,7 @@ fn prose_secrets(text: &[u8]) -> Vec<(Range<usize>, &'static str)> {
         if matches!(hit.strength, Word::Password | Word::Key) && hit.ascii && link == Link::None {
             let to = bytes.eq_ignore_ascii_case(b"to");
             let value = match to {
-                true => value_at(text, value.end + super::run(text, value.end, |b| b == b' ')),
+                true => value_at(text, value.end + run(text, value.end, |b| b == b' ')),
                 false => Some(value.clone()),
             };
             if let Some(value) = value {
@@ -430,7 +431,7 @@ enum Link {
 /// Markdown bold around the link), and the kind of link. Without a link, the word at `at`
 /// followed by blanks gives the next token (`Link::None`).
 fn linked_value(text: &[u8], at: usize, encoded: bool) -> Option<(Range<usize>, Link)> {
-    let blanks = |from: usize| super::run(text, from, |b| b == b' ' || b == b'\t');
+    let blanks = |from: usize| run(text, from, |b| b == b' ' || b == b'\t');
     let bold = |from: usize| usize::from(text[from..].starts_with(b"**")) * 2;
     let mut i = at + bold(at);
     i += blanks(i);
@@ -485,7 +486,7 @@ fn value_at(text: &[u8], mut i: usize) -> Option<Range<usize>> {
             break;
         }
     }
-    let len = super::run(text, i, |b| {
+    let len = run(text, i, |b| {
         b.is_ascii_graphic() && !matches!(b, b'"' | b'\'' | b'`' | b'<' | b'>')
     });
     let mut end = i + len;
@@ -707,7 +708,7 @@ fn identifier(text: &str) -> bool {
 /// (`SHA-256`, `AES256`, `UTF-8`, `MD5`, `CC0`).
 fn term(text: &str) -> bool {
     let b = text.as_bytes();
-    let letters = super::run(b, 0, |c| c.is_ascii_uppercase());
+    let letters = run(b, 0, |c| c.is_ascii_uppercase());
     let dash = usize::from(b.get(letters) == Some(&b'-'));
     let digits = b.len() - letters - dash;
     (2..=6).contains(&letters)
@@ -854,7 +855,7 @@ const ID_PREFIXES: &[&str] = &[
 fn key_shaped(text: &[u8]) -> Vec<Range<usize>> {
     let token_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
     let mut found = Vec::new();
-    for Range { start, end } in super::runs(text, token_byte) {
+    for Range { start, end } in runs(text, token_byte) {
         if end - start < 24 {
             continue;
         }
@@ -883,7 +884,7 @@ fn key_shaped(text: &[u8]) -> Vec<Range<usize>> {
 /// ended by `_` or `-`, the first starting with a letter and not an id's prefix.
 fn key_body_start(token: &[u8]) -> Option<usize> {
     let segment = |from: usize| {
-        let len = super::run(token, from, |b| {
+        let len = run(token, from, |b| {
             b.is_ascii_lowercase() || b.is_ascii_digit()
         });
         ((1..=12).contains(&len) && matches!(token.get(from + len), Some(b'_' | b'-')))
@@ -924,13 +925,13 @@ fn discord_bot_tokens(text: &[u8]) -> Vec<Range<usize>> {
             continue;
         }
         // A numeric id's base64 holds letters and digits only: an `_` before it separates.
-        let id_len = super::run_back(text, dot, |b| b.is_ascii_alphanumeric());
-        let mac_len = super::run(text, dot + 8, b64);
+        let id_len = run_back(text, dot, |b| b.is_ascii_alphanumeric());
+        let mac_len = run(text, dot + 8, b64);
         let start = dot - id_len;
         if !(24..=28).contains(&id_len)
             || !(27..=40).contains(&mac_len)
             || !matches!(text[start], b'M' | b'N' | b'O')
-            || !super::separated(text, start)
+            || !separated(text, start)
             || text.get(dot + 8 + mac_len).is_some_and(|&b| b == b'.')
             || !decodes_to_digits(&text[start..start + 20])
         {
@@ -938,7 +939,7 @@ fn discord_bot_tokens(text: &[u8]) -> Vec<Range<usize>> {
         }
         found.push(start..dot + 8 + mac_len);
     }
-    super::ordered(found)
+    ordered(found)
 }
 
 /// `zhipu-api-key`: `<32 lowercase hex>.<16 letters and digits, both cases>`, the API key of
@@ -948,8 +949,8 @@ fn zhipu_keys(text: &[u8]) -> Vec<Range<usize>> {
     let hex = |b: &u8| b.is_ascii_digit() || (b'a'..=b'f').contains(b);
     let mut found = Vec::new();
     for dot in memchr::memchr_iter(b'.', text) {
-        let id_len = super::run_back(text, dot, |b| b.is_ascii_alphanumeric());
-        let secret_len = super::run(text, dot + 1, |b| b.is_ascii_alphanumeric());
+        let id_len = run_back(text, dot, |b| b.is_ascii_alphanumeric());
+        let secret_len = run(text, dot + 1, |b| b.is_ascii_alphanumeric());
         if id_len != 32 || secret_len != 16 {
             continue;
         }
@@ -995,9 +996,9 @@ const BLOB_WORD_AFTER: usize = 60;
 fn base64_secrets(text: &[u8]) -> Vec<Range<usize>> {
     let b64 = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
     let mut found = Vec::new();
-    for Range { start, end } in super::runs(text, b64) {
+    for Range { start, end } in runs(text, b64) {
         let body = &text[start..end];
-        let padding = super::run(text, end, |b| b == b'=').min(2);
+        let padding = run(text, end, |b| b == b'=').min(2);
         if !(40..=400).contains(&body.len())
             || !(padding > 0 || body.contains(&b'+') || body.contains(&b'/'))
         {
@@ -1041,7 +1042,7 @@ fn base64_secrets(text: &[u8]) -> Vec<Range<usize>> {
             }
         }
     }
-    super::ordered(found)
+    ordered(found)
 }
 
 /// Where `word` starts in `near`, in any case.

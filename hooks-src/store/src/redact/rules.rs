@@ -16,6 +16,7 @@ use std::sync::{LazyLock, OnceLock};
 use regex::bytes::{Regex, RegexBuilder};
 
 use super::needles::pair_hash;
+use super::value::{is_placeholder, PLACEHOLDER_PREFIX};
 
 /// A string of the tables: its start and length in the one text they all live in.
 #[derive(Clone, Copy)]
@@ -224,7 +225,7 @@ fn keeps(
         return false;
     }
     let value_text = std::str::from_utf8(value).unwrap_or("");
-    if super::is_placeholder(value_text) || value_text.contains(super::PLACEHOLDER_PREFIX) {
+    if is_placeholder(value_text) || value_text.contains(PLACEHOLDER_PREFIX) {
         return false;
     }
     let lower = value.to_ascii_lowercase();

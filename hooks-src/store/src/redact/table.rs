@@ -14,7 +14,7 @@
 
 use std::ops::Range;
 
-use super::{is_placeholder, PLACEHOLDER_PREFIX};
+use super::value::{is_placeholder, PLACEHOLDER_PREFIX};
 
 /// Header cells that name a password column (compared lowercase, `*` and backquotes aside).
 const HEADERS: &[&str] = &[
