@@ -20,9 +20,10 @@
 //!   the strongest correction there is, so it is stored with confidence 2, its content the
 //!   reason, its context what was refused. A refusal without a reason (or with a one-word
 //!   "cancel") says only "not now": no signal, the session summary counts it by tool. A refused
-//!   plan never stores the plan's text. A refusal is known by where Claude Code writes it
-//!   ([`transcript::refusal_reason`]), for a call the assistant was seen to make, and not for an
-//!   MCP tool, whose server writes its error text whole and so could write those sentences.
+//!   plan never stores the plan's text. A refusal is known by where Claude Code writes it (the
+//!   transcript reader's `refusal_reason`), for a call the assistant was seen to make, and not
+//!   for an MCP tool, whose server writes its error text whole and so could write those
+//!   sentences.
 //! * **failure**: a tool error that says something about the project or its environment; see
 //!   [`crate::failure`] for the rules (the error line, protocol errors, failing tests). A run of
 //!   the same failure is one signal seen several times, not a streak signal of its own.

@@ -186,7 +186,7 @@ pub struct Signal {
     #[serde(default)]
     pub context: String,
     /// What resolved a failure: the call that then worked, or what the user said instead
-    /// (see [`crate::detect::episode`]). Written only when known.
+    /// (see `reflect_detect::episode`). Written only when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolution: Option<String>,
     #[serde(default)]

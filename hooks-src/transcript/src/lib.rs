@@ -139,8 +139,8 @@ pub enum EventKind {
         name: String,
         input: ToolInput,
     },
-    /// `text` is at most [`TOOL_RESULT_TEXT_MAX`] bytes for an error and
-    /// [`TOOL_OUTPUT_TEXT_MAX`] otherwise (cut on a character boundary).
+    /// `text` is at most `TOOL_RESULT_TEXT_MAX` bytes for an error and
+    /// `TOOL_OUTPUT_TEXT_MAX` otherwise (cut on a character boundary).
     ToolResult {
         tool_use_id: String,
         is_error: bool,

@@ -110,7 +110,7 @@ fn worker_count() -> usize {
 /// `splits` (ascending byte offsets; ones at or past the end are dropped). Tests use it to force
 /// cuts anywhere; [`read`] picks them itself.
 ///
-/// Segments are claimed in order, at most [`WINDOW`] ahead of the one being handed on. Workers
+/// Segments are claimed in order, at most `WINDOW` ahead of the one being handed on. Workers
 /// parse the segments they claim into batches of events; the calling thread hands segments on in
 /// order: one it gets to first it parses itself, straight to `on_event`; while the one it waits
 /// for is still being parsed, it parses the next unclaimed one ahead instead of idling.

@@ -249,7 +249,7 @@ fn result_text(raw: &[u8], max: usize) -> String {
 /// A tool call's input, kept as JSON text and read on demand. Detectors look at a field or two
 /// of a few calls (an edited file, the command of a failed call), so parsing every input of a
 /// transcript into a [`Value`] would be most of the reader's allocations for nothing. An input
-/// over [`INPUT_WHOLE_MAX`] bytes keeps its members with strings cut to [`INPUT_STRING_MAX`] and
+/// over `INPUT_WHOLE_MAX` bytes keeps its members with strings cut to `INPUT_STRING_MAX` and
 /// large other values as `null`: still valid JSON, and bounded.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolInput(Box<str>);

@@ -121,7 +121,7 @@ impl Snapshot {
     }
 
     /// The signal `id` as `memory-store get` shows it: with the evidence of its later sightings
-    /// in `meta.sightings` (see [`read::add_evidence`]).
+    /// in `meta.sightings` (see [`crate::sighting::add_evidence`]).
     pub fn get_shown(&self, id: &str) -> Option<Signal> {
         let mut sig = self.get(id)?.clone();
         if let Some(evidence) = self.evidence.get(id) {
