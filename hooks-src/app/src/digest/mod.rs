@@ -64,6 +64,12 @@
 //! after [`SAVED_MARKS_DAYS`] days), so that command is one short line however many sessions
 //! were read.
 //!
+//! **Where things are.** [`list::digest`] builds a digest: [`find`] finds the sessions, [`read`]
+//! reads each one's unread part ([`secrets`] gathers the values with no shape of their own to
+//! redact), and [`output`] prints what was listed; [`marks`] moves the cursors afterwards; the
+//! types they share are in [`data`]. `--show` is [`show`] and [`calls`]; what is no prompt,
+//! [`noise`], [`approval`] and [`question`]; repeated refusals, [`refusals`].
+//!
 //! [`transcript::read`]: reflect_transcript::read
 //! [`excerpt`]: reflect_detect::excerpt::excerpt
 //! [`model::lesson_score`]: reflect_detect::model::lesson_score

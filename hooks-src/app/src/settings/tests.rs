@@ -1,4 +1,3 @@
-
 use super::document::*;
 use super::ours::*;
 use super::status::*;
