@@ -1,5 +1,7 @@
 //! reflect-toggle: turn capture on or off by registering our hooks in Claude Code's settings.json.
 //! All the work is in `reflect_app::install`; this file parses arguments and prints.
+// clap prints these doc comments as `--help`, where `<config dir>` is meant as written, not as HTML.
+#![allow(rustdoc::invalid_html_tags)]
 
 use std::path::PathBuf;
 use std::process::ExitCode;

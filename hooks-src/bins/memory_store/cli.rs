@@ -1,4 +1,6 @@
 //! The verbs of memory-store and their flags (spec/INTERFACE.md is the contract).
+// clap prints these doc comments as `--help`, where `<config dir>` is meant as written, not as HTML.
+#![allow(rustdoc::invalid_html_tags)]
 
 use std::path::PathBuf;
 

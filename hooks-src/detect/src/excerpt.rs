@@ -170,7 +170,7 @@ pub fn excerpt(
 
 /// The sentences of `lines` in order, each on one line, `None` standing for a run of `pasted`
 /// lines or of sentences the assistant had just written (`said`, as [`letters`]: a quote of its
-/// answer after the user's words on one line, "check this: <its sentence>"); the first
+/// answer after the user's words on one line, "check this: `<its sentence>`"); the first
 /// [`MAX_SENTENCES`] of the user's own, and whether there is more.
 fn pieces(lines: &[&str], pasted: &[bool], said: &str) -> (Vec<Option<String>>, bool) {
     let mut out: Vec<Option<String>> = Vec::new();

@@ -3,8 +3,8 @@
 //! share [`assess`], so a failure is judged the same whichever path sees it first.
 //!
 //! **What makes a failure worth a reviewer's attention**: it says something about the project or
-//! its environment that the next session could use ("No module named 'yaml'", "fatal: could not
-//! read Username for 'https://github.com'", "psql: database \"db\" does not exist"). So a failure
+//! its environment that the next session could use (`No module named 'yaml'`, `fatal: could
+//! not read Username for 'https://github.com'`, `psql: database "db" does not exist`). So a failure
 //! is stored only when
 //!
 //! * it is not an error of Claude Code's own tool protocol ([`Assessment::Protocol`]): an edit of

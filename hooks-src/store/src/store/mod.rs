@@ -1,5 +1,5 @@
 //! The signal store: `signals.jsonl` in the data dir, one JSON object per line. This module owns
-//! the line format end to end: what a line is ([`line`]), the one reader every pass over the
+//! the line format end to end: what a line is ([`line`](mod@line)), the one reader every pass over the
 //! store goes through ([`read`], with the scanner as its fast path), and the writers.
 //!
 //! **Line kinds.** A line is a v1 signal (`{"id":…,"type":…}`), a v2 signal (`{"ts","sid","type",
