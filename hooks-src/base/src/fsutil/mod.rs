@@ -17,8 +17,9 @@
 //!   as the user) can still write everything reflect made.
 //!
 //! One file a job: [`open`] (safe open), [`atomic`] (atomic replace), [`owner`] (private dirs and
-//! ownership), [`temp`] (stale temp files), [`backup`](mod@backup), [`lock`] (the sidecar lock) and [`log`]
-//! (the error log). Their functions are re-exported here, so callers say `fsutil::atomic_write`.
+//! ownership), [`temp`] (stale temp files), [`backup`](mod@backup), [`lock`] (the sidecar lock)
+//! and [`log`] (the error log). Their functions are re-exported here, so callers say
+//! `fsutil::atomic_write`.
 
 use chrono::{SecondsFormat, Utc};
 
