@@ -225,6 +225,9 @@ impl Detector {
                     *said = tail(said, redact::ASKED_BYTES).to_string();
                 }
                 match redact::last_line(text) {
+                    // What Claude Code wrote in the model's place (`API Error: …`) answers nothing:
+                    // the model's last words before it stay what a prompt answered.
+                    _ if transcript::is_harness_reply(text) => {}
                     Some(whole) => {
                         // Back to a blank, as `quote` cuts: a token cut in two would no longer
                         // be redacted when the line is quoted.

@@ -148,6 +148,24 @@ fn a_correction_quotes_the_user_and_what_it_answered() {
 }
 
 #[test]
+fn what_claude_code_wrote_in_the_models_place_is_not_what_a_prompt_answered() {
+    let signals = run(vec![
+        user("set up the project"),
+        says("I'll install the dependencies with npm."),
+        says("API Error: Request was aborted."),
+        user("No, don't use npm. Why did you run npm? We use pnpm"),
+    ]);
+    let corrections = of_kind(&signals, &Kind::Correction);
+    assert_eq!(corrections.len(), 1, "{signals:#?}");
+    let context = &corrections[0].context;
+    assert!(
+        context.ends_with("(answering: I'll install the dependencies with npm.)"),
+        "{context}"
+    );
+    assert!(!context.contains("API Error"), "{context}");
+}
+
+#[test]
 fn a_secret_typed_as_the_answer_to_a_question_is_not_quoted() {
     let signals = run(vec![
         user("set up the staging database"),
