@@ -366,16 +366,27 @@ fn console_frame(t: &str) -> bool {
 }
 
 /// A log's tag in brackets that no sentence starts with: a level in any case, as a browser's
-/// console prints it (`[Warning]`, `[Log]`), or a Unix time (`[2034567890.125]`).
+/// console prints it (`[Warning]`, `[Log]`), or a [`unix_time`].
 fn bracketed_tag(word: &str) -> bool {
-    let Some(inner) = word.strip_prefix('[').and_then(|w| w.strip_suffix(']')) else {
+    unix_time(word)
+        || word
+            .strip_prefix('[')
+            .and_then(|w| w.strip_suffix(']'))
+            .is_some_and(|level| {
+                let upper = level.to_ascii_uppercase();
+                LOG_LEVELS.contains(&upper.as_str()) || upper == "LOG"
+            })
+}
+
+/// A log line's Unix time in brackets, `[2034567890.125]`, also with its `[` lost to a copy that
+/// began one character late: a word no sentence holds, whatever follows it.
+fn unix_time(word: &str) -> bool {
+    let Some(time) = word.strip_suffix(']') else {
         return false;
     };
-    let upper = inner.to_ascii_uppercase();
-    let (secs, fraction) = inner.split_once('.').unwrap_or((inner, "0"));
-    LOG_LEVELS.contains(&upper.as_str())
-        || upper == "LOG"
-        || (secs.len() >= 10 && is_number(secs) && is_number(fraction))
+    let time = time.strip_prefix('[').unwrap_or(time);
+    let (secs, fraction) = time.split_once('.').unwrap_or((time, "0"));
+    secs.len() >= 10 && is_number(secs) && is_number(fraction)
 }
 
 /// A line (trimmed at its start) that reads as code, a log or a stack trace.
@@ -443,10 +454,10 @@ pub(super) fn reads_as_code_or_log(t: &str) -> bool {
     if LOG_LEVELS.contains(&bare) || LOG_LEVELS.contains(&bare.split('[').next().unwrap_or("")) {
         return true;
     }
-    // With words after it, not a sentence of the user's that names one ("[Warning] is what it
-    // should say", "… not [Error]").
+    // A Unix time whatever follows it; a level with words after it, not a sentence of the user's
+    // that names one ("[Warning] is what it should say", "… not [Error]").
     let next = t.trim_start()[first.len()..].trim_start().chars().next();
-    if bracketed_tag(first) && next.is_some_and(|c| !c.is_lowercase()) {
+    if unix_time(first) || (bracketed_tag(first) && next.is_some_and(|c| !c.is_lowercase())) {
         return true;
     }
     // An error's own first line: `TypeError: …`, `error[E0308]: …`, `java.io.IOException: …`.

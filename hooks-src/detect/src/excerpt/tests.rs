@@ -609,6 +609,9 @@ fn a_logs_bracketed_level_in_any_case_or_unix_time_is_paste() {
         "[Warning] [Auth]: init() ran twice, the second call is ignored.",
         "[Log] Store ready, 3 items",
         "[2034567890.125] Shortcut triggered: next item (y)",
+        // A copy that began one character late, past the bracket.
+        "2034567890.125] Queue worker started with 3 jobs waiting",
+        "[2034567890.125] worker.poll() returned no job",
     ]);
     // Typed on the user's own line, the log is split from their words.
     let lines = split_lines("it fails again. [2034567890.125] Loading store");
