@@ -608,7 +608,8 @@ fn users_voice(t: &str) -> bool {
 }
 
 /// Marks a Markdown document pasted into a prompt (a README's section, a spec, a plan another
-/// model wrote, an issue's body): from its first heading to its end, when at most a lead-in
+/// model wrote, an issue's body): from its first heading to its end (from its opening when it is
+/// another model's answer, "Of course! …": [`opens_as_reply`]), when at most a lead-in
 /// ([`LEAD_IN_MAX`] lines) of the user's comes before it, and the document reads as one: handed
 /// over ([`hands_over`]) and [`HANDED_LINES`] long, or [`DOC_HEADINGS`] headings and
 /// [`DOC_LINES`] lines without it; with two lines of prose ([`PROSE_WORDS`]), and few of its
@@ -622,7 +623,16 @@ fn pasted_document(lines: &[&str], pasted: &mut [bool]) {
     let Some(start) = (0..lines.len()).find(|&k| !pasted[k] && heading(lines[k])) else {
         return;
     };
-    let lead: Vec<usize> = (0..start).filter(|&k| !pasted[k] && !blank(k)).collect();
+    let mut lead: Vec<usize> = (0..start).filter(|&k| !pasted[k] && !blank(k)).collect();
+    // Another model's answer pasted whole opens as one: from that line on, the lead-in is its.
+    let from = match lead.iter().position(|&k| opens_as_reply(lines[k])) {
+        Some(i) => {
+            let from = lead[i];
+            lead.truncate(i);
+            from
+        }
+        None => start,
+    };
     if lead.len() > LEAD_IN_MAX {
         return;
     }
@@ -655,8 +665,36 @@ fn pasted_document(lines: &[&str], pasted: &mut [bool]) {
         headings >= DOC_HEADINGS && filled >= DOC_LINES && voice * 20 < own.len()
     };
     if document && prose >= 2 {
-        pasted[start..end].iter_mut().for_each(|p| *p = true);
+        pasted[from..end].iter_mut().for_each(|p| *p = true);
     }
+}
+
+/// How another model's answer opens, before an exclamation mark: "Of course!", "Certainly!",
+/// "Claro!", "もちろん！". A user does not open a prompt so, and their lead-in names the paste.
+const REPLY_OPENERS: &[&str] = &[
+    "of course",
+    "certainly",
+    "absolutely",
+    "great question",
+    "excellent question",
+    "claro",
+    "certo",
+    "bien sûr",
+    "natürlich",
+    "конечно",
+    "当然",
+    "もちろん",
+    "물론",
+];
+
+/// Whether the line `t` opens as another model's answer ([`REPLY_OPENERS`]).
+fn opens_as_reply(t: &str) -> bool {
+    let lower = t.trim_start().to_lowercase();
+    REPLY_OPENERS.iter().any(|o| {
+        lower
+            .strip_prefix(o)
+            .is_some_and(|rest| rest.trim_start().starts_with(['!', '！']))
+    })
 }
 
 /// The letters and digits of `text`, lowercased: what is left of a line copied from a terminal

@@ -873,6 +873,44 @@ fn a_document_that_opens_with_its_title_is_paste() {
 }
 
 #[test]
+fn another_models_answer_is_paste_from_its_opening() {
+    let body = spec();
+    let answer = format!("Of course! I've read the sync service's spec and its code.\n\nI'll sort what I found into three parts:\n1. **Bugs:** what breaks a run.\n2. **Flaws:** what may break one later.\n3. **Style:** what to tidy.\n\n---\n\n{body}");
+    // The user's words after it, or before it.
+    let after = "here is more that i noticed. make a plan to fix these in plan.md";
+    let before = "what do you think of this review?";
+    for (text, own) in [
+        (format!("{answer}\n\n{after}"), after),
+        (format!("{before}\n{answer}"), before),
+    ] {
+        let lines = split_lines(&text);
+        let pasted = pasted_lines(&lines, "");
+        let own_line = lines.iter().position(|l| *l == own).unwrap();
+        let first = lines
+            .iter()
+            .position(|l| l.starts_with("Of course!"))
+            .unwrap();
+        for (k, line) in lines.iter().enumerate() {
+            let paste = k >= first && (k < own_line || own_line < first);
+            assert!(
+                pasted[k] == paste || line.is_empty(),
+                "{k}: {line}\n{pasted:?}"
+            );
+        }
+        let shown = excerpt(&text, "", None, 120, by_cue);
+        assert!(shown.pasted, "{shown:?}");
+        assert!(shown.text.contains(own), "{shown:?}");
+    }
+    // The user's own "of course" opens no paste.
+    let mine = format!(
+        "Of course we keep the old layout. Write the spec for it:\n{}",
+        spec()
+    );
+    let lines = split_lines(&mine);
+    assert!(!pasted_lines(&lines, "")[0], "{mine}");
+}
+
+#[test]
 fn a_document_pasted_onto_the_users_line_is_split_from_it() {
     let text = format!("please review this spec. {}", spec());
     let lines = split_lines(&text);
