@@ -670,7 +670,7 @@ fn pasted_document(lines: &[&str], pasted: &mut [bool]) {
 }
 
 /// How another model's answer opens, before an exclamation mark: "Of course!", "Certainly!",
-/// "Claro!", "もちろん！". A user does not open a prompt so, and their lead-in names the paste.
+/// "Claro!", "もちろん！". Users do not open their own words so; their lead-in names the paste.
 const REPLY_OPENERS: &[&str] = &[
     "of course",
     "certainly",
