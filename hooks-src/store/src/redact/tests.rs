@@ -330,6 +330,14 @@ const CASES: &[Case] = &[
             "cd app && export SOME_SECRET_KEY=\"[REDACTED:env-secret]\" && MY_APP_CREDENTIALS='[REDACTED:env-secret]' npm start",
         ),
         hit("env-secret", "GH_TOKEN = abcd1234", "GH_TOKEN = [REDACTED:env-secret]"),
+        // A name of letters and digits that ends in a secret word is a typed password, not a
+        // variable: `blue42password`.
+        hit(
+            "env-secret",
+            "cat > .env << EOF DB_PASS=blue42password POSTGRES_PASSWORD=admin2024password EOF",
+            "cat > .env << EOF DB_PASS=[REDACTED:env-secret] POSTGRES_PASSWORD=[REDACTED:env-secret] EOF",
+        ),
+        miss("env-secret", "SERVICE_API_TOKEN=ab_your_token_here STRIPE_KEY=sk_test_your-key"),
         hit(
             "env-secret",
             "MAPBOX_KEY=a1b2c3d4e5f6g7 SECRET_KEY_BASE=f00dcafe",
@@ -403,6 +411,11 @@ const CASES: &[Case] = &[
         miss(
             "secret-assignment",
             "this.accessToken = accessToken;\nconst token = await getAuthToken();\n\"X-Api-Key\": apiKey,",
+        ),
+        hit(
+            "secret-assignment",
+            "db.connect(password=Admin123password)",
+            "db.connect(password=[REDACTED:secret-assignment])",
         ),
         hit(
             "url-password",

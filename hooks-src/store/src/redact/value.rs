@@ -30,9 +30,7 @@ pub(super) fn is_placeholder(value: &str) -> bool {
         return true;
     }
     let lower = v.to_ascii_lowercase();
-    NOT_SECRETS.contains(&lower.as_str())
-        || lower.starts_with("your_")
-        || lower.starts_with("your-")
+    NOT_SECRETS.contains(&lower.as_str()) || lower.contains("your_") || lower.contains("your-")
 }
 
 /// The default of a shell expansion with one (`${NAME:-default}`, `-`, `:=`, `=`): what the
@@ -126,7 +124,8 @@ pub(super) fn is_version(v: &str) -> bool {
 
 /// An unquoted right-hand side that is code, not a value: a call, an index, a generic, a
 /// negation, a dotted path (`os.environ["X"]`, `get_token()`, `self.password`), or a variable
-/// whose own name says it holds the secret (`token = accessToken`).
+/// whose own name says it holds the secret (`token = accessToken`). A name that mixes letters and
+/// digits (`blue42password`) is what a person types as a password, not what code names one.
 pub(super) fn is_code(value: &str) -> bool {
     if value.contains(['(', '[', '<']) || value.starts_with('!') {
         return true;
@@ -140,7 +139,7 @@ pub(super) fn is_code(value: &str) -> bool {
         && value
             .split('.')
             .all(|part| ident(part) && !credential_like(part));
-    dotted || (ident(value) && is_secret_name(value))
+    dotted || (ident(value) && is_secret_name(value) && !credential_like(value))
 }
 
 /// At least 8 characters mixing letters and digits: what a generated secret looks like, and a
