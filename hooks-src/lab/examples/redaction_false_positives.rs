@@ -7,8 +7,10 @@
 //! `*.jsonl` transcript in the directories, runs the redactor on each,
 //! and prints, by kind, how many replacements it made and in how many texts, with up to
 //! `SAMPLES` samples a kind shown as their first and last 4 characters and their length. A user
-//! prompt is read as the answer to the assistant's text before it (`answered-secret`). Nothing
-//! else of the corpora is printed: they may not be copied.
+//! prompt is read as the answer to the assistant's text before it (`answered-secret`). Last, how
+//! many finds the same text writes again that redacting it left in clear (a value that is a
+//! word, which stays where it is a word), masked the same way. Nothing else of the corpora is
+//! printed: they may not be copied.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -36,6 +38,8 @@ fn main() {
     let mut bytes = 0usize;
     let mut by_kind: BTreeMap<&str, (usize, Vec<String>)> = BTreeMap::new();
     let mut by_source: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    // Secrets a text writes again elsewhere that redacting it left in clear.
+    let mut left: Vec<String> = Vec::new();
     for dir in &dirs {
         let mut files: Vec<PathBuf> = fs::read_dir(dir)
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -66,7 +70,16 @@ fn main() {
                         "user" => Asked::of(&std::mem::take(&mut said)),
                         _ => None,
                     };
-                    for (secret, kind) in reflect_store::redact::findings(&t, asked.as_ref()) {
+                    let finds = reflect_store::redact::findings(&t, asked.as_ref());
+                    if !finds.is_empty() {
+                        let out = reflect_store::redact::redact_after(&t, asked.as_ref());
+                        for (secret, kind) in &finds {
+                            if secret.len() >= 6 && out.contains(secret.as_str()) {
+                                left.push(format!("{kind}: {}", mask(secret)));
+                            }
+                        }
+                    }
+                    for (secret, kind) in finds {
                         let (n, samples) = by_kind.entry(kind).or_default();
                         *n += 1;
                         *by_source.entry((kind, source)).or_default() += 1;
@@ -94,6 +107,15 @@ fn main() {
             samples.join("  ")
         );
     }
+    println!(
+        "left in clear where the same text writes them again: {} {}",
+        left.len(),
+        left.iter()
+            .take(SAMPLES)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("  ")
+    );
 }
 
 /// `abcd…wxyz (n)`: enough to tell an id or a hash from a key, not enough to use it.

@@ -159,7 +159,22 @@ pub fn redact_after<'t>(text: &'t str, asked: Option<&Asked>) -> Cow<'t, str> {
     if found.is_empty() {
         return dropped;
     }
-    Cow::Owned(replace_str(&dropped, found))
+    // A value found once and written again in the same text in a shape no rule knows ("use a
+    // password like X") goes there too, when it looks typed as a secret; a word (`postgres`)
+    // would take every mention of it along.
+    let again: Vec<(String, &'static str)> = found
+        .iter()
+        .map(|f| {
+            let value = String::from_utf8_lossy(&dropped.as_bytes()[f.span.clone()]);
+            (value.into_owned(), f.kind)
+        })
+        .filter(|(value, _)| value::credential_like(value))
+        .collect();
+    let out = replace_str(&dropped, found);
+    match replace_known(&out, &again) {
+        Cow::Borrowed(_) => Cow::Owned(out),
+        Cow::Owned(twice) => Cow::Owned(twice),
+    }
 }
 
 /// [`redact`] for a text printed after one whose secrets were found ([`findings`]): each of

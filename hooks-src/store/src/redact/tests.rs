@@ -696,6 +696,21 @@ fn a_known_secret_is_redacted_where_repeated_but_never_inside_a_mark() {
 }
 
 #[test]
+fn a_secret_written_again_in_the_same_text_goes_there_too_unless_it_is_a_word() {
+    let said = "Set API_TOKEN=Zq81mK3vT0pL in .env, then send Zq81mK3vT0pL as the header.";
+    assert_eq!(
+        redact(said),
+        "Set API_TOKEN=[REDACTED:env-secret] in .env, then send [REDACTED:env-secret] as the header."
+    );
+    // A value that is a word stays where it is a word: the database's name is no secret.
+    let said = "POSTGRES_PASSWORD=postgres is set, so the postgres database starts.";
+    assert_eq!(
+        redact(said),
+        "POSTGRES_PASSWORD=[REDACTED:env-secret] is set, so the postgres database starts."
+    );
+}
+
+#[test]
 fn every_prefix_and_suffix_of_every_sample_is_handled() {
     // Truncated secrets (a cut payload) must neither panic a scan nor survive it whole.
     for case in CASES {
