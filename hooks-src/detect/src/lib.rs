@@ -163,6 +163,10 @@ struct Turn {
     said: String,
     /// Tool calls that changed something (edits, commands), as opposed to reads and searches.
     substantive: bool,
+    /// The turn's last call, and whether the user refused it: what a prompt answered when the
+    /// turn had calls and no words.
+    last_call: Option<String>,
+    last_refused: bool,
 }
 
 impl Detector {
@@ -405,6 +409,8 @@ impl Detector {
     fn tool_use(&mut self, id: String, name: &str, input: Cow<'_, ToolInput>) {
         let name = self.tool_name(name);
         self.turn.tools.push(name.clone());
+        self.turn.last_call = Some(id.clone());
+        self.turn.last_refused = false;
         if !matches!(
             &*name,
             "Read" | "Glob" | "Grep" | "LS" | "TodoWrite" | "WebFetch" | "WebSearch" | "Task"
@@ -498,6 +504,9 @@ impl Detector {
     }
 
     fn rejection(&mut self, tool_use_id: &str, reason: &str, event: &Event) {
+        if self.turn.last_call.as_deref() == Some(tool_use_id) {
+            self.turn.last_refused = true;
+        }
         let name = self.call_name(tool_use_id);
         if event.line > self.count_after {
             let tool = if name.is_empty() { "tool" } else { &*name };
@@ -566,14 +575,29 @@ impl Detector {
         self.find_call(id).map(Call::summary).unwrap_or_default()
     }
 
-    /// What the user's message answered: the assistant's last line, or else its last tool.
+    /// What the user's message answered: the assistant's last line, or else its last call.
     fn answered(&self) -> String {
         self.turn
             .last_text
             .as_deref()
             .map(|l| quote(l, 200, None))
-            .or_else(|| self.turn.tools.last().map(|t| a_call(t)))
+            .or_else(|| self.turn.last_call.as_deref().map(|id| self.a_call(id)))
             .unwrap_or_default()
+    }
+
+    /// "Bash `git commit -m …` (refused)": the call a prompt answered, with what it was asked
+    /// to do; "a Bash call" when its input says nothing.
+    fn a_call(&self, id: &str) -> String {
+        let name = self.call_name(id);
+        let asked = one_line(&self.call_summary(id), CALL_ASKED_CHARS);
+        let call = match asked.is_empty() {
+            true => a_call(&name),
+            false => format!("{name} `{asked}`"),
+        };
+        match self.turn.last_refused {
+            true => format!("{call} (refused)"),
+            false => call,
+        }
     }
 
     /// Up to three distinct tools the assistant used in the turn being answered.
@@ -744,7 +768,11 @@ fn strip_memory_tags(text: &str) -> String {
         .to_string()
 }
 
-/// "a Bash call", "an Edit call": what a prompt answered when the turn ended in a call.
+/// How much of a call's input says what a prompt answered ([`Detector::a_call`]).
+const CALL_ASKED_CHARS: usize = 60;
+
+/// "a Bash call", "an Edit call": what a prompt answered when the turn ended in a call whose
+/// input says nothing.
 fn a_call(tool: &str) -> String {
     let vowel = tool.starts_with(|c: char| "aeiouAEIOU".contains(c));
     format!("{} {tool} call", if vowel { "an" } else { "a" })

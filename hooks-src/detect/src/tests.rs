@@ -737,6 +737,37 @@ fn a_turn_that_ended_in_a_call_is_named_with_its_article() {
 }
 
 #[test]
+fn a_prompt_after_calls_and_no_words_answered_the_last_call_and_says_if_it_was_refused() {
+    let refused = run(vec![
+        user("commit this"),
+        call("t1", "Bash", json!({"command": "git commit -am wip"})),
+        EventKind::Rejection {
+            tool_use_id: "t1".into(),
+            text: String::new(),
+        },
+        user("No, never commit with a one-word message in this repo"),
+    ]);
+    let context = &of_kind(&refused, &Kind::Correction)[0].context;
+    assert!(
+        context.ends_with("(answering: Bash `git commit -am wip` (refused))"),
+        "{context}"
+    );
+    let ran = run(vec![
+        user("set up the project"),
+        call("t1", "Read", json!({"file_path": "package.json"})),
+        result("t1", false, "{}"),
+        call("t2", "Bash", json!({"command": "npm install"})),
+        result("t2", false, "added 3 packages"),
+        user("No, don't use npm. Why did you run npm? We use pnpm"),
+    ]);
+    let context = &of_kind(&ran, &Kind::Correction)[0].context;
+    assert!(
+        context.ends_with("(answering: Bash `npm install`)"),
+        "{context}"
+    );
+}
+
+#[test]
 fn what_is_not_stored_is_counted_after_the_cursor_only() {
     let refuse = |id: &str, why: &str| EventKind::Rejection {
         tool_use_id: id.into(),
