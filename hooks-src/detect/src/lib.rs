@@ -585,18 +585,17 @@ impl Detector {
             .unwrap_or_default()
     }
 
-    /// "Bash `git commit -m …` (refused)": the call a prompt answered, with what it was asked
-    /// to do; "a Bash call" when its input says nothing.
+    /// "refused Bash `git commit -m …`": the call a prompt answered, with what it was asked to
+    /// do ("a Bash call" when its input says nothing). The refusal comes first: the index cuts
+    /// what a prompt answered short.
     fn a_call(&self, id: &str) -> String {
         let name = self.call_name(id);
         let asked = one_line(&self.call_summary(id), CALL_ASKED_CHARS);
-        let call = match asked.is_empty() {
-            true => a_call(&name),
-            false => format!("{name} `{asked}`"),
-        };
-        match self.turn.last_refused {
-            true => format!("{call} (refused)"),
-            false => call,
+        match (self.turn.last_refused, asked.is_empty()) {
+            (false, true) => a_call(&name),
+            (true, true) => format!("a refused {name} call"),
+            (false, false) => format!("{name} `{asked}`"),
+            (true, false) => format!("refused {name} `{asked}`"),
         }
     }
 

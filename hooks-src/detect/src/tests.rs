@@ -749,7 +749,7 @@ fn a_prompt_after_calls_and_no_words_answered_the_last_call_and_says_if_it_was_r
     ]);
     let context = &of_kind(&refused, &Kind::Correction)[0].context;
     assert!(
-        context.ends_with("(answering: Bash `git commit -am wip` (refused))"),
+        context.ends_with("(answering: refused Bash `git commit -am wip`)"),
         "{context}"
     );
     let ran = run(vec![
