@@ -8,7 +8,8 @@
 //!   output written as a user message (`<session-start-hook>`, `<user-prompt-submit-hook>`),
 //!   Claude Code's answer to a slash command it does not know (`Unknown skill: x`, written as a
 //!   user message after the local-command caveat), an interrupt notice, a pasted image with no
-//!   words (`[Image #1]`), and a shell command to start Claude typed into Claude (`claude -r`).
+//!   words (`[Image #1]`), a shell command to start Claude typed into Claude (`claude -r`), and
+//!   words that leave a shell or an editor typed to leave it (`exit`, `/exit /exit`, `:q`).
 //!   The transcript reader has already dropped meta lines (`isMeta`: the caveat, a skill's
 //!   body), sub-agent traffic, tool results and system reminders; these rules are the rest.
 //! - **Harness replies**: what Claude Code writes in the assistant's place (`No response
@@ -47,6 +48,7 @@ pub fn is_not_a_prompt(text: &str) -> bool {
         || EMPTY_PROMPTS.contains(&text)
         || NOT_PROMPT_PREFIXES.iter().any(|p| text.starts_with(p))
         || is_claude_command(text)
+        || is_exit_command(text)
         || is_unknown_command_reply(text)
         || is_images_only(text)
 }
@@ -104,6 +106,14 @@ fn is_claude_command(text: &str) -> bool {
         && rest.iter().all(|w| {
             w.starts_with('-') || w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
         })
+}
+
+/// `exit`, `/exit /exit`, `:q`: words that leave a shell or an editor, typed into Claude Code to
+/// leave it. Nothing else may stand with them ("exit the loop when it fails" is a request).
+fn is_exit_command(text: &str) -> bool {
+    const EXIT_WORDS: &[&str] = &["exit", "quit", "/exit", "/quit", ":q", ":q!", ":wq", ":x"];
+    let mut words = text.split_whitespace().peekable();
+    words.peek().is_some() && words.all(|w| EXIT_WORDS.contains(&w.to_ascii_lowercase().as_str()))
 }
 
 pub use reflect_transcript::is_harness_reply;
@@ -177,6 +187,10 @@ mod tests {
             "Unknown slash command: team:lint",
             "[Image #4]",
             "[Image #1]\n[Image #2] ",
+            "exit",
+            "/exit /exit /exit",
+            "Quit",
+            ":wq",
         ] {
             assert!(is_not_a_prompt(text), "{text:?}");
         }
@@ -188,6 +202,8 @@ mod tests {
             "Unknown skill: why does /deploy not work?",
             "[Image #1] the header overlaps the menu",
             "[Image #] x",
+            "exit the loop when the job fails",
+            "why does /exit not save the session?",
         ] {
             assert!(!is_not_a_prompt(text), "{text:?}");
         }
