@@ -159,9 +159,9 @@ pub fn redact_after<'t>(text: &'t str, asked: Option<&Asked>) -> Cow<'t, str> {
     if found.is_empty() {
         return dropped;
     }
-    // A value found once and written again in the same text in a shape no rule knows ("use a
-    // password like X") goes there too, when it looks typed as a secret; a word (`postgres`)
-    // would take every mention of it along.
+    // A value found once and written again in the same text in a shape no rule knows ("then
+    // send X as the header") goes there too, when it looks typed as a secret; a word
+    // (`postgres`) would take every mention of it along.
     let again: Vec<(String, &'static str)> = found
         .iter()
         .map(|f| {
