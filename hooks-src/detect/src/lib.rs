@@ -113,8 +113,8 @@ pub struct Counted {
     /// The transcript lines of the first [`REFUSED_LINES`] of them, where `digest --show` shows
     /// each call (a refusal without a reason is no signal of its own).
     pub refused_at: Vec<u64>,
-    /// The tool and transcript line of the first failed calls (an error, not a protocol message
-    /// nor failing tests), stored or not, [`FAILED_LINES`] and one more to say there are more: a
+    /// The tool and transcript line of the first failed calls (an error, with a line that says
+    /// what went wrong or none; not a protocol message nor failing tests), stored or not, [`FAILED_LINES`] and one more to say there are more: a
     /// failure whose episode keeps no lesson (fixed by an edit, or left) may still hold one a
     /// reviewer sees with `--show`.
     pub failed_at: Vec<(String, u64)>,
@@ -449,6 +449,7 @@ impl Detector {
             return self.rejection(tool_use_id, text.trim(), event);
         }
         let counting = event.line > self.count_after;
+        let tool = if name.is_empty() { "tool" } else { &*name };
         let line = match assessment {
             Assessment::Error(line) => line,
             Assessment::Protocol(kind) if counting => {
@@ -459,9 +460,15 @@ impl Detector {
                 self.counted.failing_tests += 1;
                 return;
             }
+            // No line says what went wrong: nothing to store, but a reviewer may still read it.
+            Assessment::Silent if counting => {
+                if self.counted.failed_at.len() <= FAILED_LINES {
+                    self.counted.failed_at.push((tool.to_string(), event.line));
+                }
+                return;
+            }
             _ => return,
         };
-        let tool = if name.is_empty() { "tool" } else { &*name };
         if counting && self.counted.failed_at.len() <= FAILED_LINES {
             self.counted.failed_at.push((tool.to_string(), event.line));
         }

@@ -791,6 +791,8 @@ fn what_is_not_stored_is_counted_after_the_cursor_only() {
         result("t1", true, "Exit code 1\n FAIL  src/a.test.ts > adds"),
         call("c1", "Bash", json!({"command": "cargo build"})),
         result("c1", true, "error: could not find `Cargo.toml` in `/a`"),
+        call("w1", "Bash", json!({"command": "which pnpm"})),
+        result("w1", true, "Error"),
     ];
     // Lines 1 and 2 were read by an earlier run: seen again, not counted again.
     let mut detector = Detector::counting_after(2);
@@ -819,9 +821,12 @@ fn what_is_not_stored_is_counted_after_the_cursor_only() {
         [("File has not been read yet".into(), 1)]
     );
     assert_eq!(counted.failing_tests, 1);
-    // Only the failed call with an error names its line: not the protocol message nor the
-    // failing tests.
-    assert_eq!(counted.failed_at, [("Bash".to_string(), 13)]);
+    // Failed calls name their lines, one whose output says nothing too: not the protocol
+    // message nor the failing tests.
+    assert_eq!(
+        counted.failed_at,
+        [("Bash".to_string(), 13), ("Bash".to_string(), 15)]
+    );
     assert_eq!(detector.finish().len(), 1, "the refusal with a reason");
 }
 
