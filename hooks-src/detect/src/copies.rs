@@ -10,10 +10,12 @@
 //! * **The same words**: [`repeat_key`], the digest's key for a text typed again.
 //! * **The same place**, any of:
 //!   - *after the same assistant words*: the assistant's last text before it in the file, whole,
-//!     however many prompts came between (a cut-off prompt got no answer before it was sent
-//!     again); what Claude Code wrote in the model's place ([`transcript::is_harness_reply`]) is
-//!     not the assistant's words. Before the assistant's first text a prompt answers nothing,
-//!     which is a situation too. This is how a replayed conversation's prompts match theirs.
+//!     and the calls it made since, however many prompts came between (a cut-off prompt got no
+//!     answer before it was sent again; one sent again after a turn of calls and no words was
+//!     answered, so it is a repeat); what Claude Code wrote in the model's place
+//!     ([`transcript::is_harness_reply`]) is not the assistant's words. Before the assistant's
+//!     first text a prompt answers nothing, which is a situation too. This is how a replayed
+//!     conversation's prompts match theirs: the replay holds the same words and calls.
 //!   - *on the same entry*: the entry it goes on from ([`Parent`], `parentUuid` led past what
 //!     the reader passes over). A replay's first prompt comes after other words than its original
 //!     (the end of the turn before, or nothing) but hangs on the same entry, or, replayed from
@@ -43,6 +45,8 @@ pub const KEPT: usize = 2048;
 /// so that neither reads as a place after some assistant words.
 const ON_ENTRY: u64 = 0x9e37_79b9_7f4a_7c15;
 const AT_ROOT: u64 = 0xc2b2_ae3d_27d4_eb4f;
+/// Mixed into the assistant's last text for each call it made after it.
+const CALLED: u64 = 0x1656_67b1_9e37_79f9;
 
 /// What the same text typed again has in common: its words ([`normalize`]), and for a long text,
 /// whose words are kept only so far, a hash of the whole (two long prompts that start alike are
@@ -67,7 +71,8 @@ pub fn place(text: &str, parent: Parent) -> Parent {
 /// One session's prompts so far, to tell a copy (see the module doc).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Copies {
-    /// A hash of the assistant's last text so far; `None` before its first.
+    /// A hash of the assistant's last text so far and the calls it made since; `None` before
+    /// either.
     said: Option<u64>,
     /// The words of the last prompt, when it was remembered; `None` after any other.
     last: Option<u64>,
@@ -117,6 +122,11 @@ impl Copies {
         if !transcript::is_harness_reply(text) {
             self.said = Some(fnv1a(text.trim().as_bytes()));
         }
+    }
+
+    /// The assistant called a tool: a prompt after it is in another place than one before it.
+    pub fn assistant_called(&mut self) {
+        self.said = Some(self.said.unwrap_or(0).rotate_left(7) ^ CALLED);
     }
 
     /// The user stopped the assistant's answer.
@@ -197,6 +207,24 @@ mod tests {
         c.assistant_said("Switched to pnpm.");
         assert!(prompt(&mut c, "Use pnpm, not npm"));
         assert!(!prompt(&mut c, "and run the tests"));
+    }
+
+    #[test]
+    fn the_same_words_after_a_turn_of_calls_and_no_words_are_a_repeat_but_a_replay_copies_them() {
+        let mut c = Copies::default();
+        c.assistant_said("Ready for phase 1.");
+        assert!(!prompt(&mut c, "Ask me before each step"));
+        // The assistant worked (a call, no words), then the user said it again: a repeat.
+        c.assistant_called();
+        assert!(
+            !prompt(&mut c, "Ask me before each step"),
+            "answered by calls"
+        );
+        // A replay of the conversation holds the same words and calls: a copy of each.
+        c.assistant_said("Ready for phase 1.");
+        assert!(prompt(&mut c, "Ask me before each step"));
+        c.assistant_called();
+        assert!(prompt(&mut c, "Ask me before each step"));
     }
 
     #[test]

@@ -244,6 +244,7 @@ impl Detector {
                 }
             }
             EventKind::ToolUse { id, name, input } => {
+                self.call_seen(event.line);
                 self.tool_use(id.clone(), name, Cow::Borrowed(input))
             }
             EventKind::ToolResult {
@@ -277,6 +278,7 @@ impl Detector {
         match event.kind {
             EventKind::ToolUse { id, name, input } => {
                 self.turn.situation.called(&name);
+                self.call_seen(event.line);
                 self.tool_use(id, &name, Cow::Owned(input));
             }
             _ => self.feed(&event),
@@ -404,6 +406,14 @@ impl Detector {
         // The maps trade places, so neither is rebuilt turn after turn.
         std::mem::swap(&mut self.earlier_calls, &mut self.calls);
         self.calls.clear();
+    }
+
+    /// A call the copies of prompts place the next prompt after (see [`copies`]); a turn re-read
+    /// before the cursor is already in what the cursor carried.
+    fn call_seen(&mut self, line: u64) {
+        if let Some(copies) = self.copies.as_mut().filter(|_| line > self.count_after) {
+            copies.assistant_called();
+        }
     }
 
     fn tool_use(&mut self, id: String, name: &str, input: Cow<'_, ToolInput>) {

@@ -260,6 +260,7 @@ impl PromptReader {
                 self.said.push_str(text::tail_words(text, SAID_BYTES));
             }
             EventKind::ToolUse { id, name, input } => {
+                self.copies.assistant_called();
                 call_secrets(&event.kind, &mut self.command_secrets);
                 self.situation.observe(&event);
                 if !self.tools.contains(name) {
