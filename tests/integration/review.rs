@@ -56,11 +56,12 @@ fn write_transcript(
                 "cwd": cwd, "uuid": format!("{uuid_prefix}-{n}"),
                 "message": {"role": "user", "content": said}}),
             // A tool call: `said` names the tool.
-            // `Name` or `Name: command`.
+            // `Name`, `Name: command` or `Name: {…}` (its input as JSON).
             "tool" => {
                 let (name, command) = said.split_once(": ").unwrap_or((said, ""));
                 let input = match command {
                     "" => json!({}),
+                    input if input.starts_with('{') => serde_json::from_str(input).unwrap(),
                     command => json!({ "command": command }),
                 };
                 last_call = n;
@@ -652,13 +653,19 @@ fn write_failed_session(env: &Env, app: &Path) {
     write_transcript(env, &slug(app), "s-failed", app, "p", entries);
 }
 
+/// `--show` at line 3 of a session of `entries` (a failed call after a prompt and a call).
+fn shown_at_line_3(entries: &[Entry]) -> String {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    write_transcript(&env, &slug(&app), "s-later", &app, "p", entries);
+    digest_text(&env, &app, &["--show", "s-later:3"])
+}
+
 /// A later call whose status a pipe into a filter or an `|| true` set is no sign that it worked:
 /// `--show` says so, where the skill reads a later call that worked as a failure's fix.
 #[test]
 fn show_says_when_a_later_calls_ok_is_its_pipes() {
-    let env = Env::new();
-    let app = repo(&env, "app");
-    let entries: Vec<Entry> = vec![
+    let shown = shown_at_line_3(&[
         ("user", "build it"),
         ("tool", "Bash: npm run build"),
         ("error", "Error: Cannot find module 'vite'"),
@@ -667,9 +674,7 @@ fn show_says_when_a_later_calls_ok_is_its_pipes() {
         ("tool", "Bash: npm install && npm run build"),
         ("ok", "built in 2s"),
         ("user", "thanks"),
-    ];
-    write_transcript(&env, &slug(&app), "s-pipe", &app, "p", &entries);
-    let shown = digest_text(&env, &app, &["--show", "s-pipe:3"]);
+    ]);
     assert!(
         shown.contains(concat!(
             "after it, in the same turn:\n",
@@ -678,6 +683,42 @@ fn show_says_when_a_later_calls_ok_is_its_pipes() {
         )),
         "{shown}"
     );
+}
+
+/// An edit after a failure may be its fix: `--show` says what it changed, over the lines that
+/// differ, redacted.
+#[test]
+fn show_says_what_a_later_edit_changed() {
+    let edit = serde_json::json!({"file_path": "/app/Dockerfile",
+        "old_string": "FROM node:20\nRUN npm ci --only=production\nRUN npm run build",
+        "new_string": "FROM node:20\nRUN npm ci\nRUN npm run build"})
+    .to_string();
+    let added = serde_json::json!({"file_path": "/app/.env", "old_string": "PORT=3000",
+        "new_string": "PORT=3000\nAPI_TOKEN=Zq81mK3vT0pLw9"})
+    .to_string();
+    let (edit, added) = (format!("Edit: {edit}"), format!("Edit: {added}"));
+    let shown = shown_at_line_3(&[
+        ("user", "build the image"),
+        ("tool", "Bash: docker build ."),
+        ("error", "Exit code 127\nsh: vite: not found"),
+        ("tool", &edit),
+        ("ok", "edited"),
+        ("tool", &added),
+        ("ok", "edited"),
+        ("tool", "Bash: docker build ."),
+        ("ok", "built"),
+        ("user", "thanks"),
+    ]);
+    assert!(
+        shown.contains(concat!(
+            "after it, in the same turn:\n",
+            "  Edit `/app/Dockerfile` → ok, changed `RUN npm ci --only=production` to `RUN npm ci`\n",
+            "  Edit `/app/.env` → ok, added `API_TOKEN=[REDACTED:env-secret]`\n",
+            "  Bash `docker build .` → ok\n",
+        )),
+        "{shown}"
+    );
+    assert!(!shown.contains("Zq81mK3v"), "{shown}");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! prompt as the digest lists it (what the call was for; a refusal after a question asked for
 //! no edit), the call, its error (the user's reason for refusing it, or what it printed before
 //! the user stopped it), and what the assistant did after it in the same turn, each later call
-//! ok or failed, up to the user's next prompt. There shows what the index cannot: a fix capture
+//! ok or failed (an edit with what it changed), up to the user's next prompt. There shows what the index cannot: a fix capture
 //! did not record, a later success of the same command, or a failure the session undid. The
 //! prompt view and this one end alike: the start of what the assistant said next and the
 //! user's next prompt ([`Answer`]). Everything it prints is redacted, the turn's prompt's
@@ -29,6 +29,8 @@ const CALL_CHARS: usize = 200;
 const AFTER_CALLS: usize = 12;
 /// Longest error, or reason, printed.
 const ERROR_CHARS: usize = 300;
+/// Longest side of what an edit changed ([`edit_change`]).
+const EDIT_CHARS: usize = 160;
 
 /// How a call that did not complete ended.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -220,7 +222,10 @@ impl Failed {
                 Outcome::Ok if masked[i] => {
                     "ok, by the status of its pipe's end or its `|| true`".to_string()
                 }
-                Outcome::Ok => "ok".to_string(),
+                Outcome::Ok => match edit_change(&call.tool, &call.input, known) {
+                    Some(change) => format!("ok, {change}"),
+                    None => "ok".to_string(),
+                },
                 Outcome::Failed(error) => format!("failed: {}", shown_error(error, known)),
                 Outcome::Refused(reason) => match shown_error(reason, known) {
                     reason if reason.is_empty() => "refused by the user".to_string(),
@@ -318,6 +323,51 @@ impl Answer {
 const COMMAND_CHARS: usize = 4000;
 
 /// The `command` of a call's input (a Bash call's), cleaned of control characters.
+/// What an edit after the failure changed, the fix the index cannot show: `` changed `old` to
+/// `new` `` over the lines where its `old_string` and `new_string` differ (the lines both
+/// start and end with left out), each side on one line, redacted, cut to [`EDIT_CHARS`];
+/// `added …` or `removed …` when one side is empty. `None` for another tool. A `MultiEdit`
+/// shows its first edit.
+fn edit_change(tool: &str, input: &ToolInput, known: &[(String, &'static str)]) -> Option<String> {
+    let value = input.to_value();
+    let edit = match tool {
+        "Edit" => &value,
+        "MultiEdit" => value.get("edits")?.get(0)?,
+        _ => return None,
+    };
+    let (old, new) = changed_lines(
+        edit.get("old_string")?.as_str()?,
+        edit.get("new_string")?.as_str()?,
+    );
+    let shown = |side: &str| {
+        let cleaned = sanitize::clean(side);
+        text::one_line(&redact::redact_known(&cleaned, known), EDIT_CHARS)
+    };
+    Some(match (old.trim().is_empty(), new.trim().is_empty()) {
+        (true, true) => return None,
+        (true, false) => format!("added `{}`", shown(&new)),
+        (false, true) => format!("removed `{}`", shown(&old)),
+        (false, false) => format!("changed `{}` to `{}`", shown(&old), shown(&new)),
+    })
+}
+
+/// The lines of `old` and `new` from the first where they differ to the last.
+fn changed_lines(old: &str, new: &str) -> (String, String) {
+    let old: Vec<&str> = old.lines().collect();
+    let new: Vec<&str> = new.lines().collect();
+    let start = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let end = old[start..]
+        .iter()
+        .rev()
+        .zip(new[start..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    (
+        old[start..old.len() - end].join("\n"),
+        new[start..new.len() - end].join("\n"),
+    )
+}
+
 fn command_of(input: &ToolInput) -> Option<String> {
     let value = input.to_value();
     Some(sanitize::clean(value.get("command")?.as_str()?).into_owned())
