@@ -82,13 +82,13 @@ pub fn excerpt(
 ) -> Excerpt {
     let redacted = redact::redact_prefix_after(raw, EXCERPT_BYTES, asked);
     let whole = one_line(&redacted, max);
-    let plain = |text: String| Excerpt {
-        text,
-        pasted: false,
-        paste_cut: false,
-    };
     if !whole.ends_with('…') || max < 8 {
-        return plain(whole);
+        // Shown whole, but a terminal's lines pasted alone are still no words of the user's.
+        return Excerpt {
+            text: whole,
+            pasted: all_pasted(&redacted, said),
+            paste_cut: false,
+        };
     }
     let lines = split_lines(&redacted);
     let pasted = pasted_lines(&lines, said);
@@ -167,6 +167,26 @@ pub fn excerpt(
     }
     plain(out)
 }
+
+/// Whether every line of a short `text` was pasted ([`pasted_lines`]), [`ALL_PASTED_LINES`]
+/// or more: a terminal's prompt and what it printed, a log's lines. A line or two may be a
+/// sentence of the user's that reads as code ("use this to test: `{…}`").
+fn all_pasted(text: &str, said: &str) -> bool {
+    let lines = split_lines(text);
+    let pasted = pasted_lines(&lines, said);
+    let mut written = lines
+        .iter()
+        .zip(&pasted)
+        .filter(|(l, _)| !l.trim().is_empty());
+    let mut n = 0;
+    written.all(|(_, &p)| {
+        n += 1;
+        p
+    }) && n >= ALL_PASTED_LINES
+}
+
+/// The fewest lines a short prompt is marked pasted by ([`all_pasted`]).
+const ALL_PASTED_LINES: usize = 3;
 
 /// The sentences of `lines` in order, each on one line, `None` standing for a run of `pasted`
 /// lines or of sentences the assistant had just written (`said`, as [`letters`]: a quote of its

@@ -19,6 +19,24 @@ fn a_short_prompt_is_shown_whole() {
 }
 
 #[test]
+fn a_short_prompt_all_pasted_is_shown_whole_and_marked() {
+    let terminal = "dev@box:~$ pnpm build\nsh: 1: vite: not found\ndev@box:~$";
+    let cut = excerpt(terminal, "", None, 200, by_cue);
+    assert_eq!(
+        cut.text,
+        "dev@box:~$ pnpm build sh: 1: vite: not found dev@box:~$"
+    );
+    assert!(cut.pasted && !cut.paste_cut, "{cut:?}");
+    // The user's words, or a line or two that read as code, are no paste to mark.
+    for own in [
+        "Use pnpm,\nnot npm.",
+        "use this to test: {\"id\": 1,\n\"name\": \"a\"},",
+    ] {
+        assert!(!excerpt(own, "", None, 200, by_cue).pasted, "{own}");
+    }
+}
+
+#[test]
 fn a_long_prompt_shows_its_likeliest_sentence_with_marks() {
     let task = "Please add the export button to the report page and wire it to the API. ".repeat(5);
     let text = format!("{task}And always run the linter before you commit. {task}");
