@@ -249,6 +249,28 @@ fn show_prints_a_huge_prompt_by_its_start_and_end() {
     let whole = digest_text(&env, &app, &["--show", "s-short:1"]);
     assert!(whole.contains(short.trim_end()), "{whole}");
     assert!(!whole.contains("left out"), "{whole}");
+    // One that is mostly paste is cut at 4 KB, the user's words at its ends kept, unless
+    // asked for whole.
+    let pasted = format!("{ask}\n{}\n{last}", &log[..10_000]);
+    write_transcript(
+        &env,
+        &slug(&app),
+        "s-paste",
+        &app,
+        "q",
+        &[("user", &pasted)],
+    );
+    let cut = digest_text(&env, &app, &["--show", "s-paste:1"]);
+    assert!(cut.len() < 5 << 10, "{} bytes", cut.len());
+    assert!(cut.contains(ask) && cut.contains(last), "{cut}");
+    assert!(
+        cut.contains("left out; it is mostly paste: --whole prints up to 16 KB …]"),
+        "{cut}"
+    );
+    let whole = digest_text(&env, &app, &["--show", "s-paste:1", "--whole"]);
+    assert!(whole.contains(pasted.trim_end()), "{whole}");
+    assert!(!whole.contains("left out"), "{whole}");
+    assert_eq!(digest(&env, &app, &["--whole"]).status.code(), Some(2));
 }
 
 #[test]

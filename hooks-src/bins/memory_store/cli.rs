@@ -292,7 +292,8 @@ pub struct Digest {
     /// SESSION:LINE:TURN (repeatable); lists nothing
     #[arg(long = "mark", value_name = "NAME")]
     pub marks: Vec<String>,
-    /// Print one prompt in full (past 16 KB, its start and end) after the end of the assistant
+    /// Print one prompt in full (past 16 KB, its start and end; one that is mostly paste, a log
+    /// or a file, past 4 KB unless --whole) after the end of the assistant
     /// turn it answers and before the start of the answer and the user's next prompt, redacted:
     /// SESSION:LINE, the session of a digest's heading (or a unique prefix of it, as the index
     /// prints) and the line of its L<line> (repeatable); at a failed or refused tool call's line
@@ -301,4 +302,7 @@ pub struct Digest {
     /// each; lists nothing
     #[arg(long = "show", value_name = "SESSION:LINE", conflicts_with = "marks")]
     pub show: Vec<String>,
+    /// With --show: print a prompt that is mostly paste up to 16 KB too, as any other
+    #[arg(long = "whole", requires = "show")]
+    pub whole: bool,
 }

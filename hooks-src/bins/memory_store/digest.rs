@@ -19,7 +19,7 @@ impl Digest {
                 let (session, line) = digest::show::parse(arg)?;
                 let (store, c) = (&ctx.store, &mut commands);
                 out.push(match line {
-                    Some(line) => digest::show::show(store, &session, line, &cwd, c)?,
+                    Some(line) => digest::show::show(store, &session, line, &cwd, c, self.whole)?,
                     None => digest::calls::calls(store, &session, &cwd, c)?,
                 });
             }

@@ -75,6 +75,12 @@ const TURN_BYTES: usize = 8 << 10;
 pub const SHOW_MAX_BYTES: usize = 16 << 10;
 /// Of a longer prompt, the bytes shown from its end.
 const SHOW_TAIL_BYTES: usize = 4 << 10;
+/// Longest prompt that is mostly paste (a log, a file: [`noise::is_paste`]) `--show` prints
+/// whole unless asked for `--whole`: the user's words are at its start or end, and a few
+/// thousand tokens of a log cost the user's session more than they tell.
+pub const SHOW_PASTE_BYTES: usize = 4 << 10;
+/// Of a longer one, the bytes shown from its end.
+const SHOW_PASTE_TAIL_BYTES: usize = 1 << 10;
 
 /// The session `--show` names: the id itself when capture recorded it or Claude Code keeps its
 /// transcript, else the one session whose id starts with it (the index and the digest print
@@ -193,6 +199,7 @@ pub fn show(
     line: u64,
     cwd: &Path,
     commands: &mut Commands,
+    whole: bool,
 ) -> Result<String> {
     let paths = store.paths();
     let Opened {
@@ -447,16 +454,19 @@ pub fn show(
     }
     let redacted = redact::redact_after(&cleaned, asked.as_ref());
     let prompt = redacted.trim_end();
-    match ends(
-        prompt,
-        SHOW_MAX_BYTES,
-        SHOW_MAX_BYTES - SHOW_TAIL_BYTES,
-        SHOW_TAIL_BYTES,
-    ) {
+    let (max, tail, more) = match !whole && noise::is_paste(prompt) {
+        true => (
+            SHOW_PASTE_BYTES,
+            SHOW_PASTE_TAIL_BYTES,
+            "; it is mostly paste: --whole prints up to 16 KB",
+        ),
+        false => (SHOW_MAX_BYTES, SHOW_TAIL_BYTES, ""),
+    };
+    match ends(prompt, max, max - tail, tail) {
         Some((head, tail)) => {
             let _ = write!(
                 out,
-                "{head}\n[… {} bytes of this prompt left out …]\n{}",
+                "{head}\n[… {} bytes of this prompt left out{more} …]\n{}",
                 prompt.len() - head.len() - tail.len(),
                 tail.trim_start()
             );
