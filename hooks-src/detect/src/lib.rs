@@ -114,9 +114,9 @@ pub struct Counted {
     /// each call (a refusal without a reason is no signal of its own).
     pub refused_at: Vec<u64>,
     /// The tool and transcript line of the first failed calls (an error, with a line that says
-    /// what went wrong or none; not a protocol message nor failing tests), stored or not, [`FAILED_LINES`] and one more to say there are more: a
-    /// failure whose episode keeps no lesson (fixed by an edit, or left) may still hold one a
-    /// reviewer sees with `--show`.
+    /// what went wrong or none; not a protocol message nor failing tests), stored or not,
+    /// [`FAILED_LINES`] and one more to say there are more: a failure whose episode keeps no
+    /// lesson (fixed by an edit, or left) may still hold one a reviewer sees with `--show`.
     pub failed_at: Vec<(String, u64)>,
     /// Protocol errors of Claude Code's tools, by kind ([`Assessment::Protocol`]).
     pub protocol_errors: BTreeMap<String, u64>,

@@ -3,11 +3,11 @@
 //! prompt as the digest lists it (what the call was for; a refusal after a question asked for
 //! no edit), the call, its error (the user's reason for refusing it, or what it printed before
 //! the user stopped it), and what the assistant did after it in the same turn, each later call
-//! ok or failed (an edit with what it changed), up to the user's next prompt. There shows what the index cannot: a fix capture
-//! did not record, a later success of the same command, or a failure the session undid. The
-//! prompt view and this one end alike: the start of what the assistant said next and the
-//! user's next prompt ([`Answer`]). Everything it prints is redacted, the turn's prompt's
-//! secrets too (`known`).
+//! ok or failed (an edit with what it changed), up to the user's next prompt. There shows what
+//! the index cannot: a fix capture did not record, a later success of the same command, or a
+//! failure the session undid. The prompt view and this one end alike: the start of what the
+//! assistant said next and the user's next prompt ([`Answer`]). Everything it prints is
+//! redacted, the turn's prompt's secrets too (`known`).
 
 use std::fmt::Write as _;
 
@@ -322,7 +322,6 @@ impl Answer {
 /// Longest command compared with a rerun of it ([`Failed::rerun_line`]).
 const COMMAND_CHARS: usize = 4000;
 
-/// The `command` of a call's input (a Bash call's), cleaned of control characters.
 /// What an edit after the failure changed, the fix the index cannot show: `` changed `old` to
 /// `new` `` over the lines where its `old_string` and `new_string` differ (the lines both
 /// start and end with left out), each side on one line, redacted, cut to [`EDIT_CHARS`];
@@ -368,6 +367,7 @@ fn changed_lines(old: &str, new: &str) -> (String, String) {
     )
 }
 
+/// The `command` of a call's input (a Bash call's), cleaned of control characters.
 fn command_of(input: &ToolInput) -> Option<String> {
     let value = input.to_value();
     Some(sanitize::clean(value.get("command")?.as_str()?).into_owned())
