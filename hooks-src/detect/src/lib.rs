@@ -244,8 +244,7 @@ impl Detector {
                 }
             }
             EventKind::ToolUse { id, name, input } => {
-                self.call_seen(event.line);
-                self.tool_use(id.clone(), name, Cow::Borrowed(input))
+                self.tool_use(id.clone(), name, Cow::Borrowed(input), event.line)
             }
             EventKind::ToolResult {
                 tool_use_id,
@@ -278,8 +277,7 @@ impl Detector {
         match event.kind {
             EventKind::ToolUse { id, name, input } => {
                 self.turn.situation.called(&name);
-                self.call_seen(event.line);
-                self.tool_use(id, &name, Cow::Owned(input));
+                self.tool_use(id, &name, Cow::Owned(input), event.line);
             }
             _ => self.feed(&event),
         }
@@ -408,15 +406,12 @@ impl Detector {
         self.calls.clear();
     }
 
-    /// A call the copies of prompts place the next prompt after (see [`copies`]); a turn re-read
-    /// before the cursor is already in what the cursor carried.
-    fn call_seen(&mut self, line: u64) {
+    /// A call at transcript line `line`. The copies of prompts place the next prompt after it
+    /// (see [`copies`]); a turn re-read before the cursor is already in what the cursor carried.
+    fn tool_use(&mut self, id: String, name: &str, input: Cow<'_, ToolInput>, line: u64) {
         if let Some(copies) = self.copies.as_mut().filter(|_| line > self.count_after) {
             copies.assistant_called();
         }
-    }
-
-    fn tool_use(&mut self, id: String, name: &str, input: Cow<'_, ToolInput>) {
         let name = self.tool_name(name);
         self.turn.tools.push(name.clone());
         self.turn.last_call = Some(id.clone());
@@ -598,14 +593,19 @@ impl Detector {
             .last_text
             .as_deref()
             .map(|l| quote(l, 200, None))
-            .or_else(|| self.turn.last_call.as_deref().map(|id| self.a_call(id)))
+            .or_else(|| {
+                self.turn
+                    .last_call
+                    .as_deref()
+                    .map(|id| self.call_answered(id))
+            })
             .unwrap_or_default()
     }
 
     /// "refused Bash `git commit -m …`": the call a prompt answered, with what it was asked to
     /// do ("a Bash call" when its input says nothing). The refusal comes first: the index cuts
     /// what a prompt answered short.
-    fn a_call(&self, id: &str) -> String {
+    fn call_answered(&self, id: &str) -> String {
         let name = self.call_name(id);
         let asked = one_line(&self.call_summary(id), CALL_ASKED_CHARS);
         match (self.turn.last_refused, asked.is_empty()) {
@@ -784,7 +784,7 @@ fn strip_memory_tags(text: &str) -> String {
         .to_string()
 }
 
-/// How much of a call's input says what a prompt answered ([`Detector::a_call`]).
+/// How much of a call's input says what a prompt answered ([`Detector::call_answered`]).
 const CALL_ASKED_CHARS: usize = 60;
 
 /// "a Bash call", "an Edit call": what a prompt answered when the turn ended in a call whose

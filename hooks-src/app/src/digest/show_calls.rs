@@ -338,10 +338,7 @@ fn edit_change(tool: &str, input: &ToolInput, known: &[(String, &'static str)]) 
         edit.get("old_string")?.as_str()?,
         edit.get("new_string")?.as_str()?,
     );
-    let shown = |side: &str| {
-        let cleaned = sanitize::clean(side);
-        text::one_line(&redact::redact_known(&cleaned, known), EDIT_CHARS)
-    };
+    let shown = |side: &str| shown_line(side, known, EDIT_CHARS);
     Some(match (old.trim().is_empty(), new.trim().is_empty()) {
         (true, true) => return None,
         (true, false) => format!("added `{}`", shown(&new)),
@@ -404,8 +401,12 @@ pub(super) fn call_line(
     input: &ToolInput,
     known: &[(String, &'static str)],
 ) -> Option<String> {
-    let asked = input_summary(tool, &input.to_value());
-    let cleaned = sanitize::clean(&asked);
-    let asked = text::one_line(&redact::redact_known(&cleaned, known), CALL_CHARS);
+    let asked = shown_line(&input_summary(tool, &input.to_value()), known, CALL_CHARS);
     (!asked.is_empty()).then(|| format!("{} `{asked}`", sanitize::visible(tool)))
+}
+
+/// `text` cleaned of control characters, redacted (the `known` secrets too) and on one line of
+/// at most `max` characters: what a call was asked to do, or a side of an edit.
+fn shown_line(text: &str, known: &[(String, &'static str)], max: usize) -> String {
+    text::one_line(&redact::redact_known(&sanitize::clean(text), known), max)
 }
