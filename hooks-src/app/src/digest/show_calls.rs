@@ -296,11 +296,7 @@ impl Answer {
 
     /// Its start, redacted (the `known` secrets too), on one line.
     pub(super) fn start(&self, known: &[(String, &'static str)]) -> String {
-        let head = text::head(&self.start, TAIL_BYTES);
-        text::one_line(
-            &redact::redact_known(&sanitize::clean(head), known),
-            AFTER_CHARS,
-        )
+        shown_line(text::head(&self.start, TAIL_BYTES), known, AFTER_CHARS)
     }
 
     /// The line for the user's next prompt (line `at`), redacted: read as the digest reads it,
@@ -406,7 +402,8 @@ pub(super) fn call_line(
 }
 
 /// `text` cleaned of control characters, redacted (the `known` secrets too) and on one line of
-/// at most `max` characters: what a call was asked to do, or a side of an edit.
+/// at most `max` characters: what a call was asked to do, a side of an edit, or the start of an
+/// answer.
 fn shown_line(text: &str, known: &[(String, &'static str)], max: usize) -> String {
     text::one_line(&redact::redact_known(&sanitize::clean(text), known), max)
 }
