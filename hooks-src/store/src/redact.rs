@@ -210,8 +210,15 @@ pub fn replace_known<'t>(out: &'t str, known: &[(String, &'static str)]) -> Cow<
     let mut taken = marks(out);
     let mut found: Vec<Found> = Vec::new();
     for (secret, kind) in secrets {
+        // A word said again inside a name (`wazuh` in `wazuh-user@wazuh-server`, a path) is
+        // that name: marking it there would spell out the password to anyone who reads the
+        // name elsewhere in clear. Only where the word stands alone is it the secret again.
+        let word = !value::credential_like(secret);
         for (at, _) in out.match_indices(secret.as_str()) {
             let span = at..at + secret.len();
+            if word && inside_name(out, &span) {
+                continue;
+            }
             if taken
                 .iter()
                 .all(|t| span.end <= t.start || t.end <= span.start)
@@ -225,6 +232,21 @@ pub fn replace_known<'t>(out: &'t str, known: &[(String, &'static str)]) -> Cow<
         return Cow::Borrowed(out);
     }
     Cow::Owned(replace_str(out, found))
+}
+
+/// Whether `span` of `text` is part of a longer name: a letter, digit or `_` touches it, or a
+/// joiner of names (`-`, `.`, `/`, `\\`, `@`, `:`) with a letter, digit or `_` beyond it.
+fn inside_name(text: &str, span: &Range<usize>) -> bool {
+    let name_char = |c: char| c.is_alphanumeric() || c == '_';
+    let joiner = |c: char| matches!(c, '-' | '.' | '/' | '\\' | '@' | ':');
+    let mut before = text[..span.start].chars().rev();
+    let mut after = text[span.end..].chars();
+    let touches = |first: Option<char>, second: Option<char>| match first {
+        Some(c) if name_char(c) => true,
+        Some(c) if joiner(c) => second.is_some_and(name_char),
+        _ => false,
+    };
+    touches(before.next(), before.next()) || touches(after.next(), after.next())
 }
 
 /// The `[REDACTED:kind]` marks of `text`.

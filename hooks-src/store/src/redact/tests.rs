@@ -696,6 +696,28 @@ fn a_known_secret_is_redacted_where_repeated_but_never_inside_a_mark() {
 }
 
 #[test]
+fn a_known_word_is_redacted_where_it_stands_alone_never_inside_a_name() {
+    // A password that is a word the project's names hold: marking it inside them would spell
+    // it out beside the same names in clear.
+    let known = [("tundra".to_string(), "prose-password")];
+    let said = "So `tundra` is the password, tundra-admin your user at tundra-host, the rules in \
+                /opt/tundra/rules and C:\\tundra\\etc, mail admin@tundra.lan, port tundra:8080, \
+                tundra_db and mytundra. Log in with tundra.";
+    assert_eq!(
+        redact_known(said, &known),
+        "So `[REDACTED:prose-password]` is the password, tundra-admin your user at tundra-host, \
+         the rules in /opt/tundra/rules and C:\\tundra\\etc, mail admin@tundra.lan, port \
+         tundra:8080, tundra_db and mytundra. Log in with [REDACTED:prose-password]."
+    );
+    // A value that looks typed as a secret goes wherever it is, inside a name too.
+    let known = [("Wq7rTz92Lm".to_string(), "answered-secret")];
+    assert_eq!(
+        redact_known("curl https://h/api?k=Wq7rTz92Lm-v2 and Wq7rTz92Lm", &known),
+        "curl https://h/api?k=[REDACTED:answered-secret]-v2 and [REDACTED:answered-secret]"
+    );
+}
+
+#[test]
 fn a_secret_written_again_in_the_same_text_goes_there_too_unless_it_is_a_word() {
     let said = "Set API_TOKEN=Zq81mK3vT0pL in .env, then send Zq81mK3vT0pL as the header.";
     assert_eq!(
