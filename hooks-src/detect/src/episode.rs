@@ -280,16 +280,15 @@ const DELETING: &[&str] = &["rm", "rmdir", "unlink", "shred", "del", "rd", "Remo
 const PREFIXES: &[&str] = &[
     "sudo", "time", "env", "exec", "nohup", "command", "npx", "bunx", "pnpx",
 ];
-/// `<first> <second>` pairs that wrap the real program.
+/// `<first> <second>` pairs that wrap the real program, `first` as [`program_name`] gives it
+/// (`npm` for every package manager: `pnpm dlx` is `npm dlx` here).
 const WRAPPERS: &[(&str, &str)] = &[
     ("uv", "run"),
     ("poetry", "run"),
     ("pipenv", "run"),
     ("bundle", "exec"),
-    ("pnpm", "exec"),
-    ("pnpm", "dlx"),
-    ("yarn", "dlx"),
     ("npm", "exec"),
+    ("npm", "dlx"),
     ("conda", "run"),
 ];
 /// Options of `ssh` that take an argument (`-i key`, `-p 2222`): what follows them is no host.
@@ -411,13 +410,28 @@ fn last_step(command: &str) -> Option<Job> {
     doing.last()
 }
 
-fn program_name(word: &str) -> String {
+/// The first package manager `command` runs, as written: a job names every one `npm` (a
+/// retry with another is the same job), while a call the user refused is told by the one it ran.
+pub fn package_manager(command: &str) -> Option<&'static str> {
+    command.split_whitespace().find_map(|word| {
+        let base = base_name(word);
+        ["npm", "pnpm", "yarn", "bun"]
+            .into_iter()
+            .find(|m| base == *m)
+    })
+}
+
+/// A command word's file name, lower case, without quotes or `.exe`.
+fn base_name(word: &str) -> String {
     let word = word.trim_matches(['"', '\'', '(', ')']);
     let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
-    let base = base
-        .strip_suffix(".exe")
+    base.strip_suffix(".exe")
         .unwrap_or(base)
-        .to_ascii_lowercase();
+        .to_ascii_lowercase()
+}
+
+fn program_name(word: &str) -> String {
+    let base = base_name(word);
     let name = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     let name = if name.is_empty() { base.as_str() } else { name };
     match name {
@@ -803,6 +817,14 @@ mod tests {
             ("chezmoi".into(), "source-path".into())
         );
         assert!(job("npm install").same_job(&job("pnpm install")));
+        // A package manager's runner names the program it runs.
+        for runner in ["pnpm exec", "pnpm dlx", "yarn dlx", "npm exec"] {
+            assert_eq!(
+                pair(&format!("{runner} prisma generate")).0,
+                "prisma",
+                "{runner}"
+            );
+        }
         assert!(job("git add mkdocs.yml").same_job(&job("git add ../mkdocs.yml")));
         assert!(!job("git add mkdocs.yml").same_job(&job("git status")));
         assert!(job("python3 tool.py").same_job(&job("python tool.py")));
