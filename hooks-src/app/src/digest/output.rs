@@ -56,6 +56,13 @@ pub(super) fn heading(
     out
 }
 
+/// The `(then called …)` end of an [`ended_with`] text when the user refused or stopped one
+/// of those calls.
+fn refused_or_stopped(answering: &str) -> Option<&str> {
+    let called = &answering[answering.rfind("(then called ")?..];
+    (called.ends_with(" refused)") || called.ends_with(" stopped)")).then_some(called)
+}
+
 /// How the assistant's turn ended: its last `words`, then the tools it called after them
 /// (`tools`, each once) and which of them the user refused (`refused`) or stopped while they
 /// ran (`stopped`), as `… (then called Bash, Read)`, `… (then called Read, Edit; Edit
@@ -119,9 +126,15 @@ pub(super) fn prompt_line(p: &Shown) -> String {
     if p.pasted {
         out.push_str(" (pasted)");
     }
-    if !p.answering.is_empty() && p.text.chars().count() < SELF_CONTAINED_CHARS {
+    // A long prompt says what it means by itself, but not that the user had just refused or
+    // stopped a call: that it answers one stays.
+    let quote = match p.text.chars().count() < SELF_CONTAINED_CHARS {
+        true => p.answering.as_str(),
+        false => refused_or_stopped(&p.answering).unwrap_or_default(),
+    };
+    if !quote.is_empty() {
         // The quote is bracketed: a bracket in it would end it early.
-        let quote = p.answering.replace('[', "(").replace(']', ")");
+        let quote = quote.replace('[', "(").replace(']', ")");
         let _ = write!(out, " [after: {quote}]");
     }
     let _ = write!(out, " {}", p.text);

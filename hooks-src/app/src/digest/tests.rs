@@ -1675,3 +1675,44 @@ fn the_prompts_are_weighed_with_the_model_the_request_names() {
     };
     assert_eq!(weights(&w.digest(&req)), [1.0]);
 }
+
+#[test]
+fn a_long_prompt_after_a_refused_or_stopped_call_still_says_so() {
+    let shown = |text: &str, answering: &str| Shown {
+        line: 7,
+        uuid: None,
+        timestamp: None,
+        text: text.into(),
+        answering: answering.into(),
+        probability: 0.5,
+        again: Vec::new(),
+        pasted: false,
+    };
+    let long = "keep the plan to the parser and leave the renderer as it is, ".repeat(3);
+    // A short prompt: what it answers, whole.
+    assert_eq!(
+        prompt_line(&shown(
+            "no, in docs/",
+            "Writing it now. (then called Write, refused)"
+        )),
+        "L7 [after: Writing it now. (then called Write, refused)] no, in docs/\n"
+    );
+    // A long one: only that the user refused or stopped a call.
+    for ended in [
+        "(then called ExitPlanMode, refused)",
+        "(then called Read, Bash; Bash stopped)",
+    ] {
+        let line = prompt_line(&shown(&long, &format!("Here is the plan. {ended}")));
+        assert_eq!(line, format!("L7 [after: {ended}] {long}\n"));
+    }
+    // Calls that ran, or plain words, add nothing to a prompt that says what it means.
+    for answering in [
+        "Here is the plan. (then called Read, Edit)",
+        "Here is the plan.",
+    ] {
+        assert_eq!(
+            prompt_line(&shown(&long, answering)),
+            format!("L7 {long}\n")
+        );
+    }
+}
