@@ -210,7 +210,7 @@ pub fn replace_known<'t>(out: &'t str, known: &[(String, &'static str)]) -> Cow<
     let mut taken = marks(out);
     let mut found: Vec<Found> = Vec::new();
     for (secret, kind) in secrets {
-        // A word said again inside a name (`wazuh` in `wazuh-user@wazuh-server`, a path) is
+        // A word said again inside a name (`tundra` in `tundra-admin@tundra-host`, a path) is
         // that name: marking it there would spell out the password to anyone who reads the
         // name elsewhere in clear. Only where the word stands alone is it the secret again.
         let word = !value::credential_like(secret);
@@ -235,7 +235,7 @@ pub fn replace_known<'t>(out: &'t str, known: &[(String, &'static str)]) -> Cow<
 }
 
 /// Whether `span` of `text` is part of a longer name: a letter, digit or `_` touches it, or a
-/// joiner of names (`-`, `.`, `/`, `\\`, `@`, `:`) with a letter, digit or `_` beyond it.
+/// joiner of names (`-`, `.`, `/`, `\`, `@`, `:`) with a letter, digit or `_` beyond it.
 fn inside_name(text: &str, span: &Range<usize>) -> bool {
     let name_char = |c: char| c.is_alphanumeric() || c == '_';
     let joiner = |c: char| matches!(c, '-' | '.' | '/' | '\\' | '@' | ':');
