@@ -59,8 +59,14 @@ pub(super) fn heading(
 /// The `(then called …)` end of an [`ended_with`] text when the user refused or stopped one
 /// of those calls.
 fn refused_or_stopped(answering: &str) -> Option<&str> {
-    let called = &answering[answering.rfind("(then called ")?..];
-    (called.ends_with(" refused)") || called.ends_with(" stopped)")).then_some(called)
+    if !(answering.ends_with(" refused)") || answering.ends_with(" stopped)")) {
+        return None;
+    }
+    match answering.rfind("(then called ") {
+        Some(at) => Some(&answering[at..]),
+        // The quote was cut inside a long list of calls: what is left is that list's end.
+        None => answering.starts_with('…').then_some(answering),
+    }
 }
 
 /// How the assistant's turn ended: its last `words`, then the tools it called after them

@@ -1705,6 +1705,12 @@ fn a_long_prompt_after_a_refused_or_stopped_call_still_says_so() {
         let line = prompt_line(&shown(&long, &format!("Here is the plan. {ended}")));
         assert_eq!(line, format!("L7 [after: {ended}] {long}\n"));
     }
+    // A quote cut inside a long list of calls keeps what is left of it.
+    let cut = "…Grep, Glob; Edit refused)";
+    assert_eq!(
+        prompt_line(&shown(&long, cut)),
+        format!("L7 [after: {cut}] {long}\n")
+    );
     // Calls that ran, or plain words, add nothing to a prompt that says what it means.
     for answering in [
         "Here is the plan. (then called Read, Edit)",
