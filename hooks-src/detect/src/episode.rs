@@ -63,7 +63,10 @@ const COMMAND_CHARS: usize = 320;
 /// What a tool call was doing, for telling a retry or an alternative of a failed call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Job {
+    /// Its program, every package manager as `npm` (a retry with another is the same job).
     program: String,
+    /// Its program as it ran (`pnpm`).
+    ran: String,
     subject: String,
     /// The words of its main segment that are not options (paths by their last part), sorted.
     words: Vec<String>,
@@ -82,6 +85,7 @@ impl Job {
         if tool != "Bash" {
             return Job {
                 program: tool.to_string(),
+                ran: tool.to_string(),
                 subject: String::new(),
                 words: Vec::new(),
                 command: input.to_string(),
@@ -98,9 +102,10 @@ impl Job {
 
     /// The job of one shell step, or of a command by its first step that does something.
     fn step(command: &str) -> Job {
-        let (program, subject, words) = program_and_subject(command);
+        let (ran, subject, words) = program_and_subject(command);
         Job {
-            program,
+            program: family(&ran).to_string(),
+            ran,
             subject,
             words,
             command: command.trim().to_string(),
@@ -143,6 +148,12 @@ impl Job {
     /// The program (Bash) or the tool.
     pub fn program(&self) -> &str {
         &self.program
+    }
+
+    /// [`Job::program`] as it ran: a call the user refused is told by the package manager it
+    /// ran (`pnpm` refused may mean "use yarn").
+    pub fn program_as_run(&self) -> &str {
+        &self.ran
     }
 
     /// What the program is asked to do (`git push`: `push`), empty when nothing names it.
@@ -280,8 +291,8 @@ const DELETING: &[&str] = &["rm", "rmdir", "unlink", "shred", "del", "rd", "Remo
 const PREFIXES: &[&str] = &[
     "sudo", "time", "env", "exec", "nohup", "command", "npx", "bunx", "pnpx",
 ];
-/// `<first> <second>` pairs that wrap the real program, `first` as [`program_name`] gives it
-/// (`npm` for every package manager: `pnpm dlx` is `npm dlx` here).
+/// `<first> <second>` pairs that wrap the real program, `first` by its [`family`] (`pnpm dlx`
+/// is `npm dlx` here).
 const WRAPPERS: &[(&str, &str)] = &[
     ("uv", "run"),
     ("poetry", "run"),
@@ -301,9 +312,9 @@ const SETUP: &[&str] = &[
     "cd", "export", "source", ".", "set", "pushd", "nvm", "echo", "sleep", "unset", "alias",
 ];
 
-/// The program (basename, lower case, version digits dropped, package managers as one), its
-/// first argument that is not an option, and its words that are not options, of the first
-/// segment of `command` that does something.
+/// The program (basename, lower case, version digits dropped), its first argument that is
+/// not an option, and its words that are not options, of the first segment of `command` that
+/// does something.
 fn program_and_subject(command: &str) -> (String, String, Vec<String>) {
     let mut fallback = None;
     for segment in command.split(['\n', ';', '|', '&']) {
@@ -329,7 +340,7 @@ fn program_and_subject(command: &str) -> (String, String, Vec<String>) {
         let mut program = program_name(first);
         // Wrappers (`uv run`, `python -m`), possibly nested, name the real program after them.
         while let Some(&second) = words.peek() {
-            if !(WRAPPERS.contains(&(program.as_str(), second))
+            if !(WRAPPERS.contains(&(family(&program), second))
                 || (program == "python" && second == "-m"))
             {
                 break;
@@ -410,34 +421,25 @@ fn last_step(command: &str) -> Option<Job> {
     doing.last()
 }
 
-/// The first package manager `command` runs, as written: a job names every one `npm` (a
-/// retry with another is the same job), while a call the user refused is told by the one it ran.
-pub fn package_manager(command: &str) -> Option<&'static str> {
-    command.split_whitespace().find_map(|word| {
-        let base = base_name(word);
-        ["npm", "pnpm", "yarn", "bun"]
-            .into_iter()
-            .find(|m| base == *m)
-    })
-}
-
-/// A command word's file name, lower case, without quotes or `.exe`.
-fn base_name(word: &str) -> String {
+/// A command word's program: its file name, lower case, without quotes, `.exe` or version
+/// digits (`python3.12`: `python`).
+fn program_name(word: &str) -> String {
     let word = word.trim_matches(['"', '\'', '(', ')']);
     let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
-    base.strip_suffix(".exe")
+    let base = base
+        .strip_suffix(".exe")
         .unwrap_or(base)
-        .to_ascii_lowercase()
-}
-
-fn program_name(word: &str) -> String {
-    let base = base_name(word);
+        .to_ascii_lowercase();
     let name = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     let name = if name.is_empty() { base.as_str() } else { name };
-    match name {
-        "pnpm" | "yarn" | "bun" => "npm".into(),
-        "pip" => "pip".into(),
-        other => other.to_string(),
+    name.to_string()
+}
+
+/// The program a job is by: every package manager is `npm`.
+fn family(program: &str) -> &str {
+    match program {
+        "pnpm" | "yarn" | "bun" => "npm",
+        other => other,
     }
 }
 

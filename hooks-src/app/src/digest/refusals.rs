@@ -14,7 +14,7 @@
 use std::fmt::Write as _;
 
 use reflect_base::text;
-use reflect_detect::episode::{self, Job};
+use reflect_detect::episode::Job;
 use reflect_store::{redact, sanitize};
 
 /// What a refused edit or write of a file is listed as.
@@ -67,12 +67,7 @@ pub(super) fn named(command: &str) -> (String, String) {
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
     let subject = if word { subject } else { "" };
-    // `pnpm` refused may mean "use yarn": each package manager by its own name.
-    let program = match job.program() {
-        "npm" => episode::package_manager(command).unwrap_or("npm"),
-        program => program,
-    };
-    (program.to_string(), subject.to_string())
+    (job.program_as_run().to_string(), subject.to_string())
 }
 
 /// The programs refused without a reason in two sessions or more, of `reads` (each session's
@@ -218,6 +213,8 @@ mod tests {
             ("yarn".into(), "build".into())
         );
         assert_eq!(named("bun.exe test"), ("bun".into(), "test".into()));
+        // The package manager of the step that does the job, not a word before it.
+        assert_eq!(named("echo npm && yarn build").0, "yarn");
         // What a wrapper runs is its own program.
         assert_eq!(named("pnpm exec tsc --noEmit").0, "tsc");
         assert_eq!(named("git push").0, "git");
