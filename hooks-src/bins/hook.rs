@@ -126,8 +126,7 @@ pub fn read_payload(program: &str) -> Option<Payload> {
         return None;
     }
     let mut bytes = Vec::new();
-    let limit = MAX_PAYLOAD_BYTES as u64 + 1;
-    if let Err(e) = stdin.lock().take(limit).read_to_end(&mut bytes) {
+    if let Err(e) = read_bounded(&mut stdin.lock(), &mut bytes) {
         log(program, &format!("cannot read stdin: {e}"));
         return None;
     }
@@ -144,9 +143,49 @@ pub fn read_payload(program: &str) -> Option<Payload> {
         }
     }
 }
+
+/// Read at most [`MAX_PAYLOAD_BYTES`] + 1 bytes (one more says it is too large). A payload is
+/// a few hundred bytes; one that fills the first read gets room for the rest at once: growing
+/// a buffer by doubling touches and copies about three times its final size, and under the
+/// transcript miners' allocator (transparent huge pages) each new stretch is a fault that
+/// zeroes 2 MB.
+fn read_bounded(input: &mut impl Read, bytes: &mut Vec<u8>) -> io::Result<()> {
+    const FIRST: usize = 64 * 1024;
+    let limit = MAX_PAYLOAD_BYTES + 1;
+    bytes.reserve_exact(FIRST);
+    input.take(FIRST as u64).read_to_end(bytes)?;
+    if bytes.len() == FIRST {
+        bytes.reserve_exact(limit - FIRST);
+        input.take((limit - FIRST) as u64).read_to_end(bytes)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stdin_is_read_whole_up_to_one_byte_past_the_limit() {
+        for n in [
+            0,
+            300,
+            64 * 1024 - 1,
+            64 * 1024,
+            64 * 1024 + 1,
+            3 << 20,
+            MAX_PAYLOAD_BYTES + 1,
+        ] {
+            let input: Vec<u8> = (0..n).map(|i| (i % 251) as u8).collect();
+            let mut bytes = Vec::new();
+            read_bounded(&mut input.as_slice(), &mut bytes).unwrap();
+            assert!(bytes == input, "{n} bytes in, {} read", bytes.len());
+        }
+        let over = vec![b'x'; MAX_PAYLOAD_BYTES + 4096];
+        let mut bytes = Vec::new();
+        read_bounded(&mut over.as_slice(), &mut bytes).unwrap();
+        assert_eq!(bytes.len(), MAX_PAYLOAD_BYTES + 1);
+    }
 
     #[test]
     fn a_transcript_path_is_logged_by_its_file_name_only() {
