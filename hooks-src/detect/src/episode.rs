@@ -16,7 +16,9 @@
 //! **How an episode ends** (first that applies):
 //! * a later call doing the same job succeeds:
 //!   - after a file was edited: the fix was the edit (a compile error, a failing build): no
-//!     lesson, nothing stored (unless the failure is an environment fact, below);
+//!     lesson, nothing stored, unless the failure is an environment fact (below), which the
+//!     edits resolve (``edited tests/conftest.py: `from tests.x import y` → `from x import
+//!     y` ``, the first [`MAX_EDITS`] of them, with the commands that changed something);
 //!   - after other commands that changed something (`pip install httpx`, `npm install` before
 //!     `npm run build`, a config file rewritten with `echo … >`; not the same program and
 //!     subcommand in other words), then the same command or another: those commands, then it,
@@ -53,6 +55,8 @@ use reflect_store::signal::Signal;
 const MAX_OPEN: usize = 8;
 /// Commands remembered between a failure and the same command's success.
 const MAX_BETWEEN: usize = 2;
+/// Edits an environment fact's resolution quotes; more are counted.
+const MAX_EDITS: usize = 2;
 /// Longest resolution kept: a command that worked after one that failed often differs from it
 /// only past a long path or a long list of arguments (a retry that only drops the failing part
 /// reads as a fix when cut), and the review judges it by that difference.
@@ -537,6 +541,9 @@ struct Open {
     tries: u64,
     calls: Vec<String>,
     edited: bool,
+    /// What the first [`MAX_EDITS`] edits did (only a fact's), and how many more there were.
+    edits: Vec<String>,
+    more_edits: usize,
     between: Vec<Job>,
     fact: bool,
 }
@@ -586,6 +593,8 @@ impl Episodes {
                 vec![call.to_string()]
             },
             edited: false,
+            edits: Vec::new(),
+            more_edits: 0,
             between: Vec::new(),
             fact,
         });
@@ -624,22 +633,25 @@ impl Episodes {
                 continue;
             }
             let open = self.open.remove(i);
-            let end = if open.edited {
+            let end = if open.edited && !open.fact {
                 End::Dropped
-            } else if !open.between.is_empty() {
+            } else if open.edited || !open.between.is_empty() {
                 // What changed something before it worked (a config rewritten, a package
-                // installed) is the fix, or part of it, even when the rerun differs.
-                let ran: Vec<String> = open
-                    .between
-                    .iter()
-                    .map(|b| format!("`{}`", b.shown()))
-                    .collect();
+                // installed; for a fact of the environment, an edit too) is the fix, or part of
+                // it, even when the rerun differs.
+                let mut changes = open.edits.clone();
+                match open.more_edits {
+                    0 => {}
+                    1 => changes.push("1 more edit".to_string()),
+                    n => changes.push(format!("{n} more edits")),
+                }
+                changes.extend(open.between.iter().map(|b| format!("`{}`", b.shown())));
                 let then = if job.command == open.job.command {
                     "the same command".to_string()
                 } else {
                     format!("`{}`", job.shown())
                 };
-                End::Resolved(format!("{}, then {then}", ran.join(", ")))
+                End::Resolved(format!("{}, then {then}", changes.join(", ")))
             } else if job.command != open.job.command {
                 End::Resolved(format!("`{}`", job.shown()))
             } else {
@@ -649,10 +661,25 @@ impl Episodes {
         }
     }
 
-    /// A file was edited: the open episodes may be fixed by it.
-    pub fn edited(&mut self) {
+    /// Whether an open episode would quote what the next edit did ([`Episodes::edited`]).
+    pub fn quotes_edits(&self) -> bool {
+        self.open
+            .iter()
+            .any(|o| o.fact && o.edits.len() < MAX_EDITS)
+    }
+
+    /// A file was edited (`shown`: what the edit did, when [`Episodes::quotes_edits`]): the
+    /// open episodes may be fixed by it.
+    pub fn edited(&mut self, shown: Option<String>) {
         for open in &mut self.open {
             open.edited = true;
+            if !open.fact {
+                continue;
+            }
+            match &shown {
+                Some(edit) if open.edits.len() < MAX_EDITS => open.edits.push(edit.clone()),
+                _ => open.more_edits += 1,
+            }
         }
     }
 

@@ -494,7 +494,11 @@ impl Detector {
             return;
         };
         if transcript::edits_a_file(&call.name) {
-            return self.episodes.edited();
+            let shown = self
+                .episodes
+                .quotes_edits()
+                .then(|| failure::edit_summary(&call.name, &call.input.to_value()));
+            return self.episodes.edited(shown);
         }
         let job = self.call_job(tool_use_id, &call.name.clone());
         self.episodes.succeeded(&job, line, &mut self.closed);

@@ -412,6 +412,89 @@ fn an_unresolved_failure_is_kept_only_as_a_fact_of_the_environment() {
 }
 
 #[test]
+fn a_fact_of_the_environment_fixed_by_edits_quotes_them_as_its_resolution() {
+    let token = ["ghp_", "R4nd0mT0k3nV4lu3F0rT3st1ngXyZ123456"].concat();
+    let edit = |id: &str, path: &str, old: &str, new: &str| {
+        call(
+            id,
+            "Edit",
+            json!({"file_path": path, "old_string": old, "new_string": new}),
+        )
+    };
+    let signals = run(vec![
+        user("run the tests"),
+        call("t1", "Bash", json!({"command": "uv run pytest -q"})),
+        result(
+            "t1",
+            true,
+            "Exit code 4\nE   ModuleNotFoundError: No module named 'tests'",
+        ),
+        edit(
+            "e1",
+            "/home/me/kata/tests/conftest.py",
+            "from tests.factory import make",
+            "from factory import make",
+        ),
+        result("e1", false, "ok"),
+        edit(
+            "e2",
+            "/home/me/kata/.env",
+            "TOKEN=",
+            &format!("TOKEN={token}"),
+        ),
+        result("e2", false, "ok"),
+        call(
+            "e3",
+            "Write",
+            json!({"file_path": "/home/me/kata/pytest.ini", "content": "[pytest]"}),
+        ),
+        result("e3", false, "ok"),
+        call("t2", "Bash", json!({"command": "uv run pytest -q"})),
+        result("t2", false, "5 passed"),
+    ]);
+    let fix = resolutions(&signals)[0].1.expect("resolved");
+    assert!(
+        fix.starts_with(
+            "edited tests/conftest.py: `from tests.factory import make` → `from factory import \
+             make`, edited kata/.env: `TOKEN=` → `TOKEN=[REDACTED:"
+        ),
+        "{fix}"
+    );
+    assert!(
+        fix.ends_with(", 1 more edit, then the same command"),
+        "{fix}"
+    );
+    assert!(!fix.contains(&token[4..12]), "{fix}");
+
+    // Work in progress fixed by an edit is still no lesson; nor is a fact the edits did not fix.
+    let signals = run(vec![
+        user("build it"),
+        call("t1", "Bash", json!({"command": "cargo build"})),
+        result(
+            "t1",
+            true,
+            "error[E0425]: cannot find value `y` in this scope",
+        ),
+        edit("e1", "/w/src/lib.rs", "y", "x"),
+        result("e1", false, "ok"),
+        call("t2", "Bash", json!({"command": "cargo build"})),
+        result("t2", false, "Finished"),
+        call("t3", "Bash", json!({"command": "jq .a x.json"})),
+        result("t3", true, "/bin/bash: line 1: jq: command not found"),
+        edit("e2", "/w/x.json", "1", "2"),
+        result("e2", false, "ok"),
+        user("never mind"),
+    ]);
+    assert_eq!(
+        resolutions(&signals),
+        [(
+            "Bash failed: /bin/bash: line 1: jq: command not found",
+            None
+        )]
+    );
+}
+
+#[test]
 fn a_long_command_that_fixed_a_failure_is_kept_to_where_it_differs() {
     // The fix differs from what failed only after a long path and a list of services.
     let dir = format!("/home/me/{}", "projects/clients/acme/platform/".repeat(5));

@@ -316,6 +316,96 @@ pub fn input_summary(tool: &str, input: &Value) -> String {
     )
 }
 
+/// Longest text quoted of each side of an edit ([`edit_summary`]).
+const EDIT_SIDE_CHARS: usize = 80;
+
+/// One redacted line saying what an edit of a file did, for a resolution: ``edited
+/// tests/conftest.py: `old` → `new` `` (an Edit, or a MultiEdit's first change), `wrote
+/// src/app.py`. The path is its last two parts: the failure's call says where the work was.
+pub fn edit_summary(tool: &str, input: &Value) -> String {
+    let field =
+        |value: &Value, name: &str| value.get(name).and_then(Value::as_str).map(str::to_string);
+    let path = field(input, "file_path")
+        .or_else(|| field(input, "notebook_path"))
+        .unwrap_or_default();
+    let mut parts: Vec<&str> = path.rsplit(['/', '\\']).take(2).collect();
+    parts.reverse();
+    let path = one_line(
+        &reflect_store::redact::redact_prefix(&parts.join("/"), SCAN_BYTES),
+        160,
+    );
+    let whole = |text: &str| {
+        let text = reflect_store::redact::redact_prefix(text, SCAN_BYTES);
+        one_line(&text, text.len())
+    };
+    let change = match tool {
+        "Edit" => Some(input),
+        "MultiEdit" => input.get("edits").and_then(|e| e.get(0)),
+        _ => None,
+    };
+    match change.map(|c| (field(c, "old_string"), field(c, "new_string"))) {
+        Some((Some(old), Some(new))) => {
+            let (old, new) = where_they_differ(&whole(&old), &whole(&new));
+            let side = |text: &str| one_line(text, EDIT_SIDE_CHARS);
+            format!("edited {path}: `{}` → `{}`", side(&old), side(&new))
+        }
+        _ if tool == "Write" => format!("wrote {path}"),
+        _ => format!("edited {path}"),
+    }
+}
+
+/// The two sides of an edit from the word where they start to differ to the word after the
+/// last difference, each with a `…` where a shared start or end of
+/// [`SAME_START_CHARS`] or more was left out: a cut of a long block would show the same text
+/// twice.
+fn where_they_differ(old: &str, new: &str) -> (String, String) {
+    let (old_chars, new_chars): (Vec<char>, Vec<char>) =
+        (old.chars().collect(), new.chars().collect());
+    let start = old_chars
+        .iter()
+        .zip(&new_chars)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let room = old_chars.len().min(new_chars.len()) - start;
+    let end = old_chars
+        .iter()
+        .rev()
+        .zip(new_chars.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    // Back to the start of a word, forward to the end of one.
+    let from = if start < SAME_START_CHARS {
+        0
+    } else {
+        (start.saturating_sub(WORD_BACK_CHARS)..start)
+            .rev()
+            .find(|&i| old_chars[i].is_whitespace())
+            .map_or(start, |i| i + 1)
+    };
+    let to = |chars: &[char]| {
+        if end < SAME_START_CHARS {
+            return chars.len();
+        }
+        let last = chars.len() - end;
+        (last..(last + WORD_BACK_CHARS).min(chars.len()))
+            .find(|&i| chars[i].is_whitespace())
+            .unwrap_or(last)
+    };
+    let shown = |chars: &[char]| {
+        let until = to(chars).max(from);
+        let mut text: String = chars[from..until].iter().collect();
+        if from > 0 {
+            text.insert(0, '…');
+        }
+        if until < chars.len() {
+            text.push('…');
+        }
+        text
+    };
+    (shown(&old_chars), shown(&new_chars))
+}
+
 /// How a failure's context starts: the call that failed ([`signal`]).
 pub const TRIED: &str = "Tried: ";
 

@@ -441,3 +441,49 @@ fn unknown_tools_use_their_first_string_argument() {
         "fn main in src"
     );
 }
+
+#[test]
+fn an_edit_is_shown_from_where_its_sides_differ() {
+    let shared = "token_service: providers.Provider[TokenService] = providers.Factory(";
+    let edit = |old: &str, new: &str| {
+        edit_summary(
+            "Edit",
+            &serde_json::json!({"file_path": "C:\\work\\app\\di\\container.py", "old_string": old, "new_string": new}),
+        )
+    };
+    assert_eq!(
+        edit(
+            &format!("{shared}\n    JwtService, secret=settings.old_secret,\n    ttl=3600)"),
+            &format!("{shared}\n    JwtService, secret=settings.jwt_secret,\n    ttl=3600)"),
+        ),
+        "edited di/container.py: `…secret=settings.old_secret, ttl=3600)` → \
+         `…secret=settings.jwt_secret, ttl=3600)`"
+    );
+    // A long shared end is left out too; short ones, and an edit with nothing shared, are whole.
+    let tail = " and the rest of a long paragraph that did not change at all here";
+    assert_eq!(
+        edit(
+            &format!("- LOG_DIR=/tmp/logs{tail}"),
+            &format!("- LOG_DIR=/app/logs{tail}")
+        ),
+        "edited di/container.py: `- LOG_DIR=/tmp/logs…` → `- LOG_DIR=/app/logs…`"
+    );
+    assert_eq!(
+        edit("print(\"🔧 Fixer\")", "print(\"Fixer\")"),
+        "edited di/container.py: `print(\"🔧 Fixer\")` → `print(\"Fixer\")`"
+    );
+    assert_eq!(
+        edit_summary(
+            "MultiEdit",
+            &serde_json::json!({"file_path": "/a/b/c.rs", "edits": [{"old_string": "x", "new_string": "y"}]})
+        ),
+        "edited b/c.rs: `x` → `y`"
+    );
+    assert_eq!(
+        edit_summary(
+            "NotebookEdit",
+            &serde_json::json!({"notebook_path": "nb.ipynb", "new_source": "x"})
+        ),
+        "edited nb.ipynb"
+    );
+}
