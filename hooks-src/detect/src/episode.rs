@@ -16,9 +16,12 @@
 //! **How an episode ends** (first that applies):
 //! * a later call doing the same job succeeds:
 //!   - after a file was edited: the fix was the edit (a compile error, a failing build): no
-//!     lesson, nothing stored, unless the failure is an environment fact (below), which the
-//!     edits resolve (``edited tests/conftest.py: `from tests.x import y` → `from x import
-//!     y` ``, the first [`MAX_EDITS`] of them, with the commands that changed something);
+//!     lesson, nothing stored, unless the failure is an environment fact (below). One an edit
+//!     can fix ([`fixed_by_an_edit`]: a missing module, a console's code page, another tool's
+//!     failure) has the edits as its resolution (``edited tests/conftest.py: `from tests.x
+//!     import y` → `from x import y` ``, the first [`MAX_EDITS`] of them, with the commands
+//!     that changed something); for any other (a timeout, no sudo) what was edited meanwhile
+//!     was other work, and the episode ends as if nothing was;
 //!   - after other commands that changed something (`pip install httpx`, `npm install` before
 //!     `npm run build`, a config file rewritten with `echo … >`; not the same program and
 //!     subcommand in other words), then the same command or another: those commands, then it,
@@ -533,6 +536,25 @@ pub fn kept_unresolved(content: &str) -> bool {
     !content.starts_with("Bash ") || environment_fact(content)
 }
 
+/// Whether an edit of the work can be what fixed a fact of the environment whose signal's
+/// content is `content`: an import of a module that is not there, text the console's code page
+/// cannot print, a failure of a tool other than Bash (a script PowerShell cannot parse). A
+/// timeout, a permission, a login or a command the shell mangles is fixed by how the command
+/// runs, not by the files edited meanwhile.
+pub fn fixed_by_an_edit(content: &str) -> bool {
+    const MODULES: &[&str] = &[
+        "no module named",
+        "modulenotfounderror",
+        "importerror",
+        "cannot find module",
+        "cannot find package",
+    ];
+    let lower = content.to_ascii_lowercase();
+    !content.starts_with("Bash ")
+        || MODULES.iter().any(|m| lower.contains(m))
+        || console_codec(&lower)
+}
+
 /// One failure episode being followed.
 #[derive(Debug)]
 struct Open {
@@ -541,11 +563,14 @@ struct Open {
     tries: u64,
     calls: Vec<String>,
     edited: bool,
-    /// What the first [`MAX_EDITS`] edits did (only a fact's), and how many more there were.
+    /// What the first [`MAX_EDITS`] edits did (only when they may be its fix), and how many
+    /// more there were.
     edits: Vec<String>,
     more_edits: usize,
     between: Vec<Job>,
     fact: bool,
+    /// A fact an edit can fix ([`fixed_by_an_edit`]): its edits are quoted.
+    edit_fixes: bool,
 }
 
 /// The episodes a detector follows; closed ones become signals.
@@ -583,6 +608,7 @@ impl Episodes {
             close(oldest, End::Unresolved, at, out);
         }
         let fact = kept_unresolved(&sig.content);
+        let edit_fixes = fact && fixed_by_an_edit(&sig.content);
         self.open.push(Open {
             sig,
             job,
@@ -597,6 +623,7 @@ impl Episodes {
             more_edits: 0,
             between: Vec::new(),
             fact,
+            edit_fixes,
         });
     }
 
@@ -635,7 +662,7 @@ impl Episodes {
             let open = self.open.remove(i);
             let end = if open.edited && !open.fact {
                 End::Dropped
-            } else if open.edited || !open.between.is_empty() {
+            } else if (open.edited && open.edit_fixes) || !open.between.is_empty() {
                 // What changed something before it worked (a config rewritten, a package
                 // installed; for a fact of the environment, an edit too) is the fix, or part of
                 // it, even when the rerun differs.
@@ -665,7 +692,7 @@ impl Episodes {
     pub fn quotes_edits(&self) -> bool {
         self.open
             .iter()
-            .any(|o| o.fact && o.edits.len() < MAX_EDITS)
+            .any(|o| o.edit_fixes && o.edits.len() < MAX_EDITS)
     }
 
     /// A file was edited (`shown`: what the edit did, when [`Episodes::quotes_edits`]): the
@@ -673,7 +700,7 @@ impl Episodes {
     pub fn edited(&mut self, shown: Option<String>) {
         for open in &mut self.open {
             open.edited = true;
-            if !open.fact {
+            if !open.edit_fixes {
                 continue;
             }
             match &shown {

@@ -466,7 +466,10 @@ fn a_fact_of_the_environment_fixed_by_edits_quotes_them_as_its_resolution() {
     );
     assert!(!fix.contains(&token[4..12]), "{fix}");
 
-    // Work in progress fixed by an edit is still no lesson; nor is a fact the edits did not fix.
+    // Work in progress fixed by an edit is still no lesson. A fact no edit fixes (a command the
+    // shell mangles) is resolved by the command that worked, not by the edits meanwhile, which
+    // were other work. Nor do edits resolve a fact whose job never worked again.
+    let mangled = "npm run migrate -- --to $(cat .version) | cat";
     let signals = run(vec![
         user("build it"),
         call("t1", "Bash", json!({"command": "cargo build"})),
@@ -479,18 +482,38 @@ fn a_fact_of_the_environment_fixed_by_edits_quotes_them_as_its_resolution() {
         result("e1", false, "ok"),
         call("t2", "Bash", json!({"command": "cargo build"})),
         result("t2", false, "Finished"),
-        call("t3", "Bash", json!({"command": "jq .a x.json"})),
-        result("t3", true, "/bin/bash: line 1: jq: command not found"),
-        edit("e2", "/w/x.json", "1", "2"),
+        call("t3", "Bash", json!({"command": mangled})),
+        result(
+            "t3",
+            true,
+            "/bin/bash: eval: line 1: syntax error near unexpected token `('",
+        ),
+        edit("e2", "/w/docker-stack.yml", "/tmp/logs", "/app/logs"),
         result("e2", false, "ok"),
+        call(
+            "t4",
+            "Bash",
+            json!({"command": "npm run migrate -- --to $(cat .version)"}),
+        ),
+        result("t4", false, "migrated"),
+        call("t5", "Bash", json!({"command": "jq .a x.json"})),
+        result("t5", true, "/bin/bash: line 1: jq: command not found"),
+        edit("e3", "/w/x.json", "1", "2"),
+        result("e3", false, "ok"),
         user("never mind"),
     ]);
     assert_eq!(
         resolutions(&signals),
-        [(
-            "Bash failed: /bin/bash: line 1: jq: command not found",
-            None
-        )]
+        [
+            (
+                "Bash failed: /bin/bash: eval: line 1: syntax error near unexpected token `('",
+                Some("`npm run migrate -- --to $(cat .version)`")
+            ),
+            (
+                "Bash failed: /bin/bash: line 1: jq: command not found",
+                None
+            )
+        ]
     );
 }
 
