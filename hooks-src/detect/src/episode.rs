@@ -18,10 +18,11 @@
 //!   - after a file was edited: the fix was the edit (a compile error, a failing build): no
 //!     lesson, nothing stored, unless the failure is an environment fact (below). One an edit
 //!     can fix ([`fixed_by_an_edit`]: a missing module, a console's code page, another tool's
-//!     failure) has the edits as its resolution (``edited tests/conftest.py: `from tests.x
-//!     import y` → `from x import y` ``, the first [`MAX_EDITS`] of them, with the commands
-//!     that changed something); for any other (a timeout, no sudo) what was edited meanwhile
-//!     was other work, and the episode ends as if nothing was;
+//!     failure) has its edits as its resolution, the first and the last (either may be the
+//!     fix: the first often is, but work may come before it) with how many came between, and
+//!     the commands that changed something (``edited tests/conftest.py: `from tests.x import
+//!     y` → `from x import y`, then the same command``); any other (a timeout, a command the shell mangles) spanned
+//!     other work, and is kept with no resolution;
 //!   - after other commands that changed something (`pip install httpx`, `npm install` before
 //!     `npm run build`, a config file rewritten with `echo … >`; not the same program and
 //!     subcommand in other words), then the same command or another: those commands, then it,
@@ -58,8 +59,6 @@ use reflect_store::signal::Signal;
 const MAX_OPEN: usize = 8;
 /// Commands remembered between a failure and the same command's success.
 const MAX_BETWEEN: usize = 2;
-/// Edits an environment fact's resolution quotes; more are counted.
-const MAX_EDITS: usize = 2;
 /// Longest resolution kept: a command that worked after one that failed often differs from it
 /// only past a long path or a long list of arguments (a retry that only drops the failing part
 /// reads as a fix when cut), and the review judges it by that difference.
@@ -563,10 +562,11 @@ struct Open {
     tries: u64,
     calls: Vec<String>,
     edited: bool,
-    /// What the first [`MAX_EDITS`] edits did (only when they may be its fix), and how many
-    /// more there were.
-    edits: Vec<String>,
-    more_edits: usize,
+    /// What its first and last edits did (only when an edit may be its fix), and how many
+    /// edits there were.
+    first_edit: Option<String>,
+    last_edit: Option<String>,
+    edits: usize,
     between: Vec<Job>,
     fact: bool,
     /// A fact an edit can fix ([`fixed_by_an_edit`]): its edits are quoted.
@@ -619,8 +619,9 @@ impl Episodes {
                 vec![call.to_string()]
             },
             edited: false,
-            edits: Vec::new(),
-            more_edits: 0,
+            first_edit: None,
+            last_edit: None,
+            edits: 0,
             between: Vec::new(),
             fact,
             edit_fixes,
@@ -660,18 +661,21 @@ impl Episodes {
                 continue;
             }
             let open = self.open.remove(i);
-            let end = if open.edited && !open.fact {
+            let end = if open.edited && !open.edit_fixes {
+                // Work in progress an edit fixed; or a fact no edit fixes, which spanned other
+                // work: what ran meanwhile is no more its fix than the edits (kept unresolved).
                 End::Dropped
-            } else if (open.edited && open.edit_fixes) || !open.between.is_empty() {
+            } else if open.edited || !open.between.is_empty() {
                 // What changed something before it worked (a config rewritten, a package
                 // installed; for a fact of the environment, an edit too) is the fix, or part of
                 // it, even when the rerun differs.
-                let mut changes = open.edits.clone();
-                match open.more_edits {
+                let mut changes: Vec<String> = open.first_edit.iter().cloned().collect();
+                match open.edits.saturating_sub(2) {
                     0 => {}
                     1 => changes.push("1 more edit".to_string()),
                     n => changes.push(format!("{n} more edits")),
                 }
+                changes.extend(open.last_edit.iter().cloned());
                 changes.extend(open.between.iter().map(|b| format!("`{}`", b.shown())));
                 let then = if job.command == open.job.command {
                     "the same command".to_string()
@@ -690,9 +694,7 @@ impl Episodes {
 
     /// Whether an open episode would quote what the next edit did ([`Episodes::edited`]).
     pub fn quotes_edits(&self) -> bool {
-        self.open
-            .iter()
-            .any(|o| o.edit_fixes && o.edits.len() < MAX_EDITS)
+        self.open.iter().any(|o| o.edit_fixes)
     }
 
     /// A file was edited (`shown`: what the edit did, when [`Episodes::quotes_edits`]): the
@@ -700,12 +702,13 @@ impl Episodes {
     pub fn edited(&mut self, shown: Option<String>) {
         for open in &mut self.open {
             open.edited = true;
-            if !open.edit_fixes {
-                continue;
-            }
-            match &shown {
-                Some(edit) if open.edits.len() < MAX_EDITS => open.edits.push(edit.clone()),
-                _ => open.more_edits += 1,
+            // `shown` is there whenever an episode takes edits as its fix.
+            if let (true, Some(edit)) = (open.edit_fixes, &shown) {
+                open.edits += 1;
+                match open.first_edit {
+                    None => open.first_edit = Some(edit.clone()),
+                    Some(_) => open.last_edit = Some(edit.clone()),
+                }
             }
         }
     }

@@ -413,7 +413,6 @@ fn an_unresolved_failure_is_kept_only_as_a_fact_of_the_environment() {
 
 #[test]
 fn a_fact_of_the_environment_fixed_by_edits_quotes_them_as_its_resolution() {
-    let token = ["ghp_", "R4nd0mT0k3nV4lu3F0rT3st1ngXyZ123456"].concat();
     let edit = |id: &str, path: &str, old: &str, new: &str| {
         call(
             id,
@@ -421,6 +420,7 @@ fn a_fact_of_the_environment_fixed_by_edits_quotes_them_as_its_resolution() {
             json!({"file_path": path, "old_string": old, "new_string": new}),
         )
     };
+    // The first edit and the last are quoted (either may be the fix), the ones between counted.
     let signals = run(vec![
         user("run the tests"),
         call("t1", "Bash", json!({"command": "uv run pytest -q"})),
@@ -429,46 +429,63 @@ fn a_fact_of_the_environment_fixed_by_edits_quotes_them_as_its_resolution() {
             true,
             "Exit code 4\nE   ModuleNotFoundError: No module named 'tests'",
         ),
-        edit(
+        call(
             "e1",
+            "Write",
+            json!({"file_path": "/home/me/kata/pytest.ini", "content": "[pytest]"}),
+        ),
+        result("e1", false, "ok"),
+        edit("e2", "/home/me/kata/README.md", "old", "new"),
+        result("e2", false, "ok"),
+        edit(
+            "e3",
             "/home/me/kata/tests/conftest.py",
             "from tests.factory import make",
             "from factory import make",
-        ),
-        result("e1", false, "ok"),
-        edit(
-            "e2",
-            "/home/me/kata/.env",
-            "TOKEN=",
-            &format!("TOKEN={token}"),
-        ),
-        result("e2", false, "ok"),
-        call(
-            "e3",
-            "Write",
-            json!({"file_path": "/home/me/kata/pytest.ini", "content": "[pytest]"}),
         ),
         result("e3", false, "ok"),
         call("t2", "Bash", json!({"command": "uv run pytest -q"})),
         result("t2", false, "5 passed"),
     ]);
-    let fix = resolutions(&signals)[0].1.expect("resolved");
-    assert!(
-        fix.starts_with(
-            "edited tests/conftest.py: `from tests.factory import make` → `from factory import \
-             make`, edited kata/.env: `TOKEN=` → `TOKEN=[REDACTED:"
+    assert_eq!(
+        resolutions(&signals),
+        [(
+            "Bash failed: ModuleNotFoundError: No module named 'tests'",
+            Some(
+                "wrote kata/pytest.ini, 1 more edit, edited tests/conftest.py: `from tests.factory \
+                 import make` → `from factory import make`, then the same command"
+            )
+        )]
+    );
+
+    // One edit is quoted alone.
+    let signals = run(vec![
+        user("print the report"),
+        call("t1", "Bash", json!({"command": "python report.py"})),
+        result(
+            "t1",
+            true,
+            "UnicodeEncodeError: 'charmap' codec can't encode character '\\u2705'",
         ),
-        "{fix}"
+        edit(
+            "e1",
+            "C:\\work\\report.py",
+            "print(\"✅ done\")",
+            "print(\"done\")",
+        ),
+        result("e1", false, "ok"),
+        call("t2", "Bash", json!({"command": "python report.py"})),
+        result("t2", false, "done"),
+    ]);
+    assert_eq!(
+        resolutions(&signals)[0].1,
+        Some("edited work/report.py: `print(\"✅ done\")` → `print(\"done\")`, then the same command")
     );
-    assert!(
-        fix.ends_with(", 1 more edit, then the same command"),
-        "{fix}"
-    );
-    assert!(!fix.contains(&token[4..12]), "{fix}");
 
     // Work in progress fixed by an edit is still no lesson. A fact no edit fixes (a command the
-    // shell mangles) is resolved by the command that worked, not by the edits meanwhile, which
-    // were other work. Nor do edits resolve a fact whose job never worked again.
+    // shell mangles) spanned other work when files were edited before its job worked: neither
+    // the edits nor what ran meanwhile is its fix. Nor do edits resolve a fact whose job never
+    // worked again.
     let mangled = "npm run migrate -- --to $(cat .version) | cat";
     let signals = run(vec![
         user("build it"),
@@ -507,7 +524,7 @@ fn a_fact_of_the_environment_fixed_by_edits_quotes_them_as_its_resolution() {
         [
             (
                 "Bash failed: /bin/bash: eval: line 1: syntax error near unexpected token `('",
-                Some("`npm run migrate -- --to $(cat .version)`")
+                None
             ),
             (
                 "Bash failed: /bin/bash: line 1: jq: command not found",

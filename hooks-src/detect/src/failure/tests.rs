@@ -479,6 +479,11 @@ fn an_edit_is_shown_from_where_its_sides_differ() {
         ),
         "edited b/c.rs: `x` → `y`"
     );
+    // Each side is redacted before it is cut.
+    let token = ["ghp_", "R4nd0mT0k3nV4lu3F0rT3st1ngXyZ123456"].concat();
+    let shown = edit("TOKEN=", &format!("TOKEN={token}"));
+    assert!(shown.contains("`TOKEN=[REDACTED:"), "{shown}");
+    assert!(!shown.contains(&token[4..12]), "{shown}");
     assert_eq!(
         edit_summary(
             "NotebookEdit",
