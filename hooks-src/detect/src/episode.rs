@@ -21,8 +21,8 @@
 //!     failure) has its edits as its resolution, the first and the last (either may be the
 //!     fix: the first often is, but work may come before it) with how many came between, and
 //!     the commands that changed something (``edited tests/conftest.py: `from tests.x import
-//!     y` → `from x import y`, then the same command``); any other (a timeout, a command the shell mangles) spanned
-//!     other work, and is kept with no resolution;
+//!     y` → `from x import y`, then the same command``); any other (a timeout, a command the
+//!     shell mangles) spanned other work, and is kept with no resolution;
 //!   - after other commands that changed something (`pip install httpx`, `npm install` before
 //!     `npm run build`, a config file rewritten with `echo … >`; not the same program and
 //!     subcommand in other words), then the same command or another: those commands, then it,
@@ -449,6 +449,15 @@ fn family(program: &str) -> &str {
     }
 }
 
+/// Error words of a module or package the code imports that is not there: a fact of the
+/// environment ([`environment_fact`]), and one an edit can fix ([`fixed_by_an_edit`]).
+const MISSING_MODULE: &[&str] = &[
+    "no module named",
+    "cannot find module",
+    "modulenotfounderror",
+    "cannot find package",
+];
+
 /// Whether a failure's error line states a fact of the environment that holds beyond this
 /// session (see the module doc). `line` is the error line; `tried` what was run.
 pub fn environment_fact(line: &str) -> bool {
@@ -458,10 +467,6 @@ pub fn environment_fact(line: &str) -> bool {
         "is not recognized as the name of a cmdlet",
         "no such command",
         "not installed",
-        "no module named",
-        "cannot find module",
-        "modulenotfounderror",
-        "cannot find package",
         "permission denied",
         "eacces",
         "eperm",
@@ -513,7 +518,11 @@ pub fn environment_fact(line: &str) -> bool {
     let own_module = ["cannot find module '.", "cannot find module '/"]
         .iter()
         .any(|m| lower.contains(m));
-    !own_module && (FACTS.iter().any(|f| lower.contains(f)) || console_codec(&lower))
+    let fact = FACTS
+        .iter()
+        .chain(MISSING_MODULE)
+        .any(|f| lower.contains(f));
+    !own_module && (fact || console_codec(&lower))
 }
 
 /// Whether a `lower`-cased error line says text could not be written in the console's or the
@@ -541,17 +550,9 @@ pub fn kept_unresolved(content: &str) -> bool {
 /// timeout, a permission, a login or a command the shell mangles is fixed by how the command
 /// runs, not by the files edited meanwhile.
 pub fn fixed_by_an_edit(content: &str) -> bool {
-    const MODULES: &[&str] = &[
-        "no module named",
-        "modulenotfounderror",
-        "importerror",
-        "cannot find module",
-        "cannot find package",
-    ];
     let lower = content.to_ascii_lowercase();
-    !content.starts_with("Bash ")
-        || MODULES.iter().any(|m| lower.contains(m))
-        || console_codec(&lower)
+    let mut module = MISSING_MODULE.iter().chain(&["importerror"]);
+    !content.starts_with("Bash ") || module.any(|m| lower.contains(m)) || console_codec(&lower)
 }
 
 /// One failure episode being followed.

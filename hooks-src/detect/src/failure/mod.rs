@@ -359,51 +359,65 @@ pub fn edit_summary(tool: &str, input: &Value) -> String {
 /// [`SAME_START_CHARS`] or more was left out: a cut of a long block would show the same text
 /// twice.
 fn where_they_differ(old: &str, new: &str) -> (String, String) {
-    let (old_chars, new_chars): (Vec<char>, Vec<char>) =
-        (old.chars().collect(), new.chars().collect());
-    let start = old_chars
-        .iter()
-        .zip(&new_chars)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let room = old_chars.len().min(new_chars.len()) - start;
-    let end = old_chars
-        .iter()
+    let (same, at) = shared_start(old, new);
+    let room = old.chars().count().min(new.chars().count()) - same;
+    let (same_end, end_bytes) = old
+        .chars()
         .rev()
-        .zip(new_chars.iter().rev())
+        .zip(new.chars().rev())
         .take(room)
         .take_while(|(a, b)| a == b)
-        .count();
-    // Back to the start of a word, forward to the end of one.
-    let from = if start < SAME_START_CHARS {
+        .fold((0, 0), |(n, bytes), (c, _)| (n + 1, bytes + c.len_utf8()));
+    let from = if same < SAME_START_CHARS {
         0
     } else {
-        (start.saturating_sub(WORD_BACK_CHARS)..start)
-            .rev()
-            .find(|&i| old_chars[i].is_whitespace())
-            .map_or(start, |i| i + 1)
+        word_start(old, at)
     };
-    let to = |chars: &[char]| {
-        if end < SAME_START_CHARS {
-            return chars.len();
-        }
-        let last = chars.len() - end;
-        (last..(last + WORD_BACK_CHARS).min(chars.len()))
-            .find(|&i| chars[i].is_whitespace())
-            .unwrap_or(last)
-    };
-    let shown = |chars: &[char]| {
-        let until = to(chars).max(from);
-        let mut text: String = chars[from..until].iter().collect();
+    let shown = |text: &str| {
+        let until = if same_end < SAME_START_CHARS {
+            text.len()
+        } else {
+            word_end(text, text.len() - end_bytes)
+        };
+        let until = until.max(from);
+        let mut out = String::new();
         if from > 0 {
-            text.insert(0, '…');
+            out.push('…');
         }
-        if until < chars.len() {
-            text.push('…');
+        out.push_str(&text[from..until]);
+        if until < text.len() {
+            out.push('…');
         }
-        text
+        out
     };
-    (shown(&old_chars), shown(&new_chars))
+    (shown(old), shown(new))
+}
+
+/// How many characters `a` and `b` share at their start, and the byte where they part.
+fn shared_start(a: &str, b: &str) -> (usize, usize) {
+    a.chars()
+        .zip(b.char_indices())
+        .take_while(|(x, (_, y))| x == y)
+        .fold((0, 0), |(n, _), (_, (i, c))| (n + 1, i + c.len_utf8()))
+}
+
+/// The start of the word `text` holds at byte `at`, looking back [`WORD_BACK_CHARS`] at most.
+fn word_start(text: &str, at: usize) -> usize {
+    text[..at]
+        .char_indices()
+        .rev()
+        .take(WORD_BACK_CHARS)
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(at, |(i, c)| i + c.len_utf8())
+}
+
+/// The end of the word `text` holds at byte `at`, looking on [`WORD_BACK_CHARS`] at most.
+fn word_end(text: &str, at: usize) -> usize {
+    text[at..]
+        .char_indices()
+        .take(WORD_BACK_CHARS)
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(at, |(i, _)| at + i)
 }
 
 /// How a failure's context starts: the call that failed ([`signal`]).
@@ -412,7 +426,7 @@ pub const TRIED: &str = "Tried: ";
 /// Characters a resolution must share with the start of the command that failed before a
 /// listing shows it from where they differ ([`resolution_from_change`]).
 const SAME_START_CHARS: usize = 40;
-/// How far back from the first difference a listing looks for the start of its word.
+/// How far from a difference a listing looks for the start (or end) of its word.
 const WORD_BACK_CHARS: usize = 30;
 /// Most words of the failed call a rerun left out that a listing names (`without …`); more is
 /// another command, not a retry that dropped a part.
@@ -431,11 +445,7 @@ pub fn resolution_from_change(context: &str, resolution: &str, max: usize) -> Op
     if command.contains('`') || command.is_empty() {
         return None; // several commands ran
     }
-    let (same, at) = tried
-        .chars()
-        .zip(command.char_indices())
-        .take_while(|(a, (_, b))| a == b)
-        .fold((0, 0), |(n, _), (_, (i, c))| (n + 1, i + c.len_utf8()));
+    let (same, at) = shared_start(tried, command);
     if tried == command {
         return None;
     }
@@ -462,13 +472,7 @@ pub fn resolution_from_change(context: &str, resolution: &str, max: usize) -> Op
         let room = max.saturating_sub(without.chars().count() + 2).max(16);
         return Some(format!("`{}`{without}", one_line(command, room)));
     }
-    let before = &command[..at];
-    let word = before
-        .char_indices()
-        .rev()
-        .take(WORD_BACK_CHARS)
-        .find(|(_, c)| c.is_whitespace())
-        .map_or(at, |(i, c)| i + c.len_utf8());
+    let word = word_start(command, at);
     // What the failed call had there and the rerun has not: a retry that only drops the
     // failing part shows it (a word cut by the call's quote is left out).
     let changed: Vec<&str> = command[word..].split_whitespace().collect();
