@@ -7,7 +7,10 @@
 //! `uv run`, `npx`, `bundle exec` are looked through). `npm`, `pnpm`, `yarn` and `bun` are one
 //! program, and so are `python`/`python3` (version digits dropped): `npm install` and `pnpm
 //! install` do the same job; `git add a.md` and `git add ../a.md` do; `git status` does not do
-//! `git add`'s. Another tool's job is the tool itself. A command of several steps (`&&`, `;`, a
+//! `git add`'s. A program whose subcommands come in groups (`docker stack deploy`, `git remote
+//! add`, `gh pr view`) is read to the word after the group: `docker stack rm` run before
+//! `docker stack deploy` worked is another command of the program, a change that may be the
+//! fix, and `git remote -v` a look. Another tool's job is the tool itself. A command of several steps (`&&`, `;`, a
 //! new line) also does the job of its last step that does the work, past setup, looks and
 //! clean-up (`cd`, `echo`, `ls`, `rm -rf build`): a call that first changes something, then does
 //! a failed call's last job, reruns it (`git config commit.gpgsign false && git commit …` after
@@ -74,6 +77,9 @@ pub struct Job {
     /// Its program as it ran (`pnpm`).
     ran: String,
     subject: String,
+    /// What it does: its subject, and for a program whose subjects are groups of commands
+    /// ([`GROUPED`]) the word after it too (`stack deploy`, `remote add`).
+    action: String,
     /// The words of its main segment that are not options (paths by their last part), sorted.
     words: Vec<String>,
     /// The command (another tool's input) as written: an identical retry is the same command.
@@ -93,6 +99,7 @@ impl Job {
                 program: tool.to_string(),
                 ran: tool.to_string(),
                 subject: String::new(),
+                action: String::new(),
                 words: Vec::new(),
                 command: input.to_string(),
                 shell: false,
@@ -108,11 +115,17 @@ impl Job {
 
     /// The job of one shell step, or of a command by its first step that does something.
     fn step(command: &str) -> Job {
-        let (ran, subject, words) = program_and_subject(command);
+        let Parsed {
+            program: ran,
+            subject,
+            action,
+            words,
+        } = program_and_subject(command);
         Job {
             program: family(&ran).to_string(),
             ran,
             subject,
+            action,
             words,
             command: command.trim().to_string(),
             shell: true,
@@ -225,19 +238,88 @@ impl Job {
             return false;
         }
         const LOOKING: &[&str] = &[
-            "ls", "cat", "which", "grep", "rg", "find", "head", "tail", "echo", "pwd", "type",
-            "file", "stat", "env", "printenv", "wc", "tree", "less", "sleep", "ps", "whoami",
-            "uname", "date", "du", "df", "true", "command", "where", "curl",
+            "ls",
+            "cat",
+            "which",
+            "grep",
+            "rg",
+            "find",
+            "head",
+            "tail",
+            "echo",
+            "pwd",
+            "type",
+            "file",
+            "stat",
+            "env",
+            "printenv",
+            "wc",
+            "tree",
+            "less",
+            "sleep",
+            "ps",
+            "whoami",
+            "uname",
+            "date",
+            "du",
+            "df",
+            "true",
+            "command",
+            "where",
+            "curl",
+            "dig",
+            "nslookup",
+            "ping",
+            "traceroute",
         ];
-        // A service's logs and state are read, never changed, by these.
+        // A service's, a container's or a repository's state is read, never changed, by these
+        // (`git branch` and `git remote` alone list; with a name they create or change one).
+        let action = self.action.as_str();
+        let verb = action.rsplit(' ').next().unwrap_or_default();
+        let lone = self.words.len() == 1;
         LOOKING.contains(&self.program.as_str())
             || self.program == "journalctl"
-            || (self.program == "git"
-                && ["status", "log", "diff", "show", "branch", "remote"]
-                    .contains(&self.subject.as_str()))
-            || (self.program == "systemctl"
-                && ["status", "is-active", "is-enabled", "list-units", "cat"]
-                    .contains(&self.subject.as_str()))
+            || match self.program.as_str() {
+                "git" => {
+                    [
+                        "status",
+                        "log",
+                        "diff",
+                        "show",
+                        "remote show",
+                        "remote get-url",
+                    ]
+                    .contains(&action)
+                        || (["branch", "remote", "stash"].contains(&action) && lone)
+                        || action == "stash list"
+                }
+                "systemctl" => {
+                    ["status", "is-active", "is-enabled", "list-units", "cat"].contains(&action)
+                }
+                "docker" | "docker-compose" | "podman" => [
+                    "ps", "ls", "logs", "inspect", "images", "info", "version", "stats", "top",
+                    "port", "events", "history", "search", "df", "config",
+                ]
+                .contains(&verb),
+                "kubectl" => [
+                    "get",
+                    "describe",
+                    "logs",
+                    "top",
+                    "explain",
+                    "version",
+                    "cluster-info",
+                    "api-resources",
+                    "config view",
+                    "config get-contexts",
+                    "config current-context",
+                    "rollout status",
+                    "rollout history",
+                ]
+                .contains(&action),
+                "gh" => ["list", "view", "status", "diff", "checks"].contains(&verb),
+                _ => false,
+            }
     }
 }
 
@@ -318,10 +400,92 @@ const SETUP: &[&str] = &[
     "cd", "export", "source", ".", "set", "pushd", "nvm", "echo", "sleep", "unset", "alias",
 ];
 
+/// A command's segment as a job reads it ([`program_and_subject`]).
+#[derive(Debug, Default)]
+struct Parsed {
+    program: String,
+    subject: String,
+    action: String,
+    words: Vec<String>,
+}
+
+/// Programs whose first argument names a group of commands, and those groups: what a call of
+/// one does is the group and the word after it (`docker stack rm` before `docker stack deploy`
+/// is another job's command, a change; `git remote add` is no look as `git remote -v` is).
+const GROUPED: &[(&str, &[&str])] = &[
+    (
+        "docker",
+        &[
+            "compose",
+            "stack",
+            "service",
+            "container",
+            "image",
+            "network",
+            "volume",
+            "node",
+            "system",
+            "context",
+            "buildx",
+            "swarm",
+            "secret",
+            "config",
+            "plugin",
+            "builder",
+        ],
+    ),
+    ("git", &["remote", "stash", "submodule", "worktree", "lfs"]),
+    ("kubectl", &["config", "rollout"]),
+    ("brew", &["services"]),
+    (
+        "gh",
+        &[
+            "pr", "issue", "repo", "run", "workflow", "release", "gist", "secret", "variable",
+            "label", "auth", "cache",
+        ],
+    ),
+];
+
+/// Options of a grouped command that take a value (`docker compose -f prod.yml up`): the value
+/// is no command.
+const GROUP_VALUE_OPTIONS: &[&str] = &[
+    "-f",
+    "--file",
+    "-p",
+    "--project-name",
+    "--env-file",
+    "--profile",
+    "-c",
+    "--context",
+    "-n",
+    "--namespace",
+    "-R",
+    "--repo",
+];
+
+/// The command of a [`GROUPED`] call's group (`deploy` of `docker stack deploy -c x.yml app`;
+/// `args`: the words after the program), `None` when the program has no such group there.
+fn group_verb<'a>(program: &str, args: &[&'a str]) -> Option<&'a str> {
+    let (_, groups) = GROUPED.iter().find(|(p, _)| *p == program)?;
+    let mut args = args.iter().copied();
+    let group = args.find(|w| !w.starts_with('-'))?;
+    if !groups.contains(&group.trim_matches(['"', '\''])) {
+        return None;
+    }
+    while let Some(w) = args.next() {
+        if GROUP_VALUE_OPTIONS.contains(&w) {
+            args.next();
+        } else if !w.starts_with('-') && !w.contains(['>', '<']) {
+            return Some(w.trim_matches(['"', '\'']));
+        }
+    }
+    None
+}
+
 /// The program (basename, lower case, version digits dropped), its first argument that is
-/// not an option, and its words that are not options, of the first segment of `command` that
-/// does something.
-fn program_and_subject(command: &str) -> (String, String, Vec<String>) {
+/// not an option, what it does ([`GROUPED`]), and its words that are not options, of the first
+/// segment of `command` that does something.
+fn program_and_subject(command: &str) -> Parsed {
     let mut fallback = None;
     for segment in command.split(['\n', ';', '|', '&']) {
         let mut words = segment.split_whitespace().peekable();
@@ -362,7 +526,9 @@ fn program_and_subject(command: &str) -> (String, String, Vec<String>) {
                 return remote;
             }
         }
-        let mut rest: Vec<String> = words
+        let raw: Vec<&str> = words.collect();
+        let mut rest: Vec<String> = raw
+            .iter()
             .filter(|w| !w.starts_with('-') && !w.contains(['>', '<']))
             .map(|w| {
                 let w = w.trim_matches(['"', '\'']);
@@ -373,13 +539,23 @@ fn program_and_subject(command: &str) -> (String, String, Vec<String>) {
             .take(24)
             .collect();
         let subject = rest.first().cloned().unwrap_or_default();
+        let action = match group_verb(&program, &raw) {
+            Some(verb) => format!("{subject} {verb}"),
+            None => subject.clone(),
+        };
         rest.sort();
         rest.dedup();
-        if SETUP.contains(&program.as_str()) {
-            fallback.get_or_insert((program, subject, rest));
+        let parsed = Parsed {
+            program,
+            subject,
+            action,
+            words: rest,
+        };
+        if SETUP.contains(&parsed.program.as_str()) {
+            fallback.get_or_insert(parsed);
             continue;
         }
-        return (program, subject, rest);
+        return parsed;
     }
     fallback.unwrap_or_default()
 }
@@ -387,9 +563,7 @@ fn program_and_subject(command: &str) -> (String, String, Vec<String>) {
 /// The job of an `ssh` call's remote command (`words`: past `ssh`), its host one of its words:
 /// `ssh host "sudo systemctl restart app"` restarts app, so another command there is another
 /// job and a look there is no fix. `None` for a login with no command.
-fn remote_job<'a>(
-    mut words: std::iter::Peekable<impl Iterator<Item = &'a str>>,
-) -> Option<(String, String, Vec<String>)> {
+fn remote_job<'a>(mut words: std::iter::Peekable<impl Iterator<Item = &'a str>>) -> Option<Parsed> {
     while let Some(option) = words.next_if(|w| w.starts_with('-')) {
         if SSH_ARGUMENT_OPTIONS.contains(&option) {
             words.next();
@@ -397,13 +571,13 @@ fn remote_job<'a>(
     }
     let host = words.next()?;
     let remote = words.collect::<Vec<_>>().join(" ");
-    let (program, subject, mut rest) = program_and_subject(remote.trim_matches(['"', '\'']));
-    if program.is_empty() {
+    let mut parsed = program_and_subject(remote.trim_matches(['"', '\'']));
+    if parsed.program.is_empty() {
         return None;
     }
-    rest.push(host.to_string());
-    rest.sort();
-    Some((program, subject, rest))
+    parsed.words.push(host.to_string());
+    parsed.words.sort();
+    Some(parsed)
 }
 
 /// The job of the last step of `command` that does its work (split at `&&`, `||`, `;` and new
@@ -645,7 +819,7 @@ impl Episodes {
                 // same job in other words (`git add -u` after `git add x` failed) is a retry.
                 // A command that threw work away counts whatever it ran, and is the last to
                 // make room: the review must see it to word a fix safely.
-                let other_job = job.program != open.job.program || job.subject != open.job.subject;
+                let other_job = job.program != open.job.program || job.action != open.job.action;
                 if changed && (other_job || discards) {
                     if open.between.len() == MAX_BETWEEN {
                         let kept = open.between.iter().position(|b| !b.discards());
@@ -1057,6 +1231,84 @@ mod tests {
         assert_eq!(
             fixed("git pull", &["git reset --hard origin/main", "git pull"]).as_deref(),
             Some("`git reset --hard origin/main`, then the same command")
+        );
+    }
+
+    #[test]
+    fn a_grouped_command_is_its_group_and_the_word_after_it() {
+        let action = |cmd: &str| job(cmd).action;
+        assert_eq!(
+            action("docker stack deploy -c stack.yml app"),
+            "stack deploy"
+        );
+        assert_eq!(
+            action("docker compose -f prod.yml -p shop up -d"),
+            "compose up"
+        );
+        assert_eq!(
+            action("cd api && git remote add origin git@host:a/b"),
+            "remote add"
+        );
+        assert_eq!(action("gh pr --repo a/b view 12"), "pr view");
+        // Not a group: the subject alone, as before.
+        assert_eq!(action("npm run build"), "run");
+        assert_eq!(action("docker run --rm alpine true"), "run");
+        assert_eq!(job("docker stack deploy -c stack.yml app").subject, "stack");
+
+        for looks in [
+            "docker service logs traefik --tail 10 | grep -i cert",
+            "docker compose -f prod.yml ps",
+            "docker ps -a",
+            "docker stack ls",
+            "git remote -v",
+            "git remote get-url origin",
+            "git branch --show-current",
+            "git stash list",
+            "kubectl get pods -n web",
+            "dig @8.8.8.8 example.com",
+            "kubectl rollout status deploy/web",
+            "gh pr view 12",
+        ] {
+            assert!(job(looks).only_looks(), "{looks}");
+        }
+        for changes in [
+            "docker stack rm app",
+            "docker compose down",
+            "docker system prune -f",
+            "git remote set-url origin https://host/a/b.git",
+            "git branch -D old",
+            "git stash pop",
+            "kubectl apply -f web.yml",
+            "kubectl rollout restart deploy/web",
+            "gh auth login",
+        ] {
+            assert!(!job(changes).only_looks(), "{changes}");
+        }
+        // Another command of the group, run before the same one worked, is its fix; a look there
+        // is none.
+        assert_eq!(
+            fixed(
+                "docker stack deploy -c stack.yml app",
+                &[
+                    "docker service logs app_web --tail 20",
+                    "docker stack rm app",
+                    "docker stack deploy -c stack.yml app"
+                ]
+            )
+            .as_deref(),
+            Some("`docker stack rm app`, then the same command")
+        );
+        assert_eq!(
+            fixed(
+                "git push -u origin main",
+                &[
+                    "git remote -v",
+                    "git remote set-url origin git@github.com:a/b.git",
+                    "git push -u origin main"
+                ]
+            )
+            .as_deref(),
+            Some("`git remote set-url origin git@github.com:a/b.git`, then the same command")
         );
     }
 
