@@ -29,7 +29,7 @@ pub(super) enum Tier {
 pub(crate) fn error_line(error: &str) -> Option<String> {
     let mut lines = error
         .lines()
-        .map(str::trim)
+        .map(as_shown)
         .filter(|l| !l.is_empty())
         .take(MAX_LINES)
         .peekable();
@@ -65,6 +65,45 @@ pub(crate) fn error_line(error: &str) -> Option<String> {
         }
     }
     Some(one_line(&line, ERROR_LINE_CHARS))
+}
+
+/// A line as a terminal leaves it: its last text after a carriage return (a progress bar
+/// redraws itself with them), past a progress meter, trimmed.
+fn as_shown(line: &str) -> &str {
+    let last = line.rsplit('\r').map(str::trim).find(|l| !l.is_empty());
+    past_progress_meter(last.unwrap_or_default())
+}
+
+/// A line past the progress meter curl draws on its error output (eight sizes, three times,
+/// the current speed: `0  18  0  0  0  0  0  0 --:--:-- --:--:-- --:--:--  0`), which a
+/// message written after it joins (`…--:--:--     0curl: (6) Could not resolve host`): the
+/// message, or nothing for a meter alone. Any other line is returned as it is.
+fn past_progress_meter(line: &str) -> &str {
+    let is_size = |t: &str| {
+        let digits = t.trim_end_matches(['k', 'M', 'G', 'T']);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+    };
+    let is_time = |t: &str| {
+        t == "--:--:--"
+            || (t.len() >= 7
+                && t.bytes().all(|b| b.is_ascii_digit() || b == b':')
+                && t.contains(':'))
+    };
+    let (mut sizes, mut times) = (0, 0);
+    let mut rest = line;
+    while times < 3 {
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let token = &rest[..end];
+        if sizes < 8 && is_size(token) {
+            sizes += 1;
+        } else if sizes == 8 && is_time(token) {
+            times += 1;
+        } else {
+            return line;
+        }
+        rest = rest[end..].trim_start();
+    }
+    rest.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
 }
 
 /// A line of carets (`^^^^`, with `~` or blanks) marking a place in the line above it.

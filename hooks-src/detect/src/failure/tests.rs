@@ -334,6 +334,37 @@ fn an_error_prefix_is_kept_in_the_error_line() {
     );
 }
 
+/// curl's progress meter is redrawn with carriage returns, and a message written after it
+/// joins its last line.
+#[test]
+fn curls_progress_meter_is_no_part_of_the_error_line() {
+    let meter = "  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n\r  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0\r  0    18    0     0    0     0      0      0 --:--:--  0:00:01 --:--:--     0\n\r  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0";
+    assert_eq!(
+        line(&format!(
+            "Exit code 6\n{meter}curl: (6) Could not resolve host: api.example.com"
+        ))
+        .as_deref(),
+        Some("curl: (6) Could not resolve host: api.example.com")
+    );
+    assert_eq!(
+        line(&format!(
+            "Exit code 1\n{meter}sudo: a terminal is required to read the password"
+        ))
+        .as_deref(),
+        Some("sudo: a terminal is required to read the password")
+    );
+    // What a redrawn line shows last is what it says.
+    assert_eq!(
+        line("fetch 10%\rfetch 100%\rerror: checksum mismatch\r\n").as_deref(),
+        Some("error: checksum mismatch")
+    );
+    // A line of numbers that is no meter stays whole.
+    assert_eq!(
+        line("error: 1 2 3 4 5 6 7 8 values left").as_deref(),
+        Some("error: 1 2 3 4 5 6 7 8 values left")
+    );
+}
+
 #[test]
 fn output_that_says_nothing_went_wrong_has_no_error_line() {
     for quiet in [
