@@ -34,6 +34,9 @@
 //!
 //! Resumption: [`read`] starts at a [`Position`] and returns the position after the last complete
 //! line. A torn last line (no newline yet; Claude Code may be mid-write) is left for the next run.
+//! A read resumed mid-file parses the lines of the 64 KB before its start again, their events
+//! dropped, so that its first events are led past the entries just before it, and the records
+//! there written again after it are dropped, as in a read of the whole file.
 
 use std::sync::Arc;
 

@@ -7,6 +7,10 @@ use std::sync::{mpsc, Arc};
 use crate::parse::{LineParser, Parsed, Parser};
 use crate::{Event, Parent, Position, MAX_LINE, READ_MAX};
 
+/// How far before a resumed read's start the lines are parsed again, their events dropped
+/// ([`prime`]).
+const PRIME: u64 = 64 << 10;
+
 /// Bytes read per `read` call.
 pub(crate) const CHUNK: usize = 256 << 10;
 
@@ -136,6 +140,7 @@ fn read_range(
 ) -> io::Result<Position> {
     let starts = segment_starts(file, from.offset, end.unwrap_or(len), splits)?;
     let mut parser = LineParser::default();
+    prime(file, from, &mut parser)?;
     let mut buf = Vec::new();
     let workers = worker_count().max(1).min(starts.len());
     if starts.is_empty() {
@@ -188,6 +193,37 @@ fn read_range(
         drop(receivers);
         result
     })
+}
+
+/// Parse the whole lines of the [`PRIME`] bytes before `from`, a line start, dropping their
+/// events: a read resumed there then leads its events' parents past the entries passed over
+/// just before it (a `turn_duration` record between an answer and the next prompt), and drops
+/// the records written again there, as a read of the whole file does.
+fn prime(file: &File, from: Position, parser: &mut LineParser) -> io::Result<()> {
+    let start = from.offset.saturating_sub(PRIME);
+    let mut window = vec![0u8; (from.offset - start) as usize];
+    let mut filled = 0;
+    while filled < window.len() {
+        match read_some_at(file, &mut window[filled..], start + filled as u64)? {
+            0 => return Ok(()),
+            n => filled += n,
+        }
+    }
+    let Some(before) = window.strip_suffix(b"\n") else {
+        return Ok(());
+    };
+    // The window's first line is whole only where the file starts.
+    let whole = match start {
+        0 => before,
+        _ => match memchr::memchr(b'\n', before) {
+            Some(nl) => &before[nl + 1..],
+            None => return Ok(()),
+        },
+    };
+    for line in whole.split(|&b| b == b'\n') {
+        parser.line(line, 0, &mut |_| {});
+    }
+    Ok(())
 }
 
 /// The calling thread's part of [`read_split`]: every segment's events to `on_event`, in order.

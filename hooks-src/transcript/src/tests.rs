@@ -312,6 +312,44 @@ fn only_the_last_entries_passed_over_are_led_past() {
     );
 }
 
+/// A cursor resumes a read at a line start; the entries passed over just before it (a
+/// `turn_duration` record between an answer and the next prompt) lead its first events'
+/// parents, and a record written again after it is dropped, as in a read of the whole file.
+#[test]
+fn a_resumed_read_leads_past_and_drops_what_came_before_it_as_a_whole_read() {
+    let lines = [
+        user("u1", r#""first""#),
+        on(assistant("a1", r#"[{"type":"text","text":"done"}]"#), "u1"),
+        r#"{"parentUuid":"a1","type":"system","subtype":"turn_duration","uuid":"s1"}"#.into(),
+        on(
+            assistant("t1", r#"[{"type":"thinking","thinking":"x"}]"#),
+            "s1",
+        ),
+        on(user("u2", r#""second""#), "t1"),
+        user("u1", r#""first""#),
+        on(user("u3", r#""third""#), "u2"),
+    ];
+    let text = lines.join("\n") + "\n";
+    let (whole, _) = events_of(text.as_bytes());
+    assert_eq!(whole[2].parent, entry("a1"), "{whole:?}");
+    let (_dir, path) = file_with(text.as_bytes());
+    let starts = (0..text.len()).filter(|&i| i == 0 || text.as_bytes()[i - 1] == b'\n');
+    for (line, offset) in starts.enumerate() {
+        let from = Position {
+            offset: offset as u64,
+            line: line as u64,
+        };
+        let mut resumed = Vec::new();
+        read(&mut File::open(&path).unwrap(), from, |e| resumed.push(e)).unwrap();
+        let after: Vec<_> = whole.iter().filter(|e| e.line > line as u64).collect();
+        assert_eq!(
+            resumed.iter().collect::<Vec<_>>(),
+            after,
+            "resumed at line {line}"
+        );
+    }
+}
+
 #[test]
 fn reminders_and_ide_context_are_stripped_and_memory_input_kept() {
     let lines = [
