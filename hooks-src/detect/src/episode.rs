@@ -10,11 +10,12 @@
 //! `git add`'s. A program whose subcommands come in groups (`docker stack deploy`, `git remote
 //! add`, `gh pr view`) is read to the word after the group: `docker stack rm` run before
 //! `docker stack deploy` worked is another command of the program, a change that may be the
-//! fix, and `git remote -v` a look. Another tool's job is the tool itself. A command of several steps (`&&`, `;`, a
-//! new line) also does the job of its last step that does the work, past setup, looks and
-//! clean-up (`cd`, `echo`, `ls`, `rm -rf build`): a call that first changes something, then does
-//! a failed call's last job, reruns it (`git config commit.gpgsign false && git commit …` after
-//! `git add a && git commit …` failed, `pip install httpx && python app.py`).
+//! fix, and `git remote -v` a look. Another tool's job is the tool itself. A command of several
+//! steps (`&&`, `;`, a new line) also does the job of its last step that does the work, past
+//! setup, looks and clean-up (`cd`, `echo`, `ls`, `rm -rf build`): a call that first changes
+//! something, then does a failed call's last job, reruns it (`git config commit.gpgsign false
+//! && git commit …` after `git add a && git commit …` failed, `pip install httpx && python
+//! app.py`).
 //!
 //! **How an episode ends** (first that applies):
 //! * a later call doing the same job succeeds:
@@ -237,40 +238,12 @@ impl Job {
         if writes_a_file(&self.command) {
             return false;
         }
+        #[rustfmt::skip]
         const LOOKING: &[&str] = &[
-            "ls",
-            "cat",
-            "which",
-            "grep",
-            "rg",
-            "find",
-            "head",
-            "tail",
-            "echo",
-            "pwd",
-            "type",
-            "file",
-            "stat",
-            "env",
-            "printenv",
-            "wc",
-            "tree",
-            "less",
-            "sleep",
-            "ps",
-            "whoami",
-            "uname",
-            "date",
-            "du",
-            "df",
-            "true",
-            "command",
-            "where",
-            "curl",
-            "dig",
-            "nslookup",
-            "ping",
-            "traceroute",
+            "ls", "cat", "which", "grep", "rg", "find", "head", "tail", "echo", "pwd", "type",
+            "file", "stat", "env", "printenv", "wc", "tree", "less", "sleep", "ps", "whoami",
+            "uname", "date", "du", "df", "true", "command", "where", "curl", "dig", "nslookup",
+            "ping", "traceroute",
         ];
         // A service's, a container's or a repository's state is read, never changed, by these
         // (`git branch` and `git remote` alone list; with a name they create or change one).
@@ -281,42 +254,12 @@ impl Job {
             || self.program == "journalctl"
             || match self.program.as_str() {
                 "git" => {
-                    [
-                        "status",
-                        "log",
-                        "diff",
-                        "show",
-                        "remote show",
-                        "remote get-url",
-                    ]
-                    .contains(&action)
+                    GIT_LOOKS.contains(&action)
                         || (["branch", "remote", "stash"].contains(&action) && lone)
-                        || action == "stash list"
                 }
-                "systemctl" => {
-                    ["status", "is-active", "is-enabled", "list-units", "cat"].contains(&action)
-                }
-                "docker" | "docker-compose" | "podman" => [
-                    "ps", "ls", "logs", "inspect", "images", "info", "version", "stats", "top",
-                    "port", "events", "history", "search", "df", "config",
-                ]
-                .contains(&verb),
-                "kubectl" => [
-                    "get",
-                    "describe",
-                    "logs",
-                    "top",
-                    "explain",
-                    "version",
-                    "cluster-info",
-                    "api-resources",
-                    "config view",
-                    "config get-contexts",
-                    "config current-context",
-                    "rollout status",
-                    "rollout history",
-                ]
-                .contains(&action),
+                "systemctl" => SYSTEMCTL_LOOKS.contains(&action),
+                "docker" | "docker-compose" | "podman" => DOCKER_LOOKS.contains(&verb),
+                "kubectl" => KUBECTL_LOOKS.contains(&action),
                 "gh" => ["list", "view", "status", "diff", "checks"].contains(&verb),
                 _ => false,
             }
@@ -400,6 +343,30 @@ const SETUP: &[&str] = &[
     "cd", "export", "source", ".", "set", "pushd", "nvm", "echo", "sleep", "unset", "alias",
 ];
 
+/// What `git`, `systemctl`, `kubectl` do (their [`Job::action`]) that only reads state; for
+/// `docker` and its kin, what the last word of it says.
+const GIT_LOOKS: &[&str] = &[
+    "status",
+    "log",
+    "diff",
+    "show",
+    "remote show",
+    "remote get-url",
+    "stash list",
+];
+const SYSTEMCTL_LOOKS: &[&str] = &["status", "is-active", "is-enabled", "list-units", "cat"];
+#[rustfmt::skip]
+const DOCKER_LOOKS: &[&str] = &[
+    "ps", "ls", "logs", "inspect", "images", "info", "version", "stats", "top", "port", "events",
+    "history", "search", "df", "config",
+];
+#[rustfmt::skip]
+const KUBECTL_LOOKS: &[&str] = &[
+    "get", "describe", "logs", "top", "explain", "version", "cluster-info", "api-resources",
+    "config view", "config get-contexts", "config current-context", "rollout status",
+    "rollout history",
+];
+
 /// A command's segment as a job reads it ([`program_and_subject`]).
 #[derive(Debug, Default)]
 struct Parsed {
@@ -412,55 +379,27 @@ struct Parsed {
 /// Programs whose first argument names a group of commands, and those groups: what a call of
 /// one does is the group and the word after it (`docker stack rm` before `docker stack deploy`
 /// is another job's command, a change; `git remote add` is no look as `git remote -v` is).
+#[rustfmt::skip]
 const GROUPED: &[(&str, &[&str])] = &[
-    (
-        "docker",
-        &[
-            "compose",
-            "stack",
-            "service",
-            "container",
-            "image",
-            "network",
-            "volume",
-            "node",
-            "system",
-            "context",
-            "buildx",
-            "swarm",
-            "secret",
-            "config",
-            "plugin",
-            "builder",
-        ],
-    ),
+    ("docker", &[
+        "compose", "stack", "service", "container", "image", "network", "volume", "node",
+        "system", "context", "buildx", "swarm", "secret", "config", "plugin", "builder",
+    ]),
     ("git", &["remote", "stash", "submodule", "worktree", "lfs"]),
     ("kubectl", &["config", "rollout"]),
     ("brew", &["services"]),
-    (
-        "gh",
-        &[
-            "pr", "issue", "repo", "run", "workflow", "release", "gist", "secret", "variable",
-            "label", "auth", "cache",
-        ],
-    ),
+    ("gh", &[
+        "pr", "issue", "repo", "run", "workflow", "release", "gist", "secret", "variable",
+        "label", "auth", "cache",
+    ]),
 ];
 
 /// Options of a grouped command that take a value (`docker compose -f prod.yml up`): the value
 /// is no command.
+#[rustfmt::skip]
 const GROUP_VALUE_OPTIONS: &[&str] = &[
-    "-f",
-    "--file",
-    "-p",
-    "--project-name",
-    "--env-file",
-    "--profile",
-    "-c",
-    "--context",
-    "-n",
-    "--namespace",
-    "-R",
-    "--repo",
+    "-f", "--file", "-p", "--project-name", "--env-file", "--profile", "-c", "--context", "-n",
+    "--namespace", "-R", "--repo",
 ];
 
 /// The command of a [`GROUPED`] call's group (`deploy` of `docker stack deploy -c x.yml app`;
