@@ -1838,12 +1838,15 @@ fn setting_sets_an_approved_claude_code_setting_and_keeps_the_rest() {
     let again = set(&["attribution.commit", "\"\""]);
     assert!(stdout(&again).contains("nothing changed"), "{again:?}");
     assert_eq!(fs::read_to_string(&settings).unwrap(), text);
-    // What runs commands or grants permissions, a value that is not a scalar, a key under a
-    // scalar: refused with exit 2, the file untouched.
+    // What runs commands, grants permissions or turns a safeguard off, a value that is not a
+    // scalar, a key under a scalar: refused with exit 2, the file untouched.
     for bad in [
         &["hooks.Stop", "true"][..],
         &["env.TOKEN", "\"x\""],
         &["permissions.defaultMode", "\"bypassPermissions\""],
+        &["fileSuggestion.command", "\"~/bin/x.sh\""],
+        &["disableAllHooks", "true"],
+        &["skipDangerousModePermissionPrompt", "true"],
         &["model", "{\"a\":1}"],
         &["model", "not json"],
         &["includeCoAuthoredBy.x", "true"],

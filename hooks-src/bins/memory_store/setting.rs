@@ -2,7 +2,8 @@
 //! (a setting does some jobs better than a line of CLAUDE.md: `attribution.commit` `""` for "no
 //! signature in commits"). The file is edited as `reflect-toggle` edits it: every other byte
 //! kept, backed up, written atomically, refused when it is not valid JSON. Only scalar values,
-//! and never a key that runs a command, sets the environment or grants permissions: those are
+//! and never a key that runs a command, sets the environment, grants permissions or turns a
+//! safeguard off (all hooks, a skill's shell, the prompt before bypassing permissions): those are
 //! for the user to write.
 
 use reflect_app::settings;
@@ -13,22 +14,21 @@ use crate::cli::Setting;
 use crate::Ctx;
 use reflect::cli_support::emit;
 
-/// Top-level keys this verb never sets.
+/// Top-level keys this verb never sets: what runs a command, what reaches the environment,
+/// permissions, plugins, MCP servers or login, and what turns a safeguard off.
+#[rustfmt::skip]
 const REFUSED: &[&str] = &[
-    "hooks",
-    "env",
-    "permissions",
-    "apiKeyHelper",
-    "awsAuthRefresh",
-    "awsCredentialExport",
-    "otelHeadersHelper",
-    "statusLine",
-    "sandbox",
-    "enabledPlugins",
-    "extraKnownMarketplaces",
-    "enableAllProjectMcpServers",
-    "enabledMcpjsonServers",
-    "forceLoginMethod",
+    // Run a command.
+    "hooks", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper",
+    "statusLine", "subagentStatusLine", "fileSuggestion",
+    // The environment, permissions, plugins, MCP servers, login.
+    "env", "permissions", "sandbox", "enabledPlugins", "extraKnownMarketplaces", "pluginConfigs",
+    "enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers",
+    "allowedMcpServers", "deniedMcpServers", "forceLoginMethod", "forceLoginOrgUUID",
+    "allowedHttpHookUrls", "httpHookAllowedEnvVars", "autoMemoryDirectory",
+    // Safeguards.
+    "disableAllHooks", "allowManagedHooksOnly", "disableSkillShellExecution",
+    "skipDangerousModePermissionPrompt",
 ];
 
 impl Setting {
@@ -47,7 +47,7 @@ impl Setting {
         }
         if REFUSED.contains(&keys[0]) {
             return Err(Error::usage(format!(
-                "{} runs commands, sets the environment or grants permissions: set it yourself",
+                "{} runs commands, sets the environment, grants permissions or turns a safeguard off: set it yourself",
                 keys[0]
             )));
         }
