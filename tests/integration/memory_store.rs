@@ -116,6 +116,58 @@ fn append_reads_json_lines_and_arrays_from_stdin() {
     assert_eq!(env.store_lines().len(), 3);
 }
 
+/// Cleaning takes the invisible characters out of every key too; one that then names a field
+/// (`conte\u200bxt`) was written beside that field, and a line with a key twice could not be
+/// read back: the signal was lost. Such a key is dropped, from what `append` stores and from
+/// what `query` prints of a line an older version wrote.
+#[test]
+fn a_key_that_cleaning_makes_a_fields_name_is_dropped_not_written_twice() {
+    let env = Env::new();
+    env.cmd("memory-store")
+        .args(["append", "-"])
+        .write_stdin(
+            "{\"type\":\"correction\",\"content\":\"use pnpm\",\"context\":\"said\",\"conte\\u200bxt\":\"sneaky\",\"source\":{\"li\\u200bne\":9,\"col\":2}}\n",
+        )
+        .assert()
+        .success();
+    let stored = fs::read_to_string(env.store()).unwrap();
+    assert_eq!(stored.matches("\"context\":").count(), 1, "{stored}");
+    assert_eq!(stored.matches("\"line\":").count(), 1, "{stored}");
+    assert!(
+        stored.contains("\"col\":2"),
+        "an unknown key is kept: {stored}"
+    );
+    let query = |env: &Env| -> Vec<Value> {
+        let out = env
+            .cmd("memory-store")
+            .args(["query", "--format", "jsonl"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        stdout(&out)
+            .lines()
+            .map(|l| {
+                assert_eq!(l.matches("\"context\":").count(), 1, "{l}");
+                serde_json::from_str(l).unwrap()
+            })
+            .collect()
+    };
+    let printed = query(&env);
+    assert_eq!(printed.len(), 1);
+    assert_eq!(printed[0]["context"], "said");
+    // A line an older version wrote with such a key prints as one readable signal.
+    let old = Env::new();
+    fs::create_dir_all(old.store().parent().unwrap()).unwrap();
+    fs::write(
+        old.store(),
+        "{\"id\":\"SIG-20261023-0000000001\",\"version\":1,\"timestamp\":\"2026-10-23T14:55:45Z\",\"type\":\"correction\",\"status\":\"captured\",\"confidence\":1,\"content\":\"Stop running npm test\",\"context\":\"\",\"conte\\u0000xt\":\"User said so\"}\n",
+    )
+    .unwrap();
+    let printed = query(&old);
+    assert_eq!(printed.len(), 1);
+    assert_eq!(printed[0]["content"], "Stop running npm test");
+}
+
 #[test]
 fn append_counts_a_repeat_instead_of_storing_it_twice() {
     let env = Env::new();

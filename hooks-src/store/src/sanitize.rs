@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 pub use reflect_base::sanitize::*;
 
-use crate::signal::Signal;
+use crate::signal::{Signal, OPTIONAL_FIELDS, SOURCE_FIELDS, V1_FIELDS};
 
 /// [`clean`] every string of a JSON value (keys too), recursively.
 pub(crate) fn clean_value(value: &mut Value) {
@@ -68,6 +68,13 @@ pub fn clean_signal(sig: &mut Signal) {
     clean_map(&mut sig.meta);
     clean_map(&mut sig.source.extra);
     clean_map(&mut sig.extra);
+    // A key that cleaning turned into a field's name (`conte\u200bxt`) would be written beside
+    // that field, and a line with a key twice is unreadable: such a key is dropped.
+    sig.source
+        .extra
+        .retain(|k, _| !SOURCE_FIELDS.contains(&k.as_str()));
+    sig.extra
+        .retain(|k, _| !V1_FIELDS.contains(&k.as_str()) && !OPTIONAL_FIELDS.contains(&k.as_str()));
 }
 
 /// Whether a JSON line may be printed as it is: UTF-8 with nothing [`clean`] would remove, and

@@ -456,6 +456,14 @@ pub(crate) const V1_FIELDS: [&str; 16] = [
     "meta",
 ];
 
+/// Fields a signal writes only when set (besides [`V1_FIELDS`]): `extra` must not hold these
+/// either.
+pub(crate) const OPTIONAL_FIELDS: [&str; 1] = ["resolution"];
+
+/// The keys of a signal's `source`, `origin` written only when set (what its `extra` must never
+/// hold).
+pub(crate) const SOURCE_FIELDS: [&str; 6] = ["hook", "line", "uuid", "turn", "file", "origin"];
+
 /// A sighting of an already-captured signal, appended instead of rewriting the store on a hook's
 /// path. Readers fold these into the target's `meta.seen` and confidence; a rewrite materializes them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -847,6 +855,25 @@ mod tests {
             .map(String::as_str)
             .collect();
         assert_eq!(keys, V1_FIELDS);
+        let mut full = Signal::new(Kind::Failure, "x");
+        full.resolution = Some("y".into());
+        full.source.origin = Some(Origin::Tool);
+        let written = serde_json::to_value(full).unwrap();
+        let extra: Vec<&str> = written
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !V1_FIELDS.contains(k))
+            .collect();
+        assert_eq!(extra, OPTIONAL_FIELDS);
+        let source: Vec<&str> = written["source"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(source, SOURCE_FIELDS);
     }
 
     #[test]
