@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 #[cfg(unix)]
 use crate::util::mkfifo;
-use crate::util::{abs, read_jsonl, shared, spawn_fed, stdout, Env};
+use crate::util::{abs, read_jsonl, shared, spawn_fed, stdout, transcript_entry, Env};
 
 pub const HOOKS: [&str; 4] = [
     "capture-signals",
@@ -1322,6 +1322,161 @@ fn a_transcript_read_in_two_runs_gives_what_one_pass_gives_wherever_it_is_split(
             expected,
             "split after line {split}"
         );
+    }
+}
+
+/// A failure still waiting for its fix when a compaction comes is left to the next run, which
+/// re-reads its turn. Turns it could not re-read lost it: one a slash command opened (no prompt
+/// typed yet), one whose prompt line is longer than the window a run goes back over (an image
+/// pasted into it), and one whose calls after the prompt are longer than that (it now ends
+/// unresolved in the run that saw it). Captured as the hooks do, split after the failure, each
+/// stores the failure as one run does.
+#[test]
+fn a_failure_left_to_the_next_run_is_kept_whatever_opened_its_turn() {
+    let big = "A".repeat(400 * 1024);
+    let prompt = json!("set up the app");
+    let cases = [
+        (
+            "a slash command",
+            json!("<command-name>/init</command-name>"),
+            "",
+        ),
+        (
+            "a prompt with an image",
+            json!([{"type": "text", "text": "set up the app"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": big}}]),
+            "",
+        ),
+        ("a long turn", prompt, big.as_str()),
+    ];
+    for (case, opener, output) in cases {
+        let head = [
+            transcript_entry("user", 0, opener, "s-turn"),
+            transcript_entry(
+                "assistant",
+                1,
+                json!([{"type": "tool_use", "id": "t1", "name": "Bash",
+                    "input": {"command": "php artisan --version"}}]),
+                "s-turn",
+            ),
+            transcript_entry(
+                "user",
+                2,
+                json!([{"type": "tool_result", "tool_use_id": "t1", "is_error": true,
+                    "content": "Exit code 127\n(eval):1: command not found: php"}]),
+                "s-turn",
+            ),
+            transcript_entry(
+                "assistant",
+                3,
+                json!([{"type": "tool_use", "id": "t2", "name": "Read",
+                    "input": {"file_path": "/p/storage/logs/app.log"}}]),
+                "s-turn",
+            ),
+            transcript_entry(
+                "user",
+                4,
+                json!([{"type": "tool_result", "tool_use_id": "t2", "content": output}]),
+                "s-turn",
+            ),
+            transcript_entry(
+                "assistant",
+                5,
+                json!([{"type": "text", "text": "PHP is not installed here."}]),
+                "s-turn",
+            ),
+        ]
+        .concat();
+        // In the same turn, after the cut: what fixed it.
+        let tail = [
+            transcript_entry(
+                "assistant",
+                6,
+                json!([{"type": "tool_use", "id": "t3", "name": "Bash",
+                    "input": {"command": "brew install php"}}]),
+                "s-turn",
+            ),
+            transcript_entry(
+                "user",
+                7,
+                json!([{"type": "tool_result", "tool_use_id": "t3", "content": "installed"}]),
+                "s-turn",
+            ),
+            transcript_entry(
+                "assistant",
+                8,
+                json!([{"type": "tool_use", "id": "t4", "name": "Bash",
+                    "input": {"command": "php artisan --version"}}]),
+                "s-turn",
+            ),
+            transcript_entry(
+                "user",
+                9,
+                json!([{"type": "tool_result", "tool_use_id": "t4", "content": "Laravel 11"}]),
+                "s-turn",
+            ),
+            transcript_entry(
+                "user",
+                10,
+                json!("ok, read the config files instead"),
+                "s-turn",
+            ),
+            transcript_entry(
+                "assistant",
+                11,
+                json!([{"type": "text", "text": "Done."}]),
+                "s-turn",
+            ),
+        ]
+        .concat();
+        let failures = |env: &Env| -> Vec<(String, Value)> {
+            signals(env)
+                .iter()
+                .filter(|s| s["type"] == "failure")
+                .map(|s| {
+                    (
+                        s["content"].as_str().unwrap().to_string(),
+                        s["resolution"].clone(),
+                    )
+                })
+                .collect()
+        };
+        let run = |env: &Env, t: &Path, hook: &str, event: &str| {
+            let (out, _) = run_hook(
+                env,
+                hook,
+                payload("s-turn", t, &project(env), event)
+                    .to_string()
+                    .as_bytes(),
+            );
+            assert_silent_success(hook, &out, case);
+        };
+        let one = Env::new();
+        let t = transcript_with(&one, "s-turn.jsonl", (head.clone() + &tail).as_bytes());
+        run(&one, &t, "capture-signals", "PreCompact");
+        run(&one, &t, "capture-session-summary", "SessionEnd");
+        let mut expected = failures(&one);
+        assert_eq!(
+            expected,
+            [(
+                "Bash failed: (eval):1: command not found: php".to_string(),
+                json!("`brew install php`, then the same command")
+            )],
+            "{case}"
+        );
+        if !output.is_empty() {
+            // A turn too long to go back over ends its failure unresolved in the run that saw
+            // it, rather than losing it.
+            expected[0].1 = Value::Null;
+        }
+
+        let split = Env::new();
+        let t = transcript_with(&split, "s-turn.jsonl", head.as_bytes());
+        run(&split, &t, "capture-signals", "PreCompact");
+        fs::write(&t, head + &tail).unwrap();
+        run(&split, &t, "capture-signals", "PreCompact");
+        run(&split, &t, "capture-session-summary", "SessionEnd");
+        assert_eq!(failures(&split), expected, "{case}");
     }
 }
 

@@ -181,9 +181,9 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
     if let Some(model) = req.model {
         detector = detector.with_model(model);
     }
-    let start = turn_line
-        .and_then(|turn| cursor::line_start(file, Position { offset, line }, turn).transpose())
-        .transpose()
+    // The turn in progress began at its prompt, or with the session when none was read yet (a
+    // session opened by a slash command).
+    let start = cursor::line_start(file, Position { offset, line }, turn_line.unwrap_or(1))
         .ctx("cannot read transcript", path)?
         .unwrap_or(Position { offset, line });
     let mut last_turn = turn_line;
@@ -204,8 +204,13 @@ fn mine(file: &mut std::fs::File, saved: Cursor, req: &Request, session: &str) -
         .map(cursor::Prompts::of)
         .unwrap_or_default();
     // A PreCompact run leaves a failure still waiting for its resolution to the next run, which
-    // re-reads its turn; the session's end, or an offline run, ends it unresolved.
-    let defer = req.hook == "PreCompact";
+    // re-reads its turn, when that run can (the turn began close enough before where it will
+    // resume); the session's end, an offline run, or a turn too long ends it unresolved.
+    let defer = req.hook == "PreCompact"
+        && detector.waiting()
+        && cursor::line_start(file, end, last_turn.unwrap_or(1))
+            .ctx("cannot read transcript", path)?
+            .is_some();
     let mut signals = detector.finish_after(line, defer);
     for s in &mut signals {
         s.session_id = Some(session.to_string());

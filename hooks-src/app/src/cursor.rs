@@ -194,12 +194,19 @@ pub(crate) fn fingerprint(file: &File) -> io::Result<Option<String>> {
     Ok(Some(format!("{:016x}", fnv1a(first_line))))
 }
 
-/// How far back before the cursor the turn in progress is looked for.
+/// How far back before the cursor the turn in progress is looked for: the lines after its
+/// prompt.
 const TURN_CONTEXT_BYTES: u64 = 256 * 1024;
+/// The longest prompt line a turn is gone back to (an image pasted into the prompt makes it
+/// long): the reader's longest line.
+const PROMPT_LINE_BYTES: u64 = reflect_transcript::MAX_LINE as u64;
+/// Bytes read at a time going back over a long prompt line.
+const BACK_CHUNK: u64 = 64 * 1024;
 
 /// Where 1-based line `target` starts, given that `at` (just after a newline) starts line
-/// `at.line + 1`: found by reading at most [`TURN_CONTEXT_BYTES`] backwards. `None` when the line
-/// is further back than that, or `target` is not before `at`.
+/// `at.line + 1`: found by reading back at most [`TURN_CONTEXT_BYTES`] over the lines after it,
+/// and at most [`PROMPT_LINE_BYTES`] over line `target` itself. `None` when it is further back
+/// than that, or `target` is not before `at`.
 pub(crate) fn line_start(file: &File, at: Position, target: u64) -> io::Result<Option<Position>> {
     if target == 0 || target > at.line {
         return Ok(None);
@@ -211,6 +218,10 @@ pub(crate) fn line_start(file: &File, at: Position, target: u64) -> io::Result<O
         // Inside an oversized line a read gave up on: no turn to go back to.
         return Ok(None);
     }
+    let found = |offset| Position {
+        offset,
+        line: target - 1,
+    };
     // The line ending at `at.offset` is number `at.line`; walk back over newlines.
     let mut line = at.line;
     let mut end = buf.len().saturating_sub(1); // the newline that ends line `at.line`
@@ -220,18 +231,32 @@ pub(crate) fn line_start(file: &File, at: Position, target: u64) -> io::Result<O
                 line -= 1;
                 end = nl;
             }
-            Some(nl) => {
-                return Ok(Some(Position {
-                    offset: from + nl as u64 + 1,
-                    line: target - 1,
-                }))
-            }
-            None if from == 0 && line == target => {
-                return Ok(Some(Position { offset: 0, line: 0 }))
+            Some(nl) => return Ok(Some(found(from + nl as u64 + 1))),
+            None if line == target => {
+                // Line `target` began before the window: go back over it alone.
+                let floor = (from + end as u64).saturating_sub(PROMPT_LINE_BYTES);
+                return Ok(start_before(file, from, floor)?.map(found));
             }
             None => return Ok(None),
         }
     }
+}
+
+/// The offset just after the last newline before `offset`, not looking below `floor`: the start
+/// of the line `offset` is in (0 at the file's start); `None` when it starts below `floor`.
+fn start_before(file: &File, offset: u64, floor: u64) -> io::Result<Option<u64>> {
+    let mut high = offset;
+    let mut buf = Vec::new();
+    while high > floor {
+        let low = high.saturating_sub(BACK_CHUNK).max(floor);
+        buf.resize((high - low) as usize, 0);
+        reflect_base::platform::pread::read_exact_at(file, &mut buf, low)?;
+        if let Some(nl) = memchr::memrchr(b'\n', &buf) {
+            return Ok(Some(low + nl as u64 + 1));
+        }
+        high = low;
+    }
+    Ok((high == 0).then_some(0))
 }
 
 /// A file name for a session id: the id itself when it is a plain token (Claude's session ids are
@@ -485,7 +510,32 @@ mod tests {
         assert_eq!(start(1), Some(Position { offset: 0, line: 0 }));
         assert_eq!(start(4), None);
         assert_eq!(start(0), None);
+        // A prompt line longer than the window is gone back over whole.
+        let long = format!("aa\n{}\nok\n", "p".repeat(300 * 1024));
+        std::fs::write(&t, &long).unwrap();
+        let file = File::open(&t).unwrap();
+        let at = Position {
+            offset: long.len() as u64,
+            line: 3,
+        };
+        assert_eq!(
+            line_start(&file, at, 2).unwrap(),
+            Some(Position { offset: 3, line: 1 })
+        );
+        let from_start = &long[3..];
+        std::fs::write(&t, from_start).unwrap();
+        let file = File::open(&t).unwrap();
+        let at = Position {
+            offset: from_start.len() as u64,
+            line: 2,
+        };
+        assert_eq!(
+            line_start(&file, at, 1).unwrap(),
+            Some(Position { offset: 0, line: 0 })
+        );
         // A position inside a line the reader gave up on (oversized) has no turn to go back to.
+        std::fs::write(&t, "aa\nbbb\nc\ndddd\n").unwrap();
+        let file = File::open(&t).unwrap();
         let inside = Position {
             offset: 12,
             line: 3,

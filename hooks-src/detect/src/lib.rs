@@ -283,6 +283,12 @@ impl Detector {
         }
     }
 
+    /// Whether a failure is still waiting for its resolution ([`Detector::finish_after`] may
+    /// leave it to the next run).
+    pub fn waiting(&self) -> bool {
+        !self.episodes.is_empty()
+    }
+
     /// The signals, in transcript order; failures still waiting for a resolution end unresolved.
     pub fn finish(self) -> Vec<Signal> {
         self.finish_after(0, false)
