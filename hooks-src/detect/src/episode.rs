@@ -246,7 +246,8 @@ impl Job {
             "ping", "traceroute",
         ];
         // A service's, a container's or a repository's state is read, never changed, by these
-        // (`git branch` and `git remote` alone list; with a name they create or change one).
+        // (`git branch` and `git remote` alone list; with a name they create or change one;
+        // `git stash` alone stashes the work).
         let action = self.action.as_str();
         let verb = action.rsplit(' ').next().unwrap_or_default();
         let lone = self.words.len() == 1;
@@ -254,8 +255,7 @@ impl Job {
             || self.program == "journalctl"
             || match self.program.as_str() {
                 "git" => {
-                    GIT_LOOKS.contains(&action)
-                        || (["branch", "remote", "stash"].contains(&action) && lone)
+                    GIT_LOOKS.contains(&action) || (["branch", "remote"].contains(&action) && lone)
                 }
                 "systemctl" => SYSTEMCTL_LOOKS.contains(&action),
                 "docker" | "docker-compose" | "podman" => DOCKER_LOOKS.contains(&verb),
@@ -1217,6 +1217,7 @@ mod tests {
             "git remote set-url origin https://host/a/b.git",
             "git branch -D old",
             "git stash pop",
+            "git stash",
             "kubectl apply -f web.yml",
             "kubectl rollout restart deploy/web",
             "gh auth login",
