@@ -510,27 +510,20 @@ mod tests {
         assert_eq!(start(1), Some(Position { offset: 0, line: 0 }));
         assert_eq!(start(4), None);
         assert_eq!(start(0), None);
-        // A prompt line longer than the window is gone back over whole.
+        // A prompt line longer than the window is gone back over whole: where line `target`
+        // of `text` starts, read back from its end (after `lines` lines).
+        let start_in = |text: &str, lines: u64, target: u64| {
+            std::fs::write(&t, text).unwrap();
+            let end = Position {
+                offset: text.len() as u64,
+                line: lines,
+            };
+            line_start(&File::open(&t).unwrap(), end, target).unwrap()
+        };
         let long = format!("aa\n{}\nok\n", "p".repeat(300 * 1024));
-        std::fs::write(&t, &long).unwrap();
-        let file = File::open(&t).unwrap();
-        let at = Position {
-            offset: long.len() as u64,
-            line: 3,
-        };
+        assert_eq!(start_in(&long, 3, 2), Some(Position { offset: 3, line: 1 }));
         assert_eq!(
-            line_start(&file, at, 2).unwrap(),
-            Some(Position { offset: 3, line: 1 })
-        );
-        let from_start = &long[3..];
-        std::fs::write(&t, from_start).unwrap();
-        let file = File::open(&t).unwrap();
-        let at = Position {
-            offset: from_start.len() as u64,
-            line: 2,
-        };
-        assert_eq!(
-            line_start(&file, at, 1).unwrap(),
+            start_in(&long[3..], 2, 1),
             Some(Position { offset: 0, line: 0 })
         );
         // A position inside a line the reader gave up on (oversized) has no turn to go back to.

@@ -847,33 +847,24 @@ mod tests {
 
     #[test]
     fn v1_fields_are_exactly_what_a_signal_writes() {
+        fn keys(object: &Value) -> Vec<&str> {
+            object
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect()
+        }
         let written = serde_json::to_value(Signal::new(Kind::Correction, "x")).unwrap();
-        let keys: Vec<&str> = written
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        assert_eq!(keys, V1_FIELDS);
+        assert_eq!(keys(&written), V1_FIELDS);
         let mut full = Signal::new(Kind::Failure, "x");
         full.resolution = Some("y".into());
         full.source.origin = Some(Origin::Tool);
         let written = serde_json::to_value(full).unwrap();
-        let extra: Vec<&str> = written
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .filter(|k| !V1_FIELDS.contains(k))
-            .collect();
+        let mut extra = keys(&written);
+        extra.retain(|k| !V1_FIELDS.contains(k));
         assert_eq!(extra, OPTIONAL_FIELDS);
-        let source: Vec<&str> = written["source"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        assert_eq!(source, SOURCE_FIELDS);
+        assert_eq!(keys(&written["source"]), SOURCE_FIELDS);
     }
 
     #[test]

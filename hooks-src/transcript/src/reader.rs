@@ -202,12 +202,10 @@ fn read_range(
 fn prime(file: &File, from: Position, parser: &mut LineParser) -> io::Result<()> {
     let start = from.offset.saturating_sub(PRIME);
     let mut window = vec![0u8; (from.offset - start) as usize];
-    let mut filled = 0;
-    while filled < window.len() {
-        match read_some_at(file, &mut window[filled..], start + filled as u64)? {
-            0 => return Ok(()),
-            n => filled += n,
-        }
+    match reflect_base::platform::pread::read_exact_at(file, &mut window, start) {
+        // The file shrank under the read: nothing to go back over.
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
+        other => other?,
     }
     let Some(before) = window.strip_suffix(b"\n") else {
         return Ok(());
