@@ -545,6 +545,56 @@ fn a_command_refused_without_a_reason_in_two_sessions_is_named() {
     );
 }
 
+/// A program the user stopped while it ran in one session and refused in another is one
+/// pattern ("I start the server myself"), each place saying which it was; calls stopped
+/// together are one stop, and a program stopped in one session only is no pattern.
+#[test]
+fn a_program_stopped_in_one_session_and_refused_in_another_is_named() {
+    let env = Env::new();
+    let app = repo(&env, "app");
+    let ended = |call: &'static str, how: &'static str| -> Vec<Entry<'static>> {
+        vec![
+            ("user", "test the login endpoint"),
+            ("assistant", "Starting the server first."),
+            ("tool", call),
+            ("error", how),
+            ("user", "the server is running, test it"),
+        ]
+    };
+    let mut one = ended("Bash: python main.py", STOPPED);
+    // Two calls of one turn stopped (side by side, by one keypress): one act of the user's.
+    one.extend([
+        ("assistant", "Checking both."),
+        ("tool", "Bash: python main.py --port 9"),
+        ("error", STOPPED),
+        ("tool", "Bash: make test"),
+        ("error", STOPPED),
+        ("user", "stop that"),
+    ]);
+    let two = ended("Bash: python main.py --reload", REFUSED);
+    let three = ended("Bash: make serve", STOPPED);
+    for (session, entries) in [("s-one", &one), ("s-two", &two), ("s-three", &three)] {
+        write_transcript(&env, &slug(&app), session, &app, session, entries);
+    }
+    let text = digest_text(&env, &app, &[]);
+    let python = text
+        .lines()
+        .find(|l| l.starts_with("- `python"))
+        .unwrap_or_default();
+    assert!(
+        python.starts_with("- `python main.py` 3 time(s) in 2 sessions: ")
+            && python.contains("s-one:L4 stopped")
+            && python.contains("s-one:L8 stopped")
+            && python.contains("s-two:L4")
+            && !python.contains("s-two:L4 stopped"),
+        "{text}"
+    );
+    assert!(!text.contains("`make"), "{text}");
+}
+
+/// How Claude Code answers a tool call the user stopped while it ran.
+const STOPPED: &str = "[Request interrupted by user for tool use]";
+
 /// How Claude Code answers a tool call the user refused without a reason.
 const REFUSED: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
 

@@ -671,8 +671,10 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // written down bare.
         "nor one the session, or a later one, undid",
         // A refusal's place is judged by the prompt of its turn (a question asked for no edit).
-        "a refused call with the prompt of its turn,",
+        "refused call with the prompt of its turn,",
         "only asked a question: a place marked `?`",
+        // A program stopped while it ran counts with the refused ones (digest/refusals.rs).
+        "a place marked `stopped`",
         "or turns a check off (`curl -k`,",
         // A way around the user's block is never a fix to write down.
         "is no fix: the block is the user's",

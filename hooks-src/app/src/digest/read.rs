@@ -174,7 +174,7 @@ pub(super) struct PromptReader {
     /// Of `tools`, those the user stopped a call of while it ran.
     stopped: Vec<String>,
     /// Each shell command's program, or [`refusals::FILE_EDITS`], the user refused without a
-    /// reason.
+    /// reason, and each shell command's program they stopped while it ran.
     refusals: Vec<refusals::Refusal>,
     pub(super) prompts: Vec<Typed>,
     /// The directories the entries were in, with how many entries each.
@@ -297,21 +297,7 @@ impl PromptReader {
                         }
                         None => return,
                     };
-                // Calls refused at once (a refusal stops the calls made beside it) are one.
-                let (turn, asked) = self.prompts.last().map_or((0, false), |p| (p.line, p.asks));
-                let again = self
-                    .refusals
-                    .iter()
-                    .rev()
-                    .any(|r| r.program == what && r.line > turn);
-                if !what.is_empty() && !again {
-                    self.refusals.push(refusals::Refusal {
-                        program: what,
-                        subject,
-                        line: event.line,
-                        asked,
-                    });
-                }
+                self.vetoed(what, subject, event.line, false);
             }
             EventKind::ToolResult {
                 tool_use_id,
@@ -325,8 +311,34 @@ impl PromptReader {
                 if !self.stopped.contains(&call.tool) {
                     self.stopped.push(call.tool.clone());
                 }
+                if let Some(command) = call.command.as_ref().and_then(|i| i.str_field("command")) {
+                    let (what, subject) = refusals::named(&command);
+                    self.vetoed(what, subject, event.line, true);
+                }
             }
             _ => self.situation.observe(&event),
+        }
+    }
+
+    /// Note a call of `program` at `line` the user refused without a word or `stopped` while it
+    /// ran. Calls refused at once (a refusal stops the calls made beside it) are one; so are a
+    /// stop and any call stopped or refused beside it (one keypress ends the turn).
+    fn vetoed(&mut self, program: String, subject: String, line: u64, stopped: bool) {
+        let (turn, asked) = self.prompts.last().map_or((0, false), |p| (p.line, p.asks));
+        let again = self
+            .refusals
+            .iter()
+            .rev()
+            .take_while(|r| r.line > turn)
+            .any(|r| stopped || r.program == program);
+        if !program.is_empty() && !again {
+            self.refusals.push(refusals::Refusal {
+                program,
+                subject,
+                line,
+                asked,
+                stopped,
+            });
         }
     }
 

@@ -1,8 +1,10 @@
-//! Calls the user refused without a word in more than one session: a rule no prompt states
-//! ("I run the rebuilds myself", "ask before deleting anything", "I only asked a question: do
-//! not edit"). A refusal with a reason is stored by capture as a correction; one without is
-//! only counted in its session's summary, so across sessions only the digest, which reads
-//! them all, can see it come back.
+//! Calls the user refused without a word, or stopped while they ran, in more than one session: a
+//! rule no prompt states ("I run the rebuilds myself", "ask before deleting anything", "I only
+//! asked a question: do not edit", "start the server in the background"). A refusal with a
+//! reason is stored by capture as a correction; one without, and a stop, are only counted in
+//! their session's summary, so across sessions only the digest, which reads them all, can see
+//! them come back. A user who stops a program in one session and refuses it in another says the
+//! same of it, so stops and refusals are counted together, each place saying which it was.
 //!
 //! A refusal is known by its program (`terraform`, `git`, `rm`), as the failure episodes
 //! read a command's program ([`reflect_detect::episode::Job`]), and every refused edit or
@@ -26,7 +28,7 @@ const PROGRAMS_SHOWN: usize = 5;
 /// program's refusals into "I only asked" and "wrong approach" place by place).
 const PLACES_SHOWN: usize = 8;
 
-/// One call of a session refused without a reason.
+/// One call of a session refused without a reason, or stopped while it ran.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Refusal {
     /// Its program, or [`FILE_EDITS`].
@@ -38,6 +40,8 @@ pub(super) struct Refusal {
     /// The prompt of its turn asked a question: the user may have wanted an answer, not the
     /// call (the rule would be "answer a question; do not edit").
     pub asked: bool,
+    /// The user stopped it while it ran, rather than refusing it.
+    pub stopped: bool,
 }
 
 /// A program refused in more than one session, with where.
@@ -48,14 +52,16 @@ pub struct Refused {
     pub sessions: usize,
 }
 
-/// Where a call was refused: its session and transcript line, whether its turn's prompt asked a
-/// question, and what it asked of its program ([`Refusal::subject`]).
+/// Where a call was refused or stopped: its session and transcript line, whether its turn's
+/// prompt asked a question, what it asked of its program ([`Refusal::subject`]), and whether it
+/// was stopped.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Place {
     pub session: String,
     pub line: u64,
     pub asked: bool,
     pub subject: String,
+    pub stopped: bool,
 }
 
 /// What a refused Bash `command` is listed by: its program, and what it asked of it (a
@@ -70,7 +76,7 @@ pub(super) fn named(command: &str) -> (String, String) {
     (job.program_as_run().to_string(), subject.to_string())
 }
 
-/// The programs refused without a reason in two sessions or more, of `reads` (each session's
+/// The programs refused without a reason or stopped in two sessions or more, of `reads` (each session's
 /// refusals), the most sessions first.
 pub(super) fn repeated<'a>(reads: impl Iterator<Item = (&'a str, &'a [Refusal])>) -> Vec<Refused> {
     let mut found: Vec<Refused> = Vec::new();
@@ -81,6 +87,7 @@ pub(super) fn repeated<'a>(reads: impl Iterator<Item = (&'a str, &'a [Refusal])>
                 line: refusal.line,
                 asked: refusal.asked,
                 subject: refusal.subject.clone(),
+                stopped: refusal.stopped,
             };
             match found.iter_mut().find(|r| r.program == refusal.program) {
                 Some(r) => {
@@ -113,7 +120,7 @@ pub(super) fn text(refused: &[Refused]) -> String {
     if refused.is_empty() {
         return out;
     }
-    out.push_str("\nCalls the user refused without a reason, in more than one session: a program run in Bash, or file edits (`--show SESSION:LINE` shows each call; `?`: its turn's prompt was a question; `(push)`: what a call asked of its program, when they differ):\n");
+    out.push_str("\nCalls the user refused without a reason or stopped, in more than one session: a program run in Bash, or file edits (`--show SESSION:LINE` shows each call; `?`: its turn's prompt was a question; `stopped`: the user stopped it while it ran; `(push)`: what a call asked of its program, when they differ):\n");
     for r in refused {
         let program = match (r.program.as_str(), r.places[0].subject.as_str()) {
             (FILE_EDITS, _) => FILE_EDITS.to_string(),
@@ -136,7 +143,8 @@ pub(super) fn text(refused: &[Refused]) -> String {
             .map(|p| {
                 let short = crate::scope::short_session(Some(&p.session));
                 let asked = if p.asked { "?" } else { "" };
-                let mut place = format!("{}:L{}{asked}", sanitize::visible(short), p.line);
+                let stopped = if p.stopped { " stopped" } else { "" };
+                let mut place = format!("{}:L{}{asked}{stopped}", sanitize::visible(short), p.line);
                 if mixed && !p.subject.is_empty() {
                     let _ = write!(place, " ({})", word(&p.subject));
                 }
@@ -179,6 +187,7 @@ mod tests {
             line,
             asked,
             subject: subject.into(),
+            stopped: false,
         }
     }
 
@@ -227,6 +236,7 @@ mod tests {
             subject: "apply".into(),
             line,
             asked,
+            stopped: false,
         };
         let a = vec![refusal("terraform", 40, false), refusal("git", 50, false)];
         let b = vec![
