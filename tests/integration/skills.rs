@@ -676,6 +676,8 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         // A program stopped while it ran counts with the refused ones (digest/refusals.rs).
         "a place marked `stopped`",
         "or turns a check off (`curl -k`,",
+        // Nor is undoing the user's choice, or making up what is theirs to give.
+        "undoes a choice the user made",
         // A way around the user's block is never a fix to write down.
         "is no fix: the block is the user's",
         // A domain fact lasts beyond the feature it was said in.
@@ -739,6 +741,11 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "One that names what the project already has for a kind of job",
         "or its place for a\n  kind of file",
         "is a\n  learning moment, not yet a rule: propose",
+        // A correction of the user's own agent or command is a rule for that file, though the
+        // session's output (annotators call them durable; section 2 drops what is written).
+        "itself instructions for later sessions",
+        // An agent's file reaches only that agent.
+        "only it reads the file",
         // The same kind of request about new things each time is no rule across sessions, nor
         // is a check asked for once; the user's words behind a failure are their own lesson.
         "not the same kind of request about something new each time",
