@@ -746,6 +746,8 @@ fn reflect_skill_writes_nothing_before_approval_and_its_stdin_example_appends() 
         "itself instructions for later sessions",
         // An agent's file reaches only that agent.
         "only it reads the file",
+        // A home folder kept in git has no project file of its own (asked for in S63).
+        "home folder itself a repository",
         // The same kind of request about new things each time is no rule across sessions, nor
         // is a check asked for once; the user's words behind a failure are their own lesson.
         "not the same kind of request about something new each time",
