@@ -76,8 +76,8 @@ pub(super) fn named(command: &str) -> (String, String) {
     (job.program_as_run().to_string(), subject.to_string())
 }
 
-/// The programs refused without a reason or stopped in two sessions or more, of `reads` (each session's
-/// refusals), the most sessions first.
+/// The programs refused without a reason or stopped in two sessions or more, of `reads` (each
+/// session's refusals and stops), the most sessions first.
 pub(super) fn repeated<'a>(reads: impl Iterator<Item = (&'a str, &'a [Refusal])>) -> Vec<Refused> {
     let mut found: Vec<Refused> = Vec::new();
     for (session, refusals) in reads {
