@@ -457,20 +457,14 @@ fn the_places_of_a_refused_program_say_what_each_call_asked_of_it() {
         write_transcript(&env, &slug(&app), session, &app, session, entries);
     }
     let text = digest_text(&env, &app, &[]);
-    let git = text
-        .lines()
-        .find(|l| l.starts_with("- `git"))
-        .unwrap_or_default();
+    let git = refused_line(&text, "git");
     assert!(
         git.starts_with("- `git` 2 time(s) in 2 sessions: ")
             && git.contains("s-one:L4 (commit)")
             && git.contains("s-two:L4 (status)"),
         "{text}"
     );
-    let grpcurl = text
-        .lines()
-        .find(|l| l.starts_with("- `grpcurl"))
-        .unwrap_or_default();
+    let grpcurl = refused_line(&text, "grpcurl");
     assert!(
         grpcurl.starts_with("- `grpcurl` 2 time(s) in 2 sessions: ") && !grpcurl.contains("L4 ("),
         "{text}"
@@ -577,10 +571,7 @@ fn a_program_stopped_in_one_session_and_refused_in_another_is_named() {
         write_transcript(&env, &slug(&app), session, &app, session, entries);
     }
     let text = digest_text(&env, &app, &[]);
-    let python = text
-        .lines()
-        .find(|l| l.starts_with("- `python"))
-        .unwrap_or_default();
+    let python = refused_line(&text, "python");
     assert!(
         python.starts_with("- `python main.py` 3 time(s) in 2 sessions: ")
             && python.contains("s-one:L4 stopped")
@@ -590,6 +581,14 @@ fn a_program_stopped_in_one_session_and_refused_in_another_is_named() {
         "{text}"
     );
     assert!(!text.contains("`make"), "{text}");
+}
+
+/// The digest's line for a program refused or stopped in several sessions (its name starting
+/// with `program`), empty when there is none.
+fn refused_line<'a>(text: &'a str, program: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.starts_with(&format!("- `{program}")))
+        .unwrap_or_default()
 }
 
 /// How Claude Code answers a tool call the user stopped while it ran.
